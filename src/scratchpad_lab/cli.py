@@ -1,0 +1,165 @@
+"""`scratchpad-lab`: the engine from the command line, no browser, no streamlit import.
+
+    scratchpad-lab scenarios
+    scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
+    scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
+
+Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
+2 bad arguments or a bad file (one line on stderr, no traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from .config import ConfigError, RunConfig, validate_prompt_template
+from .metrics import cli_json, summarize_run
+from .records import RunRecord, load_path
+from .runner import Run, Source
+from .scenarios import list_scenarios
+from .trace import RecordError, Trace
+
+EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, not usage + message
+        raise _UsageError(f"{self.prog}: {message} (see --help)")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _summarize_every(value: str) -> Optional[int]:
+    if value.strip().lower() in ("none", "off", "0"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'none', got {value!r}") from None
+
+
+def _add_settings(p: argparse.ArgumentParser) -> None:
+    # Unset settings are absent from the namespace (SUPPRESS), so a replay keeps the file's own settings.
+    g = p.add_argument_group("compression settings (unset ones keep the file's settings on replay)")
+    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|none",
+                   help="middleware: compress every N iterations (none = off)")
+    g.add_argument("--max-scratchpad-chars", type=int, metavar="N",
+                   help="middleware: also compress when the scratchpad is over N chars and has grown")
+    g.add_argument("--agent-trim-chars", type=int, metavar="N",
+                   help="the agent's own hard trim of its scratchpad (its max_scratchpad_chars)")
+    g.add_argument("--max-tool-output-chars", type=int, metavar="N", help="the agent cuts tool results to N chars")
+    g.add_argument("--max-iterations", type=int, metavar="N")
+    g.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
+    g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
+    g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
+    p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
+    p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(argument_default=argparse.SUPPRESS, prog="scratchpad-lab", description="See what scratchpad compression does to an agent.")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                parser_class=lambda **kw: _Parser(argument_default=argparse.SUPPRESS, **kw))
+    sub.add_parser("scenarios", help="list the built-in scenarios")
+    run = sub.add_parser("run", help="run a built-in scenario with the real agent and middleware")
+    run.add_argument("--scenario", default="support-ticket")
+    _add_settings(run)
+    replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
+    replay.add_argument("file")
+    _add_settings(replay)
+    return parser
+
+
+_FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_scratchpad_chars",
+           "agent_trim_chars": "agent_trim_chars", "max_tool_output_chars": "max_tool_output_chars",
+           "max_iterations": "max_iterations", "summarizer": "summarizer",
+           "extractive_budget": "extractive_budget_chars", "wall_clock": "wall_clock_s"}
+
+
+def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
+    given = vars(args)
+    out: Dict[str, Any] = {field: given[arg] for arg, field in _FIELDS.items() if arg in given}
+    if "prompt_file" in given:
+        try:
+            text = Path(given["prompt_file"]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
+        out["summarizer_prompt"] = validate_prompt_template(text)
+    return out
+
+
+def _source_and_config(args: argparse.Namespace):
+    overrides = _overrides(args)
+    if args.command == "run":
+        return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
+    loaded = load_path(args.file)
+    if isinstance(loaded, Trace):
+        return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
+    base = dict(loaded.config)
+    if loaded.scenario:  # a scenario run is re-run by its deterministic policy: same path, live answer
+        return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
+    if loaded.trace is None:
+        raise RecordError(f"{args.file} has no trajectory to replay.")
+    return (Source.for_trace(loaded.trace, label=Path(args.file).name),
+            RunConfig.build(**{**base, "scenario": None, **overrides}))
+
+
+def _human(record: RunRecord) -> str:
+    s = summarize_run(record.events, record.scenario)
+    lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
+             f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
+    if s.answer_score is not None:
+        lines.append(f"answer score: {s.answer_score:.2f}")
+    for e in record.events:
+        if e.kind == "compression":
+            d = e.data
+            lines.append(f"  iteration {e.iteration:>3}: {d['reason']:<8} {d['status']:<5} "
+                         f"{d['before_chars']:>7,} -> {d['after_chars']:>7,} chars")
+        elif e.kind == "trim":
+            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.data['before_chars']:,} -> "
+                         f"{e.data['after_chars']:,} chars")
+    if record.error:
+        lines.append(f"error: {record.error}")
+    if record.final_answer:
+        lines.append("final answer:\n" + record.final_answer)
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "scenarios":
+            for sc in list_scenarios():
+                print(f"{sc.name:<16} {sc.title}: {sc.description}")
+            return EXIT_OK
+        source, config = _source_and_config(args)
+        record = Run(config, source, name=f"{args.command} {source.label}").run()
+    except (_UsageError, ConfigError, RecordError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"scratchpad-lab: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if "out" in args:
+            record.save(args.out)
+        if "trace_out" in args and record.trace is not None:
+            Path(args.trace_out).write_text(json.dumps(record.trace.to_dict(), ensure_ascii=False, indent=1),
+                                            encoding="utf-8")
+    except OSError as exc:
+        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return EXIT_USAGE
+    if "json" in args:
+        print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
+    else:
+        print(_human(record))
+    return EXIT_OK if record.outcome == "answered" else EXIT_NO_ANSWER
+
+
+if __name__ == "__main__":
+    sys.exit(main())

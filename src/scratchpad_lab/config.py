@@ -1,0 +1,129 @@
+"""RunConfig: one validated object describing a run.
+
+Streamlit-free so the CLI and unit tests can build and validate runs without a browser.
+Field names follow the packages where they are the packages' own knobs:
+`summarize_every` and `max_scratchpad_chars` are AutoSummarizeMiddleware's triggers;
+`agent_trim_chars` is the agent's own `max_scratchpad_chars` (its hard trim), which is a
+different knob and is named differently on purpose.
+"""
+from __future__ import annotations
+
+import string
+from typing import Literal, Optional
+
+from autourgos_summarizer import middleware as _summarizer_middleware
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+# The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
+PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
+PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
+
+SummarizerKind = Literal["extractive", "same-as-agent"]
+
+
+class ConfigError(ValueError):
+    """A setting a user gave is out of range or malformed; the message says what to change."""
+
+
+def validate_prompt_template(template: str) -> str:
+    """Check a summarizer prompt template; return it or raise ConfigError saying what to fix.
+
+    The package formats its prompt with str.format(query=, iteration=, scratchpad=), so a template
+    must be valid for str.format with exactly those names and must contain {scratchpad}.
+    """
+    if not template.strip():
+        raise ConfigError("summarizer_prompt is empty: write a prompt that contains {scratchpad}.")
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ConfigError(
+            f"summarizer_prompt is not a valid template ({exc}). Write a literal brace as {{{{ or }}}}."
+        ) from None
+    unknown = sorted({f for f in fields if f.split(".")[0].split("[")[0] not in PROMPT_PLACEHOLDERS})
+    if unknown:
+        shown = ", ".join("{" + f + "}" if f else "{}" for f in unknown)
+        raise ConfigError(
+            f"summarizer_prompt uses unknown placeholder(s) {shown}; the allowed ones are "
+            "{query}, {iteration} and {scratchpad} (write a literal brace as {{ or }})."
+        )
+    if "scratchpad" not in fields:
+        raise ConfigError("summarizer_prompt must contain {scratchpad}, where the scratchpad text goes.")
+    return template
+
+
+class RunConfig(BaseModel):
+    """Everything that defines one run. Secrets never live here."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    scenario: Optional[str] = Field("support-ticket", description="built-in scenario name")
+    task: Optional[str] = Field(None, max_length=4000, description="free task (with a real agent model)")
+    summarize_every: Optional[int] = Field(5, ge=1, le=1000)
+    max_scratchpad_chars: int = Field(15_000, ge=100, le=1_000_000)
+    agent_trim_chars: int = Field(15_000, ge=200, le=1_000_000)
+    max_tool_output_chars: int = Field(5_000, ge=100, le=200_000)
+    max_iterations: int = Field(30, ge=1, le=500)
+    summarizer: SummarizerKind = "extractive"
+    summarizer_prompt: Optional[str] = None
+    extractive_budget_chars: int = Field(1_500, ge=200, le=50_000)
+    wall_clock_s: float = Field(300.0, ge=1.0, le=3600.0)
+    step_delay_s: float = Field(0.0, ge=0.0, le=10.0)
+    agent_model: str = Field("scripted", max_length=200)
+
+    @field_validator("summarizer_prompt")
+    @classmethod
+    def _check_prompt(cls, value: Optional[str]) -> Optional[str]:
+        if value is None or value == PACKAGE_PROMPT:
+            return None
+        return validate_prompt_template(value)
+
+    @property
+    def prompt_template(self) -> str:
+        """The template the summarizer is sent: the custom one, else the package's own."""
+        return self.summarizer_prompt or PACKAGE_PROMPT
+
+    @classmethod
+    def build(cls, **values) -> "RunConfig":
+        """Validate values into a RunConfig, raising ConfigError with a sentence per bad field."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(explain_validation_error(exc)) from None
+
+    def replace(self, **changes) -> "RunConfig":
+        """A copy with some fields changed, validated the same way as build()."""
+        return RunConfig.build(**{**self.model_dump(), **changes})
+
+
+def _range_text(name: str) -> str:
+    field = RunConfig.model_fields.get(name)
+    if field is None:
+        return ""
+    lo = hi = None
+    for meta in field.metadata:
+        lo = getattr(meta, "ge", lo)
+        hi = getattr(meta, "le", hi)
+    if lo is None and hi is None:
+        return ""
+    text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"
+    if name == "summarize_every":
+        text += ", or none to turn the periodic trigger off"
+    return text
+
+
+def explain_validation_error(exc: ValidationError) -> str:
+    """Turn pydantic's error list into sentences naming the field and the allowed range."""
+    parts = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err.get("loc", ())) or "config"
+        if err.get("type") == "value_error":
+            msg = str(err.get("ctx", {}).get("error", err.get("msg")))
+            parts.append(msg)
+            continue
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"{name} is not a setting Scratchpad Lab knows.")
+            continue
+        got = err.get("input")
+        rng = _range_text(name)
+        parts.append(f"{name} = {got!r} is not allowed ({rng or err.get('msg')}).")
+    return " ".join(parts)

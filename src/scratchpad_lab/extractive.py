@@ -1,0 +1,154 @@
+"""The offline `extractive` summarizer: deterministic, no LLM, no network.
+
+It is what lets the playground work at once with no key. It does what a careful note-taker with a
+highlighter would: keep the salient lines of the scratchpad (lines with numbers, identifiers, names,
+tool results), drop the rest, and lay them out in the summary shape the package's prompt asks for,
+under a character budget. It is honest about being crude: it never invents text, it only copies.
+
+It is called through the same `.invoke(prompt)` interface as a real model; the lab's summarizer
+wrapper also hands it the scratchpad, query and iteration directly (`summarize(...)`), so it works
+with any prompt template. The section names are read from the template when it lists them as
+`Name: ...` lines, else the package's three (Key findings, Tool results, Current status).
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence
+
+DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
+_SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
+_NUMBER = re.compile(r"\d")
+_IDENT = re.compile(r"\b(?:[A-Z]{1,10}[-_][A-Z0-9][A-Z0-9_-]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Z]{2,}_[A-Z_]+)\b")
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
+_MONEY = re.compile(r"(?:[$€£₹]\s?\d|\d\s?(?:USD|EUR|INR|GBP|rupees?|dollars?|%|ms|s\b|GB|MB))")
+_STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[\.\.\.earlier steps trimmed\.\.\.\])\s*$")
+_LINE_CAP = 240
+# The package's prompt (autourgos_summarizer.middleware._SUMMARIZE_PROMPT) read back into its parts.
+_PACKAGE_PROMPT_RE = re.compile(
+    r"\AYou are a context compressor\..*?\n\nOriginal task: (?P<query>.*?)\nSteps completed: (?P<iteration>\d+)\n\n"
+    r"--- SCRATCHPAD TO SUMMARIZE ---\n(?P<scratchpad>.*)\n--- END ---\n\nProvide a concise summary in this format:\n"
+    r"\[Summary of steps 1-(?P=iteration)\]\nKey findings: \.\.\.\nTool results: \.\.\.\nCurrent status: \.\.\.\n\Z",
+    re.S)
+
+
+def sections_from_template(template: Optional[str]) -> Sequence[str]:
+    if not template:
+        return DEFAULT_SECTIONS
+    found = [m.group(1).strip() for m in _SECTION_RE.finditer(template)]
+    return tuple(dict.fromkeys(found)) or DEFAULT_SECTIONS
+
+
+def _salience(line: str) -> int:
+    score = 0
+    score += 3 * len(_IDENT.findall(line))
+    score += 2 * min(len(_NUMBER.findall(line)), 6)
+    score += 2 * len(_MONEY.findall(line))
+    score += len(_NAME.findall(line))
+    if line.lstrip().startswith(("Observation:", "- ")):
+        score += 2
+    return score
+
+
+def _clip(line: str, cap: int = _LINE_CAP) -> str:
+    line = " ".join(line.split())
+    if len(line) <= cap:
+        return line
+    # Keep the part with the most salient tokens: slide a window in coarse steps.
+    best, best_at = -1, 0
+    for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
+        s = _salience(line[start:start + cap])
+        if s > best:
+            best, best_at = s, start
+    piece = line[best_at:best_at + cap]
+    return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
+
+
+def _split_observation(line: str) -> List[str]:
+    """Tool results often come as one long line; cut them into sentence-sized pieces."""
+    if len(line) <= _LINE_CAP:
+        return [line]
+    pieces = re.split(r"(?<=[.;!?])\s+|\\n|\s\|\s", line)
+    return [p for p in pieces if p.strip()]
+
+
+class ExtractiveSummarizer:
+    """A deterministic summarizer; `budget_chars` caps the length of every summary it writes."""
+
+    model_name = "extractive (offline, no LLM)"
+
+    def __init__(self, budget_chars: int = 1500) -> None:
+        self.budget_chars = budget_chars
+
+    def invoke(self, prompt, **_kwargs) -> str:
+        """Called as a plain model (e.g. the middleware's own `llm=`): read the package's prompt back
+        into its parts; any other prompt is summarized as a whole."""
+        text = str(prompt)
+        parts = _PACKAGE_PROMPT_RE.match(text)
+        if parts:
+            return self.summarize(scratchpad=parts.group("scratchpad"), query=parts.group("query"),
+                                  iteration=int(parts.group("iteration")), template=None)
+        return self.summarize(scratchpad=text, query="", iteration=0, template=None)
+
+    def summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
+        sections = sections_from_template(template)
+        header = f"[Summary of steps 1-{iteration}]" if iteration else "[Summary]"
+        status = self._status_line(scratchpad, iteration)
+        findings: List[tuple] = []
+        results: List[tuple] = []
+        seen = set()
+        order = 0
+        for raw in scratchpad.splitlines():
+            if not raw.strip() or _STRUCTURE.match(raw):
+                continue
+            is_result = raw.lstrip().startswith("Observation:")
+            for piece in _split_observation(raw):
+                text = _clip(piece)
+                key = text.lower()
+                if key in seen or len(text) < 4:
+                    continue
+                seen.add(key)
+                score = _salience(text)
+                if score <= 0:
+                    continue
+                order += 1
+                (results if is_result else findings).append((score, order, text))
+        return self._layout(header, sections, findings, results, status)
+
+    def _status_line(self, scratchpad: str, iteration: int) -> str:
+        steps = re.findall(r"^Step (\d+):", scratchpad, re.M)
+        actions = re.findall(r"^Action: ([A-Za-z0-9_.-]+)\(", scratchpad, re.M)
+        last = f"; last action: {actions[-1]}" if actions else ""
+        upto = f"step {steps[-1]}" if steps else f"step {max(iteration - 1, 0)}"
+        return f"Work continues after {upto}{last}."
+
+    def _layout(self, header, sections, findings, results, status) -> str:
+        budget = self.budget_chars
+        fixed = [header] + [f"{name}:" for name in sections] + [status]
+        room = budget - sum(len(x) + 1 for x in fixed)
+        # Most salient lines first; ties keep the earlier line (facts from early steps are the easy ones to lose).
+        ranked = sorted(findings + results, key=lambda item: (-item[0], item[1]))
+        kept = set()
+        for score, order, text in ranked:
+            cost = len(text) + 3
+            if cost <= room:
+                kept.add(order)
+                room -= cost
+        first = [f"- {t}" for s, o, t in findings if o in kept]
+        second = [f"- {t}" for s, o, t in results if o in kept]
+        # The first section gets the findings, the second the tool results, the last one the status;
+        # with fewer sections the bodies merge, and any extra middle sections stay empty.
+        if len(sections) == 1:
+            bodies = [first + second + [status]]
+        elif len(sections) == 2:
+            bodies = [first + second, None]
+        else:
+            bodies = [first, second] + [[] for _ in sections[2:-1]] + [None]
+        lines = [header]
+        for name, body in zip(sections, bodies):
+            if body is None:
+                lines.append(f"{name}: {status}")
+            else:
+                lines.append(f"{name}:")
+                lines.extend(body)
+        text = "\n".join(lines)
+        return text[:budget] if len(text) > budget else text

@@ -1,0 +1,104 @@
+"""What a run's events add up to: compressions, trims, sizes, tokens, answer score.
+
+Streamlit-free; every number the UI, the CLI and the comparison table show comes from here, computed
+from the events alone, so a live run, a finished run and a loaded file give the same figures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence
+
+from .events import Event
+from .scenarios import SCENARIOS
+
+
+def of_kind(events: Sequence[Event], kind: str) -> List[Event]:
+    return [e for e in events if e.kind == kind]
+
+
+def compressions(events: Sequence[Event]) -> List[Dict[str, Any]]:
+    return [{"iteration": e.iteration, **e.data} for e in of_kind(events, "compression")]
+
+
+def trims(events: Sequence[Event]) -> List[Dict[str, Any]]:
+    return [{"iteration": e.iteration, **e.data} for e in of_kind(events, "trim")]
+
+
+def final_answer(events: Sequence[Event]) -> Optional[str]:
+    found = of_kind(events, "final_answer")
+    return found[-1].data.get("text") if found else None
+
+
+def answer_score(answer: Optional[str], scenario: Optional[str]) -> Optional[float]:
+    """Share of the scenario's expected facts that appear in the final answer; None outside scenarios."""
+    if not scenario or scenario not in SCENARIOS:
+        return None
+    facts = SCENARIOS[scenario].expected_facts
+    if not facts:
+        return None
+    if not answer:
+        return 0.0
+    return round(sum(1 for f in facts if f.value in answer) / len(facts), 4)
+
+
+@dataclass
+class RunSummary:
+    iterations: int
+    compressions: int
+    compressions_ok: int
+    trims: int
+    peak_chars: int
+    peak_tokens: int
+    mean_tokens: float
+    context_tokens: int          # sum over iterations of the scratchpad tokens sent to the agent's LLM
+    summarizer_calls: int
+    summarizer_tokens_in: int
+    summarizer_tokens_out: int
+    summarizer_latency_s: float
+    answer_score: Optional[float]
+    outcome: Optional[str]
+
+
+def summarize_run(events: Sequence[Event], scenario: Optional[str] = None) -> RunSummary:
+    iterations = of_kind(events, "iteration")
+    comps = of_kind(events, "compression")
+    tokens = [e.data.get("tokens", 0) for e in iterations]
+    finish = of_kind(events, "finish")
+    if scenario is None:
+        starts = of_kind(events, "run_start")
+        scenario = starts[0].data.get("scenario") if starts else None
+    return RunSummary(
+        iterations=len(iterations),
+        compressions=len(comps),
+        compressions_ok=sum(1 for e in comps if e.data.get("status") == "ok"),
+        trims=len(of_kind(events, "trim")),
+        peak_chars=max([e.data.get("before_chars", 0) for e in iterations] + [0]),
+        peak_tokens=max([e.data.get("before_tokens", 0) for e in iterations] + [0]),
+        mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
+        context_tokens=sum(tokens),
+        summarizer_calls=len(comps),
+        summarizer_tokens_in=sum(int(e.data.get("tokens_in") or 0) for e in comps),
+        summarizer_tokens_out=sum(int(e.data.get("tokens_out") or 0) for e in comps),
+        summarizer_latency_s=round(sum(float(e.data.get("latency_s") or 0) for e in comps), 4),
+        answer_score=answer_score(final_answer(events), scenario),
+        outcome=finish[-1].data.get("outcome") if finish else None,
+    )
+
+
+def cli_json(events: Sequence[Event], scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
+    """The exact shape `scratchpad-lab run|replay --json` prints."""
+    answer = final_answer(events)
+    return {
+        "iterations": len(of_kind(events, "iteration")),
+        "final_answer": answer,
+        "error": error,
+        "answer_score": answer_score(answer, scenario),
+        "compressions": [
+            {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
+             "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
+             "latency_s": c["latency_s"]}
+            for c in compressions(events)
+        ],
+        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
+                  for t in trims(events)],
+    }

@@ -1,0 +1,342 @@
+"""Observation of the real agent and the real AutoSummarizeMiddleware, without re-implementing them.
+
+Streamlit-free (it runs on the worker thread and in the CLI). How it sees what the packages do:
+
+- a hook registered *before* the middleware records the scratchpad as the iteration starts and the
+  trigger state it predicts (read from the middleware's own settings and its per-agent
+  last-summarized length);
+- the summarizer the middleware calls is wrapped: the wrapper records the exact prompt sent, the raw
+  reply, latency and tokens. It is also where a per-run custom prompt is applied: the package formats
+  its module-global prompt, the wrapper checks that what it got is exactly that prompt for the
+  current scratchpad, and sends this run's template instead. The global is never touched, so runs
+  with different prompts can share a process;
+- a hook registered *after* the middleware sees the scratchpad the agent will send, and turns the
+  summarizer call (if any) into a `compression` event with status ok / empty / error;
+- `ObservedAgent` overrides the agent's trim and tool execution to record trims and to know which
+  action of a step a tool call answers (by position, never by arrival order);
+- the agent's own LLM is wrapped to time each call, to stop a run on request, and to pace scripted
+  steps so a demo unfolds at a human pace (pacing is never counted as latency).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from autourgos_agent import Agent, CallbackHandler
+
+from .config import PACKAGE_PROMPT, RunConfig
+from .events import RunLog
+from .tokens import TokenCounter
+
+
+class RunStopped(Exception):
+    """Raised inside the agent's LLM call when the user (or a closed tab) asked the run to stop."""
+
+
+def response_text(raw: Any) -> str:
+    if hasattr(raw, "content"):
+        raw = raw.content
+    return "" if raw is None else str(raw)
+
+
+class RunObserver:
+    """Per-run observation state shared by the hooks and wrappers of one run."""
+
+    def __init__(self, log: RunLog, config: RunConfig, middleware, counter: TokenCounter,
+                 summarizer_counter: Optional[TokenCounter] = None, pace: bool = False) -> None:
+        self.log = log
+        self.config = config
+        self.middleware = middleware
+        self.count = counter
+        self.count_summary = summarizer_counter or counter
+        self.pace = pace
+        self.stop_event = threading.Event()
+        self.stop_reason: Optional[str] = None
+        self.idle_check = None  # set by the runner: stops a run whose page went away
+        self.agent: Optional[Agent] = None
+        self.iteration = 0
+        self.before = ""
+        self.prediction: Dict[str, Any] = {}
+        self.summarizer_call: Optional[Dict[str, Any]] = None
+        self.in_middleware = False
+        self.pending_llm: Dict[str, Any] = {}
+        self.step_actions: List[dict] = []
+        self.claimed: set = set()
+        self.tool_end_count = 0
+        self.trace_steps: List[Dict[str, Any]] = []
+        self._claim_lock = threading.Lock()
+        self._local = threading.local()
+        self.pre_hook = _PreMiddlewareHook(self)
+        self.post_hook = _PostMiddlewareHook(self)
+
+    # ── stop ────────────────────────────────────────────────────────────────
+    def request_stop(self, reason: str = "stopped by the user") -> None:
+        if not self.stop_event.is_set():
+            self.stop_reason = reason
+            self.stop_event.set()
+        if self.agent is not None and self.agent.is_paused:
+            self.agent.resume()
+
+    def check_stop(self) -> None:
+        if self.idle_check is not None:
+            self.idle_check()
+        if self.stop_event.is_set():
+            raise RunStopped(self.stop_reason or "stopped")
+
+    # ── trigger prediction (checked against what the package then does) ────
+    def predict(self, iteration: int, scratchpad: str) -> Dict[str, Any]:
+        mw = self.middleware
+        every = mw.summarize_every
+        chars = len(scratchpad)
+        last = mw._get_last_summarized_length(self.agent)
+        periodic_due = every is not None and iteration % every == 0
+        over_cap = chars > mw.max_scratchpad_chars
+        armed = last is None or chars > last
+        predicted = bool(scratchpad) and (periodic_due or (over_cap and armed))
+        reason = None
+        if predicted:
+            reason = "periodic" if periodic_due else "size"
+        return {
+            "chars": chars, "summarize_every": every, "max_scratchpad_chars": mw.max_scratchpad_chars,
+            "periodic_due": periodic_due, "over_cap": over_cap, "size_armed": armed,
+            "last_summarized_chars": last, "predicted": predicted, "predicted_reason": reason,
+        }
+
+    # ── the summarizer call, whoever makes it ───────────────────────────────
+    def summarize_call(self, inner: Any, prompt: Any, model: str) -> Any:
+        agent = self.agent
+        scratchpad = agent.scratchpad
+        query = agent.current_query
+        iteration = self.iteration
+        template = self.config.prompt_template
+        expected = PACKAGE_PROMPT.format(query=query, iteration=iteration, scratchpad=scratchpad)
+        if prompt == expected:
+            sent = template.format(query=query, iteration=iteration, scratchpad=scratchpad)
+        else:  # not the package prompt we know: send it untouched rather than guess
+            sent = prompt
+        call: Dict[str, Any] = {"prompt": sent, "model": model, "response": "", "error": None}
+        started = time.perf_counter()
+        try:
+            if hasattr(inner, "summarize"):
+                reply = inner.summarize(scratchpad=scratchpad, query=query, iteration=iteration,
+                                        template=template)
+            else:
+                reply = inner.invoke(sent)
+        except Exception as exc:
+            call["latency_s"] = time.perf_counter() - started
+            call["error"] = f"{type(exc).__name__}: {exc}"
+            self.summarizer_call = call
+            raise
+        call["latency_s"] = time.perf_counter() - started
+        call["response"] = response_text(reply)
+        usage = getattr(inner, "last_usage", None) or {}
+        call["tokens_in"] = usage.get("input_tokens") or self.count_summary(sent)
+        call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
+        self.summarizer_call = call
+        return reply
+
+    # ── tool positions ──────────────────────────────────────────────────────
+    def claim_position(self, tool_name: str, tool_input: Any) -> Optional[int]:
+        """Which action of this step a tool call answers: by identity of the parsed input, else the
+        first unclaimed action with the same tool and input."""
+        with self._claim_lock:
+            for by_identity in (True, False):
+                for k, action in enumerate(self.step_actions):
+                    if k in self.claimed or action.get("action", "") != tool_name:
+                        continue
+                    candidate = action.get("action_input", {})
+                    if (candidate is tool_input) if by_identity else (candidate == tool_input):
+                        self.claimed.add(k)
+                        return k
+        return None
+
+    @property
+    def current_position(self) -> Optional[int]:
+        return getattr(self._local, "position", None)
+
+    def record_raw_observation(self, position: Optional[int], text: str) -> None:
+        if position is None or not self.trace_steps:
+            return
+        observations = self.trace_steps[-1].setdefault("_raw", {})
+        observations[position] = text
+
+    def wrap_tool(self, tool: dict) -> dict:
+        """Wrap a tool's func so its raw (uncut) result is recorded for the trace."""
+        func = tool["func"]
+        name = tool["name"]
+
+        @functools.wraps(func)
+        def recorded(*args, **kwargs):
+            position = self.current_position
+            try:
+                result = func(*args, **kwargs)
+            except Exception as exc:
+                self.record_raw_observation(position, f"Error executing '{name}': {exc}")
+                raise
+            self.record_raw_observation(position, str(result))
+            return result
+
+        return {**tool, "func": recorded}
+
+    # ── trace ───────────────────────────────────────────────────────────────
+    def finished_trace_steps(self) -> List[Dict[str, Any]]:
+        steps = []
+        for step in self.trace_steps:
+            raw = step.get("_raw", {})
+            observations = [raw.get(k, seen) for k, seen in enumerate(step["observations"])]
+            steps.append({"response": step["response"], "observations": observations})
+        return steps
+
+
+class _PreMiddlewareHook(CallbackHandler):
+    def __init__(self, obs: RunObserver) -> None:
+        self.obs = obs
+
+    def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
+        obs = self.obs
+        obs.iteration = iteration
+        obs.before = agent.scratchpad
+        obs.summarizer_call = None
+        obs.prediction = obs.predict(iteration, agent.scratchpad)
+        obs.in_middleware = True
+
+
+class _PostMiddlewareHook(CallbackHandler):
+    def __init__(self, obs: RunObserver) -> None:
+        self.obs = obs
+
+    def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
+        obs = self.obs
+        obs.in_middleware = False
+        before, after = obs.before, agent.scratchpad
+        call = obs.summarizer_call
+        fired = call is not None
+        pred = obs.prediction
+        every = pred["summarize_every"]
+        reason = None
+        if fired:
+            reason = "periodic" if every is not None and iteration % every == 0 else "size"
+        obs.log.emit("trigger", iteration, **pred, fired=fired, reason=reason)
+        before_tokens = obs.count(before)
+        after_tokens = obs.count(after)
+        if fired:
+            if call.get("error"):
+                status = "error"
+            elif not call["response"].strip():
+                status = "empty"
+            else:
+                status = "ok"
+            obs.log.emit(
+                "compression", iteration, reason=reason, status=status, before=before, after=after,
+                prompt=call["prompt"], response=call["response"], model=call["model"],
+                latency_s=round(call["latency_s"], 6), tokens_in=call.get("tokens_in", 0),
+                tokens_out=call.get("tokens_out", 0), before_chars=len(before), after_chars=len(after),
+                before_tokens=before_tokens, after_tokens=after_tokens, error=call.get("error"),
+            )
+        obs.log.emit("iteration", iteration, before_chars=len(before), before_tokens=before_tokens,
+                     chars=len(after), tokens=after_tokens, scratchpad=after)
+        obs.trace_steps.append({"response": "", "observations": []})
+        obs.tool_end_count = 0
+        if obs.pace and obs.config.step_delay_s > 0:
+            obs.stop_event.wait(obs.config.step_delay_s)
+
+    def on_llm_end(self, response: Any, agent: Any = None, **kwargs: Any) -> None:
+        obs = self.obs
+        text = response_text(response)
+        pending, obs.pending_llm = obs.pending_llm, {}
+        if obs.trace_steps:
+            obs.trace_steps[-1]["response"] = text
+        obs.log.emit("llm_call", obs.iteration, response=text, latency_s=round(pending.get("latency_s", 0.0), 6),
+                     tokens_in=kwargs.get("input_tokens") or pending.get("tokens_in", 0),
+                     tokens_out=kwargs.get("output_tokens") or obs.count(text),
+                     model=pending.get("model", ""))
+
+    def on_iteration(self, iteration: int, thought: Optional[str], agent: Any = None, **kwargs: Any) -> None:
+        if thought:
+            self.obs.log.emit("thought", iteration, text=str(thought))
+
+    def on_tool_end(self, tool_name: str, result: str, agent: Any = None, **kwargs: Any) -> None:
+        obs = self.obs
+        position = obs.tool_end_count  # fired in submission order, i.e. by position
+        obs.tool_end_count += 1
+        action = obs.step_actions[position] if position < len(obs.step_actions) else {}
+        if obs.trace_steps:
+            obs.trace_steps[-1]["observations"].append(result)
+        obs.log.emit("tool_call", obs.iteration, position=position, tool=tool_name,
+                     input=action.get("action_input", {}), result=result, result_chars=len(result))
+
+    def on_agent_pause(self, iteration: int, reason: Optional[str], agent: Any = None, **kwargs: Any) -> None:
+        self.obs.log.emit("pause", iteration, reason=reason or "")
+
+    def on_agent_resume(self, iteration: int, paused_duration: float, agent: Any = None, **kwargs: Any) -> None:
+        self.obs.log.emit("resume", iteration, paused_s=round(paused_duration, 3))
+
+
+class ObservedLLM:
+    """Wraps the agent's LLM: timing, stop, and routing the package's fallback summarizer call."""
+
+    def __init__(self, inner: Any, obs: RunObserver, model: str) -> None:
+        self.inner = inner
+        self.obs = obs
+        self.model = model
+
+    def invoke(self, prompt: Any, **kwargs: Any) -> Any:
+        obs = self.obs
+        if obs.in_middleware:  # the middleware fell back to agent.llm ("same as agent")
+            return obs.summarize_call(self.inner, prompt, model=f"{self.model} (same as agent)")
+        obs.check_stop()
+        started = time.perf_counter()
+        reply = self.inner.invoke(prompt, **kwargs)
+        latency = time.perf_counter() - started
+        obs.check_stop()
+        text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
+        usage = getattr(self.inner, "last_usage", None) or {}
+        obs.pending_llm = {"latency_s": latency, "model": self.model,
+                           "tokens_in": usage.get("input_tokens") or obs.count(text)}
+        return reply
+
+
+class ObservedSummarizer:
+    """The middleware's own `llm=`: every call goes through the observer."""
+
+    def __init__(self, inner: Any, obs: RunObserver, model: str) -> None:
+        self.inner = inner
+        self.obs = obs
+        self.model = model
+
+    def invoke(self, prompt: Any, **kwargs: Any) -> Any:
+        return self.obs.summarize_call(self.inner, prompt, model=self.model)
+
+
+class ObservedAgent(Agent):
+    """The real Agent, with its trim and tool execution observed (each calls the package's own)."""
+
+    def __init__(self, *args: Any, observer: RunObserver, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._observer = observer
+        observer.agent = self
+
+    def _parser(self, response: str):
+        thought, actions, final_answer = super()._parser(response)
+        obs = self._observer
+        with obs._claim_lock:
+            obs.step_actions = list(actions)
+            obs.claimed = set()
+        return thought, actions, final_answer
+
+    def _trim_scratchpad(self, scratchpad: str) -> str:
+        trimmed = super()._trim_scratchpad(scratchpad)
+        if trimmed != scratchpad:
+            obs = self._observer
+            obs.log.emit("trim", obs.iteration, before_chars=len(scratchpad), after_chars=len(trimmed))
+        return trimmed
+
+    def _execute_tool(self, tool_map: Dict[str, Any], tool_name: str, tool_input: Any) -> str:
+        obs = self._observer
+        obs._local.position = obs.claim_position(tool_name, tool_input)
+        try:
+            return super()._execute_tool(tool_map, tool_name, tool_input)
+        finally:
+            obs._local.position = None

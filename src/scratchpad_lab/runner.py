@@ -1,0 +1,206 @@
+"""The runner: builds the real agent, tools, middleware and observers for one run, and runs it.
+
+Streamlit-free: the page starts a `Run` on a worker thread and only reads `run.log`; the CLI and the
+tests call `run.run()` directly. One agent per run, owned by the thread that runs it.
+A run stops on request (`stop()`), at the wall-clock cap (the agent's own max_execution_time), at
+max_iterations, and when no page has read its log for `idle_stop_s` seconds (the tab was closed).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from autourgos_agent import (AgentLLMError, AgentMaxIterationsError, AgentParseError,
+                             AgentTimeoutError)
+from autourgos_summarizer import AutoSummarizeMiddleware
+
+from .config import RunConfig
+from .events import RunLog
+from .extractive import ExtractiveSummarizer
+from .observe import ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped
+from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
+from .records import RunRecord, package_versions
+from .scenarios import Scenario, get_scenario
+from .tokens import TokenCounter
+from .trace import Trace, TraceStep, TraceTool
+
+
+@dataclass
+class Source:
+    """Where the agent's steps come from: a built-in scenario's scripted policy, or a recorded trace."""
+
+    kind: str                               # "scenario" | "trace"
+    scenario: Optional[Scenario] = None
+    trace: Optional[Trace] = None
+    label: str = ""
+
+    @classmethod
+    def for_scenario(cls, name: str) -> "Source":
+        scenario = get_scenario(name)
+        return cls("scenario", scenario=scenario, label=scenario.title)
+
+    @classmethod
+    def for_trace(cls, trace: Trace, label: str = "recorded trace") -> "Source":
+        return cls("trace", trace=trace, label=label)
+
+    @property
+    def task(self) -> str:
+        return self.scenario.task if self.scenario else self.trace.task
+
+
+class Run:
+    """One run of the real agent under one RunConfig. Thread-safe controls; events in `self.log`."""
+
+    def __init__(self, config: RunConfig, source: Optional[Source] = None, *, pace: bool = False,
+                 idle_stop_s: Optional[float] = None, name: str = "") -> None:
+        self.config = config
+        self.source = source or Source.for_scenario(config.scenario or "support-ticket")
+        self.name = name
+        self.log = RunLog()
+        self.idle_stop_s = idle_stop_s
+        self.record: Optional[RunRecord] = None
+        self._thread: Optional[threading.Thread] = None
+        self._started = time.monotonic()
+
+        self.counter = TokenCounter(config.agent_model)
+        extractive = ExtractiveSummarizer(config.extractive_budget_chars)
+        self.middleware = AutoSummarizeMiddleware(
+            summarize_every=config.summarize_every, max_scratchpad_chars=config.max_scratchpad_chars)
+        self.observer = obs = RunObserver(self.log, config, self.middleware, self.counter, pace=pace)
+        if self.source.kind == "scenario":
+            inner = ScriptedPolicyLLM(self.source.scenario, extractive)
+            tools = list(self.source.scenario.tools)
+        else:
+            inner = ReplayLLM(self.source.trace, extractive)
+            tools = replay_tools(self.source.trace, obs)
+        self.agent_model_name = inner.model_name
+        if config.summarizer == "extractive":
+            self.middleware.llm = ObservedSummarizer(extractive, obs, model=extractive.model_name)
+        # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
+        self.agent = ObservedAgent(
+            llm=ObservedLLM(inner, obs, model=self.agent_model_name),
+            middleware=[obs.pre_hook, self.middleware, obs.post_hook],
+            tools=[obs.wrap_tool(t) for t in tools],
+            # A replay runs exactly the trace's steps; max_iterations bounds live (scripted or model) runs.
+            max_iterations=len(self.source.trace.steps) if self.source.trace else config.max_iterations,
+            max_execution_time=config.wall_clock_s,
+            max_scratchpad_chars=config.agent_trim_chars,
+            max_tool_output_chars=config.max_tool_output_chars,
+            observer=obs,
+        )
+        if idle_stop_s:
+            obs.idle_check = self._idle_check
+
+    # ── controls (any thread) ───────────────────────────────────────────────
+    def start(self, on_done: Optional[Callable[["Run"], None]] = None) -> "Run":
+        def work() -> None:
+            self.run()
+            if on_done:
+                on_done(self)
+
+        self._thread = threading.Thread(target=work, name="scratchpad-lab-run", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.observer.request_stop("stopped by the user")
+
+    def pause(self) -> None:
+        if not self.finished:
+            self.agent.pause("paused from the page")
+
+    def resume(self) -> None:
+        self.agent.resume()
+
+    @property
+    def paused(self) -> bool:
+        return self.agent.is_paused and not self.finished
+
+    @property
+    def finished(self) -> bool:
+        return self.record is not None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: Optional[float] = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self._started
+
+    def _idle_check(self) -> None:
+        if self.idle_stop_s and time.monotonic() - self.log.last_read > self.idle_stop_s:
+            self.observer.request_stop(
+                f"stopped because no page read this run for {self.idle_stop_s:.0f} s (the tab was closed)")
+
+    # ── the run itself (worker thread, or the caller's thread) ─────────────
+    def run(self) -> RunRecord:
+        log, obs = self.log, self.observer
+        self._started = time.monotonic()
+        log.emit("run_start", task=self.source.task, config=self.config.model_dump(), mode=self.source.kind,
+                 scenario=self.source.scenario.name if self.source.scenario else None,
+                 tools=[{"name": t["name"], "description": t.get("description", "")} for t in self.agent.tools],
+                 agent_model=self.agent_model_name, label=self.source.label)
+        final_answer, outcome, error = None, "answered", None
+        try:
+            final_answer = self.agent.invoke(self.source.task)
+            log.emit("final_answer", obs.iteration, text=final_answer)
+        except BaseException as exc:  # every way a run can end must leave a readable record
+            outcome, error = _explain(exc, self.config)
+            log.emit("error", obs.iteration, error_type=type(_root(exc)).__name__, message=error)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            elapsed = time.monotonic() - self._started
+            log.emit("finish", obs.iteration, outcome=outcome, iterations=obs.iteration,
+                     elapsed_s=round(elapsed, 4))
+            self.record = self._build_record(final_answer, outcome, error)
+        return self.record
+
+    def _build_record(self, final_answer: Optional[str], outcome: str, error: Optional[str]) -> RunRecord:
+        obs = self.observer
+        tools = [TraceTool(t["name"], t.get("description", ""), t.get("parameters", {}) or {})
+                 for t in self.agent.tools]
+        steps = [TraceStep(s["response"], s["observations"]) for s in obs.finished_trace_steps()]
+        trace = Trace(task=self.source.task, tools=tools, steps=steps) if steps else None
+        return RunRecord(
+            config=self.config.model_dump(), events=self.log.snapshot(), outcome=outcome,
+            final_answer=final_answer, error=error, versions=package_versions(), trace=trace,
+            mode=self.source.kind, scenario=self.source.scenario.name if self.source.scenario else None,
+            name=self.name, label=self.source.label,
+        )
+
+
+def _root(exc: BaseException) -> BaseException:
+    return exc.__cause__ if isinstance(exc, AgentLLMError) and exc.__cause__ is not None else exc
+
+
+def _explain(exc: BaseException, config: RunConfig):
+    """(outcome, one sentence a user can act on) for every way a run can end early."""
+    root = _root(exc)
+    if isinstance(root, RunStopped):
+        return "stopped", f"The run was {root}."
+    if isinstance(root, TraceExhausted):
+        return "error", f"The replay ended early: {root}"
+    if isinstance(exc, AgentTimeoutError):
+        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s; raise "
+                           "wall_clock_s or lower the pacing delay.")
+    if isinstance(exc, AgentMaxIterationsError):
+        return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
+                                  "answer; raise max_iterations.")
+    if isinstance(exc, AgentParseError):
+        return "error", ("The agent's replies were not the JSON step format three times in a row; the model "
+                         "may not follow the agent's prompt. Try a stronger model.")
+    if isinstance(exc, AgentLLMError):
+        return "error", f"The agent's model call failed: {type(root).__name__}: {root}"
+    return "error", f"The run failed: {type(root).__name__}: {root}"
+
+
+def run_config(config: RunConfig, source: Optional[Source] = None) -> RunRecord:
+    """Run synchronously (CLI, tests, replay) and return the record."""
+    return Run(config, source).run()

