@@ -154,10 +154,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as exc:
         print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
-    if "json" in args:
-        print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
-    else:
-        print(_human(record))
+    try:
+        if "json" in args:
+            print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
+        else:
+            print(_human(record))
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
+        sys.stdout = None
     return EXIT_OK if record.outcome == "answered" else EXIT_NO_ANSWER
 
 

@@ -17,12 +17,14 @@ from typing import List, Optional, Sequence
 
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
 _SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
-_NUMBER = re.compile(r"\d")
+_NUMBER_TOKEN = re.compile(r"(?:[$€£₹]\s?)?\d[\d,.:%/-]*(?:\s?(?:USD|EUR|INR|GBP|rupees?|dollars?|ms|s|GB|MB|atoms|seconds|qubits))?")
 _IDENT = re.compile(r"\b(?:[A-Z]{1,10}[-_][A-Z0-9][A-Z0-9_-]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Z]{2,}_[A-Z_]+)\b")
 _NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
-_MONEY = re.compile(r"(?:[$€£₹]\s?\d|\d\s?(?:USD|EUR|INR|GBP|rupees?|dollars?|%|ms|s\b|GB|MB))")
-_STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[\.\.\.earlier steps trimmed\.\.\.\])\s*$")
+_STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summary of steps 1-\d+\]|\[Summary\]|"
+                        r"\[\.\.\.earlier steps trimmed\.\.\.\]|(?:Key findings|Tool results):)\s*$")
 _LINE_CAP = 240
+_BULLET = re.compile(r"^\s*- (?=\S)")
+_LABELLED = re.compile(r"^\s*(?:- )?[A-Z][A-Za-z ]{1,30}: \S")
 # The package's prompt (autourgos_summarizer.middleware._SUMMARIZE_PROMPT) read back into its parts.
 _PACKAGE_PROMPT_RE = re.compile(
     r"\AYou are a context compressor\..*?\n\nOriginal task: (?P<query>.*?)\nSteps completed: (?P<iteration>\d+)\n\n"
@@ -38,15 +40,33 @@ def sections_from_template(template: Optional[str]) -> Sequence[str]:
     return tuple(dict.fromkeys(found)) or DEFAULT_SECTIONS
 
 
-def _salience(line: str) -> int:
-    score = 0
-    score += 3 * len(_IDENT.findall(line))
-    score += 2 * min(len(_NUMBER.findall(line)), 6)
-    score += 2 * len(_MONEY.findall(line))
-    score += len(_NAME.findall(line))
-    if line.lstrip().startswith(("Observation:", "- ")):
-        score += 2
-    return score
+_STOP = {"that", "this", "with", "from", "have", "what", "which", "when", "then", "into", "there", "their",
+         "about", "needed", "find", "each", "and", "the", "for", "out", "any", "all", "was", "were"}
+
+
+def _keywords(query: str) -> set:
+    return {w for w in re.findall(r"[a-z][a-z-]{3,}", query.lower()) if w not in _STOP}
+
+
+def salient_facts(line: str, keywords: frozenset = frozenset()) -> dict:
+    """The facts a line carries, each with a weight: identifiers and codes, numbers (with their unit),
+    names, labelled values, and words of the task. A line with none is not worth keeping."""
+    facts: dict = {}
+    for ident in _IDENT.findall(line):
+        facts[ident] = 3
+    for number in _NUMBER_TOKEN.findall(line):
+        number = number.strip()
+        # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
+        facts.setdefault(number, 0.5 if number.isdigit() and len(number) <= 4 else 2)
+    for name in _NAME.findall(line):
+        facts.setdefault(name, 2)
+    label = _LABELLED.match(line)
+    if label:
+        facts.setdefault(line[:60], 2)
+    if keywords:
+        for word in set(re.findall(r"[a-z][a-z-]{3,}", line.lower())) & keywords:
+            facts.setdefault("kw:" + word, 1)
+    return facts
 
 
 def _clip(line: str, cap: int = _LINE_CAP) -> str:
@@ -56,8 +76,8 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     # Keep the part with the most salient tokens: slide a window in coarse steps.
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
-        s = _salience(line[start:start + cap])
-        if s > best:
+        s = salient_facts(line[start:start + cap])
+        if len(s) > best:
             best, best_at = s, start
     piece = line[best_at:best_at + cap]
     return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
@@ -93,26 +113,62 @@ class ExtractiveSummarizer:
         sections = sections_from_template(template)
         header = f"[Summary of steps 1-{iteration}]" if iteration else "[Summary]"
         status = self._status_line(scratchpad, iteration)
-        findings: List[tuple] = []
-        results: List[tuple] = []
+        candidates: List[tuple] = []  # (order, text, is_result, facts)
         seen = set()
-        order = 0
+        first_seen: set = set()
+        keywords = frozenset(_keywords(query))
         for raw in scratchpad.splitlines():
             if not raw.strip() or _STRUCTURE.match(raw):
                 continue
             is_result = raw.lstrip().startswith("Observation:")
+            raw = _BULLET.sub("", raw, count=1)  # a line of an earlier summary: its bullet is re-added
             for piece in _split_observation(raw):
                 text = _clip(piece)
                 key = text.lower()
                 if key in seen or len(text) < 4:
                     continue
                 seen.add(key)
-                score = _salience(text)
-                if score <= 0:
-                    continue
-                order += 1
-                (results if is_result else findings).append((score, order, text))
+                facts = salient_facts(text, keywords)
+                for fact in facts:  # the first line with a fact is the one to keep (the first error...)
+                    if fact in first_seen:
+                        facts[fact] /= 2
+                    else:
+                        first_seen.add(fact)
+                if facts:
+                    candidates.append((len(candidates), text, is_result, facts))
+        kept = self._select(candidates, self._room(header, sections, status))
+        findings = [f"- {text}" for order, text, is_result, _ in candidates if order in kept and not is_result]
+        results = [f"- {text}" for order, text, is_result, _ in candidates if order in kept and is_result]
         return self._layout(header, sections, findings, results, status)
+
+    def _room(self, header: str, sections: Sequence[str], status: str) -> int:
+        fixed = [header] + [f"{name}:" for name in sections] + [status]
+        return self.budget_chars - sum(len(x) + 1 for x in fixed)
+
+    @staticmethod
+    def _select(candidates: List[tuple], room: int) -> set:
+        """Greedy coverage: take the line that adds the most facts not yet kept per char it costs,
+        until nothing fits or nothing new is left. Ties go to the earlier line."""
+        covered: set = set()
+        kept: set = set()
+        pool = list(candidates)
+        while pool and room > 0:
+            best, best_value = None, 0.0
+            for cand in pool:
+                cost = len(cand[1]) + 3
+                if cost > room:
+                    continue
+                gain = sum(weight for fact, weight in cand[3].items() if fact not in covered)
+                value = gain / (cost ** 0.5)
+                if value > best_value:
+                    best, best_value = cand, value
+            if best is None:
+                break
+            kept.add(best[0])
+            covered.update(best[3])
+            room -= len(best[1]) + 3
+            pool = [c for c in pool if c is not best and any(f not in covered for f in c[3])]
+        return kept
 
     def _status_line(self, scratchpad: str, iteration: int) -> str:
         steps = re.findall(r"^Step (\d+):", scratchpad, re.M)
@@ -121,20 +177,8 @@ class ExtractiveSummarizer:
         upto = f"step {steps[-1]}" if steps else f"step {max(iteration - 1, 0)}"
         return f"Work continues after {upto}{last}."
 
-    def _layout(self, header, sections, findings, results, status) -> str:
+    def _layout(self, header, sections, first, second, status) -> str:
         budget = self.budget_chars
-        fixed = [header] + [f"{name}:" for name in sections] + [status]
-        room = budget - sum(len(x) + 1 for x in fixed)
-        # Most salient lines first; ties keep the earlier line (facts from early steps are the easy ones to lose).
-        ranked = sorted(findings + results, key=lambda item: (-item[0], item[1]))
-        kept = set()
-        for score, order, text in ranked:
-            cost = len(text) + 3
-            if cost <= room:
-                kept.add(order)
-                room -= cost
-        first = [f"- {t}" for s, o, t in findings if o in kept]
-        second = [f"- {t}" for s, o, t in results if o in kept]
         # The first section gets the findings, the second the tool results, the last one the status;
         # with fewer sections the bodies merge, and any extra middle sections stay empty.
         if len(sections) == 1:
