@@ -1,0 +1,69 @@
+"""The state of both compression triggers at a point in a run, read from its events.
+
+Streamlit-free. The live gauge, the step slider and the CLI show this. Nothing here decides whether
+the middleware fires (the package does that); it reads the trigger checks the observer recorded, and
+predicts the next periodic iteration, a prediction the tests check against the package.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .events import Event
+
+
+@dataclass
+class TriggerState:
+    iteration: int                   # the last iteration that started (0 before the first)
+    chars: int                       # scratchpad chars sent at that iteration
+    tokens: int
+    summarize_every: Optional[int]
+    max_scratchpad_chars: int
+    agent_trim_chars: int
+    next_periodic: Optional[int]     # the next iteration the periodic trigger fires at (None: off)
+    size_armed: bool                 # would the size trigger fire once over the cap?
+    last_summarized_chars: Optional[int]
+    last_fired_iteration: Optional[int]
+    last_fired_reason: Optional[str]
+    last_fired_status: Optional[str]
+
+    @property
+    def share_of_cap(self) -> float:
+        return self.chars / self.max_scratchpad_chars if self.max_scratchpad_chars else 0.0
+
+    @property
+    def share_of_trim(self) -> float:
+        return self.chars / self.agent_trim_chars if self.agent_trim_chars else 0.0
+
+
+def next_periodic(after_iteration: int, summarize_every: Optional[int]) -> Optional[int]:
+    if not summarize_every:
+        return None
+    return (after_iteration // summarize_every + 1) * summarize_every
+
+
+def trigger_state(events: Sequence[Event], config: dict, upto: Optional[int] = None) -> TriggerState:
+    """Trigger state after iteration `upto` (default: the latest) has passed the middleware."""
+    every = config.get("summarize_every")
+    cap = int(config.get("max_scratchpad_chars", 15000))
+    trim_cap = int(config.get("agent_trim_chars", 15000))
+    iteration, chars, tokens = 0, 0, 0
+    last_len: Optional[int] = None
+    fired_it = fired_reason = fired_status = None
+    for e in events:
+        if upto is not None and e.iteration is not None and e.iteration > upto:
+            break
+        if e.kind == "trigger":
+            last_len = e.data.get("last_summarized_chars")
+        elif e.kind == "compression":
+            fired_it, fired_reason, fired_status = e.iteration, e.data.get("reason"), e.data.get("status")
+            if e.data.get("status") == "ok":
+                last_len = e.data.get("after_chars")
+        elif e.kind == "iteration":
+            iteration, chars, tokens = e.iteration or 0, e.data.get("chars", 0), e.data.get("tokens", 0)
+    armed = last_len is None or chars > last_len
+    return TriggerState(iteration=iteration, chars=chars, tokens=tokens, summarize_every=every,
+                        max_scratchpad_chars=cap, agent_trim_chars=trim_cap,
+                        next_periodic=next_periodic(iteration, every), size_armed=armed,
+                        last_summarized_chars=last_len, last_fired_iteration=fired_it,
+                        last_fired_reason=fired_reason, last_fired_status=fired_status)

@@ -1,0 +1,83 @@
+"""The runs of this browser tab: comparison table, opening a run, downloads, shipped sample runs."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import pandas as pd
+import streamlit as st
+
+from ..metrics import summarize_run
+from ..records import RunRecord, load_record
+from ..trace import RecordError
+
+
+def samples_dir() -> Path:
+    configured = os.environ.get("SCRATCHPAD_LAB_SAMPLES")
+    if configured:
+        return Path(configured)
+    repo = Path(__file__).resolve().parents[3] / "sample_runs"
+    return repo if repo.is_dir() else Path.cwd() / "sample_runs"
+
+
+def sample_files() -> List[Path]:
+    folder = samples_dir()
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+def open_sample(path: Path) -> RunRecord:
+    record = load_record(path)
+    record.name = f"sample: {path.name}"
+    return record
+
+
+def _every(value) -> str:
+    return "off" if value is None else str(value)
+
+
+def runs_frame(records: List[RunRecord]) -> pd.DataFrame:
+    rows = []
+    for i, r in enumerate(records, start=1):
+        s = summarize_run(r.events, r.scenario)
+        c = r.config
+        rows.append({
+            "#": i, "run": r.name or f"run {i}", "scenario": r.scenario or r.mode,
+            "summarize_every": _every(c.get("summarize_every")),
+            "max_scratchpad_chars": c.get("max_scratchpad_chars"), "agent_trim_chars": c.get("agent_trim_chars"),
+            "summarizer": c.get("summarizer"), "compressions": s.compressions, "trims": s.trims,
+            "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
+            "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
+            "answer score": s.answer_score, "outcome": r.outcome,
+        })
+    return pd.DataFrame(rows)
+
+
+def run_label(records: List[RunRecord], index: int) -> str:
+    r = records[index]
+    c = r.config
+    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.get('summarize_every'))} / "
+            f"{c.get('max_scratchpad_chars', 0):,} chars")
+
+
+def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:
+    name = f"scratchpad-lab-run-{index + 1 if index is not None else 'x'}.json"
+    st.download_button("Download this run (JSON)", data=record.to_json(), file_name=name,
+                       mime="application/json", key=key)
+
+
+def sample_picker(key: str) -> Optional[RunRecord]:
+    """A select box of the shipped sample runs and an Open button; returns the opened record."""
+    files = sample_files()
+    if not files:
+        st.text("No sample runs found in sample_runs/.")
+        return None
+    names = [p.name for p in files]
+    col_pick, col_open = st.columns([3, 1])
+    chosen = col_pick.selectbox("Recorded sample run", names, key=f"{key}_pick")
+    if col_open.button("Open sample", key=f"{key}_open"):
+        try:
+            return open_sample(files[names.index(chosen)])
+        except RecordError as exc:
+            st.session_state[f"{key}_error"] = str(exc)
+    return None

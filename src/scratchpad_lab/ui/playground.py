@@ -1,0 +1,104 @@
+"""The playground page: choose a scenario, press Run, watch the scratchpad grow and get compressed.
+
+Live updates follow the pattern that works here: the Run's worker thread appends events to its log;
+an `st.fragment(run_every=...)` reads the log twice a second while a run is going (None when idle)
+and calls `st.rerun()` once when the run ends. The worker never calls `st.*`.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..runner import Run
+from ..scenarios import DEMO_NOTICE, get_scenario
+from .library import download_button, run_label, runs_frame, sample_picker
+from .settings import K_SCENARIO, sidebar_settings
+from .state import PLAY_ACTIVE, PLAY_NOTICE, PLAY_RUNS, PLAY_SHOWN, init_session
+from .view import render_run
+
+LIVE_REFRESH_S = 0.4
+IDLE_STOP_S = 120.0  # a run nobody has looked at for this long belongs to a closed tab
+
+
+def _collect_finished(run: Run) -> None:
+    """Move a finished live run into this tab's runs and show it."""
+    runs = st.session_state[PLAY_RUNS]
+    if run.record is not None and all(r is not run.record for r in runs):
+        runs.append(run.record)
+        st.session_state[PLAY_SHOWN] = len(runs) - 1
+    st.session_state[PLAY_ACTIVE] = None
+
+
+def _controls(run: Run) -> None:
+    c1, c2, _ = st.columns([1, 1, 4])
+    if c1.button("Stop", key="play_stop", disabled=run.finished):
+        run.stop()
+    if run.paused:
+        if c2.button("Resume", key="play_resume"):
+            run.resume()
+    elif c2.button("Pause", key="play_pause", disabled=run.finished,
+                   help="Uses the agent's own pause(): it stops before its next step."):
+        run.pause()
+
+
+def _live() -> None:
+    run = st.session_state.get(PLAY_ACTIVE)
+    if run is None:
+        return
+    st.subheader(f"Live: {run.name}")
+    _controls(run)
+    events = run.log.snapshot()
+    render_run(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
+               key="live", show_chart=True)
+    if run.finished:
+        _collect_finished(run)
+        st.rerun()
+
+
+def page() -> None:
+    init_session()
+    config, problem = sidebar_settings()
+    st.title("Scratchpad Lab · Playground")
+    scenario = get_scenario(st.session_state[K_SCENARIO])
+    st.markdown(f"**{scenario.title}**: {scenario.description}")
+    st.text("Task given to the agent: " + scenario.task)
+    st.caption(DEMO_NOTICE + " The agent is scripted (no LLM, no key): it follows a fixed plan of tool calls, "
+               "then answers only from what is still in its scratchpad. The summarizer and the trims are the "
+               "real packages at work.")
+    active = st.session_state[PLAY_ACTIVE]
+    running = active is not None and not active.finished
+    if problem:
+        st.error(f"Fix this setting to run: {problem}")
+    if st.button("Run", type="primary", key="play_run", disabled=running or config is None):
+        n = len(st.session_state[PLAY_RUNS]) + 1
+        run = Run(config, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
+        st.session_state[PLAY_ACTIVE] = run.start()
+        running = True
+
+    st.fragment(run_every=LIVE_REFRESH_S if running else None)(_live)()
+
+    runs = st.session_state[PLAY_RUNS]
+    st.divider()
+    st.subheader("Runs in this tab")
+    opened = sample_picker("play_sample")
+    if opened is not None:
+        runs.append(opened)
+        st.session_state[PLAY_SHOWN] = len(runs) - 1
+    if st.session_state.get("play_sample_error"):
+        st.error("That sample could not be opened: " + st.session_state.pop("play_sample_error"))
+    if st.session_state.get(PLAY_NOTICE):
+        st.info(st.session_state.pop(PLAY_NOTICE))
+    if not runs:
+        st.text("No finished runs yet. Press Run, or open a recorded sample run.")
+        return
+    st.dataframe(runs_frame(runs), hide_index=True, key="play_runs_table")
+    shown = st.session_state[PLAY_SHOWN]
+    shown = len(runs) - 1 if shown is None or shown >= len(runs) else shown
+    choice = st.selectbox("Show run", list(range(len(runs))), index=shown, key=f"play_show_{len(runs)}",
+                          format_func=lambda i: run_label(runs, i))
+    st.session_state[PLAY_SHOWN] = choice
+    record = runs[choice]
+    download_button(record, key=f"play_download_{choice}", index=choice)
+    if active is None or active.finished:
+        end = [e for e in record.events if e.kind == "finish"]
+        render_run(record.events, record.config, live=False,
+                   elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0, key=f"shown_{choice}")

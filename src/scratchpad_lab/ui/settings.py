@@ -1,0 +1,123 @@
+"""The run settings in the sidebar: widgets with one-line help each, presets, and validation.
+
+Returns a validated RunConfig, or shows what to change and returns None (no run can start).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import streamlit as st
+
+from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
+from ..scenarios import list_scenarios
+
+OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
+PRESETS = {
+    "Package defaults (every 5 / 15,000 chars)": (5, 15_000),
+    "Tight (every 2 / 2,000 chars)": (2, 2_000),
+    "Size only (off / 4,000 chars)": (None, 4_000),
+    "Off (no compression)": (None, OFF_CAP),
+}
+EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
+PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
+
+K_SCENARIO = "play_scenario"
+K_PRESET = "play_preset"
+K_EVERY = "play_summarize_every"
+K_CAP = "play_max_scratchpad_chars"
+K_TRIM = "play_agent_trim_chars"
+K_SUMMARIZER = "play_summarizer"
+K_PROMPT = "play_summarizer_prompt"
+K_BUDGET = "play_extractive_budget"
+K_TOOL_CAP = "play_max_tool_output_chars"
+K_MAX_IT = "play_max_iterations"
+K_WALL = "play_wall_clock"
+K_PACE = "play_pacing"
+
+SUMMARIZERS = {
+    "extractive": "Extractive (offline, no LLM)",
+    "same-as-agent": "Same as agent (the package's fallback; the scripted agent summarizes extractively)",
+}
+
+
+def _defaults() -> None:
+    st.session_state.setdefault(K_SCENARIO, "support-ticket")
+    st.session_state.setdefault(K_PRESET, next(iter(PRESETS)))
+    st.session_state.setdefault(K_EVERY, 5)
+    st.session_state.setdefault(K_CAP, 15_000)
+    st.session_state.setdefault(K_TRIM, 15_000)
+    st.session_state.setdefault(K_SUMMARIZER, "extractive")
+    st.session_state.setdefault(K_PROMPT, PACKAGE_PROMPT)
+    st.session_state.setdefault(K_BUDGET, 1_500)
+    st.session_state.setdefault(K_TOOL_CAP, 5_000)
+    st.session_state.setdefault(K_MAX_IT, 30)
+    st.session_state.setdefault(K_WALL, 300)
+    st.session_state.setdefault(K_PACE, "demo (0.5 s/step)")
+
+
+def _apply_preset() -> None:
+    every, cap = PRESETS[st.session_state[K_PRESET]]
+    st.session_state[K_EVERY] = "off" if every is None else every
+    st.session_state[K_CAP] = cap
+
+
+def _reset_prompt() -> None:
+    st.session_state[K_PROMPT] = PACKAGE_PROMPT
+
+
+def sidebar_settings() -> Tuple[Optional[RunConfig], Optional[str]]:
+    """Draw the settings; return (config, None) or (None, what to change)."""
+    _defaults()
+    sb = st.sidebar
+    sb.header("Run settings")
+    scenarios = {s.name: s for s in list_scenarios()}
+    sb.selectbox("Scenario", list(scenarios), key=K_SCENARIO, format_func=lambda n: scenarios[n].title,
+                 help="A built-in offline task: a scripted agent calls tools over invented demo data.")
+    sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
+                 help="Fills in the two middleware triggers below.")
+    sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
+                 help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
+    sb.number_input("Compress when over (chars)", min_value=100, max_value=OFF_CAP, step=500, key=K_CAP,
+                    help="Middleware's size trigger (max_scratchpad_chars): compress when the scratchpad is "
+                         "longer than this and has grown since the last summary.")
+    sb.number_input("Agent's own hard trim (chars)", min_value=200, max_value=OFF_CAP, step=500, key=K_TRIM,
+                    help="Not the middleware: after every step the agent cuts its scratchpad to its last N "
+                         "chars (its own max_scratchpad_chars), dropping the oldest text.")
+    sb.selectbox("Summarizer", list(SUMMARIZERS), key=K_SUMMARIZER, format_func=SUMMARIZERS.get,
+                 help="Who writes the summary. Extractive keeps the salient lines under a budget; no LLM.")
+    sb.select_slider("Pacing", list(PACING), key=K_PACE,
+                     help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
+                          "model latency.")
+    with sb.expander("Advanced"):
+        st.text_area("Summarizer prompt template", key=K_PROMPT, height=220,
+                     help="Sent to the summarizer. Must contain {scratchpad}; may use {query} and {iteration}.")
+        st.button("Reset to the package's prompt", on_click=_reset_prompt, key="play_reset_prompt")
+        st.number_input("Extractive summary budget (chars)", min_value=200, max_value=50_000, step=100,
+                        key=K_BUDGET, help="The longest summary the extractive summarizer may write.")
+        st.number_input("Tool result cap (chars)", min_value=100, max_value=200_000, step=500, key=K_TOOL_CAP,
+                        help="The agent cuts every tool result to this many chars before it enters the scratchpad.")
+        st.number_input("Max iterations", min_value=1, max_value=500, key=K_MAX_IT,
+                        help="The agent stops after this many steps without an answer.")
+        st.number_input("Wall-clock cap (s)", min_value=1, max_value=3600, key=K_WALL,
+                        help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
+    return read_config()
+
+
+def read_config() -> Tuple[Optional[RunConfig], Optional[str]]:
+    s = st.session_state
+    try:
+        prompt = s[K_PROMPT]
+        if prompt != PACKAGE_PROMPT:
+            validate_prompt_template(prompt)
+        every = s[K_EVERY]
+        config = RunConfig.build(
+            scenario=s[K_SCENARIO], summarize_every=None if every == "off" else int(every),
+            max_scratchpad_chars=int(s[K_CAP]), agent_trim_chars=int(s[K_TRIM]),
+            max_tool_output_chars=int(s[K_TOOL_CAP]), max_iterations=int(s[K_MAX_IT]),
+            summarizer=s[K_SUMMARIZER], summarizer_prompt=None if prompt == PACKAGE_PROMPT else prompt,
+            extractive_budget_chars=int(s[K_BUDGET]), wall_clock_s=float(s[K_WALL]),
+            step_delay_s=PACING[s[K_PACE]],
+        )
+    except ConfigError as exc:
+        return None, str(exc)
+    return config, None
