@@ -103,7 +103,7 @@ def _source_and_config(args: argparse.Namespace):
     if isinstance(loaded, Trace):
         return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
     base = dict(loaded.config)
-    if loaded.scenario:  # a scenario run is re-run by its deterministic policy: same path, live answer
+    if loaded.scenario and loaded.mode == "scenario":  # re-run by its scripted policy: same path, live answer
         return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
     if loaded.trace is None:
         raise RecordError(f"{args.file} has no trajectory to replay.")

@@ -12,13 +12,15 @@ import string
 from typing import Literal, Optional
 
 from autourgos_summarizer import middleware as _summarizer_middleware
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from .providers import Endpoint
 
 # The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
 PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
 
-SummarizerKind = Literal["extractive", "same-as-agent"]
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint"]
 
 
 class ConfigError(ValueError):
@@ -68,7 +70,28 @@ class RunConfig(BaseModel):
     extractive_budget_chars: int = Field(1_500, ge=200, le=50_000)
     wall_clock_s: float = Field(300.0, ge=1.0, le=3600.0)
     step_delay_s: float = Field(0.0, ge=0.0, le=10.0)
-    agent_model: str = Field("scripted", max_length=200)
+    # A real model for the agent (None: the scenario's scripted agent) and for the summarizer
+    # (used when summarizer == "endpoint"). Endpoints name where a key comes from, never the key.
+    agent_endpoint: Optional[Endpoint] = None
+    summarizer_endpoint: Optional[Endpoint] = None
+
+    @model_validator(mode="after")
+    def _endpoints_present(self) -> "RunConfig":
+        if self.summarizer == "endpoint" and self.summarizer_endpoint is None:
+            raise ValueError("summarizer is 'endpoint' but no summarizer endpoint (model, base URL) is set.")
+        if self.scenario is None and self.agent_endpoint is not None and not (self.task or "").strip():
+            raise ValueError("task is empty: write the task for the agent's model, or pick a scenario.")
+        return self
+
+    @property
+    def agent_model_id(self) -> str:
+        return self.agent_endpoint.model if self.agent_endpoint else "scripted"
+
+    @property
+    def summarizer_model_id(self) -> str:
+        if self.summarizer == "endpoint" and self.summarizer_endpoint:
+            return self.summarizer_endpoint.model
+        return self.agent_model_id if self.summarizer == "same-as-agent" and self.agent_endpoint else "extractive"
 
     @field_validator("summarizer_prompt")
     @classmethod

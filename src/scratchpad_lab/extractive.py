@@ -24,7 +24,8 @@ _STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summa
                         r"\[\.\.\.earlier steps trimmed\.\.\.\]|(?:Key findings|Tool results):)\s*$")
 _LINE_CAP = 240
 _BULLET = re.compile(r"^\s*- (?=\S)")
-_LABELLED = re.compile(r"^\s*(?:- )?[A-Z][A-Za-z ]{1,30}: \S")
+# "Name: Asha Rao" carries a fact; the agent's own step labels (Thought:, Action:, ...) do not.
+_LABELLED = re.compile(r"^\s*(?:- )?(?!(?:Thought|Action|Observation|Step|Final Answer)\b)[A-Z][A-Za-z ]{1,30}: \S")
 # The package's prompt (autourgos_summarizer.middleware._SUMMARIZE_PROMPT) read back into its parts.
 _PACKAGE_PROMPT_RE = re.compile(
     r"\AYou are a context compressor\..*?\n\nOriginal task: (?P<query>.*?)\nSteps completed: (?P<iteration>\d+)\n\n"
@@ -76,9 +77,9 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     # Keep the part with the most salient tokens: slide a window in coarse steps.
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
-        s = salient_facts(line[start:start + cap])
-        if len(s) > best:
-            best, best_at = s, start
+        found = sum(salient_facts(line[start:start + cap]).values())
+        if found > best:
+            best, best_at = found, start
     piece = line[best_at:best_at + cap]
     return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
 
@@ -168,6 +169,12 @@ class ExtractiveSummarizer:
             covered.update(best[3])
             room -= len(best[1]) + 3
             pool = [c for c in pool if c is not best and any(f not in covered for f in c[3])]
+        # Room left after every fact is covered: keep the other salient lines too, earliest first.
+        for cand in candidates:
+            cost = len(cand[1]) + 3
+            if cand[0] not in kept and cost <= room:
+                kept.add(cand[0])
+                room -= cost
         return kept
 
     def _status_line(self, scratchpad: str, iteration: int) -> str:

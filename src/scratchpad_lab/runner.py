@@ -20,6 +20,7 @@ from .config import RunConfig
 from .events import RunLog
 from .extractive import ExtractiveSummarizer
 from .observe import ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped
+from .providers import EndpointError, EndpointLLM, resolve_key
 from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
@@ -53,8 +54,11 @@ class Source:
 class Run:
     """One run of the real agent under one RunConfig. Thread-safe controls; events in `self.log`."""
 
-    def __init__(self, config: RunConfig, source: Optional[Source] = None, *, pace: bool = False,
-                 idle_stop_s: Optional[float] = None, name: str = "") -> None:
+    def __init__(self, config: RunConfig, source: Optional[Source] = None, *, keys: Optional[Dict[str, str]] = None,
+                 pace: bool = False, idle_stop_s: Optional[float] = None, name: str = "") -> None:
+        """`keys` ({"agent": ..., "summarizer": ...}) are used for this run's endpoint calls and kept
+        nowhere else; without one, the endpoint's key comes from its environment variable.
+        Raises EndpointError for an endpoint that must not be called (bad URL, hosted-mode refusal)."""
         self.config = config
         self.source = source or Source.for_scenario(config.scenario or "support-ticket")
         self.name = name
@@ -64,12 +68,21 @@ class Run:
         self._thread: Optional[threading.Thread] = None
         self._started = time.monotonic()
 
-        self.counter = TokenCounter(config.agent_model)
+        keys = keys or {}
+        self.counter = TokenCounter(config.agent_model_id)
         extractive = ExtractiveSummarizer(config.extractive_budget_chars)
         self.middleware = AutoSummarizeMiddleware(
             summarize_every=config.summarize_every, max_scratchpad_chars=config.max_scratchpad_chars)
-        self.observer = obs = RunObserver(self.log, config, self.middleware, self.counter, pace=pace)
-        if self.source.kind == "scenario":
+        self.observer = obs = RunObserver(self.log, config, self.middleware, self.counter,
+                                          TokenCounter(config.summarizer_model_id), pace=pace)
+        self.task = self.source.task
+        self.mode = "model" if config.agent_endpoint is not None else self.source.kind
+        if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
+            endpoint = config.agent_endpoint
+            inner = EndpointLLM(endpoint, keys.get("agent") or resolve_key(endpoint))
+            tools = list(self.source.scenario.tools) if self.source.scenario else []
+            self.task = (config.task or "").strip() or self.source.task
+        elif self.source.kind == "scenario":
             inner = ScriptedPolicyLLM(self.source.scenario, extractive)
             tools = list(self.source.scenario.tools)
         else:
@@ -78,6 +91,10 @@ class Run:
         self.agent_model_name = inner.model_name
         if config.summarizer == "extractive":
             self.middleware.llm = ObservedSummarizer(extractive, obs, model=extractive.model_name)
+        elif config.summarizer == "endpoint":
+            endpoint = config.summarizer_endpoint
+            summarizer = EndpointLLM(endpoint, keys.get("summarizer") or resolve_key(endpoint))
+            self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
@@ -142,13 +159,14 @@ class Run:
     def run(self) -> RunRecord:
         log, obs = self.log, self.observer
         self._started = time.monotonic()
-        log.emit("run_start", task=self.source.task, config=self.config.model_dump(), mode=self.source.kind,
+        log.emit("run_start", task=self.task, config=self.config.model_dump(), mode=self.mode,
                  scenario=self.source.scenario.name if self.source.scenario else None,
                  tools=[{"name": t["name"], "description": t.get("description", "")} for t in self.agent.tools],
-                 agent_model=self.agent_model_name, label=self.source.label)
+                 agent_model=self.agent_model_name, agent_model_id=self.config.agent_model_id,
+                 summarizer_model_id=self.config.summarizer_model_id, label=self.source.label)
         final_answer, outcome, error = None, "answered", None
         try:
-            final_answer = self.agent.invoke(self.source.task)
+            final_answer = self.agent.invoke(self.task)
             log.emit("final_answer", obs.iteration, text=final_answer)
         except BaseException as exc:  # every way a run can end must leave a readable record
             outcome, error = _explain(exc, self.config)
@@ -167,11 +185,11 @@ class Run:
         tools = [TraceTool(t["name"], t.get("description", ""), t.get("parameters", {}) or {})
                  for t in self.agent.tools]
         steps = [TraceStep(s["response"], s["observations"]) for s in obs.finished_trace_steps()]
-        trace = Trace(task=self.source.task, tools=tools, steps=steps) if steps else None
+        trace = Trace(task=self.task, tools=tools, steps=steps) if steps else None
         return RunRecord(
             config=self.config.model_dump(), events=self.log.snapshot(), outcome=outcome,
             final_answer=final_answer, error=error, versions=package_versions(), trace=trace,
-            mode=self.source.kind, scenario=self.source.scenario.name if self.source.scenario else None,
+            mode=self.mode, scenario=self.source.scenario.name if self.source.scenario else None,
             name=self.name, label=self.source.label,
         )
 
@@ -185,6 +203,8 @@ def _explain(exc: BaseException, config: RunConfig):
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
+    if isinstance(root, EndpointError):
+        return "error", f"The agent's model call failed: {root}"
     if isinstance(root, TraceExhausted):
         return "error", f"The replay ended early: {root}"
     if isinstance(exc, AgentTimeoutError):

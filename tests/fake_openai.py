@@ -1,0 +1,86 @@
+"""A local HTTP server speaking the chat-completions protocol, told per request how to fail.
+
+Used by the endpoint tests: it runs in the test process on 127.0.0.1 and only answers there.
+`server.script` is a list of behaviours consumed one per request; when it is empty, `server.default`
+is used. Behaviours: ("ok", text), ("status", code), ("stall", seconds), ("garbage", body),
+("redirect", url), ("big", n_bytes). Every request (path, headers, body) is kept in `server.requests`.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> dict:
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def _send(self, code: int, body: bytes, headers: dict = None) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_POST(self):
+        server = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace")
+        with server.lock:
+            server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+            kind, arg = server.script.pop(0) if server.script else server.default
+        if callable(arg):
+            arg = arg(json.loads(body))
+        if kind == "ok":
+            self._send(200, json.dumps(completion(arg)).encode())
+        elif kind == "status":
+            self._send(arg, json.dumps({"error": {"message": f"fake error {arg}", "type": "test"}}).encode())
+        elif kind == "stall":
+            server.stalled.wait(arg)
+            self._send(200, json.dumps(completion("late")).encode())
+        elif kind == "garbage":
+            self._send(200, arg.encode() if isinstance(arg, str) else arg)
+        elif kind == "redirect":
+            self._send(302, b"{}", {"Location": arg})
+        elif kind == "big":
+            self._send(200, json.dumps(completion("x" * arg)).encode())
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.lock = threading.Lock()
+        self.script = []
+        self.default = ("ok", "hello")
+        self.requests = []
+        self.stalled = threading.Event()  # set at shutdown so stalled handlers end
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def __enter__(self) -> "FakeOpenAI":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stalled.set()
+        self.shutdown()
+        self.server_close()
