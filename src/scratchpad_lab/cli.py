@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .config import ConfigError, RunConfig, validate_prompt_template
+from pydantic import ValidationError
+
+from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
+from .providers import PROVIDERS, Endpoint, EndpointError
 from .metrics import cli_json, summarize_run
 from .records import RunRecord, load_path
 from .runner import Run, Source
@@ -58,6 +62,13 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
+    m = p.add_argument_group("real models (any OpenAI-compatible endpoint; keys only from the environment)")
+    m.add_argument("--agent-model", metavar="NAME", help="a real model decides instead of the scripted agent")
+    m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")
+    m.add_argument("--summarizer-model", metavar="NAME", help="a real model writes the summaries")
+    m.add_argument("--summarizer-base-url", metavar="URL", help="the summarizer model's endpoint (default: OpenAI)")
+    m.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for both endpoints")
+    m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
     p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -92,7 +103,30 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
         except (OSError, UnicodeDecodeError) as exc:
             raise _UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
         out["summarizer_prompt"] = validate_prompt_template(text)
+    key_env = given.get("api_key_env", "")
+    if "agent_model" in given:
+        out["agent_endpoint"] = endpoint_for(given["agent_model"], given.get("agent_base_url"), key_env)
+    if "summarizer_model" in given:
+        out["summarizer_endpoint"] = endpoint_for(given["summarizer_model"], given.get("summarizer_base_url"), key_env)
+        out["summarizer"] = "endpoint"
+    if "task" in given:
+        out["task"] = given["task"]
+    for flag in ("agent_base_url", "summarizer_base_url"):
+        if flag in given and flag.replace("base_url", "model") not in given:
+            raise _UsageError(f"--{flag.replace('_', '-')} needs --{flag.replace('base_url', 'model').replace('_', '-')}")
     return out
+
+
+def endpoint_for(model: str, base_url: Optional[str], key_env: str) -> Endpoint:
+    """An Endpoint from CLI flags: a preset when the URL is a provider's own (or absent: OpenAI)."""
+    url = (base_url or "").rstrip("/")
+    provider = "openai" if not url else next(
+        (name for name, p in PROVIDERS.items() if p["base_url"] and p["base_url"] == url), "custom")
+    try:
+        return Endpoint(provider=provider, base_url=url if provider == "custom" else "", model=model,
+                        key_env=key_env or "")
+    except ValidationError as exc:
+        raise ConfigError(explain_validation_error(exc)) from None
 
 
 def _source_and_config(args: argparse.Namespace):
@@ -133,6 +167,8 @@ def _human(record: RunRecord) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    # The middleware logs each failed or empty summary; the run records them as compression events.
+    logging.getLogger("autourgos_summarizer").setLevel(logging.ERROR)
     try:
         args = build_parser().parse_args(argv)
         if args.command == "scenarios":
@@ -141,7 +177,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         source, config = _source_and_config(args)
         record = Run(config, source, name=f"{args.command} {source.label}").run()
-    except (_UsageError, ConfigError, RecordError, KeyError) as exc:
+    except (_UsageError, ConfigError, RecordError, EndpointError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)
         return EXIT_USAGE
@@ -162,6 +198,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
         sys.stdout = None
+    if record.outcome != "answered":
+        print(f"scratchpad-lab: {record.outcome}: {record.error}", file=sys.stderr)
     return EXIT_OK if record.outcome == "answered" else EXIT_NO_ANSWER
 
 

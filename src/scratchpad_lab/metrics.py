@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from .events import Event
+from .pricing import cost_usd
 from .scenarios import SCENARIOS
 
 
@@ -57,17 +58,45 @@ class RunSummary:
     summarizer_latency_s: float
     answer_score: Optional[float]
     outcome: Optional[str]
+    agent_calls: int = 0
+    agent_tokens_in: int = 0
+    agent_tokens_out: int = 0
+    agent_cost_usd: Optional[float] = None       # None: no price known for the model
+    summarizer_cost_usd: Optional[float] = None
+
+    @property
+    def total_cost_usd(self) -> Optional[float]:
+        if self.agent_cost_usd is None or self.summarizer_cost_usd is None:
+            return None
+        return self.agent_cost_usd + self.summarizer_cost_usd
 
 
-def summarize_run(events: Sequence[Event], scenario: Optional[str] = None) -> RunSummary:
+def model_ids(events: Sequence[Event]) -> tuple:
+    """(agent model id, summarizer model id) as the run recorded them."""
+    starts = of_kind(events, "run_start")
+    data = starts[0].data if starts else {}
+    return data.get("agent_model_id", "scripted"), data.get("summarizer_model_id", "extractive")
+
+
+def summarize_run(events: Sequence[Event], scenario: Optional[str] = None,
+                  prices: Optional[dict] = None) -> RunSummary:
     iterations = of_kind(events, "iteration")
+    calls = of_kind(events, "llm_call")
+    agent_model, summarizer_model = model_ids(events)
+    agent_in = sum(int(e.data.get("tokens_in") or 0) for e in calls)
+    agent_out = sum(int(e.data.get("tokens_out") or 0) for e in calls)
     comps = of_kind(events, "compression")
     tokens = [e.data.get("tokens", 0) for e in iterations]
     finish = of_kind(events, "finish")
     if scenario is None:
         starts = of_kind(events, "run_start")
         scenario = starts[0].data.get("scenario") if starts else None
+    summarizer_in = sum(int(e.data.get("tokens_in") or 0) for e in comps)
+    summarizer_out = sum(int(e.data.get("tokens_out") or 0) for e in comps)
     return RunSummary(
+        agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
+        agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
+        summarizer_cost_usd=cost_usd(summarizer_model, summarizer_in, summarizer_out, prices),
         iterations=len(iterations),
         compressions=len(comps),
         compressions_ok=sum(1 for e in comps if e.data.get("status") == "ok"),
@@ -77,8 +106,8 @@ def summarize_run(events: Sequence[Event], scenario: Optional[str] = None) -> Ru
         mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
         context_tokens=sum(tokens),
         summarizer_calls=len(comps),
-        summarizer_tokens_in=sum(int(e.data.get("tokens_in") or 0) for e in comps),
-        summarizer_tokens_out=sum(int(e.data.get("tokens_out") or 0) for e in comps),
+        summarizer_tokens_in=summarizer_in,
+        summarizer_tokens_out=summarizer_out,
         summarizer_latency_s=round(sum(float(e.data.get("latency_s") or 0) for e in comps), 4),
         answer_score=answer_score(final_answer(events), scenario),
         outcome=finish[-1].data.get("outcome") if finish else None,

@@ -5,7 +5,7 @@ only ever shown with st.code / st.text, never as markdown or HTML. Badges carry 
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import streamlit as st
 
@@ -25,7 +25,7 @@ def badges(c: Dict) -> List[tuple]:
     return out
 
 
-def compression_card(c: Dict, key: str) -> None:
+def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
     """One compression; `c` is a compression event's data plus its iteration."""
     before, after = c.get("before", ""), c.get("after", "")
     with st.container(border=True):
@@ -56,5 +56,6 @@ def compression_card(c: Dict, key: str) -> None:
             st.code(str(c.get("prompt", "")), language=None, wrap_lines=True, height=300)
         with st.expander("Raw reply"):
             st.code(str(c.get("response", "")), language=None, wrap_lines=True, height=300)
+        price = "no price known" if cost is None else f"${cost:.5f}"
         st.text(f"Summarizer: {c.get('model', '')} · tokens in {int(c.get('tokens_in') or 0):,}, "
-                f"out {int(c.get('tokens_out') or 0):,}")
+                f"out {int(c.get('tokens_out') or 0):,} · cost {price}")

@@ -36,10 +36,14 @@ def _every(value) -> str:
     return "off" if value is None else str(value)
 
 
-def runs_frame(records: List[RunRecord]) -> pd.DataFrame:
+def _usd(value) -> Optional[float]:
+    return None if value is None else round(value, 6)
+
+
+def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
     rows = []
     for i, r in enumerate(records, start=1):
-        s = summarize_run(r.events, r.scenario)
+        s = summarize_run(r.events, r.scenario, prices)
         c = r.config
         rows.append({
             "#": i, "run": r.name or f"run {i}", "scenario": r.scenario or r.mode,
@@ -48,6 +52,8 @@ def runs_frame(records: List[RunRecord]) -> pd.DataFrame:
             "summarizer": c.get("summarizer"), "compressions": s.compressions, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
+            "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
+            "agent $": _usd(s.agent_cost_usd), "summarizer $": _usd(s.summarizer_cost_usd),
             "answer score": s.answer_score, "outcome": r.outcome,
         })
     return pd.DataFrame(rows)

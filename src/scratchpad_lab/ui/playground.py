@@ -11,8 +11,10 @@ import streamlit as st
 from ..runner import Run
 from ..scenarios import DEMO_NOTICE, get_scenario
 from .library import download_button, run_label, runs_frame, sample_picker
+from ..providers import EndpointError
+from .endpoints import price_table
 from .settings import K_SCENARIO, sidebar_settings
-from .state import PLAY_ACTIVE, PLAY_NOTICE, PLAY_RUNS, PLAY_SHOWN, init_session
+from .state import PLAY_ACTIVE, PLAY_NOTICE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, init_session
 from .view import render_run
 
 LIVE_REFRESH_S = 0.4
@@ -48,7 +50,7 @@ def _live() -> None:
     _controls(run)
     events = run.log.snapshot()
     render_run(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
-               key="live", show_chart=True)
+               key="live", show_chart=True, prices=st.session_state.get(PLAY_PRICES))
     if run.finished:
         _collect_finished(run)
         st.rerun()
@@ -56,23 +58,33 @@ def _live() -> None:
 
 def page() -> None:
     init_session()
-    config, problem = sidebar_settings()
+    config, keys, problem = sidebar_settings()
+    st.session_state[PLAY_PRICES] = prices = price_table()
     st.title("Scratchpad Lab · Playground")
     scenario = get_scenario(st.session_state[K_SCENARIO])
     st.markdown(f"**{scenario.title}**: {scenario.description}")
-    st.text("Task given to the agent: " + scenario.task)
-    st.caption(DEMO_NOTICE + " The agent is scripted (no LLM, no key): it follows a fixed plan of tool calls, "
-               "then answers only from what is still in its scratchpad. The summarizer and the trims are the "
-               "real packages at work.")
+    real_agent = config is not None and config.agent_endpoint is not None
+    st.text("Task given to the agent: " + ((config.task if real_agent and config.task else None) or scenario.task))
+    if real_agent:
+        st.caption(DEMO_NOTICE + f" A real model ({config.agent_endpoint.label()}) decides the steps with the "
+                   "scenario's tools; each run takes its own path.")
+    else:
+        st.caption(DEMO_NOTICE + " The agent is scripted (no LLM, no key): it follows a fixed plan of tool calls, "
+                   "then answers only from what is still in its scratchpad. The summarizer and the trims are the "
+                   "real packages at work.")
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
     if problem:
         st.error(f"Fix this setting to run: {problem}")
     if st.button("Run", type="primary", key="play_run", disabled=running or config is None):
         n = len(st.session_state[PLAY_RUNS]) + 1
-        run = Run(config, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
-        st.session_state[PLAY_ACTIVE] = run.start()
-        running = True
+        try:
+            run = Run(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
+        except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
+            st.error(f"Cannot start: {exc}")
+        else:
+            st.session_state[PLAY_ACTIVE] = run.start()
+            running = True
 
     st.fragment(run_every=LIVE_REFRESH_S if running else None)(_live)()
 
@@ -90,7 +102,7 @@ def page() -> None:
     if not runs:
         st.text("No finished runs yet. Press Run, or open a recorded sample run.")
         return
-    st.dataframe(runs_frame(runs), hide_index=True, key="play_runs_table")
+    st.dataframe(runs_frame(runs, prices), hide_index=True, key="play_runs_table")
     shown = st.session_state[PLAY_SHOWN]
     shown = len(runs) - 1 if shown is None or shown >= len(runs) else shown
     choice = st.selectbox("Show run", list(range(len(runs))), index=shown, key=f"play_show_{len(runs)}",
@@ -101,4 +113,5 @@ def page() -> None:
     if active is None or active.finished:
         end = [e for e in record.events if e.kind == "finish"]
         render_run(record.events, record.config, live=False,
-                   elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0, key=f"shown_{choice}")
+                   elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0, key=f"shown_{choice}",
+                   prices=prices)

@@ -4,12 +4,13 @@ Returns a validated RunConfig, or shows what to change and returns None (no run 
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
 from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from ..scenarios import list_scenarios
+from .endpoints import endpoint_widgets
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {
@@ -33,10 +34,14 @@ K_TOOL_CAP = "play_max_tool_output_chars"
 K_MAX_IT = "play_max_iterations"
 K_WALL = "play_wall_clock"
 K_PACE = "play_pacing"
+K_AGENT = "play_agent"
+K_TASK = "play_task"
+AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
 
 SUMMARIZERS = {
     "extractive": "Extractive (offline, no LLM)",
-    "same-as-agent": "Same as agent (the package's fallback; the scripted agent summarizes extractively)",
+    "same-as-agent": "Same as agent (the package's fallback to agent.llm)",
+    "endpoint": "A model endpoint (OpenAI-compatible)",
 }
 
 
@@ -53,6 +58,7 @@ def _defaults() -> None:
     st.session_state.setdefault(K_MAX_IT, 30)
     st.session_state.setdefault(K_WALL, 300)
     st.session_state.setdefault(K_PACE, "demo (0.5 s/step)")
+    st.session_state.setdefault(K_AGENT, "scripted")
 
 
 def _apply_preset() -> None:
@@ -65,14 +71,27 @@ def _reset_prompt() -> None:
     st.session_state[K_PROMPT] = PACKAGE_PROMPT
 
 
-def sidebar_settings() -> Tuple[Optional[RunConfig], Optional[str]]:
-    """Draw the settings; return (config, None) or (None, what to change)."""
+def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
+    """Draw the settings; return (config, keys, None) or (None, {}, what to change)."""
     _defaults()
     sb = st.sidebar
     sb.header("Run settings")
     scenarios = {s.name: s for s in list_scenarios()}
-    sb.selectbox("Scenario", list(scenarios), key=K_SCENARIO, format_func=lambda n: scenarios[n].title,
-                 help="A built-in offline task: a scripted agent calls tools over invented demo data.")
+    sb.selectbox("Agent", list(AGENTS), key=K_AGENT, format_func=AGENTS.get,
+                 help="Who decides the steps: the scenario's scripted policy, or a real model.")
+    real_agent = st.session_state[K_AGENT] == "endpoint"
+    sb.selectbox("Tools from scenario" if real_agent else "Scenario", list(scenarios), key=K_SCENARIO,
+                 format_func=lambda n: scenarios[n].title,
+                 help="A built-in offline task with deterministic tools over invented demo data.")
+    problems, keys = [], {}
+    agent_endpoint = None
+    if real_agent:
+        with sb.expander("Agent model", expanded=True):
+            agent_endpoint, keys["agent"], problem = endpoint_widgets(st, "play_agent_ep", "Agent")
+            st.text_area("Task for the model", key=K_TASK, height=120,
+                         placeholder=scenarios[st.session_state[K_SCENARIO]].task,
+                         help="Empty: the scenario's own task. The scenario's tools stay available.")
+        problems += [problem] if problem else []
     sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below.")
     sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
@@ -84,7 +103,13 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Optional[str]]:
                     help="Not the middleware: after every step the agent cuts its scratchpad to its last N "
                          "chars (its own max_scratchpad_chars), dropping the oldest text.")
     sb.selectbox("Summarizer", list(SUMMARIZERS), key=K_SUMMARIZER, format_func=SUMMARIZERS.get,
-                 help="Who writes the summary. Extractive keeps the salient lines under a budget; no LLM.")
+                 help="Who writes the summary. Extractive keeps the salient lines under a budget; no LLM. "
+                      "'Same as agent' with the scripted agent also summarizes extractively (it is no model).")
+    summarizer_endpoint = None
+    if st.session_state[K_SUMMARIZER] == "endpoint":
+        with sb.expander("Summarizer model", expanded=True):
+            summarizer_endpoint, keys["summarizer"], problem = endpoint_widgets(st, "play_sum_ep", "Summarizer")
+        problems += [problem] if problem else []
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
@@ -100,10 +125,13 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Optional[str]]:
                         help="The agent stops after this many steps without an answer.")
         st.number_input("Wall-clock cap (s)", min_value=1, max_value=3600, key=K_WALL,
                         help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
-    return read_config()
+    if problems:
+        return None, {}, " ".join(problems)
+    config, problem = read_config(agent_endpoint, summarizer_endpoint)
+    return config, (keys if config else {}), problem
 
 
-def read_config() -> Tuple[Optional[RunConfig], Optional[str]]:
+def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional[RunConfig], Optional[str]]:
     s = st.session_state
     try:
         prompt = s[K_PROMPT]
@@ -116,7 +144,9 @@ def read_config() -> Tuple[Optional[RunConfig], Optional[str]]:
             max_tool_output_chars=int(s[K_TOOL_CAP]), max_iterations=int(s[K_MAX_IT]),
             summarizer=s[K_SUMMARIZER], summarizer_prompt=None if prompt == PACKAGE_PROMPT else prompt,
             extractive_budget_chars=int(s[K_BUDGET]), wall_clock_s=float(s[K_WALL]),
-            step_delay_s=PACING[s[K_PACE]],
+            step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
+            agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
+            task=(s.get(K_TASK) or None) if agent_endpoint else None,
         )
     except ConfigError as exc:
         return None, str(exc)

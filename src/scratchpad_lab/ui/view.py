@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from ..events import Event
-from ..metrics import compressions, final_answer, summarize_run
+from ..metrics import RunSummary, compressions, final_answer, model_ids, summarize_run
+from ..pricing import cost_usd
 from ..triggers import trigger_state
 from .cards import compression_card
 from .charts import size_chart
@@ -92,8 +93,19 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()), columns=["iteration", "chars sent", "tools", "compression", "trim"])
 
 
+def _money(value: Optional[float]) -> str:
+    return "no price known" if value is None else f"${value:.4f}"
+
+
+def _cost_line(s: RunSummary) -> str:
+    return (f"Agent: {s.agent_calls} calls, {s.agent_tokens_in:,} tokens in / {s.agent_tokens_out:,} out, "
+            f"{_money(s.agent_cost_usd)} · Summarizer: {s.summarizer_calls} calls, {s.summarizer_tokens_in:,} in / "
+            f"{s.summarizer_tokens_out:,} out, {_money(s.summarizer_cost_usd)}")
+
+
 def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: float = 0.0,
-               key: str = "run", upto: Optional[int] = None, show_chart: bool = True) -> None:
+               key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
+               prices: Optional[dict] = None) -> None:
     status_line(events, config, elapsed_s, live)
     left, right = st.columns([3, 2])
     with left:
@@ -110,13 +122,16 @@ def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: 
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
         st.text("No compression yet.")
+    _, summarizer_model = model_ids(events)
     for i, c in enumerate(reversed(cards)):
-        compression_card(c, key=f"{key}_card_{i}")
+        cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
+        compression_card(c, key=f"{key}_card_{i}", cost=cost)
     answer = final_answer(events)
     errors = [e for e in events if e.kind == "error"]
     if answer is not None:
         st.subheader("Final answer")
-        summary = summarize_run(events)
+        summary = summarize_run(events, prices=prices)
+        st.text(_cost_line(summary))
         if summary.answer_score is not None:
             st.text(f"Answer score: {summary.answer_score:.0%} of the expected facts "
                     "(the scripted agent answers only from what is still in its scratchpad)")

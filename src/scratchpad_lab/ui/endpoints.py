@@ -1,0 +1,75 @@
+"""Endpoint settings (agent and summarizer) and the editable price table.
+
+Keys typed here stay in this tab's memory for the run that uses them: they are never put in a
+RunConfig, a record, a download, a log or the page (the field is a password field).
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from ..config import explain_validation_error
+from ..pricing import DEFAULT_PRICES
+from ..providers import PROVIDERS, Endpoint, hosted_mode, resolve_key
+
+K_PRICES = "play_prices"
+
+
+def _secrets() -> dict:
+    try:
+        return dict(st.secrets)
+    except Exception:  # no secrets.toml: that is the usual case, not an error
+        return {}
+
+
+def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoint], str, Optional[str]]:
+    """Provider, base URL, model and key for one endpoint. Returns (endpoint, key, problem)."""
+    names = list(PROVIDERS)
+    provider = container.selectbox(f"{what} provider", names, key=f"{prefix}_provider",
+                                   format_func=lambda n: PROVIDERS[n]["label"],
+                                   help="A hosted API or a local server (Ollama, LM Studio, vLLM, llama.cpp).")
+    preset = PROVIDERS[provider]
+    base_url = container.text_input(f"{what} base URL", key=f"{prefix}_base_url_{provider}",
+                                     value=preset["base_url"], help="The OpenAI-compatible API root, ending in /v1.")
+    model = container.text_input(f"{what} model", key=f"{prefix}_model_{provider}", value=preset["model"],
+                                 help="The model name the server knows, e.g. gpt-4o-mini or llama3.2.")
+    key_env = container.text_input(f"{what} key variable", key=f"{prefix}_key_env_{provider}",
+                                   value=preset["key_env"],
+                                   help="Name of the environment variable (or st.secrets entry) holding the key.")
+    typed = container.text_input(f"{what} API key", key=f"{prefix}_key", type="password",
+                                 help="Optional: used for this tab's runs only, never saved or shown. Local "
+                                      "servers usually need none.")
+    if not model.strip():
+        return None, "", f"{what}: enter a model name."
+    try:
+        endpoint = Endpoint(provider=provider, base_url="" if base_url.rstrip("/") == preset["base_url"] else base_url,
+                            model=model.strip(), key_env=key_env.strip())
+    except ValidationError as exc:
+        return None, "", f"{what}: {explain_validation_error(exc)}"
+    if provider == "custom" and not base_url.strip():
+        return None, "", f"{what}: enter the base URL of the server."
+    if hosted_mode():
+        container.caption("Hosted mode: only public https endpoints; tighter limits.")
+    return endpoint, resolve_key(endpoint, typed, _secrets()), None
+
+
+def price_table() -> Dict[str, tuple]:
+    """The editable price table (USD per 1M tokens); returns {model prefix: (input, output)}."""
+    if K_PRICES not in st.session_state:
+        st.session_state[K_PRICES] = pd.DataFrame(
+            [{"model": m, "input $/1M": p[0], "output $/1M": p[1]} for m, p in DEFAULT_PRICES.items()])
+    with st.sidebar.expander("Prices (USD per 1M tokens)"):
+        st.caption("Used for every cost shown; edit or add rows. The offline agent and summarizer cost nothing.")
+        edited = st.data_editor(st.session_state[K_PRICES], num_rows="dynamic", key="play_prices_editor",
+                                hide_index=True)
+    table = {}
+    for row in edited.to_dict("records"):
+        try:
+            if row.get("model"):
+                table[str(row["model"])] = (max(float(row["input $/1M"]), 0.0), max(float(row["output $/1M"]), 0.0))
+        except (TypeError, ValueError):
+            continue  # a half-typed row: ignored until it is a number
+    return table
