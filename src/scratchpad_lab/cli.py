@@ -39,7 +39,7 @@ class _UsageError(Exception):
 
 
 def _summarize_every(value: str) -> Optional[int]:
-    if value.strip().lower() in ("none", "off", "0"):
+    if value.strip().lower() in ("none", "off"):
         return None
     try:
         return int(value)

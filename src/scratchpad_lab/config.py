@@ -36,18 +36,24 @@ def validate_prompt_template(template: str) -> str:
     if not template.strip():
         raise ConfigError("summarizer_prompt is empty: write a prompt that contains {scratchpad}.")
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+        parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
         raise ConfigError(
             f"summarizer_prompt is not a valid template ({exc}). Write a literal brace as {{{{ or }}}}."
         ) from None
-    unknown = sorted({f for f in fields if f.split(".")[0].split("[")[0] not in PROMPT_PLACEHOLDERS})
+    fields = [f for f, _, _ in parts]
+    unknown = sorted({f for f in fields if f not in PROMPT_PLACEHOLDERS})
     if unknown:
         shown = ", ".join("{" + f + "}" if f else "{}" for f in unknown)
         raise ConfigError(
             f"summarizer_prompt uses unknown placeholder(s) {shown}; the allowed ones are "
             "{query}, {iteration} and {scratchpad} (write a literal brace as {{ or }})."
         )
+    fancy = [f for f, spec, conv in parts if spec or conv]
+    if fancy:
+        raise ConfigError(
+            f"summarizer_prompt formats {{{fancy[0]}}} with a conversion or format spec; write the "
+            "placeholders plainly as {query}, {iteration} and {scratchpad}.")
     if "scratchpad" not in fields:
         raise ConfigError("summarizer_prompt must contain {scratchpad}, where the scratchpad text goes.")
     return template

@@ -2,16 +2,17 @@
 
 Streamlit-free (it runs on the worker thread and in the CLI). How it sees what the packages do:
 
-- a hook registered *before* the middleware records the scratchpad as the iteration starts and the
-  trigger state it predicts (read from the middleware's own settings and its per-agent
-  last-summarized length);
-- the summarizer the middleware calls is wrapped: the wrapper records the exact prompt sent, the raw
-  reply, latency and tokens. It is also where a per-run custom prompt is applied: the package formats
-  its module-global prompt, the wrapper checks that what it got is exactly that prompt for the
-  current scratchpad, and sends this run's template instead. The global is never touched, so runs
+- the summarizer the middleware calls is wrapped: the wrapper records the scratchpad and the
+  middleware's per-agent last-summarized length as the middleware saw them, the exact prompt sent,
+  the raw reply, latency and tokens. It is also where a per-run custom prompt is applied: the package
+  formats its module-global prompt, the wrapper checks that what it got is exactly that prompt for
+  the current scratchpad, and sends this run's template instead. The global is never touched, so runs
   with different prompts can share a process;
-- a hook registered *after* the middleware sees the scratchpad the agent will send, and turns the
-  summarizer call (if any) into a `compression` event with status ok / empty / error;
+- one hook registered *after* the middleware sees the scratchpad the agent will send, records the
+  trigger check (what the package should have done, from the state it saw: when it did not call the
+  summarizer it changed nothing, so the state is still there to read) and turns the summarizer call,
+  if any, into a `compression` event with status ok / empty / error. (No hook before the
+  middleware: the agent inspects every handler's signature on every event, so each handler costs.)
 - `ObservedAgent` overrides the agent's trim and tool execution to record trims and to know which
   action of a step a tool call answers (by position, never by arrival order);
 - the agent's own LLM is wrapped to time each call, to stop a run on request, and to pace scripted
@@ -28,6 +29,7 @@ from autourgos_agent import Agent, CallbackHandler
 
 from .config import PACKAGE_PROMPT, RunConfig
 from .events import RunLog
+from .providers import EndpointError
 from .tokens import TokenCounter
 
 
@@ -57,10 +59,7 @@ class RunObserver:
         self.idle_check = None  # set by the runner: stops a run whose page went away
         self.agent: Optional[Agent] = None
         self.iteration = 0
-        self.before = ""
-        self.prediction: Dict[str, Any] = {}
         self.summarizer_call: Optional[Dict[str, Any]] = None
-        self.in_middleware = False
         self.pending_llm: Dict[str, Any] = {}
         self.step_actions: List[dict] = []
         self.claimed: set = set()
@@ -68,7 +67,6 @@ class RunObserver:
         self.trace_steps: List[Dict[str, Any]] = []
         self._claim_lock = threading.Lock()
         self._local = threading.local()
-        self.pre_hook = _PreMiddlewareHook(self)
         self.post_hook = _PostMiddlewareHook(self)
 
     # ── stop ────────────────────────────────────────────────────────────────
@@ -86,11 +84,11 @@ class RunObserver:
             raise RunStopped(self.stop_reason or "stopped")
 
     # ── trigger prediction (checked against what the package then does) ────
-    def predict(self, iteration: int, scratchpad: str) -> Dict[str, Any]:
+    def predict(self, iteration: int, scratchpad: str, last: Optional[int]) -> Dict[str, Any]:
+        """What the middleware should have done, from the state it saw (scratchpad, last summary length)."""
         mw = self.middleware
         every = mw.summarize_every
         chars = len(scratchpad)
-        last = mw._get_last_summarized_length(self.agent)
         periodic_due = every is not None and iteration % every == 0
         over_cap = chars > mw.max_scratchpad_chars
         armed = last is None or chars > last
@@ -106,19 +104,24 @@ class RunObserver:
 
     # ── the summarizer call, whoever makes it ───────────────────────────────
     def summarize_call(self, inner: Any, prompt: Any, model: str) -> Any:
+        """The middleware is calling its summarizer: this happens inside the middleware's
+        on_iteration_start, before the post-middleware hook, so the state read here is the state
+        the middleware decided on (the package updates it only after the call returns)."""
         agent = self.agent
         scratchpad = agent.scratchpad
         query = agent.current_query
-        iteration = self.iteration
+        iteration = self.iteration + 1  # the agent numbers iterations 1, 2, 3...; the hook after us sets it
         template = self.config.prompt_template
-        expected = PACKAGE_PROMPT.format(query=query, iteration=iteration, scratchpad=scratchpad)
-        if prompt == expected:
-            sent = template.format(query=query, iteration=iteration, scratchpad=scratchpad)
-        else:  # not the package prompt we know: send it untouched rather than guess
-            sent = prompt
-        call: Dict[str, Any] = {"prompt": sent, "model": model, "response": "", "error": None}
+        call: Dict[str, Any] = {"prompt": prompt, "model": model, "response": "", "error": None,
+                                "before": scratchpad, "last_before": self.middleware._get_last_summarized_length(agent)}
+        self.summarizer_call = call
         started = time.perf_counter()
         try:
+            expected = PACKAGE_PROMPT.format(query=query, iteration=iteration, scratchpad=scratchpad)
+            if prompt == expected:
+                call["prompt"] = sent = template.format(query=query, iteration=iteration, scratchpad=scratchpad)
+            else:  # not the package prompt we know: send it untouched rather than guess
+                sent = prompt
             if hasattr(inner, "summarize"):
                 reply = inner.summarize(scratchpad=scratchpad, query=query, iteration=iteration,
                                         template=template)
@@ -126,15 +129,13 @@ class RunObserver:
                 reply = inner.invoke(sent)
         except Exception as exc:
             call["latency_s"] = time.perf_counter() - started
-            call["error"] = f"{type(exc).__name__}: {exc}"
-            self.summarizer_call = call
+            call["error"] = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
             raise
         call["latency_s"] = time.perf_counter() - started
         call["response"] = response_text(reply)
         usage = getattr(inner, "last_usage", None) or {}
         call["tokens_in"] = usage.get("input_tokens") or self.count_summary(sent)
         call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
-        self.summarizer_call = call
         return reply
 
     # ── tool positions ──────────────────────────────────────────────────────
@@ -190,30 +191,21 @@ class RunObserver:
         return steps
 
 
-class _PreMiddlewareHook(CallbackHandler):
-    def __init__(self, obs: RunObserver) -> None:
-        self.obs = obs
-
-    def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
-        obs = self.obs
-        obs.iteration = iteration
-        obs.before = agent.scratchpad
-        obs.summarizer_call = None
-        obs.prediction = obs.predict(iteration, agent.scratchpad)
-        obs.in_middleware = True
-
-
 class _PostMiddlewareHook(CallbackHandler):
     def __init__(self, obs: RunObserver) -> None:
         self.obs = obs
 
     def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
         obs = self.obs
-        obs.in_middleware = False
-        before, after = obs.before, agent.scratchpad
-        call = obs.summarizer_call
+        call, obs.summarizer_call = obs.summarizer_call, None
+        after = agent.scratchpad
         fired = call is not None
-        pred = obs.prediction
+        if fired:  # the state the middleware saw, taken when it called the summarizer
+            before, last = call["before"], call["last_before"]
+        else:  # the middleware changed nothing
+            before, last = after, obs.middleware._get_last_summarized_length(agent)
+        obs.iteration = iteration
+        pred = obs.predict(iteration, before, last)
         every = pred["summarize_every"]
         reason = None
         if fired:
@@ -274,6 +266,9 @@ class _PostMiddlewareHook(CallbackHandler):
         self.obs.log.emit("resume", iteration, paused_s=round(paused_duration, 3))
 
 
+_PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT.split("{", 1)[0]
+
+
 class ObservedLLM:
     """Wraps the agent's LLM: timing, stop, and routing the package's fallback summarizer call."""
 
@@ -284,7 +279,8 @@ class ObservedLLM:
 
     def invoke(self, prompt: Any, **kwargs: Any) -> Any:
         obs = self.obs
-        if obs.in_middleware:  # the middleware fell back to agent.llm ("same as agent")
+        if isinstance(prompt, str) and prompt.startswith(_PACKAGE_PROMPT_HEAD):
+            # The middleware fell back to agent.llm ("same as agent"): this is a summary request.
             return obs.summarize_call(self.inner, prompt, model=f"{self.model} (same as agent)")
         obs.check_stop()
         started = time.perf_counter()
@@ -293,8 +289,15 @@ class ObservedLLM:
         obs.check_stop()
         text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
         usage = getattr(self.inner, "last_usage", None) or {}
-        obs.pending_llm = {"latency_s": latency, "model": self.model,
-                           "tokens_in": usage.get("input_tokens") or obs.count(text)}
+        # Without the API's usage: the prompt is its fixed part (the same every step, so remembered)
+        # plus the scratchpad (already counted for the iteration event), counted apart. Exact up to
+        # a token at each seam, and it saves re-encoding the whole prompt every step.
+        scratchpad = obs.agent.scratchpad
+        if not usage.get("input_tokens") and scratchpad and scratchpad in text:
+            tokens_in = obs.count(text.replace(scratchpad, "", 1)) + obs.count(scratchpad)
+        else:
+            tokens_in = usage.get("input_tokens") or obs.count(text)
+        obs.pending_llm = {"latency_s": latency, "model": self.model, "tokens_in": tokens_in}
         return reply
 
 

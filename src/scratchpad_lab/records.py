@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -115,10 +116,11 @@ _NUMERIC = {"t"}
 
 
 def _check_event(raw: Any, index: int, where: str) -> Event:
-    if not isinstance(raw, dict) or raw.get("kind") not in EVENT_KINDS:
+    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str) or raw["kind"] not in EVENT_KINDS:
         raise RecordError(f"{where}: events[{index}] is not an event of a known kind.")
-    if not isinstance(raw.get("t", 0), (int, float)) or isinstance(raw.get("t", 0), bool):
-        raise RecordError(f"{where}: events[{index}].t must be a number.")
+    t = raw.get("t", 0)
+    if not isinstance(t, (int, float)) or isinstance(t, bool) or not abs(t) <= 1e9 or not math.isfinite(t):
+        raise RecordError(f"{where}: events[{index}].t must be a number of seconds.")
     iteration = raw.get("iteration")
     if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0):
         raise RecordError(f"{where}: events[{index}].iteration must be a whole number or null.")

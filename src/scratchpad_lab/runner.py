@@ -98,10 +98,11 @@ class Run:
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
-            middleware=[obs.pre_hook, self.middleware, obs.post_hook],
+            middleware=[self.middleware, obs.post_hook],
             tools=[obs.wrap_tool(t) for t in tools],
-            # A replay runs exactly the trace's steps; max_iterations bounds live (scripted or model) runs.
-            max_iterations=len(self.source.trace.steps) if self.source.trace else config.max_iterations,
+            # A replay runs the trace's steps (one more, so a trace without a final answer ends with the
+            # replayer's own message); max_iterations bounds live (scripted or model) runs.
+            max_iterations=len(self.source.trace.steps) + 1 if self.source.trace else config.max_iterations,
             max_execution_time=config.wall_clock_s,
             max_scratchpad_chars=config.agent_trim_chars,
             max_tool_output_chars=config.max_tool_output_chars,

@@ -96,13 +96,18 @@ def count_tokens(text: str, model: Optional[str] = None) -> int:
     return len(get_encoding(encoding_name_for_model(model)).encode(text, disallowed_special=()))
 
 
+_MEMOS: dict = {}  # encoding name -> {text: tokens}, shared by every counter of that encoding
+
+
 class TokenCounter:
-    """Counts tokens for one model, remembering the last few texts (a scratchpad is counted often)."""
+    """Counts tokens for one model, remembering recent texts per encoding: a scratchpad is counted
+    as it starts, as it is sent, and inside each prompt, often by the agent's and the summarizer's
+    counters alike."""
 
     def __init__(self, model: Optional[str] = None) -> None:
         self.model = model
         self.encoding_name = encoding_name_for_model(model)
-        self._memo: dict = {}
+        self._memo: dict = _MEMOS.setdefault(self.encoding_name, {})
 
     def __call__(self, text: str) -> int:
         if not text:
@@ -110,7 +115,7 @@ class TokenCounter:
         hit = self._memo.get(text)
         if hit is None:
             hit = len(get_encoding(self.encoding_name).encode(text, disallowed_special=()))
-            if len(self._memo) > 64:
+            if len(self._memo) > 256:
                 self._memo.clear()
             self._memo[text] = hit
         return hit

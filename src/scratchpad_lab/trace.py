@@ -97,7 +97,7 @@ class Trace:
 
 def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
     """Decode an untrusted JSON document with a size cap, raising RecordError on anything wrong."""
-    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_FILE_BYTES:
         raise RecordError(
             f"{where} is {size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB. "
@@ -111,6 +111,8 @@ def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
         raise RecordError(f"{where} is nested too deeply to be a run record or trace.") from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python will convert
+        raise RecordError(f"{where} holds a value that cannot be read ({exc}).") from None
 
 
 def read_file_bytes(path: Union[str, Path]) -> bytes:

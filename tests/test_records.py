@@ -1,0 +1,237 @@
+"""Run records and trace files: a real run survives the round trip; an untrusted file is only ever
+refused with a RecordError whose message says what is wrong."""
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchpad_lab.config import RunConfig
+from scratchpad_lab.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
+from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.synthetic import synthetic_trace
+from scratchpad_lab.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
+
+
+def _real_run(**settings_):
+    trace = synthetic_trace(steps=14, seed=21, max_observation_chars=7000)
+    config = RunConfig.build(scenario=None, **settings_)
+    return Run(config, Source.for_trace(trace), name="round trip").run()
+
+
+def _minimal_record(**changes):
+    raw = {"schema": RUN_SCHEMA, "config": {}, "outcome": {"outcome": "answered", "final_answer": "ok"},
+           "events": [{"kind": "finish", "t": 0.5, "iteration": 3, "data": {"outcome": "answered"}}]}
+    raw.update(changes)
+    return raw
+
+
+def _refusal(data):
+    with pytest.raises(RecordError) as caught:
+        load_any(data, where="upload.json")
+    message = str(caught.value)
+    assert message.strip()
+    return message
+
+
+# ── round trips ────────────────────────────────────────────────────────────
+
+def test_a_real_run_survives_the_json_round_trip_with_every_event():
+    record = _real_run(summarize_every=3, max_scratchpad_chars=4000, agent_trim_chars=5000)
+    kinds = {e.kind for e in record.events}
+    assert {"run_start", "iteration", "trigger", "compression", "trim", "llm_call", "tool_call",
+            "final_answer", "finish"} <= kinds
+    loaded = load_any(record.to_json().encode("utf-8"))
+    assert isinstance(loaded, RunRecord)
+    assert loaded.to_dict() == json.loads(record.to_json())
+    assert [e.to_dict() for e in loaded.events] == [e.to_dict() for e in record.events]
+    assert (loaded.outcome, loaded.final_answer, loaded.mode) == ("answered", record.final_answer, "trace")
+    assert loaded.run_config == RunConfig.build(**record.config)
+    assert loaded.trace.to_dict() == record.trace.to_dict()
+
+
+def test_a_saved_run_loads_back_from_its_file(tmp_path):
+    record = _real_run(summarize_every=None)
+    path = record.save(tmp_path / "sub" / "run.json")
+    loaded = load_record(path)
+    assert len(loaded.events) == len(record.events)
+    assert loaded.final_answer == record.final_answer == "Finished after 14 steps."
+
+
+def test_a_trace_file_loads_as_a_trace(tmp_path):
+    trace = synthetic_trace(steps=12, seed=4)
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(trace.to_dict()), encoding="utf-8")
+    loaded = load_path(path)
+    assert isinstance(loaded, Trace)
+    assert loaded.to_dict() == trace.to_dict()
+
+
+def test_a_trace_is_refused_where_a_run_record_is_needed(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(synthetic_trace(steps=3).to_dict()), encoding="utf-8")
+    with pytest.raises(RecordError, match="is a trace, not a run record"):
+        load_record(path)
+
+
+def test_a_missing_file_is_refused(tmp_path):
+    with pytest.raises(RecordError, match="does not exist"):
+        load_path(tmp_path / "nope.json")
+
+
+# ── refusals, each with a message ──────────────────────────────────────────
+
+def test_a_file_over_ten_megabytes_is_refused_before_parsing():
+    message = _refusal(b" " * (MAX_FILE_BYTES + 1))
+    assert "limit is 10 MB" in message
+
+
+def test_an_oversized_file_on_disk_is_refused(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_bytes(b"[" + b"0," * (MAX_FILE_BYTES // 2) + b"0]")
+    with pytest.raises(RecordError, match="the limit is 10 MB"):
+        load_path(path)
+
+
+def test_text_that_is_not_json_is_refused():
+    assert "not valid JSON" in _refusal(b"schema: run\nevents: []")
+
+
+def test_bytes_that_are_not_utf8_are_refused():
+    assert "not UTF-8" in _refusal(b"\xff\xfe{\x00\"\x00")
+
+
+def test_a_json_array_is_refused():
+    assert "expected a run record" in _refusal(b"[1, 2, 3]")
+
+
+def test_an_unknown_schema_is_refused_naming_both_known_ones():
+    message = _refusal(json.dumps({"schema": "someone-else/run@7", "events": []}))
+    assert "someone-else/run@7" in message and RUN_SCHEMA in message and TRACE_SCHEMA in message
+
+
+@pytest.mark.parametrize("event, where", [
+    ({"kind": "teleport", "t": 0}, "events[0]"),
+    ({"kind": "finish", "t": "soon"}, "events[0].t"),
+    ({"kind": "finish", "t": True}, "events[0].t"),
+    ({"kind": "finish", "t": 1, "iteration": "3"}, "events[0].iteration"),
+    ({"kind": "finish", "t": 1, "iteration": -1}, "events[0].iteration"),
+    ({"kind": "finish", "t": 1, "data": [1]}, "events[0].data"),
+    ("finish", "events[0]"),
+])
+def test_an_event_with_bad_types_is_refused_naming_it(event, where):
+    assert where in _refusal(json.dumps(_minimal_record(events=[event])))
+
+
+@pytest.mark.parametrize("changes, says", [
+    ({"events": {"a": 1}}, "'events' must be a list"),
+    ({"outcome": {"outcome": "won"}}, "outcome.outcome"),
+    ({"outcome": {"outcome": "answered", "final_answer": 42}}, "outcome.final_answer"),
+    ({"config": []}, "'config' must be an object"),
+    ({"versions": ["1.0"]}, "'versions' must be an object"),
+    ({"label": 7}, "'label' must be text"),
+    ({"trace": {"schema": TRACE_SCHEMA, "task": "t", "steps": []}}, "'steps' must be a non-empty list"),
+])
+def test_a_record_with_a_malformed_part_is_refused_naming_the_part(changes, says):
+    assert says in _refusal(json.dumps(_minimal_record(**changes)))
+
+
+def test_a_record_whose_config_is_out_of_range_is_refused_naming_the_setting():
+    message = _refusal(json.dumps(_minimal_record(config={"max_iterations": 10_000})))
+    assert "max_iterations" in message and "1 to 500" in message
+
+
+def test_a_record_with_an_unknown_setting_is_refused():
+    assert "api_key is not a setting" in _refusal(json.dumps(_minimal_record(config={"api_key": "sk-x"})))
+
+
+def test_a_trace_with_a_non_text_observation_is_refused():
+    raw = synthetic_trace(steps=3).to_dict()
+    raw["steps"][0]["observations"] = [{"html": "<b>"}]
+    assert "steps[0].observations" in _refusal(json.dumps(raw))
+
+
+def test_deeply_nested_json_is_refused():
+    assert "nested too deeply" in _refusal("[" * 100_000)
+    assert "nested too deeply" in _refusal(b'{"a":' * 100_000)
+
+
+def test_a_minimal_valid_record_loads():
+    loaded = load_any(json.dumps(_minimal_record()))
+    assert isinstance(loaded, RunRecord)
+    assert loaded.events[0].iteration == 3 and loaded.run_config == RunConfig.build()
+
+
+def test_an_event_time_too_large_for_a_number_is_refused():
+    text = json.dumps(_minimal_record()).replace('"t": 0.5', '"t": 1' + "0" * 400)
+    _refusal(text)
+
+
+def test_a_number_with_thousands_of_digits_is_refused():
+    _refusal(b"1" * 5000)
+
+
+def test_text_with_a_lone_surrogate_is_refused():
+    _refusal('{"schema": "\ud800"}')
+
+
+@pytest.mark.parametrize("kind", [[], {"a": 1}])
+def test_an_event_whose_kind_is_a_list_or_object_is_refused(kind):
+    assert "events[0]" in _refusal(json.dumps(_minimal_record(events=[{"kind": kind, "t": 0}])))
+
+
+# ── fuzz: nothing but RecordError, ever ────────────────────────────────────
+
+# Integers are bounded here: numbers too large for a float are the subject of the xfail tests above.
+_json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63), st.floats(), st.text(max_size=20))
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=10), inner, max_size=5)),
+    max_leaves=30,
+)
+_record_keys = st.sampled_from(["schema", "config", "outcome", "events", "trace", "versions", "mode", "scenario",
+                                "name", "label", "created"])
+
+
+def _only_record_errors(data):
+    try:
+        loaded = load_any(data)
+    except RecordError as exc:
+        assert str(exc).strip()
+        return
+    assert isinstance(loaded, (RunRecord, Trace))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=_json_values)
+def test_any_json_value_is_loaded_or_refused_with_a_record_error(value):
+    _only_record_errors(json.dumps(value))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=_record_keys, value=_json_values, event_key=st.sampled_from(["kind", "t", "iteration", "data"]),
+       event_value=_json_values)
+def test_a_record_with_any_one_part_replaced_is_loaded_or_refused_with_a_record_error(key, value, event_key,
+                                                                                      event_value):
+    raw = _minimal_record(trace=synthetic_trace(steps=2).to_dict())
+    raw[key] = value
+    _only_record_errors(json.dumps(raw))
+    if event_key == "kind" and isinstance(event_value, (list, dict)):
+        event_value = str(event_value)  # a list or object as kind is the subject of an xfail test above
+    raw = _minimal_record()
+    raw["events"][0][event_key] = event_value
+    _only_record_errors(json.dumps(raw))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(["schema", "task", "tools", "steps"]), value=_json_values)
+def test_a_trace_with_any_one_part_replaced_is_loaded_or_refused_with_a_record_error(key, value):
+    raw = synthetic_trace(steps=2).to_dict()
+    raw[key] = value
+    _only_record_errors(json.dumps(raw).encode("utf-8"))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=300))
+def test_any_bytes_are_loaded_or_refused_with_a_record_error(data):
+    _only_record_errors(data)

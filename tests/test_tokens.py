@@ -1,0 +1,146 @@
+"""Token counting: offline vocabularies placed where tiktoken looks, the right encoding per model."""
+import hashlib
+
+import pytest
+import tiktoken
+import tiktoken.load
+import tiktoken_ext.openai_public as openai_public
+
+from scratchpad_lab import tokens
+from scratchpad_lab.tokens import TokenCounter, count_tokens, encoding_name_for_model, install_vocabularies
+
+
+def _tiktoken_sources():
+    """{encoding name: (blob url, expected sha256)} exactly as tiktoken itself asks for them."""
+    asked = {}
+
+    def capture(url, expected_hash=None):
+        asked["url"], asked["hash"] = url, expected_hash
+        raise _Captured
+
+    class _Captured(Exception):
+        pass
+
+    out = {}
+    original = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = capture
+    try:
+        for name in ("cl100k_base", "o200k_base"):
+            with pytest.raises(_Captured):
+                getattr(openai_public, name)()
+            out[name] = (asked["url"], asked["hash"])
+    finally:
+        openai_public.load_tiktoken_bpe = original
+    return out
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    def refuse(blobpath):
+        raise AssertionError(f"tiktoken tried to fetch {blobpath}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", refuse)
+
+
+def test_install_into_an_empty_cache_places_each_vocabulary_under_tiktokens_cache_key(empty_cache):
+    assert install_vocabularies() == empty_cache
+    for name, (url, expected) in _tiktoken_sources().items():
+        cached = empty_cache / hashlib.sha1(url.encode()).hexdigest()
+        assert cached.is_file(), name
+        assert hashlib.sha256(cached.read_bytes()).hexdigest() == expected, name
+    assert not list(empty_cache.glob("*.tmp"))
+
+
+def test_tiktoken_then_loads_both_vocabularies_without_any_fetch(empty_cache, no_network):
+    install_vocabularies()
+    for name, (url, expected) in _tiktoken_sources().items():
+        ranks = tiktoken.load.load_tiktoken_bpe(url, expected_hash=expected)
+        assert len(ranks) > 100_000, name
+
+
+def test_a_corrupted_cached_vocabulary_is_replaced(empty_cache):
+    sources = _tiktoken_sources()
+    url, expected = sources["o200k_base"]
+    cached = empty_cache / hashlib.sha1(url.encode()).hexdigest()
+    cached.write_bytes(b"not a vocabulary")
+    install_vocabularies()
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == expected
+
+
+def test_a_good_cached_vocabulary_is_left_as_it_is(empty_cache):
+    install_vocabularies()
+    url, _ = _tiktoken_sources()["cl100k_base"]
+    cached = empty_cache / hashlib.sha1(url.encode()).hexdigest()
+    stamp = cached.stat().st_mtime_ns
+    install_vocabularies()
+    assert cached.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.parametrize("model, encoding", [
+    ("gpt-4o", "o200k_base"),
+    ("gpt-4o-mini", "o200k_base"),
+    ("gpt-4.1", "o200k_base"),
+    ("o3-mini", "o200k_base"),
+    ("gpt-5", "o200k_base"),
+    ("openai/gpt-4o", "o200k_base"),
+    ("gpt-4", "cl100k_base"),
+    ("GPT-4", "cl100k_base"),
+    ("gpt-4-turbo", "cl100k_base"),
+    ("gpt-3.5-turbo", "cl100k_base"),
+    ("llama3", "o200k_base"),
+    ("some-unknown-model", "o200k_base"),
+    (None, "o200k_base"),
+    ("scripted", "o200k_base"),
+])
+def test_each_model_is_counted_with_its_own_encoding(model, encoding):
+    assert encoding_name_for_model(model) == encoding
+    assert TokenCounter(model).encoding_name == encoding
+
+
+TEXTS = [
+    "Step 1:\nThought: look up A-1001\nAction: lookup({'id': 'A-1001'})\nObservation: ERR_503 after 3 retries",
+    "Ünïcödé tèxt, 漢字とかな, emoji 🙂 and tabs\tand\nnewlines",
+    "x" * 5000,
+]
+
+
+@pytest.mark.parametrize("model, encoding", [("gpt-4o", "o200k_base"), ("gpt-4", "cl100k_base")])
+def test_counts_equal_tiktokens_own_count(model, encoding):
+    count_tokens("warm up", model)  # makes sure the vocabulary is installed before tiktoken is asked directly
+    reference = tiktoken.get_encoding(encoding)
+    counter = TokenCounter(model)
+    for text in TEXTS:
+        expected = len(reference.encode(text))
+        assert count_tokens(text, model) == expected
+        assert counter(text) == expected
+
+
+def test_the_two_encodings_count_the_same_text_differently():
+    text = TEXTS[1] * 20
+    assert count_tokens(text, "gpt-4o") != count_tokens(text, "gpt-4")
+
+
+def test_special_token_text_in_a_scratchpad_is_counted_not_refused():
+    text = "the tool printed <|endoftext|> and stopped"
+    expected = len(tiktoken.get_encoding(tokens.encoding_name_for_model("gpt-4o")).encode(text, disallowed_special=()))
+    assert count_tokens(text, "gpt-4o") == expected
+    assert TokenCounter("gpt-4o")(text) == expected
+
+
+def test_empty_text_is_zero_tokens():
+    assert count_tokens("") == 0
+    assert TokenCounter("gpt-4")("") == 0
+
+
+def test_the_counter_stays_right_after_many_different_texts():
+    counter = TokenCounter("gpt-4o")
+    texts = [f"line {i} " * (i + 1) for i in range(150)]
+    first = [counter(t) for t in texts]
+    again = [counter(t) for t in texts]
+    assert first == again == [count_tokens(t, "gpt-4o") for t in texts]
