@@ -20,7 +20,9 @@ from pydantic import ValidationError
 
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .providers import PROVIDERS, Endpoint, EndpointError
-from .metrics import cli_json, summarize_run
+from .compare import Setting, baseline_for, compare, grid, row
+from .metrics import answer_score, final_answer, summarize_run, trims
+from .quality import annotate, savings
 from .records import RunRecord, load_path
 from .runner import Run, Source
 from .scenarios import list_scenarios
@@ -74,6 +76,26 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
+    """The exact shape `run|replay --json` prints."""
+    answer = final_answer(events)
+    return {
+        "iterations": sum(1 for e in events if e.kind == "iteration"),
+        "final_answer": answer,
+        "error": error,
+        "answer_score": answer_score(answer, scenario),
+        "compressions": [
+            {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
+             "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
+             "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
+             "flags": c["flags"]}
+            for c in annotate(events)
+        ],
+        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
+                  for t in trims(events)],
+    }
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(argument_default=argparse.SUPPRESS, prog="scratchpad-lab", description="See what scratchpad compression does to an agent.")
     sub = parser.add_subparsers(dest="command", required=True,
@@ -85,7 +107,45 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
     replay.add_argument("file")
     _add_settings(replay)
+    sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
+    sweep.add_argument("file")
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every), default=[5], metavar="N,N|none,...",
+                       help="up to 6 values (none = periodic trigger off)")
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int), default=[15000], metavar="N,N,...",
+                       help="up to 6 values")
+    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
+    sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     return parser
+
+
+def _list_of(convert):
+    def parse(text: str) -> list:
+        values = [convert(v) for v in text.split(",") if v.strip()]
+        if not values:
+            raise argparse.ArgumentTypeError("expected a comma-separated list")
+        return values
+    return parse
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    given = vars(args)
+    loaded = load_path(args.file)
+    extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
+    settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
+    for s in settings:  # refuse a bad value before any replay starts
+        RunConfig.build(**s.changes())
+    records, baselines, _ = compare(loaded, settings)
+    rows = [row(r, baseline_for(r, baselines)) for r in records]
+    if "json" in given:
+        print(json.dumps(rows, ensure_ascii=False))
+    else:
+        for r in rows:
+            every = "off" if r["summarize_every"] is None else r["summarize_every"]
+            print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
+                  f"saved {r['context_tokens_saved']:>9,} context tokens, summarizer {r['summarizer_tokens_in']:,} in"
+                  f" / {r['summarizer_tokens_out']:,} out, answer score {r['answer_score']}")
+    return EXIT_OK
 
 
 _FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_scratchpad_chars",
@@ -175,9 +235,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             for sc in list_scenarios():
                 print(f"{sc.name:<16} {sc.title}: {sc.description}")
             return EXIT_OK
+        if args.command == "sweep":
+            return _sweep(args)
         source, config = _source_and_config(args)
         record = Run(config, source, name=f"{args.command} {source.label}").run()
-    except (_UsageError, ConfigError, RecordError, EndpointError, KeyError) as exc:
+    except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -112,22 +112,3 @@ def summarize_run(events: Sequence[Event], scenario: Optional[str] = None,
         answer_score=answer_score(final_answer(events), scenario),
         outcome=finish[-1].data.get("outcome") if finish else None,
     )
-
-
-def cli_json(events: Sequence[Event], scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
-    """The exact shape `scratchpad-lab run|replay --json` prints."""
-    answer = final_answer(events)
-    return {
-        "iterations": len(of_kind(events, "iteration")),
-        "final_answer": answer,
-        "error": error,
-        "answer_score": answer_score(answer, scenario),
-        "compressions": [
-            {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
-             "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
-             "latency_s": c["latency_s"]}
-            for c in compressions(events)
-        ],
-        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
-                  for t in trims(events)],
-    }

@@ -1,0 +1,143 @@
+"""Compare and sweep: one trajectory replayed under several compression settings.
+
+Streamlit-free (the Compare page, the CLI `sweep` and the benchmark use it). The agent's path is held
+fixed, so settings are compared on exactly the same work:
+- a scenario run is re-run by its deterministic scripted policy (same tool calls; its final answer
+  still comes from what is left in the scratchpad, so the answer score moves);
+- a trace, or a recorded real-model run, is replayed step for step and keeps its recorded answer.
+`context_tokens_saved` is measured against the same trajectory with compression off (the middleware
+never fires) and the same agent trim.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+from .config import RunConfig
+from .events import Event
+from .metrics import of_kind, summarize_run
+from .quality import run_retention, savings
+from .records import RunRecord
+from .runner import Run, Source
+from .trace import RecordError, Trace
+
+MAX_SETTINGS = 6
+MAX_GRID = 6
+NEVER = {"summarize_every": None, "max_scratchpad_chars": 1_000_000}  # the middleware never fires
+
+
+@dataclass
+class Setting:
+    """One column of a comparison: the compression knobs that differ between columns."""
+
+    summarize_every: Optional[int] = 5
+    max_scratchpad_chars: int = 15_000
+    agent_trim_chars: Optional[int] = None        # None: the base config's
+    summarizer: Optional[str] = None
+    summarizer_prompt: Optional[str] = None
+
+    def changes(self) -> Dict:
+        out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
+        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    def label(self) -> str:
+        every = "off" if self.summarize_every is None else str(self.summarize_every)
+        text = f"every {every} / {self.max_scratchpad_chars:,}"
+        if self.agent_trim_chars is not None:
+            text += f" / trim {self.agent_trim_chars:,}"
+        if self.summarizer:
+            text += f" / {self.summarizer}"
+        if self.summarizer_prompt:
+            text += " / custom prompt"
+        return text
+
+
+def source_of(loaded: Union[RunRecord, Trace], label: str = "") -> tuple:
+    """(Source, base RunConfig, keeps_recorded_answer) for a run record or a trace."""
+    if isinstance(loaded, Trace):
+        return Source.for_trace(loaded, label or "trace"), RunConfig.build(scenario=None), True
+    base = loaded.run_config
+    if loaded.mode == "scenario" and loaded.scenario:
+        return Source.for_scenario(loaded.scenario), base, False
+    if loaded.trace is None:
+        raise RecordError("This run has no recorded trajectory to replay.")
+    # A recorded real-model (or replayed) run: replay its steps, keep its answer. The endpoints are
+    # dropped: replay never calls the agent's model again.
+    base = base.replace(agent_endpoint=None, task=None, scenario=loaded.scenario)
+    return Source.for_trace(loaded.trace, label or loaded.name or "recorded run"), base, True
+
+
+def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None) -> RunRecord:
+    config = base.replace(**{**changes, "step_delay_s": 0.0})
+    return Run(config, source, keys=keys, name=_name(changes)).run()
+
+
+def _name(changes: Dict) -> str:
+    return Setting(**{k: changes.get(k) for k in ("summarize_every", "max_scratchpad_chars")}).label()
+
+
+def sent_tokens(events: Sequence[Event]) -> List[int]:
+    """Scratchpad tokens the agent was sent at each iteration."""
+    return [int(e.data.get("tokens", 0)) for e in of_kind(events, "iteration")]
+
+
+def context_tokens_saved(events: Sequence[Event], baseline: Sequence[Event]) -> int:
+    """Sum over iterations of (tokens sent with compression off) - (tokens sent with this setting)."""
+    return sum(off - on for off, on in zip(sent_tokens(baseline), sent_tokens(events)))
+
+
+def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
+    """One comparison row, in the shape `scratchpad-lab sweep --json` prints."""
+    s = summarize_run(record.events, record.scenario, prices)
+    sent = sent_tokens(record.events)
+    c = record.config
+    return {
+        "summarize_every": c.get("summarize_every"),
+        "max_scratchpad_chars": c.get("max_scratchpad_chars"),
+        "compressions": s.compressions,
+        "summarizer_calls": s.summarizer_calls,
+        "summarizer_tokens_in": s.summarizer_tokens_in,
+        "summarizer_tokens_out": s.summarizer_tokens_out,
+        "peak_context_tokens": max(sent, default=0),
+        "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
+        "context_tokens_saved": context_tokens_saved(record.events, baseline.events),
+        "answer_score": s.answer_score,
+        "facts_retained": run_retention(record.events),
+        "net_tokens_saved": savings(record.events, baseline.events).net_tokens_saved,
+    }
+
+
+def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, keys: Optional[Dict[str, str]] = None,
+            progress: Optional[Callable[[int, int, str], None]] = None) -> tuple:
+    """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer)."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    source, base, keeps_answer = source_of(loaded)  # reusable: every Run builds its own agent and LLMs
+    total = len(settings)
+    baselines: Dict[int, RunRecord] = {}
+    records: List[RunRecord] = []
+    for index, setting in enumerate(settings):
+        changes = setting.changes()
+        trim = changes.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+        if progress:
+            progress(index, total, setting.label())
+        records.append(replay_one(source, base, changes, keys))
+    if progress:
+        progress(total, total, "done")
+    return records, baselines, keeps_answer
+
+
+def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:
+    return baselines[record.config.get("agent_trim_chars")]
+
+
+def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:
+    everies, caps = list(summarize_every), list(max_scratchpad_chars)
+    if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
+        raise ValueError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
+    return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]

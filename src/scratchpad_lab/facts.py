@@ -1,0 +1,143 @@
+"""Facts: the things in a scratchpad that matter and are easy to lose, found deterministically.
+
+Streamlit-free, regex only, fast (a 50,000-char scratchpad in a few milliseconds). Kinds, tried in
+this order, each claiming its text so a later kind never re-reads it (a date is not also a number):
+
+  url         https://example.com/a?b=1
+  email       a.rao@example.in
+  path        /var/log/app.log, src/lab/run.py, C:\\logs\\x.txt
+  datetime    2026-03-14 02:17:09, 2026-03-14, 14:02, Friday 13 March, 17 November 2026
+  identifier  A-1001, ERR_503, ID-2347, CHG-7741, v4.18.2, chk-eu-11, db.pool.max_size, arXiv:2611.04217
+  number      INR 99.00, $120.50, 0.071%, 3,072 atoms, 950ms, 1,040 seconds (numbers with a unit or
+              currency, and bare numbers of two or more digits)
+  quoted      "double-quoted strings" (3-80 chars)
+  name        capitalized names: Asha Rao, Lindqvist Quantum Lab, Pune (not at a sentence start)
+
+A fact is "in" a text when it appears there with the same boundaries (not as part of a longer
+identifier or number), so ID-2347 is not found inside ID-23470.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence
+
+_MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+           "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
+_DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Wed|Thu|Fri|Sat|Sun"
+_UNITS = (r"%|ms|µs|ns|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
+          r"KB|MB|GB|TB|kB|Mbps|Gbps|kg|g|km|m|cm|mm|°C|°F|rupees?|dollars?|euros?|USD|EUR|INR|GBP|"
+          r"atoms|qubits|items?|orders?|users?|requests?|req/s|rps|x")
+_CURRENCY = r"(?:[$€£₹]|USD|EUR|INR|GBP|Rs\.?)"
+
+KINDS = ("url", "email", "path", "datetime", "identifier", "number", "quoted", "name")
+_PATTERNS = [
+    ("url", re.compile(r"\bhttps?://[^\s\"'<>)\]}]+[^\s\"'<>)\]}.,;:!?]")),
+    ("email", re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")),
+    ("path", re.compile(r"(?<![\w/.:-])(?:~|\.{1,2})?(?:/[\w.@-]+){2,}/?|(?<![\w/])[A-Za-z]:\\(?:[\w .-]+\\)*[\w.-]+"
+                        r"|(?<![\w/.-])[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,6}\b")),
+    ("datetime", re.compile(
+        r"\b\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+        rf"|\b(?:(?:{_DAYS}),? )?\d{{1,2}} (?:{_MONTHS})(?: \d{{4}})?\b"
+        rf"|\b(?:(?:{_DAYS}),? )?(?:{_MONTHS}) \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?\b"
+        r"|\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp][Mm])?\b")),
+    ("identifier", re.compile(
+        r"\b[A-Za-z][A-Za-z]*:\d{4}\.\d{4,5}(?:v\d+)?\b"                      # arXiv:2611.04217
+        r"|\bv\d+(?:\.\d+){1,3}\b"                                          # v4.18.2
+        r"|\b(?=[A-Za-z0-9_.-]*\d)[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+\b"  # A-1001, chk-eu-11, ERR_503
+        r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"                               # ERR_DB_POOL_EXHAUSTED
+        r"|\b[a-z][a-z0-9]*(?:[._][a-z0-9]+){2,}\b"                         # db.pool.max_size
+        r"|\b[A-Z]{1,5}\d{2,}[A-Z0-9]*\b")),                               # NX2, INV88213
+    ("number", re.compile(
+        rf"{_CURRENCY} ?\d[\d,]*(?:\.\d+)?"
+        rf"|\b\d[\d,]*(?:\.\d+)? ?(?:{_UNITS})(?![A-Za-z])"
+        r"|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{2,}\b")),
+    ("quoted", re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”")),
+    ("name", re.compile(r"(?<![.!?:] )\b[A-Z][a-z]{2,}(?: (?:of |de |van |von )?[A-Z][a-z]+)*\b"
+                        r"|\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")),
+]
+# Capitalized words that are the agent's own structure or ordinary sentence words, never names.
+_NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Summary", "Summarized", "Key",
+              "Tool", "Current", "Error", "Errors", "The", "This", "That", "These", "Those", "There", "Then",
+              "When", "What", "Which", "Who", "Why", "How", "None", "True", "False", "Null", "Yes", "No",
+              "Please", "Thanks", "Okay", "Note", "Notes", "Status", "Results", "Result", "Findings", "Work",
+              "Available", "Context", "Question", "Rules", "Original", "Steps", "Provide", "Remove", "Sorry",
+              "INFO", "WARN", "DEBUG"} | set(_DAYS.split("|")) | set(_MONTHS.split("|"))
+
+
+def _not_a_name(text: str, m: re.Match, value: str) -> bool:
+    """A capitalized word is no name when it is a known ordinary word, or a single word that starts a
+    line or labels a value ("Subject: ...")."""
+    if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES:
+        return True
+    if " " in value:
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    if not text[line_start:m.start()].strip(" \t-*•>"):
+        return True
+    return text[m.end():m.end() + 1] == ":"
+
+
+@dataclass(frozen=True)
+class Fact:
+    kind: str
+    text: str
+
+
+def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
+    """Every distinct fact in `text`, in order of first appearance; `expected` strings (a scenario's
+    expected facts) that occur in the text come first, as kind "expected"."""
+    found: Dict[str, Fact] = {}
+    for value in expected:
+        if value and contains(text, value):
+            found.setdefault(value, Fact("expected", value))
+    work = text
+    spans: List[tuple] = []
+    for kind, pattern in _PATTERNS:
+        def claim(m: re.Match) -> str:
+            value = next((g for g in m.groups() if g), None) if m.groups() else None
+            value = (value or m.group(0)).strip()
+            if kind == "name" and _not_a_name(work, m, value):
+                return m.group(0)
+            spans.append((m.start(), kind, value))
+            return " " * len(m.group(0))
+        work = pattern.sub(claim, work)
+    for _, kind, value in sorted(spans):
+        found.setdefault(value, Fact(kind, value))
+    return list(found.values())
+
+
+_BOUNDARY_CACHE: Dict[str, re.Pattern] = {}
+
+
+def contains(text: str, value: str) -> bool:
+    """Is `value` in `text` as a whole fact (not inside a longer identifier or number)?"""
+    if value not in text:
+        return False
+    pattern = _BOUNDARY_CACHE.get(value)
+    if pattern is None:
+        left = r"(?<![A-Za-z0-9_])" if value[:1].isalnum() or value[:1] == "_" else ""
+        right = r"(?![A-Za-z0-9_]|[.,]\d)" if value[-1:].isalnum() or value[-1:] == "_" else ""
+        pattern = re.compile(left + re.escape(value) + right)
+        if len(_BOUNDARY_CACHE) > 4096:
+            _BOUNDARY_CACHE.clear()
+        _BOUNDARY_CACHE[value] = pattern
+    return pattern.search(text) is not None
+
+
+@dataclass
+class Retention:
+    before: List[Fact]
+    kept: List[Fact]
+    lost: List[Fact]
+
+    @property
+    def share(self) -> Optional[float]:
+        return round(len(self.kept) / len(self.before), 4) if self.before else None
+
+
+def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:
+    facts = extract_facts(before, expected)
+    kept = [f for f in facts if contains(after, f.text)]
+    lost = [f for f in facts if not contains(after, f.text)]
+    return Retention(facts, kept, lost)

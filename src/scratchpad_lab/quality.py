@@ -1,0 +1,149 @@
+"""What a compression lost and how good it was: fact retention, quality flags, savings.
+
+Streamlit-free; computed from events, so every view (playground, runs, compare) and the CLI agree.
+
+Flags (each a plain word, shown as a badge and counted in compare):
+  empty              the summarizer replied nothing; the package kept the scratchpad
+  error_text         the summarizer raised, or its reply is an error message rather than a summary
+  longer_than_input  the summary is longer than the scratchpad it replaced
+  unchanged          the reply repeats the scratchpad instead of condensing it
+  not_a_summary      the reply continues the agent's conversation (a JSON step, "Final Answer", an
+                     "Action:"), or lacks a section the prompt asked for (Key findings, ...)
+  wasted_call        a size-trigger call that could not help: the scratchpad is still over the cap
+                     afterwards, so the package fires again as soon as it grows (after an empty
+                     summary, that is every iteration)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from .events import Event
+from .extractive import sections_from_template
+from .facts import Fact, contains, extract_facts, retention
+from .metrics import of_kind
+
+FLAGS = ("empty", "error_text", "longer_than_input", "unchanged", "not_a_summary", "wasted_call")
+_ERROR_REPLY = re.compile(
+    r"^\s*(?:\W{0,3})(?:error\b|exception\b|traceback\b|internal server error|rate limit|i'?m sorry|i am sorry|"
+    r"i cannot|i can'?t|as an ai\b|\{\s*\"error\"|request failed|service unavailable|bad gateway)", re.I)
+_CONVERSATION = re.compile(r"\"final_answer\"|\"actions\"\s*:|^\s*(?:Final Answer|Action|Action Input)\s*:", re.I | re.M)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def flags_for(c: Dict, template: Optional[str] = None) -> List[str]:
+    """Quality flags of one compression (a compression event's data plus its iteration)."""
+    out: List[str] = []
+    status, reply = c.get("status"), c.get("response") or ""
+    before, after = c.get("before") or "", c.get("after") or ""
+    if status == "empty":
+        out.append("empty")
+    if status == "error" or (reply.strip() and _ERROR_REPLY.match(reply)):
+        out.append("error_text")
+    if status == "ok" and len(after) > len(before):
+        out.append("longer_than_input")
+    said, had = _norm(reply), _norm(before)
+    if status == "ok" and said and (said == had or (len(had) > 200 and had in said)):
+        out.append("unchanged")
+    if status == "ok" and reply.strip():
+        sections = sections_from_template(template)
+        lower = reply.lower()
+        if _CONVERSATION.search(reply) or not all(s.lower() in lower for s in sections):
+            out.append("not_a_summary")
+    cap = c.get("max_scratchpad_chars")
+    if c.get("reason") == "size" and cap is not None and len(after) > cap:
+        out.append("wasted_call")
+    return out
+
+
+def expected_values(events: Sequence[Event]) -> List[str]:
+    """The scenario's expected fact values for a run, if it is a scenario run."""
+    from .scenarios import SCENARIOS
+
+    starts = of_kind(events, "run_start")
+    name = starts[0].data.get("scenario") if starts else None
+    return [f.value for f in SCENARIOS[name].expected_facts] if name in SCENARIOS else []
+
+
+def annotate(events: Sequence[Event]) -> List[Dict]:
+    """Every compression with its facts before, facts lost, retention share and flags."""
+    starts = of_kind(events, "run_start")
+    config = starts[0].data.get("config", {}) if starts else {}
+    template = config.get("summarizer_prompt")
+    expected = expected_values(events)
+    out = []
+    for e in of_kind(events, "compression"):
+        c = {"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")}
+        r = retention(c.get("before") or "", c.get("after") or "", expected)
+        c["facts_before"] = [f.text for f in r.before]
+        c["facts_lost"] = [f.text for f in r.lost]
+        c["facts_lost_kinds"] = {f.text: f.kind for f in r.lost}
+        c["facts_retained"] = r.share
+        c["flags"] = flags_for(c, template)
+        out.append(c)
+    return out
+
+
+def run_retention(events: Sequence[Event]) -> Optional[float]:
+    """Share of all facts that entered the scratchpad before a compression and survived it, over the run."""
+    comps = annotate(events)
+    total = sum(len(c["facts_before"]) for c in comps)
+    if not total:
+        return None
+    return round(sum(len(c["facts_before"]) - len(c["facts_lost"]) for c in comps) / total, 4)
+
+
+@dataclass
+class StepFacts:
+    step: int
+    seen: int        # facts first seen in this step's tool results
+    known: int       # of those, still in the agent's context at the end
+
+
+def facts_by_step(events: Sequence[Event]) -> List[StepFacts]:
+    """For each step, the facts its tool results brought in, and how many the final context still holds."""
+    iterations = of_kind(events, "iteration")
+    final_context = iterations[-1].data.get("scratchpad", "") if iterations else ""
+    expected = expected_values(events)
+    seen: set = set()
+    per_step: Dict[int, List[Fact]] = {}
+    for e in of_kind(events, "tool_call"):
+        for fact in extract_facts(str(e.data.get("result", "")), expected):
+            if fact.text not in seen:
+                seen.add(fact.text)
+                per_step.setdefault(e.iteration or 0, []).append(fact)
+    return [StepFacts(step, len(facts), sum(1 for f in facts if contains(final_context, f.text)))
+            for step, facts in sorted(per_step.items())]
+
+
+@dataclass
+class Savings:
+    summarizer_tokens: int        # in + out, spent on compression
+    context_tokens_saved: int     # against the same path with compression off
+    net_tokens_saved: int
+    payback_iteration: Optional[int]  # first iteration at which the cumulative net is >= 0 (None: never)
+
+
+def savings(events: Sequence[Event], baseline: Sequence[Event]) -> Savings:
+    """Summarizer tokens spent against context tokens saved, iteration by iteration."""
+    spent_at: Dict[int, int] = {}
+    for e in of_kind(events, "compression"):
+        spent_at[e.iteration] = spent_at.get(e.iteration, 0) + int(e.data.get("tokens_in") or 0) + \
+            int(e.data.get("tokens_out") or 0)
+    on = {e.iteration: int(e.data.get("tokens", 0)) for e in of_kind(events, "iteration")}
+    off = {e.iteration: int(e.data.get("tokens", 0)) for e in of_kind(baseline, "iteration")}
+    net, spent, saved, payback = 0, 0, 0, None
+    for iteration in sorted(on):
+        cost = spent_at.get(iteration, 0)
+        gain = off.get(iteration, on[iteration]) - on[iteration]
+        spent += cost
+        saved += gain
+        net += gain - cost
+        if payback is None and spent and net >= 0:
+            payback = iteration
+    return Savings(summarizer_tokens=spent, context_tokens_saved=saved, net_tokens_saved=saved - spent,
+                   payback_iteration=payback)
