@@ -114,6 +114,11 @@ def contains(text: str, value: str) -> bool:
     """Is `value` in `text` as a whole fact (not inside a longer identifier or number)?"""
     if value not in text:
         return False
+    return fact_pattern(value).search(text) is not None
+
+
+def fact_pattern(value: str) -> re.Pattern:
+    """A regex finding `value` with fact boundaries (cached: the same facts are looked for often)."""
     pattern = _BOUNDARY_CACHE.get(value)
     if pattern is None:
         left = r"(?<![A-Za-z0-9_])" if value[:1].isalnum() or value[:1] == "_" else ""
@@ -122,7 +127,7 @@ def contains(text: str, value: str) -> bool:
         if len(_BOUNDARY_CACHE) > 4096:
             _BOUNDARY_CACHE.clear()
         _BOUNDARY_CACHE[value] = pattern
-    return pattern.search(text) is not None
+    return pattern
 
 
 @dataclass

@@ -10,36 +10,61 @@ from typing import Dict, List, Optional
 import streamlit as st
 
 from ..diffing import as_diff_text, diff_lines
+from ..facts import contains, fact_pattern
+
+
+# Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
+FLAG_BADGES = {
+    "empty": ("empty reply: scratchpad kept", "orange"),
+    "error_text": ("error instead of a summary", "red"),
+    "longer_than_input": ("summary longer than its input", "violet"),
+    "unchanged": ("unchanged: repeats the input", "orange"),
+    "not_a_summary": ("not a summary", "red"),
+    "wasted_call": ("wasted call: still over the cap", "gray"),
+}
+REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 
 
 def badges(c: Dict) -> List[tuple]:
-    out = []
-    status = c.get("status")
-    if status == "empty":
-        out.append(("empty reply: scratchpad kept", "orange"))
-    elif status == "error":
-        out.append(("summarizer error: scratchpad kept", "red"))
-    if status == "ok" and c.get("after_chars", 0) > c.get("before_chars", 0):
-        out.append(("summary longer than its input", "violet"))
-    out.append((c.get("reason") or "?", "blue" if c.get("reason") == "periodic" else "gray"))
+    out = [REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
+    out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
+    if c.get("status") == "error" and "error_text" not in c.get("flags", []):
+        out.append(FLAG_BADGES["error_text"])
     return out
 
 
+def mark_facts(text: str, facts: List[str]) -> str:
+    """The text with each lost fact wrapped in ⟦ ⟧, so a reader finds it at a glance."""
+    for fact in sorted(set(facts), key=len, reverse=True):
+        if contains(text, fact):
+            text = fact_pattern(fact).sub(lambda m: "⟦" + m.group(0) + "⟧", text)
+    return text
+
+
 def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
-    """One compression; `c` is a compression event's data plus its iteration."""
+    """One compression: a compression event's data plus its iteration, annotated by quality.annotate
+    (facts_before, facts_lost, facts_retained, flags)."""
     before, after = c.get("before", ""), c.get("after", "")
+    lost = list(c.get("facts_lost", []))
     with st.container(border=True):
         head, *badge_cols = st.columns([3] + [1] * len(badges(c)))
         head.markdown(f"**Compression at iteration {int(c['iteration'])}**")
         for col, (label, color) in zip(badge_cols, badges(c)):
             col.badge(label, color=color)
         ratio = (c.get("after_chars", 0) / c["before_chars"]) if c.get("before_chars") else 0.0
-        m1, m2, m3, m4 = st.columns(4)
+        m1, m2, m3, m4, m5 = st.columns(5)
+        share = c.get("facts_retained")
+        m5.metric("facts kept", "—" if share is None else f"{share:.0%}",
+                  help="Numbers, identifiers, dates, URLs, paths, e-mails, quoted strings and names in the "
+                       "scratchpad before, found again after.")
         m1.metric("chars", f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,}")
         m2.metric("tokens", f"{c.get('before_tokens', 0):,} → {c.get('after_tokens', 0):,}")
         m3.metric("after / before", f"{ratio:.0%}")
         m4.metric("summarizer latency", f"{float(c.get('latency_s') or 0):.3f} s")
-        diff = diff_lines(before, after)
+        if lost:
+            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, marked ⟦ ⟧ below): "
+                    + ", ".join(lost))
+        diff = diff_lines(mark_facts(before, lost), after)
         counts = diff.counts
         st.caption(f"Lines of the scratchpad before: {counts['kept']} kept, {counts['partial']} partly kept (~), "
                    f"{counts['dropped']} dropped (-). In the summary, + marks lines the summarizer wrote itself.")

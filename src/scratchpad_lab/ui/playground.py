@@ -11,7 +11,8 @@ import streamlit as st
 from ..runner import Run
 from ..scenarios import DEMO_NOTICE, get_scenario
 from .library import download_button, run_label, runs_frame, sample_picker
-from ..providers import EndpointError
+from ..providers import EndpointError, EndpointLLM
+from .loss import loss_panel
 from .endpoints import price_table
 from .settings import K_SCENARIO, sidebar_settings
 from .state import PLAY_ACTIVE, PLAY_NOTICE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, init_session
@@ -54,6 +55,13 @@ def _live() -> None:
     if run.finished:
         _collect_finished(run)
         st.rerun()
+
+
+def _probe_model(config, keys):
+    """With a summarizer endpoint in the settings, probes can be asked of that model too."""
+    if config is None or config.summarizer != "endpoint" or config.summarizer_endpoint is None:
+        return None
+    return lambda: EndpointLLM(config.summarizer_endpoint, keys.get("summarizer", ""))
 
 
 def page() -> None:
@@ -115,3 +123,4 @@ def page() -> None:
         render_run(record.events, record.config, live=False,
                    elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0, key=f"shown_{choice}",
                    prices=prices)
+        loss_panel(record, key=f"loss_{choice}", model_factory=_probe_model(config, keys))

@@ -13,11 +13,11 @@ from ..scenarios import list_scenarios
 from .endpoints import endpoint_widgets
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
-PRESETS = {
-    "Package defaults (every 5 / 15,000 chars)": (5, 15_000),
-    "Tight (every 2 / 2,000 chars)": (2, 2_000),
-    "Size only (off / 4,000 chars)": (None, 4_000),
-    "Off (no compression)": (None, OFF_CAP),
+PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
+    "Package defaults (every 5 / 15,000 chars)": (5, 15_000, 1_500),
+    "Tight (every 2 / 2,000 chars, 600-char summaries)": (2, 2_000, 600),
+    "Size only (off / 4,000 chars)": (None, 4_000, 1_500),
+    "Off (no compression)": (None, OFF_CAP, 1_500),
 }
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
@@ -62,9 +62,10 @@ def _defaults() -> None:
 
 
 def _apply_preset() -> None:
-    every, cap = PRESETS[st.session_state[K_PRESET]]
+    every, cap, budget = PRESETS[st.session_state[K_PRESET]]
     st.session_state[K_EVERY] = "off" if every is None else every
     st.session_state[K_CAP] = cap
+    st.session_state[K_BUDGET] = budget
 
 
 def _reset_prompt() -> None:
@@ -93,7 +94,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
         problems += [problem] if problem else []
     sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
-                 help="Fills in the two middleware triggers below.")
+                 help="Fills in the two middleware triggers below (and the extractive summary budget).")
     sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
     sb.number_input("Compress when over (chars)", min_value=100, max_value=OFF_CAP, step=500, key=K_CAP,

@@ -9,6 +9,16 @@ PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown b
 PLAY_PRICES = "play_price_table"       # {model prefix: (input, output) USD per 1M tokens}, from the editor
 PLAY_NOTICE = "play_notice"            # one message to show once (e.g. why a sample could not open)
 
+RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
+RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
+RUNS_OPEN = "runs_open_entry"          # the key of the run open on the Runs page (survives page switches)
+RUNS_STEP_OF = "runs_step_of"          # the key of the run the step slider's position belongs to
+
+CMP_SOURCE = "cmp_source_entry"        # the key of the run or trace picked on the Compare page
+CMP_TABLE = "cmp_settings_table"       # the settings table the editor starts from (a DataFrame)
+CMP_RESULT = "cmp_result"              # the last comparison (compare_page.Result), kept so reruns do not replay
+CMP_SWEEP = "cmp_sweep_result"         # the last sweep (compare_page.Result)
+
 
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
@@ -16,3 +26,10 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_NOTICE, None)
     st.session_state.setdefault(PLAY_PRICES, None)
+    st.session_state.setdefault(RUNS_UPLOADS, [])
+    st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
+    st.session_state.setdefault(RUNS_OPEN, None)
+    st.session_state.setdefault(RUNS_STEP_OF, None)
+    st.session_state.setdefault(CMP_SOURCE, None)
+    st.session_state.setdefault(CMP_RESULT, None)
+    st.session_state.setdefault(CMP_SWEEP, None)

@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from ..events import Event
-from ..metrics import RunSummary, compressions, final_answer, model_ids, summarize_run
+from ..metrics import RunSummary, final_answer, model_ids, summarize_run
+from ..quality import annotate
 from ..pricing import cost_usd
 from ..triggers import trigger_state
 from .cards import compression_card
@@ -118,7 +119,7 @@ def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: 
     if show_chart:
         unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
         st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
-    cards = [c for c in compressions(events) if upto is None or c["iteration"] <= upto]
+    cards = [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
         st.text("No compression yet.")

@@ -1,0 +1,101 @@
+"""What a finished run lost: facts still known by the step they came from, savings, probe questions.
+
+Untrusted text (facts, answers, context lines) is shown in dataframes and st.text only.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ..compare import NEVER, replay_one, source_of
+from ..probes import ProbeQuestion, run_probes, scenario_probes
+from ..quality import annotate, facts_by_step, run_retention, savings
+from ..records import RunRecord
+from ..trace import RecordError
+
+K_BASELINES = "loss_baselines"    # {id(record): baseline RunRecord} (compression off, same path)
+K_USER_PROBES = "loss_user_probes"
+
+
+def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
+    """The same path with compression off (replayed once, then kept for this tab)."""
+    cache: Dict[int, Any] = st.session_state.setdefault(K_BASELINES, {})
+    key = id(record)
+    if key not in cache:
+        try:
+            source, base, _ = source_of(record)
+            cache[key] = (record, replay_one(source, base, NEVER))
+        except (RecordError, ValueError, KeyError):
+            cache[key] = (record, None)
+    return cache[key][1]
+
+
+def facts_chart(record: RunRecord):
+    rows = facts_by_step(record.events)
+    data = pd.DataFrame([{"step": r.step, "facts": r.seen - r.known, "state": "lost by the end"} for r in rows] +
+                        [{"step": r.step, "facts": r.known, "state": "still in the context"} for r in rows])
+    if data.empty:
+        return None
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X("step:O", title="step the facts came from"), y=alt.Y("facts:Q", title="facts"),
+        color=alt.Color("state:N", scale=alt.Scale(domain=["still in the context", "lost by the end"],
+                                                    range=["#2ca02c", "#d62728"])),
+        tooltip=["step:O", "state:N", "facts:Q"]).properties(height=220)
+
+
+def _probe_list(record: RunRecord) -> List[ProbeQuestion]:
+    user = st.session_state.setdefault(K_USER_PROBES, [])
+    return scenario_probes(record.scenario) + [ProbeQuestion(q, a) for q, a in user]
+
+
+def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[], Any]] = None) -> None:
+    """`model_factory`, when given, builds the summarizer model to ask probe questions with."""
+    st.subheader("What compression lost")
+    retained = run_retention(record.events)
+    baseline = baseline_for_record(record)
+    cols = st.columns(4)
+    cols[0].metric("facts kept across compressions", "—" if retained is None else f"{retained:.0%}")
+    if baseline is not None:
+        s = savings(record.events, baseline.events)
+        cols[1].metric("summarizer tokens spent", f"{s.summarizer_tokens:,}")
+        cols[2].metric("context tokens saved", f"{s.context_tokens_saved:,}",
+                       help="Against the same path with compression off (same agent trim).")
+        cols[3].metric("net tokens saved", f"{s.net_tokens_saved:,}")
+        if s.summarizer_tokens:
+            st.text("Compression paid for itself at iteration " + str(s.payback_iteration)
+                    if s.payback_iteration else "Compression never paid for itself in this run.")
+    chart = facts_chart(record)
+    if chart is not None:
+        st.text("Facts still in the agent's context at the end, by the step whose tool results brought them in")
+        st.altair_chart(chart, width="stretch")
+    comps = annotate(record.events)
+    if not comps:
+        return
+    st.text("Probe questions: still answerable after a compression?")
+    iterations = [c["iteration"] for c in comps]
+    chosen = st.selectbox("Compression", iterations, key=f"{key}_probe_at",
+                          format_func=lambda i: f"iteration {i}")
+    with st.expander("Add your own probe"):
+        q = st.text_input("Question", key=f"{key}_probe_q")
+        a = st.text_input("Expected answer (as it appears in the tool results)", key=f"{key}_probe_a")
+        if st.button("Add probe", key=f"{key}_probe_add") and q.strip() and a.strip():
+            st.session_state[K_USER_PROBES].append((q.strip(), a.strip()))
+    probes = _probe_list(record)
+    if not probes:
+        st.text("No probes for this run: add one above.")
+        return
+    c = next(c for c in comps if c["iteration"] == chosen)
+    results = run_probes(c["before"], c["after"], probes)
+    if model_factory is not None and st.button("Ask the summarizer model too", key=f"{key}_probe_llm"):
+        try:
+            results += run_probes(c["before"], c["after"], probes, llm=model_factory(), method="model")
+        except Exception as exc:  # an endpoint failure: say so, keep the offline answers
+            st.text(f"The model could not be asked: {exc}")
+    st.dataframe(pd.DataFrame([{
+        "question": r.question, "expected": r.expected, "method": r.method,
+        "before": "answerable" if r.answerable_before else "not answerable", "answer before": r.answer_before,
+        "after": "answerable" if r.answerable_after else "not answerable", "answer after": r.answer_after,
+    } for r in results]), hide_index=True)
