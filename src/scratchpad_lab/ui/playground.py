@@ -15,7 +15,7 @@ from ..providers import EndpointError, EndpointLLM
 from .loss import loss_panel
 from .endpoints import price_table
 from .settings import K_SCENARIO, sidebar_settings
-from .state import PLAY_ACTIVE, PLAY_NOTICE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, init_session
+from .state import PLAY_ACTIVE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR, init_session
 from .view import render_run
 
 LIVE_REFRESH_S = 0.4
@@ -64,6 +64,19 @@ def _probe_model(config, keys):
     return lambda: EndpointLLM(config.summarizer_endpoint, keys.get("summarizer", ""))
 
 
+def _start_run(config, keys) -> None:
+    active = st.session_state[PLAY_ACTIVE]
+    if config is None or (active is not None and not active.finished):
+        return
+    n = len(st.session_state[PLAY_RUNS]) + 1
+    try:
+        run = Run(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
+    except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
+        st.session_state[PLAY_START_ERROR] = str(exc)
+        return
+    st.session_state[PLAY_ACTIVE] = run.start()
+
+
 def page() -> None:
     init_session()
     config, keys, problem = sidebar_settings()
@@ -84,15 +97,15 @@ def page() -> None:
     running = active is not None and not active.finished
     if problem:
         st.error(f"Fix this setting to run: {problem}")
-    if st.button("Run", type="primary", key="play_run", disabled=running or config is None):
-        n = len(st.session_state[PLAY_RUNS]) + 1
-        try:
-            run = Run(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
-        except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
-            st.error(f"Cannot start: {exc}")
-        else:
-            st.session_state[PLAY_ACTIVE] = run.start()
-            running = True
+    # The run starts in the button's callback, before the page is drawn again, so the same render that
+    # shows the run going also shows Run disabled (a double click cannot start a second run).
+    st.button("Run", type="primary", key="play_run", disabled=running or config is None,
+              on_click=_start_run, args=(config, keys))
+    if st.session_state.get(PLAY_START_ERROR):
+        st.error("The run could not start:")
+        st.text(st.session_state.pop(PLAY_START_ERROR))
+    active = st.session_state[PLAY_ACTIVE]
+    running = active is not None and not active.finished
 
     st.fragment(run_every=LIVE_REFRESH_S if running else None)(_live)()
 
@@ -103,10 +116,9 @@ def page() -> None:
     if opened is not None:
         runs.append(opened)
         st.session_state[PLAY_SHOWN] = len(runs) - 1
-    if st.session_state.get("play_sample_error"):
-        st.error("That sample could not be opened: " + st.session_state.pop("play_sample_error"))
-    if st.session_state.get(PLAY_NOTICE):
-        st.info(st.session_state.pop(PLAY_NOTICE))
+    if st.session_state.get("play_sample_error"):  # the message quotes the file: shown as text
+        st.error("That sample could not be opened:")
+        st.text(st.session_state.pop("play_sample_error"))
     if not runs:
         st.text("No finished runs yet. Press Run, or open a recorded sample run.")
         return

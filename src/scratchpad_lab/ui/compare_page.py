@@ -1,0 +1,367 @@
+"""The Compare page: one trajectory replayed under two to six compression settings, side by side, and a
+sweep of the two middleware triggers shown as heatmaps.
+
+The replays are the engine's (`compare.compare`): the agent's path is held fixed, so the settings are
+compared on exactly the same work. The last comparison and the last sweep are kept in session state, so
+a rerun (choosing whose cards to show, opening a sweep cell) never replays again. Text from a run or a
+file is shown only as st.code/st.text or in dataframe cells; labels are our words and validated numbers.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from .. import compare as engine
+from ..config import ConfigError, RunConfig
+from ..metrics import model_ids, summarize_run
+from ..pricing import cost_usd
+from ..quality import FLAGS, annotate
+from ..records import RunRecord
+from ..trace import RecordError
+from .cards import compression_card
+from .charts import overlay_chart
+from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES, init_session
+from .view import render_run
+
+COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
+SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
+SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
+SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
+MAX_CARDS = 25
+SCENARIO_KIND = ("Scenario run: each setting re-runs the scenario's deterministic scripted agent. It takes the "
+                 "same steps (the same tool calls) every time, and its final answer still comes from what is "
+                 "left in its scratchpad, so the answer score moves with the setting.")
+RECORDED_KIND = ("Recorded trajectory: each setting replays the recorded steps exactly; the agent's model is "
+                 "not called again. The final answer is the recorded one under every setting "
+                 "(keeps_recorded_answer), so there is no answer score to compare: watch facts retained and "
+                 "the scratchpad sizes instead.")
+
+
+@dataclass
+class Result:
+    """One finished comparison or sweep: kept in session state, shown on every rerun."""
+
+    signature: tuple                       # (source key, settings): tells when the inputs have changed
+    labels: List[str]
+    records: List[RunRecord]
+    baselines: Dict[int, RunRecord]
+    keeps_answer: bool
+    rows: List[Dict] = field(default_factory=list)
+    choices: Dict = field(default_factory=dict)  # the sweep's widget values, restored after a page switch
+
+
+# ── the settings table (pure: no widgets) ──────────────────────────────────
+
+def default_table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "summarize_every": ["5", "2"], "max_scratchpad_chars": [15_000, 2_000],
+        "agent_trim_chars": pd.Series([None, None], dtype="Int64"),
+        "summarizer": ["extractive", "extractive"], "custom prompt": pd.Series([None, None], dtype="object")})
+
+
+def _blank(value) -> bool:
+    return value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == ""
+
+
+def _whole(value, name: str) -> int:
+    try:
+        number = float(str(value).replace(",", "").strip())
+    except ValueError:
+        number = float("nan")
+    if not number.is_integer():  # also nan and inf
+        raise ValueError(f"{name} must be a whole number.")
+    return int(number)
+
+
+def parse_row(row: Dict, base: RunConfig) -> engine.Setting:
+    """One table row as a Setting, validated against the run's config; ValueError says what to change."""
+    every = row.get("summarize_every")
+    if _blank(every) or str(every).strip().lower() in ("off", "none"):
+        every = None
+    else:
+        try:
+            every = _whole(every, "summarize_every")
+        except ValueError:
+            raise ValueError("summarize_every must be off or a whole number of iterations.") from None
+    if _blank(row.get("max_scratchpad_chars")):
+        raise ValueError("max_scratchpad_chars is empty: enter a number of chars (1,000,000: the size trigger "
+                         "never fires).")
+    cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
+    trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
+    summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
+    prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
+    setting = engine.Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
+                             summarizer=summarizer, summarizer_prompt=prompt)
+    try:
+        base.replace(**setting.changes())
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return setting
+
+
+def parse_table(table: pd.DataFrame, base: RunConfig) -> Tuple[List[engine.Setting], List[str]]:
+    """(settings, problems): one problem per wrong row ("Row 2: ..."), and one if there are not 2 to 6."""
+    settings, problems = [], []
+    for number, row in enumerate(table.to_dict("records"), start=1):
+        if all(_blank(row.get(c)) for c in COLUMNS):
+            continue  # a row added and left empty
+        try:
+            settings.append(parse_row(row, base))
+        except ValueError as exc:
+            problems.append(f"Row {number}: {exc}")
+    if not problems and not 2 <= len(settings) <= engine.MAX_SETTINGS:
+        problems.append(f"Define 2 to {engine.MAX_SETTINGS} settings to compare; the table has {len(settings)}.")
+    return settings, problems
+
+
+def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:
+    return (entry.key, tuple(tuple(sorted(s.changes().items())) for s in settings))
+
+
+def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str) -> Optional[Result]:
+    bar = st.progress(0.0, text=f"Replaying {len(settings)} {what}…")
+
+    def progress(index: int, total: int, label: str) -> None:
+        bar.progress(index / total, text=f"Replayed {index} of {total}" + (f"; now {label}" if index < total else ""))
+
+    try:
+        records, baselines, keeps = engine.compare(entry.loaded, settings, progress=progress)
+    except (RecordError, ConfigError, KeyError, ValueError) as exc:
+        bar.empty()
+        show_problem("This run cannot be replayed here; nothing was compared.", str(exc))
+        return None
+    bar.empty()
+    rows = []
+    for label, record in zip(labels, records):
+        flags = Counter(f for c in annotate(record.events) for f in c["flags"])
+        rows.append({"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
+                     **{f"flag {f}": flags.get(f, 0) for f in FLAGS}})
+    return Result(_signature(entry, settings), labels, records, baselines, keeps, rows)
+
+
+# ── shown from a Result ─────────────────────────────────────────────────────
+
+def _pct(value: Optional[float], none: str) -> str:
+    return none if value is None else f"{value:.0%}"
+
+
+def _money(value: Optional[float]) -> str:
+    return "no price known" if value is None else f"${value:.4f}"
+
+
+def _flags_text(row: Dict) -> str:
+    found = [f"{f} {row[f'flag {f}']}" for f in FLAGS if row.get(f"flag {f}")]
+    return "Quality flags: " + (", ".join(found) if found else "none")
+
+
+def _column(index: int, result: Result, prices: Optional[dict]) -> None:
+    row, record = result.rows[index], result.records[index]
+    summary = summarize_run(record.events, record.scenario, prices)
+    st.subheader(f"Setting {index + 1}")
+    st.text(result.labels[index])
+    st.metric("compressions", row["compressions"])
+    st.metric("summarizer calls", row["summarizer_calls"])
+    st.metric("summarizer tokens in / out", f"{row['summarizer_tokens_in']:,} / {row['summarizer_tokens_out']:,}")
+    st.metric("summarizer cost", _money(summary.summarizer_cost_usd))
+    st.metric("peak scratchpad tokens", f"{row['peak_context_tokens']:,}")
+    st.metric("mean scratchpad tokens", f"{row['mean_context_tokens']:,.0f}")
+    st.metric("context tokens saved vs off", f"{row['context_tokens_saved']:,}",
+              help="Sum over iterations of the scratchpad tokens sent with compression off minus those sent "
+                   "with this setting (same steps, same agent trim).")
+    st.metric("net tokens saved", f"{row['net_tokens_saved']:,}",
+              help="Context tokens saved minus the summarizer's tokens in and out.")
+    st.metric("facts retained", _pct(row["facts_retained"], "no compression"),
+              help="Share of the facts in the scratchpad before each compression that survived it.")
+    st.metric("answer score", "recorded answer" if result.keeps_answer else _pct(row["answer_score"], "none"),
+              help="Share of the scenario's expected facts in the final answer.")
+    st.text(_flags_text(row))
+
+
+def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
+    annotated = annotate(record.events)
+    _, summarizer_model = model_ids(record.events)
+    if not annotated:
+        st.text("This setting never compressed.")
+    elif len(annotated) > MAX_CARDS:
+        st.text(f"Showing the first {MAX_CARDS} of {len(annotated)} compressions.")
+    for i, c in enumerate(annotated[:MAX_CARDS]):
+        cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
+        compression_card(c, key=f"{key}_{i}", cost=cost)  # its badges carry the flags, its text the facts lost
+
+
+def _stale(result: Result, signature: tuple) -> None:
+    if result.signature != signature:
+        st.info("These results are for an earlier choice of run or settings; press the button to replay with "
+                "the current ones.")
+
+
+def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+    _stale(result, signature)
+    for index, col in enumerate(st.columns(len(result.records))):
+        with col:
+            _column(index, result, prices)
+    st.text("All the numbers")
+    st.dataframe(pd.DataFrame(result.rows), hide_index=True, key="cmp_numbers")
+    series = {f"#{i + 1} {label}": r.events for i, (label, r) in enumerate(zip(result.labels, result.records))}
+    for trim, baseline in result.baselines.items():
+        name = "compression off" if len(result.baselines) == 1 else f"compression off, trim {trim:,}"
+        series[name] = baseline.events
+    st.text("Scratchpad tokens sent at each iteration, every setting in one chart")
+    st.altair_chart(overlay_chart(series, "tokens"), width="stretch")
+    choice = st.selectbox("Show the compression cards of", list(range(len(result.records))), key="cmp_cards_for",
+                          format_func=lambda i: f"Setting {i + 1}: {result.labels[i]}")
+    _cards(result.records[choice], f"cmp_card_{choice}", prices)
+
+
+# ── sweep ───────────────────────────────────────────────────────────────────
+
+def _every_label(value) -> str:
+    return "off" if value is None else str(value)
+
+
+def sweep_frame(result: Result) -> pd.DataFrame:
+    rows = [{"summarize_every": _every_label(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
+             "context_tokens_saved": r["context_tokens_saved"],
+             "summarizer_tokens": r["summarizer_tokens_in"] + r["summarizer_tokens_out"],
+             "answer_score": r["answer_score"], "facts_retained": r["facts_retained"],
+             "compressions": r["compressions"]} for r in result.rows]
+    return pd.DataFrame(rows)
+
+
+def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str):
+    everies = list(dict.fromkeys(frame["summarize_every"]))
+    top = frame[field].max(skipna=True)
+    threshold = 0.6 * float(top) if pd.notna(top) else 0.0
+    base = alt.Chart(frame).encode(
+        x=alt.X("max_scratchpad_chars:O", title="max_scratchpad_chars",
+                axis=alt.Axis(format=",", formatType="number", labelAngle=0)),
+        y=alt.Y("summarize_every:O", title="summarize_every", sort=everies))
+    cells = base.mark_rect().encode(
+        color=alt.Color(f"{field}:Q", title=None, legend=alt.Legend(format=number_format)),
+        tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
+                 alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
+    labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
+        text=alt.Text(f"{field}:Q", format=number_format),
+        color=alt.condition(alt.datum[field] > threshold, alt.value("white"), alt.value("black")))
+    return (cells + labels).properties(title=title)
+
+
+def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+    _stale(result, signature)
+    frame = sweep_frame(result)
+    charts = [("context_tokens_saved", "context tokens saved vs off", ",d"),
+              ("summarizer_tokens", "summarizer tokens (in + out)", ",d")]
+    if not result.keeps_answer and frame["answer_score"].notna().any():
+        charts.append(("answer_score", "answer score", ".0%"))
+    charts.append(("facts_retained", "facts retained", ".0%"))
+    for start in range(0, len(charts), 2):
+        for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
+            # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
+            col.altair_chart(heatmap(frame, name, title, fmt), width="stretch",
+                             height=120 + 34 * frame["summarize_every"].nunique())
+    st.dataframe(frame, hide_index=True, key="cmp_sweep_numbers")
+    cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",
+                        format_func=lambda i: f"cell {i + 1}: {result.labels[i]}")
+    record = result.records[cell]
+    end = [e for e in record.events if e.kind == "finish"]
+    render_run(record.events, record.config, live=False, key="cmp_sweep_view", prices=prices,
+               elapsed_s=float(end[-1].data.get("elapsed_s") or 0) if end else 0.0)
+
+
+def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
+    st.text("Every pair of the two middleware triggers, replayed on the same trajectory (up to 6 x 6).")
+    last = st.session_state[CMP_SWEEP]
+    defaults = {"cmp_sweep_every": ["2", "5", "off"], "cmp_sweep_caps": [2_000, 4_000, 15_000],
+                "cmp_sweep_summarizer": SUMMARIZER_CHOICES[0], **(last.choices if last else {})}
+    for key, value in defaults.items():  # widget state goes when the page is left: start from the last sweep
+        st.session_state.setdefault(key, value)
+    c1, c2, c3 = st.columns([2, 2, 1])
+    everies = c1.multiselect("summarize_every values (off: no periodic trigger)", SWEEP_EVERY,
+                             max_selections=engine.MAX_GRID, key="cmp_sweep_every")
+    caps = c2.multiselect("max_scratchpad_chars values (1,000,000: no size trigger)", SWEEP_CAPS,
+                          max_selections=engine.MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
+    summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
+    every_values = [None if e == "off" else int(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
+    settings = [engine.Setting(**{**s.changes(), "summarizer": summarizer})
+                for s in engine.grid(every_values, sorted(caps))] if everies and caps else []
+    signature = ("sweep",) + _signature(entry, settings)
+    if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings):
+        result = _replay(entry, settings, [s.label() for s in settings], "cells")
+        if result is not None:
+            result.signature = signature
+            result.choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps),
+                              "cmp_sweep_summarizer": summarizer}
+            st.session_state[CMP_SWEEP] = result
+    if not settings:
+        st.text("Pick at least one value of each.")
+    result = st.session_state[CMP_SWEEP]
+    if result is not None:
+        show_sweep(result, signature, prices)
+
+
+def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> None:
+    st.text("One row per setting (2 to 6). summarize_every: off or a number. agent_trim_chars empty: the run's "
+            "own. custom prompt empty: the package's prompt (it must contain {scratchpad}).")
+    st.session_state.setdefault(CMP_TABLE, default_table())
+    if "cmp_settings" not in st.session_state and st.session_state[CMP_EDITED] is not None:
+        # The editor's edits went with the page; start again from the table as it was last edited.
+        st.session_state[CMP_TABLE] = st.session_state[CMP_EDITED]
+    table = st.data_editor(
+        st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings",
+        column_config={
+            "summarize_every": st.column_config.TextColumn("summarize_every", help="off, or a number of iterations"),
+            "max_scratchpad_chars": st.column_config.NumberColumn("max_scratchpad_chars", min_value=100,
+                                                                  max_value=1_000_000, step=1, format="%d"),
+            "agent_trim_chars": st.column_config.NumberColumn("agent_trim_chars", min_value=200, max_value=1_000_000,
+                                                              step=1, format="%d"),
+            "summarizer": st.column_config.SelectboxColumn("summarizer", options=SUMMARIZER_CHOICES),
+            "custom prompt": st.column_config.TextColumn("custom prompt", help="must contain {scratchpad}"),
+        })
+    st.session_state[CMP_EDITED] = table
+    settings, problems = parse_table(table, base)
+    if problems:
+        show_problem("Some settings need fixing before you can compare:", "\n".join(problems))
+    signature = _signature(entry, settings)
+    if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems)):
+        result = _replay(entry, settings, [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)], "settings")
+        if result is not None:
+            result.signature = signature
+            st.session_state[CMP_RESULT] = result
+    result = st.session_state[CMP_RESULT]
+    if result is not None:
+        show_comparison(result, signature, prices)
+
+
+def page() -> None:
+    init_session()
+    prices = st.session_state.get(PLAY_PRICES)
+    st.title("Scratchpad Lab · Compare")
+    st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
+               "the settings are compared on exactly the same work; only compression (and the summarizer's "
+               "cost) changes.")
+    with st.expander("Upload a run record or a trace"):
+        added = upload_widget("cmp_upload")
+    entries, problems = all_entries()
+    show_sample_problems(problems)
+    if not entries:
+        st.info("No runs to compare: run one in the Playground, or upload a run record or trace.")
+        st.stop()
+    entry = pick_entry(entries, "Run or trace to replay", "cmp_source", CMP_SOURCE,
+                       open_key=added.key if added else None)
+    try:
+        _, base, keeps_answer = engine.source_of(entry.loaded)
+    except (RecordError, KeyError, ConfigError) as exc:
+        show_problem("This run cannot be replayed here: pick another.", str(exc))
+        st.stop()
+    st.info(RECORDED_KIND if keeps_answer else SCENARIO_KIND)
+    tab_compare, tab_sweep = st.tabs(["Compare settings", "Sweep"])
+    with tab_compare:
+        _compare_section(entry, base, prices)
+    with tab_sweep:
+        _sweep_section(entry, prices)
