@@ -32,27 +32,38 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
                                    format_func=lambda n: PROVIDERS[n]["label"],
                                    help="A hosted API or a local server (Ollama, LM Studio, vLLM, llama.cpp).")
     preset = PROVIDERS[provider]
-    base_url = container.text_input(f"{what} base URL", key=f"{prefix}_base_url_{provider}",
-                                     value=preset["base_url"], help="The OpenAI-compatible API root, ending in /v1.")
-    model = container.text_input(f"{what} model", key=f"{prefix}_model_{provider}", value=preset["model"],
-                                 help="The model name the server knows, e.g. gpt-4o-mini or llama3.2.")
-    key_env = container.text_input(f"{what} key variable", key=f"{prefix}_key_env_{provider}",
-                                   value=preset["key_env"],
-                                   help="Name of the environment variable (or st.secrets entry) holding the key.")
-    typed = container.text_input(f"{what} API key", key=f"{prefix}_key", type="password",
-                                 help="Optional: used for this tab's runs only, never saved or shown. Local "
-                                      "servers usually need none.")
+    container.text_input(f"{what} base URL", key=f"{prefix}_base_url_{provider}", value=preset["base_url"],
+                         help="The OpenAI-compatible API root, ending in /v1.")
+    container.text_input(f"{what} model", key=f"{prefix}_model_{provider}", value=preset["model"],
+                         help="The model name the server knows, e.g. gpt-4o-mini or llama3.2.")
+    container.text_input(f"{what} key variable", key=f"{prefix}_key_env_{provider}", value=preset["key_env"],
+                         help="Name of the environment variable (or st.secrets entry) holding the key.")
+    container.text_input(f"{what} API key", key=f"{prefix}_key", type="password",
+                         help="Optional: used for this tab's runs only, never saved or shown. Local "
+                              "servers usually need none.")
+    if hosted_mode():
+        container.caption("Hosted mode: only public https endpoints; tighter limits.")
+    return endpoint_from_state(prefix, what)
+
+
+def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str, Optional[str]]:
+    """The endpoint the widgets hold now (also readable from a callback, before they are drawn again)."""
+    state = st.session_state
+    provider = state.get(f"{prefix}_provider", "custom")
+    preset = PROVIDERS.get(provider, PROVIDERS["custom"])
+    base_url = str(state.get(f"{prefix}_base_url_{provider}", preset["base_url"]) or "")
+    model = str(state.get(f"{prefix}_model_{provider}", preset["model"]) or "")
+    key_env = str(state.get(f"{prefix}_key_env_{provider}", preset["key_env"]) or "")
+    typed = str(state.get(f"{prefix}_key", "") or "")
     if not model.strip():
         return None, "", f"{what}: enter a model name."
+    if provider == "custom" and not base_url.strip():
+        return None, "", f"{what}: enter the base URL of the server."
     try:
         endpoint = Endpoint(provider=provider, base_url="" if base_url.rstrip("/") == preset["base_url"] else base_url,
                             model=model.strip(), key_env=key_env.strip())
     except ValidationError as exc:
         return None, "", f"{what}: {explain_validation_error(exc)}"
-    if provider == "custom" and not base_url.strip():
-        return None, "", f"{what}: enter the base URL of the server."
-    if hosted_mode():
-        container.caption("Hosted mode: only public https endpoints; tighter limits.")
     return endpoint, resolve_key(endpoint, typed, _secrets()), None
 
 

@@ -14,7 +14,7 @@ from .library import download_button, run_label, runs_frame, sample_picker
 from ..providers import EndpointError, EndpointLLM
 from .loss import loss_panel
 from .endpoints import price_table
-from .settings import K_SCENARIO, sidebar_settings
+from .settings import K_SCENARIO, config_from_state, sidebar_settings
 from .state import PLAY_ACTIVE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR, init_session
 from .view import render_run
 
@@ -64,7 +64,8 @@ def _probe_model(config, keys):
     return lambda: EndpointLLM(config.summarizer_endpoint, keys.get("summarizer", ""))
 
 
-def _start_run(config, keys) -> None:
+def _start_run() -> None:
+    config, keys, _ = config_from_state()  # the settings as they are now, even if changed with this click
     active = st.session_state[PLAY_ACTIVE]
     if config is None or (active is not None and not active.finished):
         return
@@ -100,7 +101,7 @@ def page() -> None:
     # The run starts in the button's callback, before the page is drawn again, so the same render that
     # shows the run going also shows Run disabled (a double click cannot start a second run).
     st.button("Run", type="primary", key="play_run", disabled=running or config is None,
-              on_click=_start_run, args=(config, keys))
+              on_click=_start_run)
     if st.session_state.get(PLAY_START_ERROR):
         st.error("The run could not start:")
         st.text(st.session_state.pop(PLAY_START_ERROR))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from ..scenarios import list_scenarios
-from .endpoints import endpoint_widgets
+from .endpoints import endpoint_from_state, endpoint_widgets
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -84,15 +84,12 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     sb.selectbox("Tools from scenario" if real_agent else "Scenario", list(scenarios), key=K_SCENARIO,
                  format_func=lambda n: scenarios[n].title,
                  help="A built-in offline task with deterministic tools over invented demo data.")
-    problems, keys = [], {}
-    agent_endpoint = None
     if real_agent:
         with sb.expander("Agent model", expanded=True):
-            agent_endpoint, keys["agent"], problem = endpoint_widgets(st, "play_agent_ep", "Agent")
+            endpoint_widgets(st, "play_agent_ep", "Agent")
             st.text_area("Task for the model", key=K_TASK, height=120,
                          placeholder=scenarios[st.session_state[K_SCENARIO]].task,
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
-        problems += [problem] if problem else []
     sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below (and the extractive summary budget).")
     sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
@@ -106,11 +103,9 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     sb.selectbox("Summarizer", list(SUMMARIZERS), key=K_SUMMARIZER, format_func=SUMMARIZERS.get,
                  help="Who writes the summary. Extractive keeps the salient lines under a budget; no LLM. "
                       "'Same as agent' with the scripted agent also summarizes extractively (it is no model).")
-    summarizer_endpoint = None
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
-            summarizer_endpoint, keys["summarizer"], problem = endpoint_widgets(st, "play_sum_ep", "Summarizer")
-        problems += [problem] if problem else []
+            endpoint_widgets(st, "play_sum_ep", "Summarizer")
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
@@ -126,6 +121,21 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                         help="The agent stops after this many steps without an answer.")
         st.number_input("Wall-clock cap (s)", min_value=1, max_value=3600, key=K_WALL,
                         help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
+    return config_from_state()
+
+
+def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
+    """The run the settings describe now: (config, keys, None) or (None, {}, what to change).
+    Reads session state only, so a button callback sees settings changed in the same interaction."""
+    s = st.session_state
+    problems, keys = [], {}
+    agent_endpoint = summarizer_endpoint = None
+    if s.get(K_AGENT) == "endpoint":
+        agent_endpoint, keys["agent"], problem = endpoint_from_state("play_agent_ep", "Agent")
+        problems += [problem] if problem else []
+    if s.get(K_SUMMARIZER) == "endpoint":
+        summarizer_endpoint, keys["summarizer"], problem = endpoint_from_state("play_sum_ep", "Summarizer")
+        problems += [problem] if problem else []
     if problems:
         return None, {}, " ".join(problems)
     config, problem = read_config(agent_endpoint, summarizer_endpoint)

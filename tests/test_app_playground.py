@@ -1,0 +1,387 @@
+"""The playground page, driven through the real app with AppTest and the scripted agent.
+
+AppTest never fires `st.fragment(run_every=...)` by itself, so a running Run is followed by calling
+`at.run()` in a bounded polling loop (the worker thread keeps appending to the log meanwhile); no test
+sleeps for a fixed time. Fixtures live here, not in conftest.py.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import List, Optional
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PACE_INSTANT = "instant"
+PACE_DEMO = "demo (0.5 s/step)"
+BEFORE_LABEL = "Before (scratchpad as the iteration started)"
+AFTER_LABEL = "After (what the agent is sent)"
+
+# Untrusted text a tool, a model or a file could bring in: raw HTML and a markdown remote image.
+HTML_PAYLOAD = "<img src=x onerror=alert(1)>"
+IMAGE_PAYLOAD = "![x](http://example.invalid/a.png)"
+PAYLOADS = (HTML_PAYLOAD, IMAGE_PAYLOAD)
+# What must never reach an element that renders markup, in any form (escaped brackets still autolink
+# a bare URL): the payloads' distinctive parts.
+MARKERS = ("onerror=alert", "example.invalid")
+# Elements that show their text as plain text: st.text, st.code, the cells of st.dataframe, and the
+# labels Vega draws itself (legend, tooltips) in the Altair chart.
+PLAIN_TEXT_NODES = {"text", "code", "dataframe", "vega_lite_chart"}
+
+
+# ── helpers ────────────────────────────────────────────────────────────────
+
+def _pause(seconds: float = 0.05) -> None:
+    threading.Event().wait(seconds)
+
+
+def _open_app(monkeypatch, samples_dir: Optional[Path] = None) -> AppTest:
+    if samples_dir is None:
+        monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    else:
+        monkeypatch.setenv("SCRATCHPAD_LAB_SAMPLES", str(samples_dir))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _active(at: AppTest):
+    return at.session_state["play_active_run"]
+
+
+def _poll_until(at: AppTest, done, rounds: int = 100, pause: float = 0.05) -> bool:
+    """Rerun the page (as the fragment's timer would) until done(at) holds; bounded."""
+    for _ in range(rounds):
+        if done(at):
+            return True
+        _pause(pause)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    return done(at)
+
+
+def _run_to_the_end(at: AppTest, rounds: int = 100) -> None:
+    at.button(key="play_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _poll_until(at, lambda a: _active(a) is None, rounds), "the run did not finish in time"
+
+
+def _metric(at: AppTest, label: str) -> str:
+    """The first metric with this label: the status line of the run on show comes first."""
+    found = [m.value for m in at.metric if m.label == label]
+    assert found, f"no metric {label!r} on the page"
+    return found[0]
+
+
+def _runs_table(at: AppTest):
+    tables = [d.value for d in at.dataframe if "compressions" in d.value.columns and "outcome" in d.value.columns]
+    return tables[0] if tables else None
+
+
+def _texts(at: AppTest) -> List[str]:
+    return [t.value for t in at.text]
+
+
+def _answer_score_texts(at: AppTest) -> List[str]:
+    return [t for t in _texts(at) if t.startswith("Answer score: ")]
+
+
+def _rendered_as_markup(at: AppTest) -> List[str]:
+    """The serialized protos of every node whose text Streamlit may render as markdown or HTML
+    (markdown, badges, captions, titles, alerts, metric and widget labels, expander labels, ...)."""
+    return [str(node.proto) for node in at
+            if node.type not in PLAIN_TEXT_NODES and getattr(node, "proto", None) is not None]
+
+
+@pytest.fixture
+def app(monkeypatch) -> AppTest:
+    return _open_app(monkeypatch)
+
+
+def _set_pacing(at: AppTest, pacing: str) -> None:
+    at.select_slider(key="play_pacing").set_value(pacing).run()
+
+
+# ── loading ────────────────────────────────────────────────────────────────
+
+def test_the_page_loads_and_shows_the_scenario_task(app):
+    from scratchpad_lab.scenarios import get_scenario
+
+    task = get_scenario(app.session_state["play_scenario"]).task
+    assert "Task given to the agent: " + task in _texts(app)
+    assert app.title[0].value == "Scratchpad Lab · Playground"
+    assert not app.button(key="play_run").disabled
+    assert "No finished runs yet. Press Run, or open a recorded sample run." in _texts(app)
+
+
+def test_choosing_another_scenario_shows_its_task(app):
+    from scratchpad_lab.scenarios import get_scenario
+
+    app.selectbox(key="play_scenario").set_value("log-triage").run()
+    assert "Task given to the agent: " + get_scenario("log-triage").task in _texts(app)
+
+
+# ── a run ──────────────────────────────────────────────────────────────────
+
+def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_answer_score(app):
+    _set_pacing(app, PACE_INSTANT)
+    _run_to_the_end(app)
+
+    table = _runs_table(app)
+    assert table is not None and len(table) == 1
+    row = table.iloc[0]
+    assert row["outcome"] == "answered"
+    assert row["scenario"] == "support-ticket"
+    assert row["compressions"] >= 1  # package defaults (every 5) over a 14-step scenario
+    assert 0.0 <= row["answer score"] <= 1.0
+
+    assert _metric(app, "status") == "finished with an answer"
+    assert int(_metric(app, "compressions")) == row["compressions"]
+    texts = _texts(app)
+    assert texts.count(BEFORE_LABEL) == row["compressions"]
+    assert texts.count(AFTER_LABEL) == row["compressions"]
+    headings = [m.value for m in app.markdown if m.value.startswith("**Compression at iteration ")]
+    assert len(headings) == row["compressions"]
+    card_metrics = {m.label for m in app.metric}
+    assert {"chars", "tokens", "after / before", "summarizer latency"} <= card_metrics
+    scores = _answer_score_texts(app)
+    assert scores == [f"Answer score: {row['answer score']:.0%} of the expected facts "
+                      "(the scripted agent answers only from what is still in its scratchpad)"]
+    assert any(s.value == "Final answer" for s in app.subheader)
+    assert app.download_button, "a finished run can be downloaded"
+
+
+@pytest.mark.parametrize("every, cap, fewer", [("off", 1_000_000, True), (2, 15_000, False)],
+                         ids=["off-and-no-size-cap", "every-2"])
+def test_running_again_with_another_summarize_every_adds_a_row_with_a_different_compression_count(
+        app, every, cap, fewer):
+    _set_pacing(app, PACE_INSTANT)
+    _run_to_the_end(app)
+    first = int(_runs_table(app).iloc[0]["compressions"])
+
+    app.selectbox(key="play_summarize_every").set_value(every)
+    app.number_input(key="play_max_scratchpad_chars").set_value(cap)
+    app.run()
+    _run_to_the_end(app)
+
+    table = _runs_table(app)
+    assert list(table["#"]) == [1, 2]
+    assert list(table["summarize_every"]) == ["5", str(every)]
+    second = int(table.iloc[1]["compressions"])
+    assert (second < first) if fewer else (second > first)
+    if every == "off":
+        assert second == 0
+        assert "No compression yet." in _texts(app)
+    # the newest run is the one on show
+    assert int(_metric(app, "compressions")) == second
+    assert app.selectbox(key="play_show_2").value == 1
+
+
+# ── settings ───────────────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("preset, every, cap", [
+    ("Tight (every 2 / 2,000 chars", 2, 2_000),
+    ("Size only (off / 4,000 chars", "off", 4_000),
+    ("Off (no compression", "off", 1_000_000),
+], ids=["tight", "size-only", "off"])
+def test_a_preset_fills_in_both_middleware_triggers(app, preset, every, cap):
+    """Presets are found by the start of their label, which names the two triggers they set."""
+    matching = [o for o in app.selectbox(key="play_preset").options if o.startswith(preset)]
+    assert len(matching) == 1, app.selectbox(key="play_preset").options
+    app.selectbox(key="play_preset").set_value(matching[0]).run()
+    assert app.session_state["play_summarize_every"] == every
+    assert app.session_state["play_max_scratchpad_chars"] == cap
+    assert app.selectbox(key="play_summarize_every").value == every
+    assert app.number_input(key="play_max_scratchpad_chars").value == cap
+    assert not app.button(key="play_run").disabled
+
+
+@pytest.mark.parametrize("template, named", [
+    ("Summarize the notes so far, keeping every number.", "{scratchpad}"),
+    ("Task: {foo}\n{scratchpad}", "{foo}"),
+    ("", "{scratchpad}"),
+], ids=["no-scratchpad", "unknown-placeholder", "empty"])
+def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(app, template, named):
+    prompt = app.text_area(key="play_summarizer_prompt")
+    prompt.input(template).run()
+    errors = [e.value for e in app.error]
+    assert len(errors) == 1 and errors[0].startswith("Fix this setting to run: ")
+    assert named in errors[0] and "summarizer_prompt" in errors[0]
+    assert app.button(key="play_run").disabled
+
+    app.text_area(key="play_summarizer_prompt").input("Keep the facts; drop the rest.\n{scratchpad}").run()
+    assert not app.error
+    assert not app.button(key="play_run").disabled
+
+
+def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
+    _set_pacing(app, PACE_INSTANT)
+    app.text_area(key="play_summarizer_prompt").input("LAB-PROMPT step {iteration}:\n{scratchpad}").run()
+    _run_to_the_end(app)
+    prompts = [c.value for c in app.code if c.value.startswith("LAB-PROMPT step ")]
+    assert prompts, "the compression cards show the prompt the summarizer was sent"
+    assert all("{scratchpad}" not in p for p in prompts)
+
+
+def test_reset_restores_the_packages_prompt(app):
+    from scratchpad_lab.config import PACKAGE_PROMPT
+
+    app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
+    assert app.button(key="play_run").disabled
+    app.button(key="play_reset_prompt").click().run()
+    assert app.text_area(key="play_summarizer_prompt").value == PACKAGE_PROMPT
+    assert not app.error and not app.button(key="play_run").disabled
+
+
+# ── sample runs ────────────────────────────────────────────────────────────
+
+def test_opening_a_sample_run_adds_it_to_the_table_and_shows_it(app):
+    pick = app.selectbox(key="play_sample_pick")
+    assert pick.options, "sample_runs/ ships recorded runs"
+    name = pick.options[-1]
+    pick.set_value(name)
+    app.button(key="play_sample_open").click().run()
+    assert not app.exception and not app.error
+
+    table = _runs_table(app)
+    assert table is not None and list(table["run"]) == [f"sample: {name}"]
+    row = table.iloc[0]
+    assert int(_metric(app, "compressions")) == row["compressions"]
+    assert _texts(app).count(BEFORE_LABEL) == row["compressions"]
+    assert _metric(app, "status") != "running"
+    assert app.selectbox(key="play_show_1").value == 0
+
+
+def test_every_shipped_sample_run_opens_in_the_same_view(app):
+    names = list(app.selectbox(key="play_sample_pick").options)
+    for name in names:
+        app.selectbox(key="play_sample_pick").set_value(name)
+        app.button(key="play_sample_open").click().run()
+        assert not app.exception and not app.error, name
+    assert list(_runs_table(app)["run"]) == [f"sample: {n}" for n in names]
+
+
+# ── stop ───────────────────────────────────────────────────────────────────
+
+def test_stop_during_a_paced_run_ends_it_as_stopped_and_keeps_what_was_recorded(app):
+    _set_pacing(app, PACE_DEMO)
+    app.button(key="play_run").click().run()
+    run = _active(app)
+    assert run is not None and not run.finished
+    assert _metric(app, "status") == "running"
+    app.run()
+    assert app.button(key="play_run").disabled, "one run at a time"
+
+    assert _poll_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2)
+    app.button(key="play_stop").click().run()
+    assert _poll_until(app, lambda a: _active(a) is None), "Stop did not end the run"
+
+    table = _runs_table(app)
+    assert len(table) == 1 and table.iloc[0]["outcome"] == "stopped"
+    record = app.session_state["play_runs"][0]
+    iterations = [e for e in record.events if e.kind == "iteration"]
+    assert 2 <= len(iterations) < 14, "stopped part-way, with the iterations done so far kept"
+    assert _metric(app, "status") == "stopped"
+    assert _metric(app, "iteration").startswith(f"{iterations[-1].iteration} of ")
+    assert any(t.startswith("Run ended: The run was stopped by the user") for t in _texts(app))
+    assert any(t.startswith(f"Scratchpad sent at iteration {iterations[-1].iteration}:") for t in _texts(app))
+    assert not app.button(key="play_run").disabled
+
+
+def test_run_is_disabled_in_the_very_render_that_starts_the_run(app):
+    """During a run only the fragment reruns, so the render that starts a run is the one that must
+    disable Run; otherwise the browser shows it enabled for the whole run."""
+    _set_pacing(app, PACE_DEMO)
+    app.button(key="play_run").click().run()
+    try:
+        assert _active(app) is not None and not _active(app).finished
+        assert app.button(key="play_run").disabled
+    finally:
+        if _active(app) is not None:
+            _active(app).stop()
+            _poll_until(app, lambda a: _active(a) is None)
+
+
+def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(app):
+    """In a browser, a click on Run can reach the server before the rerun caused by a settings change
+    has drawn the button again; AppTest sends both in one rerun, which is that case made certain."""
+    app.select_slider(key="play_pacing").set_value(PACE_INSTANT)
+    app.selectbox(key="play_summarize_every").set_value(2)
+    app.button(key="play_run").click().run()
+    run = _active(app) or app.session_state["play_runs"][-1]
+    try:
+        config = run.config if isinstance(run.config, dict) else run.config.model_dump()
+        assert (config["summarize_every"], config["step_delay_s"]) == (2, 0.0)
+    finally:
+        if _active(app) is not None:
+            _active(app).stop()
+            _poll_until(app, lambda a: _active(a) is None)
+
+
+# ── untrusted text ─────────────────────────────────────────────────────────
+
+def _crafted_record(**overrides):
+    """A real run's record, with untrusted markup planted in every text a run can carry."""
+    from scratchpad_lab.config import RunConfig
+    from scratchpad_lab.runner import Run
+
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2), name="crafted").run()
+    bad = "\n" + "\n".join(PAYLOADS) + "\n"
+    for e in record.events:
+        if e.kind == "compression":
+            for field in ("before", "after", "response", "prompt"):
+                e.data[field] = e.data[field] + bad
+            e.data.update(overrides)
+        elif e.kind == "iteration":
+            e.data["scratchpad"] = e.data.get("scratchpad", "") + bad
+        elif e.kind == "tool_call":
+            e.data["result"] = str(e.data.get("result", "")) + bad
+        elif e.kind == "final_answer":
+            e.data["text"] = e.data["text"] + bad
+    record.final_answer = (record.final_answer or "") + bad
+    return record
+
+
+def _open_only_sample(at: AppTest) -> None:
+    at.button(key="play_sample_open").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_untrusted_text_in_a_run_is_shown_only_as_code_or_text(monkeypatch, tmp_path):
+    _crafted_record().save(tmp_path / "crafted.json")
+    at = _open_app(monkeypatch, tmp_path)
+    _open_only_sample(at)
+    assert len(_runs_table(at)) == 1
+
+    code = [c.value for c in at.code]
+    for payload in PAYLOADS:
+        # before and after (two columns per card), prompt, reply, scratchpad, final answer
+        assert sum(payload in c for c in code) >= 5, payload
+    assert all(p not in m.value for m in at.markdown for p in PAYLOADS)
+    for markup in _rendered_as_markup(at):
+        for marker in MARKERS:
+            assert marker not in markup, f"{marker!r} reached an element that renders markup"
+
+
+def test_a_compression_reason_from_a_file_is_not_rendered_as_markdown(monkeypatch, tmp_path):
+    _crafted_record(reason=IMAGE_PAYLOAD).save(tmp_path / "crafted.json")
+    at = _open_app(monkeypatch, tmp_path)
+    _open_only_sample(at)
+    assert len(_runs_table(at)) == 1
+    for markup in _rendered_as_markup(at):
+        assert "example.invalid" not in markup
+
+
+def test_a_broken_sample_files_message_quotes_it_as_text(monkeypatch, tmp_path):
+    (tmp_path / "broken.json").write_text(json.dumps({"schema": IMAGE_PAYLOAD}), encoding="utf-8")
+    at = _open_app(monkeypatch, tmp_path)
+    _open_only_sample(at)
+    shown = " ".join(str(getattr(node, "proto", "")) for node in at)
+    assert "could not be opened" in shown, "the page says the sample could not be opened"
+    assert "example.invalid" in shown, "the message still quotes what is wrong, as text"
+    for markup in _rendered_as_markup(at):
+        assert "example.invalid" not in markup

@@ -1,0 +1,280 @@
+"""The playground's main path in a real browser: `streamlit run app.py` driven by Playwright through
+Debian's /usr/bin/chromium (never `playwright install`), on localhost only.
+
+What only a browser shows: the live view really updates while the worker runs (the fragment's timer
+fires), compression cards appear before the run ends, Altair draws the size chart, and a second run
+with other settings lands next to the first.
+
+The runs table is a glide data grid drawn on a canvas; the page holds only an accessibility mirror of
+the cells currently scrolled into view, which depends on the window width and on glide's internals.
+So the compression count of each run is read where the page shows it as text: pick the run in
+"Show run" and read the `compressions` metric of the view below it (the figure the table's column is
+computed from, by the same function). The number of runs is the number of "Show run" options, one per
+row of the table.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+SERVER_START_TIMEOUT_S = 40.0
+RUN_TIMEOUT_MS = 40_000
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the "
+                "browser tests; never `playwright install`", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need Python Playwright")
+
+# The text of a metric's value, found by its label; null when the page does not show that metric.
+METRIC_JS = """(label) => {
+  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    const v = m.querySelector('[data-testid="stMetricValue"]');
+    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
+  }
+  return null;
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free localhost port; killed at teardown."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "SCRATCHPAD_LAB_SAMPLES"}
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
+                            + log_path.read_text(errors="replace")[-3000:])
+            threading.Event().wait(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(server)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+# Compression cards on the page, by their heading (our own fixed words, drawn as bold markdown).
+CARDS_JS = """() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] strong')]
+  .filter(e => e.innerText.startsWith('Compression at iteration')).length"""
+# The finished run's view has settled: "Show run" is drawn and the cards match its compressions metric
+# (while the page reruns, the live view's cards can linger beside the new ones for a moment).
+SETTLED_JS = f"""() => {{
+  const status = ({METRIC_JS})('status');
+  return status !== null && status !== 'running'
+    && document.querySelector('input[role="combobox"][aria-label="Show run"]') !== null
+    && document.querySelectorAll('[data-stale="true"]').length === 0
+    && document.querySelector('[data-testid="stStatusWidget"]') === null
+    && document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') !== 'running'
+    && String(({CARDS_JS})()) === ({METRIC_JS})('compressions');
+}}"""
+
+
+SETTLED_PARTS_JS = f"""() => ({{
+  status: ({METRIC_JS})('status'), compressions: ({METRIC_JS})('compressions'), cards: ({CARDS_JS})(),
+  showRun: document.querySelector('input[role="combobox"][aria-label="Show run"]')?.value ?? null,
+  stale: document.querySelectorAll('[data-stale="true"]').length,
+  statusWidget: document.querySelector('[data-testid="stStatusWidget"]')?.innerText ?? null,
+  scriptState: document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') ?? null,
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+}})"""
+
+
+def _wait_settled(page, timeout: int = RUN_TIMEOUT_MS) -> None:
+    try:
+        page.wait_for_function(SETTLED_JS, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the page did not settle: {page.evaluate(SETTLED_PARTS_JS)}") from None
+
+
+# Counts the page's script runs that end from now on (stApp's data-test-script-state goes
+# running -> notRunning), so a step can wait until the rerun its widget change caused is over.
+COUNT_RERUNS_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__labObserver) window.__labObserver.disconnect();
+  window.__labReruns = 0;
+  let running = false;
+  window.__labObserver = new MutationObserver(() => {
+    const state = app.getAttribute('data-test-script-state');
+    if (state === 'running') running = true;
+    else if (running && state === 'notRunning') { running = false; window.__labReruns += 1; }
+  });
+  window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+
+def _and_wait_for_the_rerun(page, change) -> None:
+    """Make a widget change and wait until the rerun it causes has finished: a person reads the page
+    before pressing Run; a click racing a settings rerun is covered by the AppTest suite."""
+    page.evaluate(COUNT_RERUNS_JS)
+    change()
+    page.wait_for_function("() => window.__labReruns >= 1")
+
+
+def _metric(page, label: str):
+    return page.evaluate(METRIC_JS, label)
+
+
+def _wait_metric(page, label: str, value: str, timeout: int = RUN_TIMEOUT_MS) -> None:
+    page.wait_for_function(f"({METRIC_JS})({label!r}) === {value!r}", timeout=timeout)
+
+
+def _selectbox(page, label: str):
+    """A select box is a combobox input named by its label; its value is the chosen option's text."""
+    return page.get_by_role("combobox", name=label, exact=True)
+
+
+def _pick(page, label: str, option: str) -> None:
+    _selectbox(page, label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_function("([label, option]) => document.querySelector("
+                           "`input[role=\"combobox\"][aria-label=\"${label}\"]`)?.value === option",
+                           arg=[label, option])
+
+
+def _options(page, label: str) -> list:
+    _selectbox(page, label).click()
+    options = page.get_by_role("option").all_inner_texts()
+    page.keyboard.press("Escape")
+    return [o.strip() for o in options]
+
+
+def _compressions_of(page, index: int) -> int:
+    """Show run number index+1 and read its compressions metric once its view has been drawn."""
+    box = _selectbox(page, "Show run")
+    options = _options(page, "Show run")
+    if box.input_value() != options[index]:
+        _pick(page, "Show run", options[index])
+    # the shown run's download button is keyed by its index: once the one for this run is on the page
+    # and nothing is stale any more, the metrics below it belong to this run
+    page.wait_for_selector(f".st-key-play_download_{index}")
+    _wait_settled(page)
+    return int(_metric(page, "compressions"))
+
+
+def _full_page_screenshot(page, path: Path) -> None:
+    """Streamlit scrolls inside its app view, not the document: grow the viewport to the content."""
+    height = page.evaluate("""() => {
+      const main = document.querySelector('[data-testid="stMain"]');
+      return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
+    }""")
+    page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 200, 16_000))})
+    page.wait_for_timeout(300)  # one layout pass for the grown viewport before the capture
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+
+
+def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_beside_it(page):
+    started = time.monotonic()
+    pacing = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
+    assert pacing.get_by_role("slider", name="Pacing").get_attribute("aria-valuetext") == "demo (0.5 s/step)"
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    _wait_metric(page, "status", "running")
+    first_iteration = _metric(page, "iteration")
+    assert first_iteration and first_iteration.endswith(" of 30")
+
+    # the live view updates while the worker runs: the iteration metric moves on...
+    page.wait_for_function(f"({METRIC_JS})('iteration') !== {first_iteration!r}", timeout=RUN_TIMEOUT_MS)
+    # ...and a compression card appears while the status still says running
+    page.wait_for_function(
+        f"""() => ({METRIC_JS})('status') === 'running' && ({CARDS_JS})() > 0""", timeout=RUN_TIMEOUT_MS)
+
+    _wait_metric(page, "status", "finished with an answer")
+    _wait_settled(page)
+    # the finished run's view: the size chart drawn by Vega, and the compression cards
+    page.wait_for_function("""() => document.querySelectorAll(
+        '[data-testid="stVegaLiteChart"] canvas, [data-testid="stVegaLiteChart"] svg').length > 0""")
+    first_compressions = int(_metric(page, "compressions"))
+    assert first_compressions >= 1
+    assert page.evaluate(CARDS_JS) == first_compressions
+    assert page.get_by_text("Before (scratchpad as the iteration started)", exact=True).count() == first_compressions
+    assert page.get_by_text("Answer score:", exact=False).count() == 1
+
+    # other settings: summarize every 2 iterations, and no pacing for the second run
+    _and_wait_for_the_rerun(page, lambda: _pick(page, "Summarize every N iterations", "2"))
+    slider = pacing.get_by_role("slider", name="Pacing")
+    _and_wait_for_the_rerun(page, lambda: slider.press("Home"))
+    assert slider.get_attribute("aria-valuetext") == "instant"
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function("""() => document.querySelector('input[role="combobox"][aria-label="Show run"]')
+        ?.value?.startsWith('#2 Run 2')""", timeout=RUN_TIMEOUT_MS)
+    _wait_settled(page)
+    assert _metric(page, "status") == "finished with an answer"
+
+    options = _options(page, "Show run")
+    assert len(options) == 2, options
+    assert options[0].startswith("#1 Run 1 · every 5 /") and options[1].startswith("#2 Run 2 · every 2 /")
+    second_compressions = _compressions_of(page, 1)
+    assert _compressions_of(page, 0) == first_compressions
+    assert second_compressions != first_compressions
+    assert second_compressions > first_compressions, "every 2 compresses more often than every 5"
+
+    _full_page_screenshot(page, ARTIFACTS / "playground.png")
+    assert (ARTIFACTS / "playground.png").stat().st_size > 10_000
+    assert time.monotonic() - started < 90
