@@ -24,7 +24,8 @@ from scratchpad_lab.config import RunConfig
 from scratchpad_lab.extractive import ExtractiveSummarizer
 from scratchpad_lab.runner import Run, Source
 from scratchpad_lab.synthetic import synthetic_trace
-from scratchpad_lab.tokens import get_encoding
+from scratchpad_lab import extractive
+from scratchpad_lab.tokens import clear_memos, get_encoding
 
 RATIO_TARGET = 1.5
 OBSERVED_TARGET_S = 3.0
@@ -40,9 +41,18 @@ def bare(trace):
     return bare_replay(trace, ExtractiveSummarizer(1500), record=False)
 
 
-def best_of(fn, trace, repeats):
+def cold():
+    """Forget what earlier replays of this trace left in the process-wide caches (remembered summary
+    lines, token counts), so each timed run costs what a user's first replay of the trace costs."""
+    extractive.clear_caches()
+    clear_memos()
+
+
+def best_of(fn, trace, repeats, first_replay=True):
     best, result = float("inf"), None
     for _ in range(repeats):
+        if first_replay:
+            cold()
         started = time.perf_counter()
         result = fn(trace)
         best = min(best, time.perf_counter() - started)
@@ -143,13 +153,15 @@ def main(argv=None) -> int:
 
     bare_s, bare_result = best_of(bare, trace, args.repeats)
     observed_s, record = best_of(observed, trace, args.repeats)
+    warm_bare_s, _ = best_of(bare, trace, args.repeats, first_replay=False)
+    warm_observed_s, _ = best_of(observed, trace, args.repeats, first_replay=False)
     compressions = sum(1 for e in record.events if e.kind == "compression")
     ratio = observed_s / bare_s
 
     print(f"trace: {len(trace.steps)} steps (seed {args.seed}), "
           f"{sum(len(o) for s in trace.steps for o in s.observations):,} chars of tool output")
-    print(f"bare packages, no observers : {bare_s:.3f} s  (best of {args.repeats})")
-    print(f"lab observed replay         : {observed_s:.3f} s  (best of {args.repeats})")
+    print(f"bare packages, no observers : {bare_s:.3f} s  (best of {args.repeats}, each a first replay)")
+    print(f"lab observed replay         : {observed_s:.3f} s  (best of {args.repeats}, each a first replay)")
     print(f"ratio observed/bare         : {ratio:.2f}  (target <= {RATIO_TARGET}) "
           f"{'OK' if ratio <= RATIO_TARGET else 'OVER'}")
     print(f"observed replay under {OBSERVED_TARGET_S:g} s   : {'yes' if observed_s < OBSERVED_TARGET_S else 'no'}")
@@ -157,6 +169,9 @@ def main(argv=None) -> int:
           f"(bare: {bare_result['iterations']} iterations, same final answer: "
           f"{bare_result['final_answer'] == record.final_answer})")
     print(f"events recorded             : {len(record.events):,}")
+    print(f"same trace again, warm caches: bare {warm_bare_s:.3f} s, observed {warm_observed_s:.3f} s, ratio "
+          f"{warm_observed_s / warm_bare_s:.2f} (the summarizer remembers lines it has seen; the lab's token "
+          "counts are the part that stays)")
     if args.profile or ratio > RATIO_TARGET:
         print("\n── where the lab's extra time goes ──")
         print(attribute(trace, bare_s, observed_s, max(args.repeats, 5)))

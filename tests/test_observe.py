@@ -162,9 +162,13 @@ def test_iteration_tokens_are_tiktoken_counts_of_the_scratchpad_sent():
 
 
 def test_a_summarizer_that_reports_no_usage_is_charged_tiktoken_counts():
+    """The prompt's fixed part and the scratchpad are counted apart, so the count may differ from one
+    encoding of the whole prompt by a token at each of the two seams, never more."""
     record = _run(summarize_every=4).run()
-    for c in compressions(record.events):
-        assert c["tokens_in"] == count_tokens(c["prompt"], "scripted")
+    comps = compressions(record.events)
+    assert comps
+    for c in comps:
+        assert abs(c["tokens_in"] - count_tokens(c["prompt"], "scripted")) <= 2
         assert c["tokens_out"] == count_tokens(c["response"], "scripted")
 
 

@@ -109,9 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_settings(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every), default=[5], metavar="N,N|none,...",
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
-    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int), default=[15000], metavar="N,N,...",
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[15000], metavar="N,N,...",
                        help="up to 6 values")
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
@@ -119,11 +119,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _list_of(convert):
+def _list_of(convert, what: str):
     def parse(text: str) -> list:
-        values = [convert(v) for v in text.split(",") if v.strip()]
+        try:
+            values = [convert(v.strip()) for v in text.split(",") if v.strip()]
+        except (ValueError, argparse.ArgumentTypeError):
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {what}, got {text!r}") from None
         if not values:
-            raise argparse.ArgumentTypeError("expected a comma-separated list")
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {what}")
         return values
     return parse
 

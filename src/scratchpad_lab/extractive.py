@@ -13,6 +13,7 @@ with any prompt template. The section names are read from the template when it l
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import List, Optional, Sequence
 
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
@@ -70,6 +71,12 @@ def salient_facts(line: str, keywords: frozenset = frozenset()) -> dict:
     return facts
 
 
+@lru_cache(maxsize=65536)  # the same lines come back in every later summary of a run
+def _cached_facts(line: str, keywords: frozenset) -> tuple:
+    return tuple(salient_facts(line, keywords).items())
+
+
+@lru_cache(maxsize=16384)
 def _clip(line: str, cap: int = _LINE_CAP) -> str:
     line = " ".join(line.split())
     if len(line) <= cap:
@@ -82,6 +89,12 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
             best, best_at = found, start
     piece = line[best_at:best_at + cap]
     return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
+
+
+def clear_caches() -> None:
+    """Forget remembered lines (benchmarks measure a first replay with this)."""
+    _clip.cache_clear()
+    _cached_facts.cache_clear()
 
 
 def _split_observation(line: str) -> List[str]:
@@ -129,7 +142,7 @@ class ExtractiveSummarizer:
                 if key in seen or len(text) < 4:
                     continue
                 seen.add(key)
-                facts = salient_facts(text, keywords)
+                facts = dict(_cached_facts(text, keywords))
                 for fact in facts:  # the first line with a fact is the one to keep (the first error...)
                     if fact in first_seen:
                         facts[fact] /= 2

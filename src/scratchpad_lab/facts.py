@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
@@ -44,6 +45,7 @@ _PATTERNS = [
     ("identifier", re.compile(
         r"\b[A-Za-z][A-Za-z]*:\d{4}\.\d{4,5}(?:v\d+)?\b"                      # arXiv:2611.04217
         r"|\bv\d+(?:\.\d+){1,3}\b"                                          # v4.18.2
+        r"|\b\d+(?:\.\d+){2,}\b"                                             # 10.118.4.21, 1.2.3
         r"|\b(?=[A-Za-z0-9_.-]*\d)[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+\b"  # A-1001, chk-eu-11, ERR_503
         r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"                               # ERR_DB_POOL_EXHAUSTED
         r"|\b[a-z][a-z0-9]*(?:[._][a-z0-9]+){2,}\b"                         # db.pool.max_size
@@ -65,17 +67,22 @@ _NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Su
               "INFO", "WARN", "DEBUG"} | set(_DAYS.split("|")) | set(_MONTHS.split("|"))
 
 
-def _not_a_name(text: str, m: re.Match, value: str) -> bool:
-    """A capitalized word is no name when it is a known ordinary word, or a single word that starts a
-    line or labels a value ("Subject: ...")."""
-    if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES:
-        return True
-    if " " in value:
-        return False
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    if not text[line_start:m.start()].strip(" \t-*•>"):
-        return True
-    return text[m.end():m.end() + 1] == ":"
+def _trim_name(text: str, m: re.Match, value: str) -> tuple:
+    """(name, start) without leading ordinary words ("When Asha Rao" -> "Asha Rao"), or ("", 0) when
+    no name is left: an ordinary word, or a single word that starts a line or labels a value."""
+    start = m.start()
+    words = value.split(" ")
+    while words and (words[0] in _NOT_NAMES or words[0] in ("of", "de", "van", "von")):
+        start += len(words[0]) + 1
+        words = words[1:]
+    if not words:
+        return "", 0
+    value = " ".join(words)
+    if len(words) == 1:
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip(" \t-*•>") or text[m.end():m.end() + 1] == ":":
+            return "", 0
+    return value, start
 
 
 @dataclass(frozen=True)
@@ -86,47 +93,60 @@ class Fact:
 
 def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
     """Every distinct fact in `text`, in order of first appearance; `expected` strings (a scenario's
-    expected facts) that occur in the text come first, as kind "expected"."""
+    expected facts) that occur in the text come first, as kind "expected". Facts never span lines,
+    so lines are read one by one and remembered (the same lines recur in scratchpad after scratchpad)."""
     found: Dict[str, Fact] = {}
     for value in expected:
-        if value and contains(text, value):
+        if value and contains(text, value, relaxed=True):
             found.setdefault(value, Fact("expected", value))
-    work = text
-    spans: List[tuple] = []
-    for kind, pattern in _PATTERNS:
-        def claim(m: re.Match) -> str:
-            value = next((g for g in m.groups() if g), None) if m.groups() else None
-            value = (value or m.group(0)).strip()
-            if kind == "name" and _not_a_name(work, m, value):
-                return m.group(0)
-            spans.append((m.start(), kind, value))
-            return " " * len(m.group(0))
-        work = pattern.sub(claim, work)
-    for _, kind, value in sorted(spans):
-        found.setdefault(value, Fact(kind, value))
+    for line in text.split("\n"):
+        for fact in _line_facts(line):
+            found.setdefault(fact.text, fact)
     return list(found.values())
 
 
-_BOUNDARY_CACHE: Dict[str, re.Pattern] = {}
+@lru_cache(maxsize=65536)
+def _line_facts(line: str) -> tuple:
+    work = line
+    spans: List[tuple] = []
+    for kind, pattern in _PATTERNS:
+        def claim(m: re.Match) -> str:
+            group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+            start, end = m.span(group)
+            value = line[start:end].strip()  # from the line itself: earlier kinds blanked `work`
+            if kind == "name":
+                value, start = _trim_name(work, m, value)
+                if not value:
+                    return m.group(0)
+            spans.append((start, kind, value))
+            return " " * len(m.group(0))
+        work = pattern.sub(claim, work)
+    return tuple(Fact(kind, value) for _, kind, value in sorted(spans))
 
 
-def contains(text: str, value: str) -> bool:
-    """Is `value` in `text` as a whole fact (not inside a longer identifier or number)?"""
+_BOUNDARY_CACHE: Dict[tuple, re.Pattern] = {}
+
+
+def contains(text: str, value: str, relaxed: bool = False) -> bool:
+    """Is `value` in `text` as a whole fact (not inside a longer identifier or number)? `relaxed`
+    also accepts it before a decimal part (an expected time 02:17:09 in a log's 02:17:09.381)."""
     if value not in text:
         return False
-    return fact_pattern(value).search(text) is not None
+    return fact_pattern(value, relaxed).search(text) is not None
 
 
-def fact_pattern(value: str) -> re.Pattern:
+def fact_pattern(value: str, relaxed: bool = False) -> re.Pattern:
     """A regex finding `value` with fact boundaries (cached: the same facts are looked for often)."""
-    pattern = _BOUNDARY_CACHE.get(value)
+    pattern = _BOUNDARY_CACHE.get((value, relaxed))
     if pattern is None:
         left = r"(?<![A-Za-z0-9_])" if value[:1].isalnum() or value[:1] == "_" else ""
-        right = r"(?![A-Za-z0-9_]|[.,]\d)" if value[-1:].isalnum() or value[-1:] == "_" else ""
+        right = ""
+        if value[-1:].isalnum() or value[-1:] == "_":
+            right = r"(?![A-Za-z0-9_])" if relaxed else r"(?![A-Za-z0-9_]|[.,]\d)"
         pattern = re.compile(left + re.escape(value) + right)
         if len(_BOUNDARY_CACHE) > 4096:
             _BOUNDARY_CACHE.clear()
-        _BOUNDARY_CACHE[value] = pattern
+        _BOUNDARY_CACHE[(value, relaxed)] = pattern
     return pattern
 
 
@@ -141,8 +161,12 @@ class Retention:
         return round(len(self.kept) / len(self.before), 4) if self.before else None
 
 
+def is_in(text: str, fact: Fact) -> bool:
+    return contains(text, fact.text, relaxed=fact.kind == "expected")
+
+
 def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:
     facts = extract_facts(before, expected)
-    kept = [f for f in facts if contains(after, f.text)]
-    lost = [f for f in facts if not contains(after, f.text)]
+    kept = [f for f in facts if is_in(after, f)]
+    lost = [f for f in facts if not is_in(after, f)]
     return Retention(facts, kept, lost)

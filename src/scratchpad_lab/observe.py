@@ -134,9 +134,19 @@ class RunObserver:
         call["latency_s"] = time.perf_counter() - started
         call["response"] = response_text(reply)
         usage = getattr(inner, "last_usage", None) or {}
-        call["tokens_in"] = usage.get("input_tokens") or self.count_summary(sent)
+        call["tokens_in"] = usage.get("input_tokens") or self.prompt_tokens(sent, scratchpad, self.count_summary)
         call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
         return reply
+
+    @staticmethod
+    def prompt_tokens(prompt: str, scratchpad: str, count) -> int:
+        """Tokens of a prompt that embeds the scratchpad, when the API reports none: its fixed part
+        and the scratchpad are counted apart (the scratchpad is counted for the iteration anyway, and
+        the fixed part is the same every step, so both are remembered). Exact up to a token or two at
+        the seams; it saves encoding every prompt whole."""
+        if scratchpad and scratchpad in prompt:
+            return count(prompt.replace(scratchpad, "", 1)) + count(scratchpad)
+        return count(prompt)
 
     # ── tool positions ──────────────────────────────────────────────────────
     def claim_position(self, tool_name: str, tool_input: Any) -> Optional[int]:
@@ -289,14 +299,7 @@ class ObservedLLM:
         obs.check_stop()
         text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
         usage = getattr(self.inner, "last_usage", None) or {}
-        # Without the API's usage: the prompt is its fixed part (the same every step, so remembered)
-        # plus the scratchpad (already counted for the iteration event), counted apart. Exact up to
-        # a token at each seam, and it saves re-encoding the whole prompt every step.
-        scratchpad = obs.agent.scratchpad
-        if not usage.get("input_tokens") and scratchpad and scratchpad in text:
-            tokens_in = obs.count(text.replace(scratchpad, "", 1)) + obs.count(scratchpad)
-        else:
-            tokens_in = usage.get("input_tokens") or obs.count(text)
+        tokens_in = usage.get("input_tokens") or obs.prompt_tokens(text, obs.agent.scratchpad, obs.count)
         obs.pending_llm = {"latency_s": latency, "model": self.model, "tokens_in": tokens_in}
         return reply
 

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence
 
 from .events import Event
 from .extractive import sections_from_template
-from .facts import Fact, contains, extract_facts, retention
+from .facts import Fact, extract_facts, is_in, retention
 from .metrics import of_kind
 
 FLAGS = ("empty", "error_text", "longer_than_input", "unchanged", "not_a_summary", "wasted_call")
@@ -116,7 +116,7 @@ def facts_by_step(events: Sequence[Event]) -> List[StepFacts]:
             if fact.text not in seen:
                 seen.add(fact.text)
                 per_step.setdefault(e.iteration or 0, []).append(fact)
-    return [StepFacts(step, len(facts), sum(1 for f in facts if contains(final_context, f.text)))
+    return [StepFacts(step, len(facts), sum(1 for f in facts if is_in(final_context, f)))
             for step, facts in sorted(per_step.items())]
 
 

@@ -99,6 +99,11 @@ def count_tokens(text: str, model: Optional[str] = None) -> int:
 _MEMOS: dict = {}  # encoding name -> {text: tokens}, shared by every counter of that encoding
 
 
+def clear_memos() -> None:
+    for memo in _MEMOS.values():
+        memo.clear()
+
+
 class TokenCounter:
     """Counts tokens for one model, remembering recent texts per encoding: a scratchpad is counted
     as it starts, as it is sent, and inside each prompt, often by the agent's and the summarizer's

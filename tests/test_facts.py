@@ -1,0 +1,216 @@
+"""The fact extractor (issue 6): what it finds in realistic scratchpad lines, what it must not take for a
+fact, and when a fact counts as still "in" a text (same boundaries, never inside a longer code or number)."""
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scratchpad_lab.facts import KINDS, contains, extract_facts, retention
+
+
+def _found(text, expected=()):
+    return [(f.kind, f.text) for f in extract_facts(text, expected)]
+
+
+# ── each kind, on lines an agent's scratchpad really holds ──────────────────
+
+@pytest.mark.parametrize("line, kind, value", [
+    ("Observation: status page https://status.example.com/incidents/4412?tab=log says degraded.",
+     "url", "https://status.example.com/incidents/4412?tab=log"),
+    ("Observation: requester a.rao.shop@example.in, cc support@shop.example.co.uk", "email", "a.rao.shop@example.in"),
+    ("Observation: requester a.rao.shop@example.in, cc support@shop.example.co.uk", "email",
+     "support@shop.example.co.uk"),
+    ("Traceback points at /var/log/checkout/server.log line 88", "path", "/var/log/checkout/server.log"),
+    ("The failing import is in src/lab/run.py according to CI", "path", "src/lab/run.py"),
+    ("Dump written to C:\\logs\\crash.txt by the agent", "path", "C:\\logs\\crash.txt"),
+    ("02:17:09 is when it began; first error logged 2026-03-14 02:17:09 on the host", "datetime",
+     "2026-03-14 02:17:09"),
+    ("Deploy finished 2026-03-14T02:10:00Z according to the pipeline", "datetime", "2026-03-14T02:10:00Z"),
+    ("Courier promises delivery by Friday 13 March to the customer", "datetime", "Friday 13 March"),
+    ("The chemistry run completed on 17 November 2026 in the lab", "datetime", "17 November 2026"),
+    ("Replacement R-2087 created for order A-1001", "identifier", "A-1001"),
+    ("Gateway answered ERR_503 twice, then ERR_DB_POOL_EXHAUSTED", "identifier", "ERR_503"),
+    ("Gateway answered ERR_503 twice, then ERR_DB_POOL_EXHAUSTED", "identifier", "ERR_DB_POOL_EXHAUSTED"),
+    ("Ticket ID-2347 references change CHG-7741", "identifier", "ID-2347"),
+    ("Bad deploy was v4.18.2 on host chk-eu-11", "identifier", "v4.18.2"),
+    ("Bad deploy was v4.18.2 on host chk-eu-11", "identifier", "chk-eu-11"),
+    ("Roll back db.pool.max_size to its old value", "identifier", "db.pool.max_size"),
+    ("The surface-code paper is arXiv:2611.04217 (preprint)", "identifier", "arXiv:2611.04217"),
+    ("Refund of INR 99.00 goes to the original card", "number", "INR 99.00"),
+    ("Invoice total is $120.50 including tax", "number", "$120.50"),
+    ("Logical error per cycle fell to 0.071% in the run", "number", "0.071%"),
+    ("The array holds 3,072 atoms in a 2D grid", "number", "3,072 atoms"),
+    ("p99 latency went from 120ms to 950ms overnight", "number", "950ms"),
+    ("Bit-flip time reached 1,040 seconds for the cat qubit", "number", "1,040 seconds"),
+    ('Customer wrote "my screen arrived cracked" on the ticket', "quoted", "my screen arrived cracked"),
+    ("We spoke with Asha Rao about the refund", "name", "Asha Rao"),
+    ("Results came from the Lindqvist Quantum Lab last week", "name", "Lindqvist Quantum Lab"),
+    ("The parcel is held at the depot in Pune until Monday", "name", "Pune"),
+])
+def test_each_kind_of_fact_is_found_on_a_realistic_line(line, kind, value):
+    assert (kind, value) in _found(line)
+
+
+def test_every_fact_kind_is_documented_in_kinds():
+    line = ("See https://x.example.com/a by ops@x.example.com in /var/log/a/b.log at 2026-03-14 02:17:09: "
+            'ERR_503 cost $120.50, "retry later" said Asha Rao')
+    assert {f.kind for f in extract_facts(line)} == set(KINDS)
+
+
+def test_a_date_or_time_is_one_fact_and_never_also_split_into_numbers():
+    facts = _found("First error at 2026-03-14 02:17:09, a retry on 17 November 2026 and a page at 14:02.")
+    assert facts == [("datetime", "2026-03-14 02:17:09"), ("datetime", "17 November 2026"), ("datetime", "14:02")]
+
+
+def test_a_number_with_its_unit_or_currency_is_one_fact():
+    facts = _found("Charged INR 99.00 for 3,072 atoms; p99 950ms")
+    assert facts == [("number", "INR 99.00"), ("number", "3,072 atoms"), ("number", "950ms")]
+
+
+def test_each_distinct_fact_is_listed_once_in_order_of_first_appearance():
+    facts = _found("ERR_503 then ID-2347, again ERR_503 and ID-2347, then A-1001")
+    assert facts == [("identifier", "ERR_503"), ("identifier", "ID-2347"), ("identifier", "A-1001")]
+
+
+# ── what is not a name ──────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("text", [
+    "Pune\nBerlin\n",                 # a single capitalized word that starts a line
+    "- Pune is the city\n",           # ... or starts a bullet
+    "Customer: waiting\nCity: unknown",  # a word that labels a value
+    "Step 3:\nThought: Check the ticket\nAction: search\nObservation: nothing found",
+    "[Summary of steps 1-4]\nKey findings: none\nTool results: none\nCurrent status: Work continues after step 4.",
+    "Final Answer: Done. Please note the Error above.",
+])
+def test_capitalized_line_starts_labels_and_the_agents_structure_words_are_not_names(text):
+    assert [value for kind, value in _found(text) if kind == "name"] == []
+
+
+def test_a_name_inside_a_sentence_is_a_name_even_on_a_labelled_line():
+    assert ("name", "Asha Rao") in _found("Customer: Asha Rao, tier gold")
+
+
+@pytest.mark.parametrize("line, name", [
+    ("The Nordvik team counters that its gates parallelise well", "Nordvik"),  # research_articles.txt
+    ("When Asha Rao called, the order had shipped", "Asha Rao"),
+])
+def test_a_name_after_a_sentence_word_like_the_or_when_is_still_a_name(line, name):
+    assert ("name", name) in _found(line)
+
+
+# ── expected facts ──────────────────────────────────────────────────────────
+
+def test_expected_facts_in_the_text_come_first_as_kind_expected():
+    text = "Order A-1001 for Asha Rao ships from Pune by Friday 13 March; ticket T-5521."
+    facts = _found(text, expected=["Friday 13 March", "A-1001", "R-2087"])
+    assert facts[:2] == [("expected", "Friday 13 March"), ("expected", "A-1001")]
+    assert ("expected", "R-2087") not in facts  # not in the text, so not a fact of it
+    values = [value for _, value in facts]
+    assert values.count("A-1001") == 1 and values.count("Friday 13 March") == 1
+    assert ("identifier", "T-5521") in facts and ("name", "Asha Rao") in facts
+
+
+def test_an_expected_fact_inside_a_longer_code_is_not_found():
+    assert _found("Order A-10012 shipped", expected=["A-1001"])[0] == ("identifier", "A-10012")
+
+
+# ── contains: the same boundaries ───────────────────────────────────────────
+
+@pytest.mark.parametrize("text, fact", [
+    ("ticket ID-23470 is open", "ID-2347"),
+    ("gateway said ERR_5031", "ERR_503"),
+    ("the ratio was 13.55 today", "3.5"),
+    ("the ratio was 3.55 today", "3.5"),
+    ("invoice XA-1001 paid", "A-1001"),
+    ("refund INR 99.001", "INR 99.00"),
+    ("version v4.18.2.1 deployed", "v4.18.2"),
+])
+def test_contains_never_finds_a_fact_inside_a_longer_identifier_or_number(text, fact):
+    assert not contains(text, fact)
+
+
+@pytest.mark.parametrize("text, fact", [
+    ("ticket ID-2347.", "ID-2347"),
+    ("(ERR_503)", "ERR_503"),
+    ("ratio 3.5, then 4", "3.5"),
+    ("- …cache ORD-6523 timeout…", "ORD-6523"),
+    ('"ID-2347"', "ID-2347"),
+    ("rate 0.071% today", "0.071%"),
+    ("Customer: Asha Rao", "Asha Rao"),
+])
+def test_contains_finds_a_fact_next_to_punctuation(text, fact):
+    assert contains(text, fact)
+
+
+# ── retention ───────────────────────────────────────────────────────────────
+
+def test_retention_lists_the_facts_the_after_text_dropped():
+    before = "Order A-1001 failed with ERR_503 at 14:02; refund INR 99.00 to Asha Rao."
+    after = "[Summary] Order A-1001 failed (ERR_5031?); refund pending for Asha Rao."
+    r = retention(before, after)
+    assert [f.text for f in r.kept] == ["A-1001", "Asha Rao"]
+    assert [f.text for f in r.lost] == ["ERR_503", "14:02", "INR 99.00"]
+    assert r.share == pytest.approx(2 / 5)
+
+
+def test_retention_of_a_text_without_facts_has_no_share():
+    assert retention("nothing to see here", "").share is None
+
+
+_FRAGMENTS = ["Order A-1001 shipped", "code ERR_503", "at 2026-03-14 02:17:09", "due Friday 13 March",
+              "refund INR 99.00", "paid $120.50", "rate 0.071%", "3,072 atoms", "took 950ms",
+              "see https://status.example.com/i/4412?x=1", "mail a.rao@example.in", "log /var/log/app.log",
+              "file src/lab/run.py", 'said "cracked screen"', "met Asha Rao", "Lindqvist Quantum Lab", "in Pune",
+              "deploy v4.18.2", "host chk-eu-11", "key db.pool.max_size", "paper arXiv:2611.04217",
+              "ticket ID-2347", "42 items", "count 1,040", "order ORD-6523"]
+_SEPARATORS = [" ", ", ", "; ", "\n", ". ", " - ", "\nObservation: ", " (", ") "]
+
+
+# IP addresses and quoted strings holding other facts have their own tests below.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(_SEPARATORS), st.sampled_from(_FRAGMENTS)), min_size=1, max_size=8))
+def test_a_text_compared_with_itself_loses_no_fact(parts):
+    text = "".join(sep + fragment for sep, fragment in parts)
+    r = retention(text, text)
+    assert r.before and r.lost == []
+
+
+@pytest.mark.parametrize("line, quote", [
+    ('Customer wrote: "order A-1001 arrived with a cracked screen"', "order A-1001 arrived with a cracked screen"),
+    ('She said "call me after 14:02"', "call me after 14:02"),
+])
+def test_a_quoted_string_keeps_the_facts_inside_it(line, quote):
+    assert ("quoted", quote) in _found(line)
+    assert retention(line, line).lost == []
+
+
+def test_an_ip_address_in_a_log_line_is_never_lost_from_its_own_text():
+    line = "02:17:09 WARN pool client 10.118.4.21 waited 950ms for a connection"
+    assert retention(line, line).lost == []
+
+
+# ── size ────────────────────────────────────────────────────────────────────
+
+def test_a_50000_char_scratchpad_yields_every_planted_identifier_once():
+    rng = random.Random(5)
+    words = ["latency", "cache", "replica", "timeout", "shard", "queue", "retry", "courier", "refund"]
+    planted, lines, size, step = [], [], 0, 0
+    while size < 50_000:
+        step += 1
+        ident = f"{rng.choice(['ID-', 'ERR_', 'ORD-', 'TCK-'])}{1000 + step}"
+        planted.append(ident)
+        body = " ".join(rng.choice(words) for _ in range(30))
+        line = (f"Step {step}:\nThought: Check shard {step}.\nAction: search({{'query': 'shard {step}'}})\n"
+                f"Observation: {body} {ident} took {rng.randint(10, 999)}ms at 2026-03-14 02:{step % 60:02d}:00 "
+                f"{body}\n")
+        lines.append(line)
+        size += len(line)
+    text = "".join(lines)[:50_000]
+    planted = [p for p in planted if contains(text, p)]
+    facts = extract_facts(text)
+    identifiers = [f.text for f in facts if f.kind == "identifier"]
+    assert len(text) == 50_000 and len(planted) > 80
+    assert identifiers == planted
+    assert len({f.text for f in facts}) == len(facts)
+    assert not any(f.kind == "name" for f in facts)  # only structure words and tool names are capitalized
