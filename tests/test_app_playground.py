@@ -139,7 +139,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert row["compressions"] >= 1  # package defaults (every 5) over a 14-step scenario
     assert 0.0 <= row["answer score"] <= 1.0
 
-    assert _metric(app, "status") == "finished with an answer"
+    assert _metric(app, "status") == "answered"
     assert int(_metric(app, "compressions")) == row["compressions"]
     texts = _texts(app)
     assert texts.count(BEFORE_LABEL) == row["compressions"]
@@ -147,7 +147,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     headings = [m.value for m in app.markdown if m.value.startswith("**Compression at iteration ")]
     assert len(headings) == row["compressions"]
     card_metrics = {m.label for m in app.metric}
-    assert {"chars", "tokens", "after / before", "summarizer latency"} <= card_metrics
+    assert {"chars after", "tokens after", "after / before", "summarizer latency", "facts kept"} <= card_metrics
     scores = _answer_score_texts(app)
     assert scores == [f"Answer score: {row['answer score']:.0%} of the expected facts "
                       "(the scripted agent answers only from what is still in its scratchpad)"]

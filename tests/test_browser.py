@@ -244,7 +244,7 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     page.wait_for_function(
         f"""() => ({METRIC_JS})('status') === 'running' && ({CARDS_JS})() > 0""", timeout=RUN_TIMEOUT_MS)
 
-    _wait_metric(page, "status", "finished with an answer")
+    _wait_metric(page, "status", "answered")
     _wait_settled(page)
     # the finished run's view: the size chart drawn by Vega, and the compression cards
     page.wait_for_function("""() => document.querySelectorAll(
@@ -265,7 +265,7 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     page.wait_for_function("""() => document.querySelector('input[role="combobox"][aria-label="Show run"]')
         ?.value?.startsWith('#2 Run 2')""", timeout=RUN_TIMEOUT_MS)
     _wait_settled(page)
-    assert _metric(page, "status") == "finished with an answer"
+    assert _metric(page, "status") == "answered"
 
     options = _options(page, "Show run")
     assert len(options) == 2, options

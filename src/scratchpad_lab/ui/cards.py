@@ -34,10 +34,10 @@ def badges(c: Dict) -> List[tuple]:
 
 
 def mark_facts(text: str, facts: List[str]) -> str:
-    """The text with each lost fact wrapped in ⟦ ⟧, so a reader finds it at a glance."""
+    """The text with each lost fact wrapped in « », so a reader finds it at a glance."""
     for fact in sorted(set(facts), key=len, reverse=True):
         if contains(text, fact):
-            text = fact_pattern(fact).sub(lambda m: "⟦" + m.group(0) + "⟧", text)
+            text = fact_pattern(fact).sub(lambda m: "«" + m.group(0) + "»", text)
     return text
 
 
@@ -57,12 +57,14 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
         m5.metric("facts kept", "—" if share is None else f"{share:.0%}",
                   help="Numbers, identifiers, dates, URLs, paths, e-mails, quoted strings and names in the "
                        "scratchpad before, found again after.")
-        m1.metric("chars", f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,}")
-        m2.metric("tokens", f"{c.get('before_tokens', 0):,} → {c.get('after_tokens', 0):,}")
+        m1.metric("chars after", f"{c.get('after_chars', 0):,}", f"from {c.get('before_chars', 0):,}",
+                  delta_color="off", delta_arrow="off")
+        m2.metric("tokens after", f"{c.get('after_tokens', 0):,}", f"from {c.get('before_tokens', 0):,}",
+                  delta_color="off", delta_arrow="off")
         m3.metric("after / before", f"{ratio:.0%}")
         m4.metric("summarizer latency", f"{float(c.get('latency_s') or 0):.3f} s")
         if lost:
-            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, marked ⟦ ⟧ below): "
+            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, marked « » below): "
                     + ", ".join(lost))
         diff = diff_lines(mark_facts(before, lost), after)
         counts = diff.counts

@@ -52,7 +52,7 @@ def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto:
         layers.append(alt.Chart(marks).mark_point(size=140, filled=True).encode(
             x="iteration:Q", y="size:Q",
             color=alt.Color("event:N", title="event", scale=alt.Scale(scheme="set1")),
-            shape="event:N", tooltip=["iteration:Q", "event:N", alt.Tooltip("size:Q", format=",")]))
+            shape=alt.Shape("event:N", legend=None), tooltip=["iteration:Q", "event:N", alt.Tooltip("size:Q", format=",")]))
     if unit == "chars":
         caps = pd.DataFrame([
             {"cap": "compress when over (middleware)", "size": config.get("max_scratchpad_chars", 15000)},

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ..metrics import summarize_run
+from ..quality import run_retention
 from ..records import RunRecord, load_record
 from ..trace import RecordError
 
@@ -54,7 +55,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
             "agent $": _usd(s.agent_cost_usd), "summarizer $": _usd(s.summarizer_cost_usd),
-            "answer score": s.answer_score, "outcome": r.outcome,
+            "facts kept": run_retention(r.events), "answer score": s.answer_score, "outcome": r.outcome,
         })
     return pd.DataFrame(rows)
 

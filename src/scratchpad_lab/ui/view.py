@@ -18,8 +18,8 @@ from ..triggers import trigger_state
 from .cards import compression_card
 from .charts import size_chart
 
-OUTCOME_TEXT = {"answered": "finished with an answer", "stopped": "stopped", "timeout": "hit the wall-clock cap",
-                "max_iterations": "ran out of iterations", "error": "ended with an error"}
+OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
+                "max_iterations": "out of iterations", "error": "error"}
 
 
 def status_line(events: Sequence[Event], config: dict, elapsed_s: float, live: bool) -> None:

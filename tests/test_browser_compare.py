@@ -1,0 +1,291 @@
+"""The Compare page's main path in a real browser: `streamlit run app.py` driven by Playwright through
+Debian's /usr/bin/chromium (never `playwright install`), on localhost only.
+
+A trace the app did not write (the synthetic generator's, dumped as JSON) is uploaded through the file
+uploader in the "Upload a run record or a trace" expander, chosen as the run to replay, and replayed
+under the two default settings rows (every 5 / 15,000 chars and every 2 / 2,000 chars). The page must
+then show one column per setting, and their `compressions` metrics must differ.
+
+The session starts on the Playground (/) and reaches Compare through the sidebar link, as a person would:
+a first visit straight to /compare is not what is tested here.
+
+The settings editor is a glide data grid drawn on a canvas; glide keeps an accessibility mirror of the
+cells in view inside the canvas element (td[data-testid="glide-cell-<col>-<row>"]). The table has two
+rows and five columns, all in view at this window width, so the rows are read from that mirror.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+SERVER_START_TIMEOUT_S = 40.0
+COMPARE_TIMEOUT_MS = 60_000
+SOURCE_LABEL = "Run or trace to replay"
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the "
+                "browser tests; never `playwright install`", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need Python Playwright")
+
+
+# ── server and browser (as in tests/test_browser.py) ───────────────────────
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free localhost port; killed at teardown."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "SCRATCHPAD_LAB_SAMPLES"}
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1",
+             "--browser.gatherUsageStats", "false"],
+            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
+                            + log_path.read_text(errors="replace")[-3000:])
+            threading.Event().wait(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    """A new session opened at / (the Playground), as a first visit."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(server)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def trace_file(tmp_path) -> Path:
+    """A trace this app did not write: the synthetic generator's, as a JSON file."""
+    from scratchpad_lab.synthetic import synthetic_trace
+
+    path = tmp_path / "synthetic-trace.json"
+    path.write_text(json.dumps(synthetic_trace(steps=30, seed=5).to_dict()), encoding="utf-8")
+    return path
+
+
+# ── page state ─────────────────────────────────────────────────────────────
+
+# The script is not running, no element is left over from an earlier run (data-stale) or still a
+# placeholder (stSkeleton), and the "Running..." status widget is gone.
+IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelectorAll('[data-stale="true"]').length === 0
+    && document.querySelector('[data-testid="stSkeleton"]') === null
+    && document.querySelector('[data-testid="stStatusWidget"]') === null;
+}"""
+
+# Counts the page's script runs that end from now on (stApp's data-test-script-state goes
+# running -> notRunning), so a step can wait until the rerun its action caused is over.
+COUNT_RERUNS_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__labObserver) window.__labObserver.disconnect();
+  window.__labReruns = 0;
+  let running = false;
+  window.__labObserver = new MutationObserver(() => {
+    const state = app.getAttribute('data-test-script-state');
+    if (state === 'running') running = true;
+    else if (running && state === 'notRunning') { running = false; window.__labReruns += 1; }
+  });
+  window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""
+
+# One entry per column that shows a setting (its subheader is "Setting N"): the heading, the label
+# under it (st.text) and the value of its compressions metric (null until drawn).
+SETTING_COLUMNS_JS = """() => {
+  const out = [];
+  for (const col of document.querySelectorAll('[data-testid="stColumn"]')) {
+    const heading = col.querySelector('[data-testid="stHeading"] [data-heading-text]');
+    if (!heading || !/^Setting \\d+$/.test(heading.innerText.trim())) continue;
+    let compressions = null;
+    for (const m of col.querySelectorAll('[data-testid="stMetric"]')) {
+      const l = m.querySelector('[data-testid="stMetricLabel"]');
+      const v = m.querySelector('[data-testid="stMetricValue"]');
+      if (l && v && l.innerText.trim() === 'compressions') compressions = v.innerText.trim();
+    }
+    out.push({heading: heading.innerText.trim(),
+              label: col.querySelector('[data-testid="stText"]')?.innerText.trim() ?? null,
+              compressions});
+  }
+  return out;
+}"""
+
+# The settings editor's rows, from glide's accessibility mirror inside the canvas.
+SETTINGS_ROWS_JS = """() => {
+  const grid = document.querySelector('.st-key-cmp_settings table[role="grid"]');
+  if (!grid) return null;
+  const heads = [...grid.querySelectorAll('thead th')].map(th => th.innerText.trim());
+  return [...grid.querySelectorAll('tbody tr')].map(tr => Object.fromEntries(
+    [...tr.querySelectorAll('td')].map((td, i) => [heads[i], td.innerText.trim()])));
+}"""
+
+STATE_JS = f"""() => ({{
+  idle: ({IDLE_JS})(),
+  scriptState: document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state') ?? null,
+  stale: document.querySelectorAll('[data-stale="true"]').length,
+  source: document.querySelector('input[role="combobox"][aria-label="{SOURCE_LABEL}"]')?.value ?? null,
+  columns: ({SETTING_COLUMNS_JS})(),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+}})"""
+
+
+def _wait(page, js: str, what: str, timeout: int = 20_000, arg=None) -> None:
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
+
+
+def _wait_idle(page, what: str, timeout: int = 20_000) -> None:
+    _wait(page, IDLE_JS, f"the page did not settle ({what})", timeout)
+
+
+def _and_wait_for_the_rerun(page, action, what: str, timeout: int = 20_000) -> None:
+    """Do something that reruns the script and wait until that rerun has ended and the page settled."""
+    page.evaluate(COUNT_RERUNS_JS)
+    action()
+    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
+
+
+def _source(page) -> str:
+    return page.get_by_role("combobox", name=SOURCE_LABEL, exact=True).input_value()
+
+
+def _pick_upload(page) -> None:
+    """Choose the uploaded trace in "Run or trace to replay" (the page opens a new upload by itself)."""
+    box = page.get_by_role("combobox", name=SOURCE_LABEL, exact=True)
+    box.click()
+    option = page.get_by_role("option").filter(has_text="upload #1 · trace of 30 steps")
+    _and_wait_for_the_rerun(page, option.first.click, "choosing the upload")
+
+
+def _full_page_screenshot(page, path: Path) -> None:
+    """Streamlit scrolls inside its app view, not the document: grow the viewport to the content."""
+    height = page.evaluate("""() => {
+      const main = document.querySelector('[data-testid="stMain"]');
+      return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
+    }""")
+    page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 200, 16_000))})
+    page.wait_for_timeout(300)  # one layout pass for the grown viewport before the capture
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+
+
+# ── the test ───────────────────────────────────────────────────────────────
+
+def test_an_uploaded_trace_compared_under_two_settings_shows_two_columns_that_compress_differently(
+        page, trace_file):
+    started = time.monotonic()
+    _wait_idle(page, "the Playground's first run")
+
+    # to Compare through the sidebar, in the same session
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Compare").click()
+    page.get_by_role("heading", name="Scratchpad Lab · Compare").wait_for()
+    page.wait_for_url("**/compare")
+    page.locator(".st-key-cmp_upload input[type=file]").wait_for(state="attached")
+    _wait_idle(page, "opening Compare")
+    assert not _source(page).startswith("upload"), "nothing has been uploaded yet"
+
+    # open the expander and upload the trace; the page replays it once with the defaults, then opens it
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
+    expander.locator("summary").click()
+    dropzone = expander.locator('[data-testid="stFileUploaderDropzone"]')
+    dropzone.wait_for(state="visible")
+    _and_wait_for_the_rerun(
+        page, lambda: expander.locator("input[type=file]").set_input_files(str(trace_file)), "the upload")
+    expander.get_by_text(trace_file.name).wait_for()
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.evaluate(STATE_JS)
+    if not _source(page).startswith("upload #1"):
+        _pick_upload(page)
+    assert _source(page) == "upload #1 · trace of 30 steps (replayed with the package defaults)"
+    page.locator('[data-testid="stAlertContentInfo"]').filter(has_text="Recorded trajectory:").wait_for()
+
+    # the settings table: the two default rows, which compress differently on this trace
+    _wait(page, f"() => ({SETTINGS_ROWS_JS})()?.length > 0", "the settings editor was not drawn")
+    rows = [(r["summarize_every"], r["max_scratchpad_chars"]) for r in page.evaluate(SETTINGS_ROWS_JS)
+            if any(r.values())]
+    assert rows == [("5", "15000"), ("2", "2000")], rows
+
+    button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
+    assert button.is_enabled(), f"Compare is disabled: {page.evaluate(STATE_JS)}"
+    _and_wait_for_the_rerun(page, button.click, "pressing Compare", timeout=COMPARE_TIMEOUT_MS)
+    _wait(page, f"""() => {{
+      const cols = ({SETTING_COLUMNS_JS})();
+      return cols.length === 2 && cols.every(c => c.compressions !== null) && ({IDLE_JS})();
+    }}""", "the comparison's columns did not appear", timeout=COMPARE_TIMEOUT_MS)
+
+    columns = page.evaluate(SETTING_COLUMNS_JS)
+    assert [c["heading"] for c in columns] == ["Setting 1", "Setting 2"], columns
+    assert columns[0]["label"].startswith("#1 every 5 / 15,000"), columns
+    assert columns[1]["label"].startswith("#2 every 2 / 2,000"), columns
+    compressions = [int(c["compressions"].replace(",", "")) for c in columns]
+    assert compressions[0] != compressions[1], columns
+    assert compressions[1] > compressions[0], f"every 2 / 2,000 compresses more often than every 5: {columns}"
+    assert page.get_by_text("These results are for an earlier choice", exact=False).count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    _full_page_screenshot(page, ARTIFACTS / "compare.png")
+    assert (ARTIFACTS / "compare.png").stat().st_size > 10_000
+    assert time.monotonic() - started < 60
