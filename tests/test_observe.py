@@ -268,6 +268,17 @@ def test_a_run_nobody_reads_stops_itself():
     assert len([e for e in run.record.events if e.kind == "iteration"]) < 200
 
 
+def test_a_paused_run_nobody_reads_stops_itself_too():
+    """A paused run makes no model call, so only the watchdog can see that its tab is gone."""
+    run = _run(synthetic_trace(steps=50, seed=4), pace=True, idle_stop_s=1, summarize_every=5,
+               step_delay_s=0.2).start()
+    assert _wait_for(run, lambda: len(_events(run, "iteration")) >= 1)
+    run.pause()
+    run.join(30)
+    assert not run.running and run.record.outcome == "stopped"
+    assert "no page read this run" in run.record.error
+
+
 def test_a_run_whose_log_is_read_is_not_stopped_as_idle():
     run = _run(synthetic_trace(steps=10, seed=4), pace=True, idle_stop_s=3, summarize_every=5,
                step_delay_s=0.2).start()

@@ -120,7 +120,13 @@ class Run:
 
         self._thread = threading.Thread(target=work, name="scratchpad-lab-run", daemon=True)
         self._thread.start()
+        if self.idle_stop_s:  # a paused run never reaches its next model call: watch it from outside
+            threading.Thread(target=self._watch_idle, name="scratchpad-lab-watch", daemon=True).start()
         return self
+
+    def _watch_idle(self) -> None:
+        while self._thread.is_alive() and not self.observer.stop_event.wait(min(5.0, self.idle_stop_s)):
+            self._idle_check()
 
     def stop(self) -> None:
         self.observer.request_stop("stopped by the user")
