@@ -64,12 +64,6 @@ class RunSummary:
     agent_cost_usd: Optional[float] = None       # None: no price known for the model
     summarizer_cost_usd: Optional[float] = None
 
-    @property
-    def total_cost_usd(self) -> Optional[float]:
-        if self.agent_cost_usd is None or self.summarizer_cost_usd is None:
-            return None
-        return self.agent_cost_usd + self.summarizer_cost_usd
-
 
 def model_ids(events: Sequence[Event]) -> tuple:
     """(agent model id, summarizer model id) as the run recorded them."""

@@ -122,7 +122,3 @@ def read_file_bytes(path: Union[str, Path]) -> bytes:
     if p.stat().st_size > MAX_FILE_BYTES:
         raise RecordError(f"{p} is {p.stat().st_size / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB.")
     return p.read_bytes()
-
-
-def load_trace(path: Union[str, Path]) -> Trace:
-    return Trace.from_dict(parse_json_bytes(read_file_bytes(path), str(path)), str(path))
