@@ -22,6 +22,7 @@ FLAG_BADGES = {
     "not_a_summary": ("not a summary", "red"),
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
+LOST_SHOWN = 40  # the list above the panels; every lost fact is marked in the before panel itself
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 
 
@@ -64,8 +65,8 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
         m3.metric("after / before", f"{ratio:.0%}")
         m4.metric("summarizer latency", f"{float(c.get('latency_s') or 0):.3f} s")
         if lost:
-            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, marked « » below): "
-                    + ", ".join(lost))
+            shown = ", ".join(lost[:LOST_SHOWN]) + (f", … and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else "")
+            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, all marked « » below): " + shown)
         diff = diff_lines(mark_facts(before, lost), after)
         counts = diff.counts
         st.caption(f"Lines of the scratchpad before: {counts['kept']} kept, {counts['partial']} partly kept (~), "

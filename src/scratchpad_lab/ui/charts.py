@@ -73,6 +73,6 @@ def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
     return alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("iteration:Q"), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
-        color=alt.Color("series:N", title="setting"),
+        color=alt.Color("series:N", title="setting", legend=alt.Legend(labelLimit=360, orient="bottom", columns=2)),
         tooltip=["series:N", "iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")],
     ).properties(height=300)

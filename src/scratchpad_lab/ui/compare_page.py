@@ -208,7 +208,7 @@ def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) ->
             _column(index, result, prices)
     st.text("All the numbers")
     st.dataframe(pd.DataFrame(result.rows), hide_index=True, key="cmp_numbers")
-    series = {f"#{i + 1} {label}": r.events for i, (label, r) in enumerate(zip(result.labels, result.records))}
+    series = {label: r.events for label, r in zip(result.labels, result.records)}  # labels carry their #N
     for trim, baseline in result.baselines.items():
         name = "compression off" if len(result.baselines) == 1 else f"compression off, trim {trim:,}"
         series[name] = baseline.events
