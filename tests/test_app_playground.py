@@ -385,3 +385,21 @@ def test_a_broken_sample_files_message_quotes_it_as_text(monkeypatch, tmp_path):
     assert "example.invalid" in shown, "the message still quotes what is wrong, as text"
     for markup in _rendered_as_markup(at):
         assert "example.invalid" not in markup
+
+
+def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_probe_flips(app):
+    _set_pacing(app, PACE_INSTANT)
+    preset = next(o for o in app.sidebar.selectbox(key="play_preset").options if o.startswith("Tight"))
+    app.sidebar.selectbox(key="play_preset").set_value(preset).run()
+    _run_to_the_end(app)  # presses Run
+    lost_lines = [t for t in _texts(app) if t.startswith("Lost (")]
+    assert any("A-1001" in t for t in lost_lines), lost_lines
+    # Pick the compression that lost it and ask the order-number probe before and after.
+    record = app.session_state["play_runs"][-1]
+    from scratchpad_lab.quality import annotate
+    at_iteration = next(c["iteration"] for c in annotate(record.events) if "A-1001" in c["facts_lost"])
+    app.selectbox(key="loss_0_probe_at").set_value(at_iteration).run()
+    probes = next(d.value for d in app.dataframe if "question" in d.value.columns)
+    row = probes[probes["question"] == "Which order was this about?"].iloc[0]
+    assert (row["before"], row["after"]) == ("answerable", "not answerable")
+    assert "A-1001" in row["answer before"] and row["answer after"] == "Not in the context."
