@@ -1,10 +1,8 @@
 """Keys typed into the page or planted in the environment never reach the page, a record or a download."""
 import json
-import os
 import time
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI

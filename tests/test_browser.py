@@ -14,31 +14,17 @@ row of the table.
 """
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from browser_support import ARTIFACTS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-REPO = Path(__file__).resolve().parents[1]
-ARTIFACTS = REPO / "test-artifacts"
-SERVER_START_TIMEOUT_S = 40.0
 RUN_TIMEOUT_MS = 40_000
 
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run the "
-                "browser tests; never `playwright install`", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need Python Playwright")
 
 # The text of a metric's value, found by its label; null when the page does not show that metric.
 METRIC_JS = """(label) => {
@@ -49,73 +35,6 @@ METRIC_JS = """(label) => {
   }
   return null;
 }"""
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as reply:
-            return reply.status == 200
-    except OSError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free localhost port; killed at teardown."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k != "SCRATCHPAD_LAB_SAMPLES"}
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1",
-             "--browser.gatherUsageStats", "false"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
-                            + log_path.read_text(errors="replace")[-3000:])
-            threading.Event().wait(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    page.goto(server)
-    page.get_by_role("button", name="Run", exact=True).wait_for()
-    try:
-        yield page
-    finally:
-        context.close()
 
 
 # Compression cards on the page, by their heading (our own fixed words, drawn as bold markdown).

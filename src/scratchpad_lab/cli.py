@@ -22,7 +22,7 @@ from .config import ConfigError, RunConfig, explain_validation_error, validate_p
 from .providers import PROVIDERS, Endpoint, EndpointError
 from .compare import Setting, baseline_for, compare, grid, row
 from .metrics import answer_score, final_answer, summarize_run, trims
-from .quality import annotate, savings
+from .quality import annotate
 from .records import RunRecord, load_path
 from .runner import Run, Source
 from .scenarios import list_scenarios

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Callable, Dict, Optional
 
 from autourgos_agent import (AgentLLMError, AgentMaxIterationsError, AgentParseError,
                              AgentTimeoutError)
