@@ -92,3 +92,19 @@ def page(browser, server):
         yield page
     finally:
         context.close()
+
+
+# Counts the page's script runs that end from now on (stApp's data-test-script-state goes
+# running -> notRunning), so a step can wait until the rerun a widget change or an action caused is over.
+COUNT_RERUNS_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__labObserver) window.__labObserver.disconnect();
+  window.__labReruns = 0;
+  let running = false;
+  window.__labObserver = new MutationObserver(() => {
+    const state = app.getAttribute('data-test-script-state');
+    if (state === 'running') running = true;
+    else if (running && state === 'notRunning') { running = false; window.__labReruns += 1; }
+  });
+  window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+}"""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -54,20 +54,6 @@ IDLE_JS = """() => {
     && document.querySelector('[data-testid="stStatusWidget"]') === null;
 }"""
 
-# Counts the page's script runs that end from now on (stApp's data-test-script-state goes
-# running -> notRunning), so a step can wait until the rerun its action caused is over.
-COUNT_RERUNS_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (window.__labObserver) window.__labObserver.disconnect();
-  window.__labReruns = 0;
-  let running = false;
-  window.__labObserver = new MutationObserver(() => {
-    const state = app.getAttribute('data-test-script-state');
-    if (state === 'running') running = true;
-    else if (running && state === 'notRunning') { running = false; window.__labReruns += 1; }
-  });
-  window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-}"""
 
 # One entry per column that shows a setting (its subheader is "Setting N"): the heading, the label
 # under it (st.text) and the value of its compressions metric (null until drawn).
