@@ -124,6 +124,15 @@ class RunConfig(BaseModel):
         return RunConfig.build(**{**self.model_dump(), **changes})
 
 
+def field_bounds(name: str) -> tuple:
+    """(lowest, highest) a RunConfig field allows: the one home of every setting's range."""
+    lo = hi = None
+    for meta in RunConfig.model_fields[name].metadata:
+        lo = getattr(meta, "ge", lo)
+        hi = getattr(meta, "le", hi)
+    return lo, hi
+
+
 def _range_text(name: str) -> str:
     field = RunConfig.model_fields.get(name)
     if field is None:

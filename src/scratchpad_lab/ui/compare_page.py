@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -24,7 +23,7 @@ from ..quality import FLAGS, annotate
 from ..records import RunRecord
 from ..trace import RecordError
 from .cards import compression_card
-from .charts import overlay_chart
+from .charts import heatmap, overlay_chart
 from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES, init_session
 from .view import render_run
@@ -234,24 +233,6 @@ def sweep_frame(result: Result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str):
-    everies = list(dict.fromkeys(frame["summarize_every"]))
-    top = frame[field].max(skipna=True)
-    threshold = 0.6 * float(top) if pd.notna(top) else 0.0
-    base = alt.Chart(frame).encode(
-        x=alt.X("max_scratchpad_chars:O", title="max_scratchpad_chars",
-                axis=alt.Axis(format=",", formatType="number", labelAngle=0)),
-        y=alt.Y("summarize_every:O", title="summarize_every", sort=everies))
-    cells = base.mark_rect().encode(
-        color=alt.Color(f"{field}:Q", title=None, legend=alt.Legend(format=number_format)),
-        tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
-                 alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
-    labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
-        text=alt.Text(f"{field}:Q", format=number_format),
-        color=alt.condition(alt.datum[field] > threshold, alt.value("white"), alt.value("black")))
-    return (cells + labels).properties(title=title)
-
-
 def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None:
     _stale(result, signature)
     frame = sweep_frame(result)
@@ -263,7 +244,7 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
-            col.altair_chart(heatmap(frame, name, title, fmt), width="stretch",
+            col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens"), width="stretch",
                              height=120 + 34 * frame["summarize_every"].nunique())
     st.dataframe(frame, hide_index=True, key="cmp_sweep_numbers")
     cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",

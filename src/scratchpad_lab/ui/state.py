@@ -8,6 +8,8 @@ PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in t
 PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown below the live view
 PLAY_PRICES = "play_price_table"       # {model prefix: (input, output) USD per 1M tokens}, from the editor
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
+PLAY_REFRESH_S = "play_refresh_s"      # the live view's refresh interval now (it backs off when renders are slow)
+PLAY_NEEDS_FULL = "play_needs_full_rerun"  # a run ended and the full page has not shown it yet
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
@@ -27,6 +29,8 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_START_ERROR, None)
     st.session_state.setdefault(PLAY_PRICES, None)
+    st.session_state.setdefault(PLAY_REFRESH_S, None)
+    st.session_state.setdefault(PLAY_NEEDS_FULL, False)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
     st.session_state.setdefault(RUNS_OPEN, None)
