@@ -116,3 +116,63 @@ def test_typing_50_into_compress_when_over_disables_run_and_names_the_minimum(br
         assert message.count() == 0
     finally:
         context.close()
+
+
+# ── untrusted text in the word-level diff ──────────────────────────────────
+
+XSS = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "![x](http://evil.invalid/a.png)",
+       "[click](http://evil.invalid/l)", "www.evil.invalid", "ops@evil.invalid", ":red[INJECTED]",
+       "`tick`", "$x^2$", "<iframe src=http://evil.invalid></iframe>"]
+
+# Every element inside the rendered markdown of the compression cards, by tag, and their text.
+MARKDOWN_DOM_JS = """() => {
+  const tags = {}; let text = '';
+  for (const m of document.querySelectorAll('[class*="st-key-runs_view_card_"] [data-testid="stMarkdownContainer"]')) {
+    m.querySelectorAll('*').forEach(e => tags[e.tagName] = (tags[e.tagName] || 0) + 1);
+    text += m.innerText + '\\n';
+  }
+  return {tags, text, dialogs: window.__labDialogs || 0};
+}"""
+
+
+@pytest.fixture
+def crafted_record(tmp_path):
+    """A real run's record with every payload planted in the text each compression dropped and wrote."""
+    from scratchpad_lab.config import RunConfig
+    from scratchpad_lab.runner import Run
+
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=4), name="crafted").run()
+    for e in record.events:
+        if e.kind == "compression":
+            e.data["before"] = e.data["before"] + "\n" + "\n".join(XSS[:5]) + "\n"
+            e.data["after"] = e.data["after"] + "\n" + "\n".join(XSS[5:]) + "\n"
+    path = tmp_path / "crafted-run.json"
+    record.save(path)
+    return path
+
+
+def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser, server, crafted_record):
+    context, page = _open(browser, server, 1500, 1000)
+    try:
+        page.on("dialog", lambda d: (page.evaluate("() => window.__labDialogs = (window.__labDialogs || 0) + 1"),
+                                     d.dismiss()))
+        page.goto(server + "/runs")
+        page.locator(".st-key-runs_upload input[type=file]").wait_for(state="attached")
+        page.locator(".st-key-runs_upload input[type=file]").set_input_files(str(crafted_record))
+        page.wait_for_function("""() => [...document.querySelectorAll('[class*="st-key-runs_view_card_"] strong')]
+            .some(e => e.innerText.startsWith('Compression at iteration'))""", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_function("() => document.querySelectorAll('[data-stale=\"true\"]').length === 0")
+        dom = page.evaluate(MARKDOWN_DOM_JS)
+        page.screenshot(path=str(ARTIFACTS / "demo-xss-card.png"))
+        for payload in ["<img src=x onerror=alert(1)>", "![x](http://evil.invalid/a.png)", ":red[INJECTED]",
+                        "<iframe src=http://evil.invalid></iframe>", "$x^2$", "`tick`"]:
+            assert payload in dom["text"].replace("\u2060", ""), f"{payload!r} is not shown as text"
+        made = {t for t in dom["tags"] if t not in {"P", "SPAN", "DEL", "STRONG", "BR", "DIV"}}
+        assert not made, f"untrusted text made elements: {dom['tags']}"
+        hostile = page.evaluate("""() => document.querySelectorAll(
+            '[data-testid="stMain"] img, [data-testid="stMain"] iframe, [data-testid="stMain"] script, '
+            + '[data-testid="stMain"] a[href*="evil.invalid"], [data-testid="stMain"] a[href^="mailto:"]').length""")
+        assert hostile == 0
+        assert dom["dialogs"] == 0
+    finally:
+        context.close()

@@ -1,4 +1,5 @@
 """The trigger gauge's predictions hold against the package; the diff tells kept from dropped lines."""
+import re
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.diffing import as_diff_text, diff_lines
 from scratchpad_lab.runner import Run, Source
@@ -52,3 +53,45 @@ def test_diff_marks_dropped_kept_and_partly_kept_lines():
     assert after_status["- …order A-1001 arrived with a cracked…"] == "carried"
     text = as_diff_text(diff.before)
     assert "- Thought: hmm" in text.splitlines() and "~ Observation: order A-1001" in text
+
+
+# ── word level and aligned side by side ─────────────────────────────────────
+
+def test_merged_words_reads_as_the_summary_with_dropped_words_in_place():
+    from scratchpad_lab.diffing import merged_words
+
+    before = "Step 2: order A-1001 phone, 499 EUR\nStep 3: shipping to 12 Baker St\n"
+    after = "[Summarized up to step 3]\n- order A-1001 phone\n"
+    pieces = merged_words(before, after)
+    assert "".join(t for t, s in pieces if s != "dropped").replace("\n", "") == after.replace("\n", "")
+    kept = [t for t, s in pieces if s == "kept"]
+    assert any("order A-1001 phone" in t for t in kept), pieces
+    dropped = " ".join(t for t, s in pieces if s == "dropped")
+    assert "499 EUR" in dropped and "Baker St" in dropped
+    assert ("[Summarized up to step 3]\n", "new") in pieces or any(
+        s == "new" and "[Summarized up to step 3]" in t for t, s in pieces)
+
+
+def test_a_few_common_words_inside_a_rewrite_are_not_shown_as_kept():
+    from scratchpad_lab.diffing import merged_words
+
+    pieces = merged_words("Thought: go to the step where the ticket is\n", "Summary up to the step 5\n")
+    assert [s for _, s in pieces] == ["dropped", "new"], pieces
+
+
+def test_side_by_side_lines_up_unchanged_lines_and_marks_each_line_once():
+    from scratchpad_lab.diffing import aligned_lines, aligned_text
+
+    before = "alpha line one\nbeta line two is long enough\ngamma three\ndelta four\n"
+    after = "[Summarized up to step 4]\nalpha line one\nbeta line two is long\ndelta four\n"
+    rows = aligned_lines(before, after)
+    left, right = aligned_text(rows)
+    assert len(left.split("\n")) == len(right.split("\n")) == len(rows)
+    same = [(r.before, r.after) for r in rows if r.before is not None and r.before == r.after]
+    assert ("alpha line one", "alpha line one") in same and ("delta four", "delta four") in same
+    for line in left.split("\n") + right.split("\n"):
+        assert sum(line.startswith(m) for m in ("- ", "~ ", "+ ")) <= 1
+        assert not re.match(r"^[-~+] [-~+] ", line), line
+    marks = {r.before: r.before_mark for r in rows if r.before}
+    assert marks["beta line two is long enough"] == "~" and marks["gamma three"] == "-"
+    assert any(r.after == "[Summarized up to step 4]" and r.after_mark == "+" for r in rows)

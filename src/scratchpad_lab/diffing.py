@@ -104,7 +104,14 @@ def _merge_same(pieces: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
     return out
 
 
-_MIN_MATCH = 8  # chars of matched words (without spaces) a kept run needs inside a changed block
+_MIN_MATCH = 12  # chars of plain words (without spaces) a kept run needs inside a changed block
+
+
+def _substantive(words: List[str]) -> bool:
+    """A matched run worth showing as kept: long enough, or holding a word that carries information
+    (a digit, a capital, a long word), so "A-1001" counts and "to the" does not."""
+    return len("".join(words)) >= _MIN_MATCH or any(
+        any(ch.isdigit() or ch.isupper() for ch in w) or len(w) >= 7 for w in words)
 
 
 def _word_pieces(before: str, after: str) -> List[Tuple[str, str]]:
@@ -119,7 +126,7 @@ def _word_pieces(before: str, after: str) -> List[Tuple[str, str]]:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         # a short run of common words ("to", "the step") matched inside rewritten text is chance, not
         # a kept phrase: it stays part of the change, so the change reads as whole phrases
-        kept = op == "equal" and len("".join(ka[i1:i2])) >= _MIN_MATCH
+        kept = op == "equal" and _substantive(ka[i1:i2])
         if runs and not kept and not runs[-1][0]:
             _, x, y = runs.pop()
             runs.append((False, x + "".join(a[i1:i2]), y + "".join(b[j1:j2])))
