@@ -152,3 +152,27 @@ def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
         run.stop()
         monkeypatch.undo()
         _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+
+
+# ── small things a demo trips on ────────────────────────────────────────────
+
+@pytest.mark.parametrize("data", [b"", b"  \n"], ids=["0-bytes", "blank"])
+def test_an_empty_upload_says_the_file_is_empty(data):
+    from scratchpad_lab.ui.runs_page import read_upload
+
+    loaded, problem = read_upload("empty.json", data)
+    assert loaded is None
+    assert problem.startswith("The uploaded file is empty"), problem
+
+
+def test_stop_and_pause_sit_together_in_the_status_row(app):
+    app.select_slider(key="play_pacing").set_value("slow (1 s/step)").run()
+    app.button(key="play_run").click().run()
+    run = app.session_state["play_active_run"]
+    try:
+        keys = [b.key for b in app.button]
+        assert keys.index("play_pause") == keys.index("play_stop") + 1, keys  # drawn next to each other
+        assert not app.button(key="play_stop").disabled and not app.button(key="play_pause").disabled
+    finally:
+        run.stop()
+        _poll_until(app, lambda a: a.session_state["play_active_run"] is None)

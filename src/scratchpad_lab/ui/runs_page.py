@@ -127,6 +127,9 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
     `name` is the uploader's file name: untrusted, so it is kept out of the message (which says
     "The uploaded file ...")."""
     del name  # the message must not quote it; the caller keeps it for a dataframe cell
+    if not data.strip():
+        return None, (f"{UPLOAD_WHERE} is empty ({len(data)} bytes): choose a run record or a trace "
+                      "(a .json file downloaded from this lab, or a scratchpad-lab/trace@1 file).")
     try:
         loaded = load_any(data, UPLOAD_WHERE)
         if isinstance(loaded, RunRecord):
