@@ -144,7 +144,8 @@ def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
     app.button(key="play_run").click().run()
     run = app.session_state["play_active_run"]
     try:
-        assert run is not None and app.session_state["play_refresh_s"] == playground.LIVE_REFRESH_S
+        # (on a busy machine a real render may already have lengthened it a little: no check here)
+        assert run is not None and not run.finished
         monkeypatch.setattr(playground, "time", _SlowClock())
         app.run()
         assert app.session_state["play_refresh_s"] >= 2.0, "a 1 s render gets at least a 2 s interval"
