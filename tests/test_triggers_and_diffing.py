@@ -95,3 +95,44 @@ def test_side_by_side_lines_up_unchanged_lines_and_marks_each_line_once():
     marks = {r.before: r.before_mark for r in rows if r.before}
     assert marks["beta line two is long enough"] == "~" and marks["gamma three"] == "-"
     assert any(r.after == "[Summarized up to step 4]" and r.after_mark == "+" for r in rows)
+
+
+# ── charts that agree ───────────────────────────────────────────────────────
+
+def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn():
+    from scratchpad_lab.ui.charts import caps_frame
+
+    same = caps_frame({"max_scratchpad_chars": 15_000, "agent_trim_chars": 15_000}, top=6_000)
+    assert list(same["label"]) == ["both caps: 15,000"] and bool(same["drawn"].iloc[0])
+    two = caps_frame({"max_scratchpad_chars": 4_000, "agent_trim_chars": 15_000}, top=6_000)
+    assert list(two["label"]) == ["compress when over: 4,000", "agent's hard trim: 15,000"]
+    off = caps_frame({"max_scratchpad_chars": 1_000_000, "agent_trim_chars": 15_000}, top=6_000)
+    assert off["label"].iloc[0].startswith("compress when over: 1,000,000") and not off["drawn"].iloc[0]
+
+
+def test_every_event_kind_has_one_colour_used_by_every_chart():
+    from scratchpad_lab.config import RunConfig
+    from scratchpad_lab.ui.charts import EVENT_KINDS, EVENT_SCALE, event_kind, marks_frame
+
+    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5
+    assert EVENT_SCALE.domain == [label for label, _ in EVENT_KINDS.values()]
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, agent_trim_chars=2_000)).run()
+    marks = marks_frame(record.events)
+    kinds = {event_kind(e) for e in record.events} - {None}
+    assert {"periodic", "trim"} <= kinds
+    assert set(marks["event"]) == {EVENT_KINDS[k][0] for k in kinds}
+    # events sit on the line: each mark's size is one of the line's points at its iteration
+    points = {(e.iteration, e.data.get("before_chars")) for e in record.events if e.kind == "iteration"}
+    assert all((int(r.iteration), int(r.size)) in points for r in marks.itertuples())
+
+
+def test_heatmap_labels_contrast_with_their_cell_and_cost_uses_its_own_ramp():
+    from scratchpad_lab.ui.charts import COST_RAMP, GOOD_RAMP, label_color, luminance, ramp_color
+
+    assert set(GOOD_RAMP).isdisjoint(COST_RAMP)
+    for ramp in (GOOD_RAMP, COST_RAMP):
+        for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+            bg = ramp_color(ramp, t)
+            fg = label_color(bg)
+            hi, lo = sorted((luminance(bg), luminance(fg)), reverse=True)
+            assert (hi + 0.05) / (lo + 0.05) >= 4.5, (ramp, t, bg, fg)

@@ -32,7 +32,7 @@ CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
 CAP_COLOR = "#555555"
 LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
 WHOLE = alt.Axis(tickMinStep=1, format="d")
-OFF_CHART = 3.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
+OFF_CHART = 10.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
 
 
 def event_kind(e: Event) -> Optional[str]:
@@ -86,8 +86,9 @@ def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
 
 
 def caps_frame(config: dict, top: float) -> pd.DataFrame:
-    """Both caps, each labelled; one line labelled "both caps" when they are equal; a cap far above the
-    data is named at the chart's top edge."""
+    """Both caps, each labelled; one line labelled "both caps" when they are equal. A cap far above the
+    data (e.g. 1,000,000: compression off) is not drawn to scale, which would flatten the sawtooth: it
+    is named at the chart's top edge instead (`drawn` False)."""
     trigger = int(config.get("max_scratchpad_chars", 15000))
     trim = int(config.get("agent_trim_chars", 15000))
     caps = [("both caps", trigger)] if trigger == trim else \
@@ -95,8 +96,8 @@ def caps_frame(config: dict, top: float) -> pd.DataFrame:
     rows = []
     for name, value in caps:
         off = value > top * OFF_CHART
-        rows.append({"cap": name, "value": value, "y": top * OFF_CHART if off else value,
-                     "label": f"{name}: {value:,}" + (" (above the chart)" if off else "")})
+        rows.append({"cap": name, "value": value, "drawn": not off, "y": top * 1.15 if off else value,
+                     "label": f"{name}: {value:,}" + (" (far above: not drawn to scale)" if off else "")})
     frame = pd.DataFrame(rows)
     # two labels close together would overlap: the lower one goes under its line
     frame["dy"] = -7
@@ -126,9 +127,8 @@ def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto:
     if unit == "chars":
         top = max(float(data["size"].max()) if not data.empty else 0.0, 1.0)
         caps = caps_frame(config, top)
-        rules = alt.Chart(caps).mark_rule(strokeDash=[6, 4], color=CAP_COLOR).encode(
-            y="y:Q", tooltip=["label:N"])
-        layers.append(rules)
+        layers.append(alt.Chart(caps[caps["drawn"]]).mark_rule(strokeDash=[6, 4], color=CAP_COLOR).encode(
+            y="y:Q", tooltip=["label:N"]))
         for dy in sorted(set(caps["dy"])):
             layers.append(alt.Chart(caps[caps["dy"] == dy]).mark_text(
                 align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=12).encode(
