@@ -110,6 +110,8 @@ def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_
     numbers = [m.value for m in app.markdown if "facts kept: **" in m.value]
     assert numbers and all("facts kept: **no compression happened**" in n for n in numbers)
     assert not [m.value for m in app.markdown if "100%" in m.value]
+    kept = [m.value for m in app.metric if m.label == "facts kept across compressions"]
+    assert kept == ["no compression happened"]
 
 
 # ── the live refresh backs off ──────────────────────────────────────────────

@@ -12,9 +12,10 @@ import streamlit as st
 
 from ..compare import NEVER, replay_one, source_of
 from ..probes import ProbeQuestion, run_probes, scenario_probes
-from ..quality import annotate, facts_by_step, run_retention, savings
+from ..quality import annotate, facts_by_step, savings
 from ..records import RunRecord
 from ..trace import RecordError
+from .library import facts_kept
 
 K_BASELINES = "loss_baselines"    # {id(record): baseline RunRecord} (compression off, same path)
 K_USER_PROBES = "loss_user_probes"
@@ -54,10 +55,9 @@ def _probe_list(record: RunRecord) -> List[ProbeQuestion]:
 def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[], Any]] = None) -> None:
     """`model_factory`, when given, builds the summarizer model to ask probe questions with."""
     st.subheader("What compression lost")
-    retained = run_retention(record.events)
     baseline = baseline_for_record(record)
     cols = st.columns(4)
-    cols[0].metric("facts kept across compressions", "—" if retained is None else f"{retained:.0%}")
+    cols[0].metric("facts kept across compressions", facts_kept(record.events))  # failed ones kept nothing
     if baseline is not None:
         s = savings(record.events, baseline.events)
         cols[1].metric("summarizer tokens spent", f"{s.summarizer_tokens:,}")
