@@ -79,7 +79,7 @@ def test_a_value_in_range_typed_with_the_click_is_the_one_the_run_uses(app):
     app.number_input(key="play_max_scratchpad_chars").set_value(3_100)
     app.button(key="play_run").click().run()
     assert _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
-    assert app.session_state["play_runs"][-1].config["max_scratchpad_chars"] == 3_100
+    assert app.session_state["play_runs"][-1].config.max_scratchpad_chars == 3_100
 
 
 # ── a failing summarizer, said once ─────────────────────────────────────────

@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence
 import altair as alt
 import pandas as pd
 
+from ..config import RunConfig
 from ..events import Event
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
@@ -85,12 +86,11 @@ def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["iteration", "size", "event", "what"])
 
 
-def caps_frame(config: dict, top: float) -> pd.DataFrame:
+def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
     """Both caps, each labelled; one line labelled "both caps" when they are equal. A cap far above the
     data (e.g. 1,000,000: compression off) is not drawn to scale, which would flatten the sawtooth: it
     is named at the chart's top edge instead (`drawn` False)."""
-    trigger = int(config.get("max_scratchpad_chars", 15000))
-    trim = int(config.get("agent_trim_chars", 15000))
+    trigger, trim = config.max_scratchpad_chars, config.agent_trim_chars
     caps = [("both caps", trigger)] if trigger == trim else \
         [("compress when over", trigger), ("agent's hard trim", trim)]
     rows = []
@@ -106,7 +106,7 @@ def caps_frame(config: dict, top: float) -> pd.DataFrame:
     return frame
 
 
-def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto: Optional[int] = None,
+def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
                height: int = 260):
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]

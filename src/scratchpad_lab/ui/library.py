@@ -8,6 +8,7 @@ from typing import Callable, List, Optional
 import pandas as pd
 import streamlit as st
 
+from ..config import RunConfig
 from ..metrics import summarize_run
 from ..quality import run_retention
 from ..records import RunRecord, load_record
@@ -42,12 +43,12 @@ def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
-def prompt_name(config: dict) -> str:
+def prompt_name(config: RunConfig) -> str:
     """The summarizer prompt a run used, by name: the config's own name for it when it has one."""
-    named = config.get("prompt_name")
+    named = getattr(config, "prompt_name", None)  # set by the prompt lab when a named prompt is used
     if named:
         return str(named)
-    return "package default" if not config.get("summarizer_prompt") else "custom"
+    return "package default" if not config.summarizer_prompt else "custom"
 
 
 def facts_kept(events) -> object:
@@ -74,9 +75,9 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
         rows.append({
             "#": i, "run": r.name or f"run {i}", "prompt": prompt_name(c), "answer score": s.answer_score,
             "facts kept": facts_kept(r.events), "outcome": r.outcome, "compressions": s.compressions,
-            "summarize_every": _every(c.get("summarize_every")),
-            "max_scratchpad_chars": c.get("max_scratchpad_chars"), "agent_trim_chars": c.get("agent_trim_chars"),
-            "summarizer": c.get("summarizer"), "scenario": r.scenario or r.mode, "trims": s.trims,
+            "summarize_every": _every(c.summarize_every),
+            "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
+            "summarizer": c.summarizer, "scenario": r.scenario or r.mode, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
@@ -101,8 +102,8 @@ def runs_table(frame: pd.DataFrame, key: str) -> None:
 def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
-    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.get('summarize_every'))} / "
-            f"{c.get('max_scratchpad_chars', 0):,} chars")
+    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
+            f"{c.max_scratchpad_chars:,} chars")
 
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:

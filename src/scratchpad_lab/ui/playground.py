@@ -79,7 +79,7 @@ def _live() -> None:
             st.rerun()  # the full rerun that shows the finished run has not happened: ask again
         return
     events = run.log.snapshot()
-    render_run_top(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
+    render_run_top(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=VIEW_KEY, prices=st.session_state.get(PLAY_PRICES), controls=lambda: _controls(run),
                    name=run.name)
     if run.finished:

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import pandas as pd
 import streamlit as st
 
+from ..config import RunConfig
 from ..events import Event
 from ..markup import escape
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
@@ -50,7 +51,7 @@ def _paused(events: Sequence[Event]) -> bool:
     return bool(pauses) and pauses[-1] == "pause"
 
 
-def status_line(events: Sequence[Event], config: dict, elapsed_s: float, live: bool,
+def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool,
                 controls: Optional[Callable[[], None]] = None, name: Optional[str] = None) -> None:
     """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them."""
     state = trigger_state(events, config)
@@ -62,7 +63,7 @@ def status_line(events: Sequence[Event], config: dict, elapsed_s: float, live: b
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
-        st.metric("iteration", f"{state.iteration} of {config.get('max_iterations', '?')}", width="content")
+        st.metric("iteration", f"{state.iteration} of {config.max_iterations}", width="content")
         st.metric("compressions", sum(1 for e in events if e.kind == "compression"), width="content")
         st.metric("status", status, width="content")
         st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
@@ -143,7 +144,7 @@ def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> Non
     st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
 
 
-def trigger_panel(events: Sequence[Event], config: dict, upto: Optional[int] = None) -> None:
+def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
     s = trigger_state(events, config, upto)
     if s.next_periodic is None:
         periodic = "Periodic trigger: off"
@@ -211,7 +212,7 @@ def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = 
     compression_card(newest, key=f"{key}_newest", height=DIFF_HEIGHT, compact=True)
 
 
-def render_run_top(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: float = 0.0,
+def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                    key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
                    prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
                    name: Optional[str] = None) -> None:
@@ -266,7 +267,7 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
         compression_card(c, key=f"{key}_card_{i}", cost=cost)
 
 
-def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: float = 0.0,
+def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
                prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None) -> None:
     render_run_top(events, config, live=live, elapsed_s=elapsed_s, key=key, upto=upto, show_chart=show_chart,
