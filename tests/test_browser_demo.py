@@ -159,6 +159,22 @@ def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser
         page.goto(server + "/runs")
         page.locator(".st-key-runs_upload input[type=file]").wait_for(state="attached")
         page.locator(".st-key-runs_upload input[type=file]").set_input_files(str(crafted_record))
+        # open the upload (the page may keep another run open)
+        opened = page.get_by_role("combobox", name="Open run", exact=True)
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stDataFrame\"]')].length > 0")
+        for _ in range(3):
+            if opened.input_value().startswith("upload #1"):
+                break
+            opened.click()
+            option = page.get_by_role("option").filter(has_text="upload #1")
+            try:
+                option.first.wait_for(timeout=5_000)
+                option.first.click()
+                page.wait_for_function("() => document.querySelector('input[aria-label=\"Open run\"]')"
+                                       "?.value?.startsWith('upload #1')", timeout=10_000)
+            except sync_api.TimeoutError:
+                page.keyboard.press("Escape")
+        assert opened.input_value().startswith("upload #1"), opened.input_value()
         page.wait_for_function("""() => [...document.querySelectorAll('[class*="st-key-runs_view_card_"] strong')]
             .some(e => e.innerText.startsWith('Compression at iteration'))""", timeout=RUN_TIMEOUT_MS)
         page.wait_for_function("() => document.querySelectorAll('[data-stale=\"true\"]').length === 0")
