@@ -154,7 +154,7 @@ def page() -> None:
     running = active is not None and not active.finished
     runs = st.session_state[PLAY_RUNS]
 
-    head, run_col = st.columns([6, 1], vertical_alignment="bottom")
+    head, run_col = st.columns([6, 1], vertical_alignment="center")
     head.title("Scratchpad Lab · Playground")
     # The run starts in the button's callback, before the page is drawn again, so the same render that
     # shows the run going also shows Run disabled (a double click cannot start a second run).
