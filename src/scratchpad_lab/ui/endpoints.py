@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..config import explain_validation_error
 from ..pricing import DEFAULT_PRICES
-from ..providers import PROVIDERS, Endpoint, hosted_mode, resolve_key
+from ..providers import PROVIDERS, Endpoint, hosted_mode, key_refusal, resolve_key, test_connection
 
 K_PRICES = "play_prices"
 
@@ -43,7 +43,16 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
                               "servers usually need none.")
     if hosted_mode():
         container.caption("Hosted mode: only public https endpoints; tighter limits.")
-    return endpoint_from_state(prefix, what)
+    endpoint, key, problem = endpoint_from_state(prefix, what)
+    if endpoint is not None and not st.session_state.get(f"{prefix}_key"):
+        refusal = key_refusal(endpoint, _secrets())
+        if refusal:
+            container.caption(refusal)
+    if container.button("Test connection", key=f"{prefix}_test", disabled=endpoint is None,
+                        help="One tiny call (1 token, 3 s at most) to check the URL, the model and the key."):
+        ok, message = test_connection(endpoint, key)
+        (container.success if ok else container.error)(message)
+    return endpoint, key, problem
 
 
 def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str, Optional[str]]:
