@@ -419,7 +419,7 @@ def worth_retrying(exc: BaseException) -> bool:
     return bool({"APITimeoutError", "TimeoutException", "RemoteProtocolError", "ReadError"} & kinds)
 
 
-def test_connection(endpoint: Endpoint, api_key: str, timeout_s: float = 3.0) -> Tuple[bool, str]:
+def check_connection(endpoint: Endpoint, api_key: str, timeout_s: float = 3.0) -> Tuple[bool, str]:
     """One minimal call (max_tokens=1, one try, a short timeout): (True, "OK ...") or (False, what is wrong)."""
     try:
         probe = EndpointLLM(endpoint.model_copy(update={"timeout_s": timeout_s, "retries": 1}), api_key)

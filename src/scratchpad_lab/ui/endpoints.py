@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..config import explain_validation_error
 from ..pricing import DEFAULT_PRICES
-from ..providers import PROVIDERS, Endpoint, hosted_mode, key_refusal, resolve_key, test_connection
+from ..providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
 
 K_PRICES = "play_prices"
 
@@ -50,7 +50,7 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
             container.caption(refusal)
     if container.button("Test connection", key=f"{prefix}_test", disabled=endpoint is None,
                         help="One tiny call (1 token, 3 s at most) to check the URL, the model and the key."):
-        ok, message = test_connection(endpoint, key)
+        ok, message = check_connection(endpoint, key)
         (container.success if ok else container.error)(message)
     return endpoint, key, problem
 
