@@ -1,5 +1,6 @@
 """The endpoint settings in the page: the key rule as a visitor meets it, and "Test connection"."""
 import json
+import re
 import time
 from pathlib import Path
 
@@ -7,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
+from scratchpad_lab.ui.endpoints import plain
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SERVER_KEY = "sk-server-own-ui-4e5f"
@@ -49,7 +51,7 @@ def test_a_base_url_the_visitor_chose_gets_no_server_key_even_when_they_name_its
     at = AppTest.from_file(APP, default_timeout=60).run()
     at = _agent_endpoint(at, provider, server.url, key_env="OPENAI_API_KEY")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any("OPENAI_API_KEY belongs to https://api.openai.com/v1, so it is not sent" in c.value
+    assert any(plain("OPENAI_API_KEY belongs to https://api.openai.com/v1, so it is not sent") in c.value
                for c in at.sidebar.caption)
     record = _run_to_the_end(at)
     assert record.outcome == "answered"
@@ -69,7 +71,7 @@ def _test_connection(at):
 def test_test_connection_says_ok_with_one_tiny_call(server):
     at = _agent_endpoint(AppTest.from_file(APP, default_timeout=60).run(), "custom", server.url, typed="sk-t")
     ok, bad = _test_connection(at)
-    assert len(ok) == 1 and ok[0].startswith(f"OK: tiny @ {server.url} answered") and not bad
+    assert len(ok) == 1 and ok[0].startswith(plain(f"OK: tiny @ {server.url} answered")) and not bad
     assert len(server.requests) == 1 and json.loads(server.requests[0]["body"])["max_tokens"] == 1
     assert "sk-t" not in ok[0]
 
@@ -79,7 +81,7 @@ def test_test_connection_says_the_key_was_refused(server):
     at = _agent_endpoint(AppTest.from_file(APP, default_timeout=60).run(), "custom", server.url,
                          typed="sk-wrong-77")
     ok, bad = _test_connection(at)
-    assert not ok and len(bad) == 1 and "refused the key (401)" in bad[0] and "sk-wrong-77" not in bad[0]
+    assert not ok and len(bad) == 1 and plain("refused the key (401)") in bad[0] and "sk-wrong-77" not in bad[0]
     assert len(server.requests) == 1
 
 
@@ -88,8 +90,19 @@ def test_test_connection_on_a_closed_port_says_it_cannot_reach_it_fast():
     started = time.monotonic()
     ok, bad = _test_connection(at)
     assert time.monotonic() - started < 3 + 2  # one script run with one refused connection
-    assert not ok and bad == ["Cannot reach http://127.0.0.1:9/v1. Check the base URL and that the server is "
-                              "running."]
+    assert not ok and bad == [plain("Cannot reach http://127.0.0.1:9/v1. Check the base URL and that the server "
+                                    "is running.")]
+
+
+def test_a_base_url_carrying_markdown_is_shown_as_typed_never_as_a_link_or_image():
+    payload = "http://127.0.0.1:9/v1/![x](http://example.invalid/a.png)<img src=x onerror=alert(1)>"
+    at = _agent_endpoint(AppTest.from_file(APP, default_timeout=60).run(), "custom", payload,
+                         key_env="OPENAI_API_KEY")
+    _, bad = _test_connection(at)
+    shown = bad + [c.value for c in at.sidebar.caption]
+    assert len(bad) == 1 and any("example" in t for t in shown)
+    for text in shown:  # every character markdown could act on is backslash-escaped
+        assert re.search(r"(?<!\\)[!\[\]()<>:*_`]", text) is None, text
 
 
 def test_compare_of_an_uploaded_record_with_a_loopback_summarizer_shows_a_sentence_in_hosted_mode(monkeypatch):
