@@ -20,6 +20,7 @@ from .. import compare as engine
 from ..config import ConfigError, RunConfig
 from ..metrics import model_ids, summarize_run
 from ..pricing import cost_usd
+from ..providers import EndpointError
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
 from ..trace import RecordError
@@ -132,7 +133,7 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 
     try:
         records, baselines, keeps = engine.compare(entry.loaded, settings, progress=progress)
-    except (RecordError, ConfigError, KeyError, ValueError) as exc:
+    except (RecordError, ConfigError, EndpointError, KeyError, ValueError) as exc:
         bar.empty()
         show_problem("This run cannot be replayed here; nothing was compared.", str(exc))
         return None
