@@ -33,7 +33,8 @@ def echo_marker(body: dict) -> str:
     prompt = prompt_of(body)
     marker = re.search(r"MARKER-[A-Za-z0-9]+", prompt)
     kept = [line.strip() for line in prompt.splitlines() if re.search(r"\b[ATCR]-\d{4,5}\b", line)][:6]
-    return "\n".join([f"Summary by {marker.group(0) if marker else 'no marker'}"] + kept)
+    words = " ".join(prompt.split()[:4])
+    return "\n".join([f"Summary by {marker.group(0) if marker else words}"] + kept)
 
 
 class _Handler(BaseHTTPRequestHandler):
