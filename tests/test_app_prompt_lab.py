@@ -132,7 +132,7 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
             break
         time.sleep(0.05)
     record = at.session_state["play_runs"][-1]
-    assert record.config["prompt_name"] == "Ids v1"
+    assert record.config.prompt_name == "Ids v1"
     table = at.dataframe[0].value
     assert list(table["prompt"]) == ["Ids v1"]
     assert "Ids v1" in at.selectbox(key="play_show_1").format_func(0)

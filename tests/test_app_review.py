@@ -75,7 +75,7 @@ def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
 
     # the record survives its JSON round trip, and a replay with its verdicts gets the same compressions
     loaded = RunRecord.from_dict(__import__("json").loads(record.to_json()))
-    replay = Run(loaded.run_config)
+    replay = Run(loaded.config)
     replay.observer.reviewer = RecordedReviews(loaded.events)
     again = replay.run()
     keys = ("status", "review", "proposal", "response", "before", "after")

@@ -221,7 +221,7 @@ def snapshot_at_compression(record: RunRecord, k: int, label: str = "run") -> Sn
     e = comps[k - 1]
     return Snapshot(str(e.data.get("before", "")), _task(record), int(e.iteration or 1),
                     f"{label}, compression {k} (iteration {e.iteration})", record.scenario,
-                    int(record.config.get("extractive_budget_chars") or 1_500))
+                    record.config.extractive_budget_chars)
 
 
 def snapshot_at_iteration(record: RunRecord, n: int, label: str = "run") -> Snapshot:
@@ -235,7 +235,7 @@ def snapshot_at_iteration(record: RunRecord, n: int, label: str = "run") -> Snap
     if not text.strip():
         raise SnapshotError(f"The scratchpad is empty as iteration {n} of {label} starts; pick a later iteration.")
     return Snapshot(text, _task(record), n, f"{label}, iteration {n}", record.scenario,
-                    int(record.config.get("extractive_budget_chars") or 1_500))
+                    record.config.extractive_budget_chars)
 
 
 def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunRecord:
