@@ -145,3 +145,32 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
             break
         time.sleep(0.05)
     assert list(at.dataframe[0].value["prompt"]) == ["Ids v1", "custom"]
+
+
+def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
+    lab.text_input(key="pl_name_0").input("Ids v1")
+    lab.text_area(key="pl_text_0").input("MARKER-ids\n{scratchpad}").run()
+    lab.button(key="pl_save_0").click().run()
+    cmp = _ok(lab.switch_page("pages/compare.py").run())
+    cmp.selectbox(key="cmp_source").set_value("sample:support-ticket-defaults.json").run()
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", echo_marker)
+        cmp.selectbox(key="cmp_sum_ep_provider").set_value("custom").run()
+        cmp.text_input(key="cmp_sum_ep_base_url_custom").set_value(fake.url)
+        cmp.text_input(key="cmp_sum_ep_model_custom").set_value("fake-model").run()
+        current = len(cmp.data_editor(key="cmp_settings").value)
+        cmp.session_state["cmp_settings"] = {"edited_rows": {}, "deleted_rows": list(range(current)), "added_rows": [
+            {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "extractive"},
+            {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "endpoint",
+             "custom prompt": "Ids v1"}]}
+        _ok(cmp.run())
+        assert not cmp.error, [t.value for t in cmp.text][-5:]
+        cmp.button(key="cmp_run").click().run()
+        _ok(cmp)
+    result = cmp.session_state["cmp_result"]
+    assert result.labels[1] == "#2 every 5 / 15,000 / fake-model / prompt “Ids v1”"
+    model_run = result.records[1]
+    assert model_run.config.prompt_name == "Ids v1" and model_run.config.summarizer_endpoint.model == "fake-model"
+    comps = [e.data for e in model_run.events if e.kind == "compression"]
+    assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)
+    assert any(t.value == result.labels[1] for t in cmp.text)
