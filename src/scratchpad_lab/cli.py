@@ -121,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    from .promptlab import add_cli as add_prompt_lab
+    add_prompt_lab(sub)
     return parser
 
 
@@ -286,6 +288,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "prompt-lab":
+            from .promptlab import run_cli as prompt_lab
+            return prompt_lab(args)
         source, config = _source_and_config(args)
         record = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}").run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from autourgos_agent import Agent, CallbackHandler
 
@@ -70,6 +70,9 @@ class RunObserver:
         self.claimed: set = set()
         self.tool_end_count = 0
         self.trace_steps: List[Dict[str, Any]] = []
+        # review.ReviewGate (a person decides) or review.RecordedReviews (a replay): called with each
+        # summarizer reply; returns (verdict, the reply the middleware gets instead).
+        self.reviewer: Optional[Callable[[Dict[str, Any], Any, int], Tuple[str, str]]] = None
         self._claim_lock = threading.Lock()
         self._local = threading.local()
         self.post_hook = _PostMiddlewareHook(self)
@@ -182,6 +185,14 @@ class RunObserver:
         usage = getattr(inner, "last_usage", None) or {}
         call["tokens_in"] = usage.get("input_tokens") or self.prompt_tokens(sent, scratchpad, self.count_summary)
         call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
+        if self.reviewer is not None:
+            call["proposal"] = call["response"]
+            try:
+                call["review"], call["response"] = self.reviewer(call, agent, iteration)
+            except Exception as exc:  # abandoned on Stop: the package sees a failed call, the run ends next step
+                call["review"], call["response"], call["error"] = "abandoned", "", str(exc)
+                raise
+            reply = call["response"]
         return reply
 
     @staticmethod
@@ -282,6 +293,7 @@ class _PostMiddlewareHook(CallbackHandler):
                 latency_s=round(call["latency_s"], 6), tokens_in=call.get("tokens_in", 0),
                 tokens_out=call.get("tokens_out", 0), before_chars=len(before), after_chars=len(after),
                 before_tokens=before_tokens, after_tokens=after_tokens, error=call.get("error"),
+                **{k: call[k] for k in ("review", "proposal") if k in call},
             )
         obs.log.emit("iteration", iteration, before_chars=len(before), before_tokens=before_tokens,
                      chars=len(after), tokens=after_tokens, scratchpad=after)
