@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Tuple
 import streamlit as st
 
 from ..diffing import aligned_lines, aligned_text, merged_words, word_counts
-from ..facts import fact_pattern
+from ..facts import contains, fact_pattern
 from ..markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -27,6 +27,8 @@ FLAG_BADGES = {
     "not_a_summary": ("not a summary", "red"),
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
+REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
+                 "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
 CHIPS_COMPACT = 6  # in the live view: two lines at most
@@ -38,7 +40,17 @@ def badges(c: Dict) -> List[tuple]:
     out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
     if c.get("status") == "error" and "error_text" not in c.get("flags", []):
         out.append(FLAG_BADGES["error_text"])
+    if c.get("review") in REVIEW_BADGES:
+        out.append(REVIEW_BADGES[c["review"]])
     return out
+
+
+def mark_facts(text: str, facts: List[str]) -> str:
+    """The text with each lost fact wrapped in « », for plain-text views (st.code) of a scratchpad."""
+    for fact in sorted(set(facts), key=len, reverse=True):
+        if contains(text, fact):
+            text = fact_pattern(fact).sub(lambda m: "«" + m.group(0) + "»", text)
+    return text
 
 
 def failed(c: Dict) -> bool:
@@ -153,6 +165,9 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
             st.code(str(c.get("prompt", "")), language=None, wrap_lines=True, height=300)
         with st.expander("Raw reply"):
             st.code(str(c.get("response", "")), language=None, wrap_lines=True, height=300)
+        if c.get("review") in ("edited", "rejected"):
+            with st.expander("The summarizer's original proposal (before your review)"):
+                st.code(str(c.get("proposal", "")), language=None, wrap_lines=True, height=300)
         price = "no price known" if cost is None else f"${cost:.5f}"
         st.text(f"Summarizer: {c.get('model', '')} · tokens in {int(c.get('tokens_in') or 0):,}, "
                 f"out {int(c.get('tokens_out') or 0):,} · cost {price}")

@@ -43,12 +43,11 @@ def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
-def prompt_name(config: RunConfig) -> str:
-    """The summarizer prompt a run used, by name: the config's own name for it when it has one."""
-    named = getattr(config, "prompt_name", None)  # set by the prompt lab when a named prompt is used
-    if named:
-        return str(named)
-    return "package default" if not config.summarizer_prompt else "custom"
+def prompt_label(config: RunConfig) -> str:
+    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
 
 
 def facts_kept(events) -> object:
@@ -73,7 +72,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
         s = summarize_run(r.events, r.scenario, prices)
         c = r.config
         rows.append({
-            "#": i, "run": r.name or f"run {i}", "prompt": prompt_name(c), "answer score": s.answer_score,
+            "#": i, "run": r.name or f"run {i}", "prompt": prompt_label(c), "answer score": s.answer_score,
             "facts kept": facts_kept(r.events), "outcome": r.outcome, "compressions": s.compressions,
             "summarize_every": _every(c.summarize_every),
             "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
@@ -102,8 +101,9 @@ def runs_table(frame: pd.DataFrame, key: str) -> None:
 def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
+    named = f" · prompt “{c.prompt_name}”" if c.prompt_name else ""
     return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
-            f"{c.max_scratchpad_chars:,} chars")
+            f"{c.max_scratchpad_chars:,} chars{named}")
 
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:

@@ -30,6 +30,7 @@ from .loss import loss_panel
 from .settings import K_SCENARIO, config_from_state, sidebar_settings
 from .state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
+from .review_panel import attach_review, review_panel, review_switch
 from .view import PAGE_CSS, render_cards, render_run_top
 
 LIVE_REFRESH_S = 0.4
@@ -78,6 +79,7 @@ def _live() -> None:
         if st.session_state.get(PLAY_NEEDS_FULL):
             st.rerun()  # the full rerun that shows the finished run has not happened: ask again
         return
+    review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
     events = run.log.snapshot()
     render_run_top(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=VIEW_KEY, prices=st.session_state.get(PLAY_PRICES), controls=lambda: _controls(run),
@@ -110,6 +112,7 @@ def _start_run() -> None:
     except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
         st.session_state[PLAY_START_ERROR] = str(exc)
         return
+    attach_review(run)
     st.session_state[PLAY_REFRESH_S] = LIVE_REFRESH_S
     st.session_state[PLAY_ACTIVE] = run.start()
 
@@ -164,6 +167,7 @@ def page() -> None:
     running = active is not None and not active.finished
     scenario = get_scenario(st.session_state[K_SCENARIO])
     _scenario_text(config, scenario, folded=running or bool(runs))
+    review_switch()
     if problem:
         st.error(f"Fix this setting to run: {problem}")
     if st.session_state.get(PLAY_START_ERROR):
