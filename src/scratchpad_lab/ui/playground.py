@@ -167,7 +167,8 @@ def page() -> None:
     running = active is not None and not active.finished
     scenario = get_scenario(st.session_state[K_SCENARIO])
     _scenario_text(config, scenario, folded=running or bool(runs))
-    review_switch()
+    with st.sidebar:  # a run setting; in the main area it would push the live view down
+        review_switch()
     if problem:
         st.error(f"Fix this setting to run: {problem}")
     if st.session_state.get(PLAY_START_ERROR):

@@ -34,7 +34,7 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
 PANE_ROWS = 9           # visual lines of the scratchpad pane
 PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
 PANE_HEIGHT = 240       # px of the scratchpad pane
-DIFF_HEIGHT = 260       # px of the newest compression's text
+DIFF_HEIGHT = 250       # px of the newest compression's text
 CHART_HEIGHT = 230
 
 # Our own fixed CSS (no untrusted text): a tighter page so the live view fits one screen.
