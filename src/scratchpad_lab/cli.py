@@ -116,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    from .strategies.cli import add_parser as add_strategies_parser  # cheap: no LangChain import
+    add_strategies_parser(sub)
     return parser
 
 
@@ -240,6 +242,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "strategies":
+            from .strategies.cli import run as run_strategies_command
+            return run_strategies_command(args)
         source, config = _source_and_config(args)
         record = Run(config, source, name=f"{args.command} {source.label}").run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:

@@ -58,9 +58,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             [m for m in messages if m.id not in done]
         calls_before = len(calls.calls)
         try:
-            with warnings.catch_warnings():  # its "failed to trim" warning is shown as a quirk instead
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings(record=True) as caught:  # its "failed to trim" warning becomes a quirk
+                warnings.simplefilter("always")
                 result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
+            fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
         except ValueError as exc:  # e.g. a message it cannot place; the run stops here, honestly
             error = f"LangMem refused the messages at step {iteration}: {exc}"
             log.emit("error", iteration, error_type="ValueError", message=error)
@@ -83,6 +84,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                      after_chars=len(after_text), before_tokens=tokens(before), after_tokens=sent_tokens,
                      error=call.get("error"), summarized=sorted(new_ids, key=_order),
                      dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[])
+            if fell_back:
+                quirks.append(Quirk(iteration, "langmem-over-budget",
+                                    f"The {len(new_ids)} messages to summarize were over max_tokens; LangMem's trim to "
+                                    "their tail must start on a human message and found none, so it sent them all "
+                                    "to the summarizer anyway."))
             if unseen:
                 quirks.append(Quirk(iteration, "langmem-tail",
                                     f"LangMem marked {len(new_ids)} messages as summarized but sent only the last "
