@@ -20,6 +20,9 @@ CMP_EDITED = "cmp_settings_edited"     # the table as last edited: the editor re
 CMP_RESULT = "cmp_result"              # the last comparison (compare_page.Result), kept so reruns do not replay
 CMP_SWEEP = "cmp_sweep_result"         # the last sweep (compare_page.Result)
 
+STRAT_SOURCE = "strat_source_entry"    # the key of the run or trace picked on the Strategies page
+STRAT_RESULT = "strat_result"          # the last strategies run (strategies_page.Shown), kept across reruns
+
 
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
@@ -35,3 +38,5 @@ def init_session() -> None:
     st.session_state.setdefault(CMP_EDITED, None)
     st.session_state.setdefault(CMP_RESULT, None)
     st.session_state.setdefault(CMP_SWEEP, None)
+    st.session_state.setdefault(STRAT_SOURCE, None)
+    st.session_state.setdefault(STRAT_RESULT, None)
