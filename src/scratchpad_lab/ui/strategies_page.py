@@ -153,4 +153,4 @@ def page() -> None:
                 if q.iteration == step:
                     st.warning(_quirk_line(q), icon="⚠️")
             st.code(text[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(text) > SHOW_CHARS else ""),
-                    language=None, height=420)
+                    language=None, height=420, wrap_lines=True)
