@@ -54,6 +54,17 @@ def test_trim_only_never_calls_a_summarizer():
     assert row["summarizer_calls"] == 0 and row["summarizer_tokens_in"] == 0
     assert not [e for e in result.events if e.kind == "compression"]
     assert [e for e in result.events if e.kind == "trim"], "the trim itself did cut"
+    assert row["facts_retained"] < 1.0, "facts cut by the trim count as lost"
+
+
+def test_the_agents_trim_dropping_a_summary_is_flagged():
+    trace = synthetic_trace(steps=20, seed=6, max_observation_chars=3000)
+    result = run_strategies(trace, [make_spec("autourgos-builtin", {"summarize_every": 3,
+                                                                    "max_scratchpad_chars": 2000})])[0]
+    flagged = [q for q in result.quirks if q.kind == "trim-dropped-summary"]
+    assert flagged
+    trim = next(e for e in result.events if e.kind == "trim" and e.iteration == flagged[0].iteration)
+    assert "[Summarized up to step" in trim.data["before"] and "[Summarized up to step" not in trim.data["after"]
 
 
 def test_every_summarizing_strategy_compresses_at_tight_settings_on_120_steps():

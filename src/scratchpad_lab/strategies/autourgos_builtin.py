@@ -18,9 +18,8 @@ import time
 from typing import Any, Dict, List
 
 from ..compare import NEVER
-from ..runner import Run, Source
 from ..trace import Trace
-from .autourgos_middleware import base_config, keys_for, trim_quirks
+from .autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from .result import StrategyResult
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec
@@ -49,8 +48,8 @@ class _RecordingSummarizer:
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
     s = spec.resolved()
-    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"], step_delay_s=0.0)
-    lab_run = Run(config, Source.for_trace(trace), keys=keys_for(summarizer), name="autourgos-builtin")
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"])
+    lab_run = observed_run(config, trace, keys_for(summarizer), spec.name)
     agent, log, count = lab_run.agent, lab_run.log, lab_run.counter
     recorder = _RecordingSummarizer(summarizer.plain())
     agent.summarize_every = s["summarize_every"]        # what Agent(summarize_every=...) sets

@@ -38,6 +38,14 @@ def _same(a: Any, b: Any) -> bool:
                         and getattr(a, "tool_calls", None) == getattr(b, "tool_calls", None))
 
 
+def offload_text(kept: int, moved: int, path: Optional[str]) -> str:
+    if moved == 0:
+        return ("deepagents summarized again but moved no new message: its keep cut stepped back to keep a tool "
+                f"call with its results, so only the previous summary was re-summarized ({kept} messages kept).")
+    return (f"deepagents kept the newest {kept} message{'s' * (kept != 1)} verbatim and moved the {moved} older "
+            f"one{'s' * (moved != 1)} to {path}; the model sees only a summary of {'them' if moved != 1 else 'it'}.")
+
+
 def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
     """(filesystem middleware, summarization middleware) with the package's defaults, overridden
     only where a setting is given."""
@@ -149,14 +157,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     after_tokens=sent_tokens, error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
                     file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index"))
-                kept = len(sent) - 1
-                quirks.append(Quirk(iteration, "deepagents-offload",
-                                    f"deepagents kept the newest {kept} message{'s' if kept != 1 else ''} verbatim and "
-                                    f"moved the {len(dropped)} older ones to {event.get('file_path')}; the model "
-                                    "sees only a summary of them."))
+                quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
+                                                                                  event.get("file_path"))))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
                 before_text, after_text = render_all(effective), render_all(sent)
                 log.emit("trim", iteration, before_chars=len(before_text), after_chars=len(after_text),
+                         before=before_text, after=after_text,
                          what="deepagents shortened old messages (tool-call arguments or a large human message)")
             log.emit("iteration", iteration, before_chars=tokens.chars(effective), before_tokens=before_tokens,
                      chars=tokens.chars(sent),

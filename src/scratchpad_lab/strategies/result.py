@@ -14,7 +14,8 @@ from typing import Any, Dict, List, Optional
 
 from ..events import Event
 from ..metrics import of_kind
-from ..quality import run_retention
+from ..facts import retention
+from ..quality import annotate, expected_values
 from .messages import render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
@@ -60,7 +61,7 @@ class StrategyResult:
     def row(self) -> Dict[str, Any]:
         comps = of_kind(self.events, "compression")
         sent = self.sent_tokens
-        retained = run_retention(self.events)
+        retained = facts_retained(self.events)
         return {
             "strategy": self.name,
             "settings": dict(self.settings),
@@ -74,3 +75,20 @@ class StrategyResult:
             "facts_retained": 1.0 if retained is None else retained,
             "offloaded_files": len(self.files),
         }
+
+
+def facts_retained(events: List[Event]) -> Optional[float]:
+    """Share of the facts present before each cut that are still there after it, over every cut a
+    strategy made: summaries (`compression` events, as `quality.annotate` reads them) and blunt trims
+    (`trim` events that carry their text). None when nothing was cut."""
+    total = kept = 0
+    for c in annotate(events):
+        total += len(c["facts_before"])
+        kept += len(c["facts_before"]) - len(c["facts_lost"])
+    expected = expected_values(events)
+    for e in of_kind(events, "trim"):
+        if "before" in e.data:
+            r = retention(str(e.data["before"]), str(e.data.get("after", "")), expected)
+            total += len(r.before)
+            kept += len(r.kept)
+    return round(kept / total, 4) if total else None

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import List
 
-from ..compare import NEVER, replay_one
-from ..runner import Source
+from ..compare import NEVER
 from ..trace import Trace
-from .autourgos_middleware import base_config
+from .autourgos_middleware import base_config, observed_run
 from .result import StrategyResult
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec
@@ -17,6 +16,7 @@ from .summarizer import SummarizerSpec
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
     s = spec.resolved()
-    record = replay_one(Source.for_trace(trace), base_config(summarizer), {**NEVER, "agent_trim_chars": s["agent_trim_chars"]})
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"])
+    record = observed_run(config, trace, name=spec.name).run()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, summarizer_model="none",
                           error=record.error)
