@@ -29,7 +29,7 @@ def chart(results, width: int = 900, height: int = 320) -> alt.Chart:
     scale = alt.Scale(domain=labels, range=[COLORS.get(names[l], "#000000") for l in labels])
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
-            .encode(x=alt.X("step:Q", title="step (model call)"),
+            .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
                     y=alt.Y("tokens:Q", title="context tokens sent"),
                     color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
                                                                                  labelLimit=400)),
