@@ -252,3 +252,26 @@ def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
                   max_iterations=len(trace.steps) + 1, max_tool_workers=1)
     agent.invoke(trace.task)
     assert len(calls) >= 3 and lab == calls
+
+
+def test_an_endpoint_summarizer_serves_every_strategy_through_its_own_client(tmp_path, capsys, monkeypatch):
+    """The LangChain strategies reach the endpoint through langchain-openai, the autourgos ones through
+    the lab's client; every summary request lands on the (local, fake) server, and its usage counts."""
+    from fake_openai import FakeOpenAI
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(synthetic_trace(steps=16, seed=12, max_observation_chars=2500).to_dict()))
+    monkeypatch.setenv("FAKE_KEY", "sk-test-not-real")
+    with FakeOpenAI() as server:
+        server.default = ("ok", "Key findings: ID-1 summarized by the endpoint.")
+        argv = ["strategies", str(path), "--json", "--summarizer-model", "fake-model",
+                "--summarizer-base-url", server.url, "--api-key-env", "FAKE_KEY"]
+        for name, settings in TIGHT.items():
+            argv += ["--strategy", name + ":" + ",".join(f"{k}={v}" for k, v in settings.items())]
+        assert main(argv) == 0
+        rows = json.loads(capsys.readouterr().out)
+        paths = {r["path"] for r in server.requests}
+    assert paths == {"/v1/chat/completions"}
+    assert len(server.requests) == sum(r["summarizer_calls"] for r in rows) > 0
+    for r in rows:
+        assert r["summarizer_calls"] > 0 and r["summarizer_tokens_out"] == 7 * r["summarizer_calls"], r
