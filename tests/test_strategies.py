@@ -5,7 +5,7 @@ import threading
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, parse_spec, run_strategies
+from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
 from scratchpad_lab.strategies.messages import step_messages
 from scratchpad_lab.strategies.summarizer import extractive_chat_model
 from scratchpad_lab.synthetic import synthetic_trace
@@ -138,7 +138,6 @@ def test_deepagents_strategy_gives_the_same_cut_and_offload_as_the_package_graph
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.tools import tool
 
     trace = synthetic_trace(steps=14, seed=4, max_observation_chars=3000, parse_error_rate=0)
     trace.steps[3].observations[0] = "big " * 23_000  # 92,000 chars: over the 80,000-char eviction line
@@ -165,15 +164,7 @@ def test_deepagents_strategy_gives_the_same_cut_and_offload_as_the_package_graph
                 cuts.append(event)
             return handler(request)
 
-    def make_tool(name):
-        @tool(name)
-        def replayed(tool_call_id: str = "", **kwargs) -> str:
-            """Replays the recorded result."""
-            return ""
-        return replayed
-
     from langchain_core.tools import StructuredTool
-    from langgraph.prebuilt.tool_node import ToolCallRequest  # noqa: F401
 
     class Results(AgentMiddleware):
         def wrap_tool_call(self, request, handler):

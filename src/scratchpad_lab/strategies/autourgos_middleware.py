@@ -5,7 +5,7 @@ Streamlit-free. The trajectory is replayed step for step through the lab's obser
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from ..compare import NEVER, replay_one
 from ..config import RunConfig

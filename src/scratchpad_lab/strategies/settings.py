@@ -8,7 +8,7 @@ the package decides, e.g. deepagents' profile-dependent trigger and keep).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 NAMES = ("autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem")
 MIN_STRATEGIES, MAX_STRATEGIES = 1, 5
@@ -197,7 +197,3 @@ def parse_spec(text: str) -> StrategySpec:
         value = value.strip()
         settings[key.strip()] = None if value.lower() in ("none", "off") else value
     return make_spec(name, settings)
-
-
-def describe(spec: StrategySpec) -> Tuple[str, Dict[str, Any]]:
-    return spec.name, spec.resolved()
