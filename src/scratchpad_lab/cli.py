@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
-                        key_var)
+                        key_var, resolve_key)
 from .compare import Setting, baseline_for, compare, grid, row
 from .metrics import answer_score, final_answer, summarize_run, trims
 from .quality import annotate
@@ -218,26 +218,24 @@ def _source_and_config(args: argparse.Namespace):
 
 
 def cli_keys(config: RunConfig, given: Dict[str, Any]) -> Dict[str, str]:
-    """Keys for the run's endpoints under the key rule (providers.key_refusal). The CLI user owns the
+    """Keys for the run's endpoints under the key rule (see cli_key)."""
+    return {role: cli_key(endpoint, given, role) for role, endpoint in
+            (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)) if endpoint is not None}
+
+
+def cli_key(endpoint: Endpoint, given: Dict[str, Any], role: str) -> str:
+    """The key for one endpoint under the key rule (providers.key_refusal). The CLI user owns the
     environment, so two things the page never allows are allowed here: a variable that belongs to no
     provider, named with --api-key-env, goes to the URLs given on the same command line; a provider's
     own variable goes to another URL only with --send-key-to-custom-url. Otherwise the endpoint gets
     no key and stderr says why."""
-    keys: Dict[str, str] = {}
-    for role, endpoint in (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)):
-        if endpoint is None:
-            continue
-        name, refusal = key_var(endpoint), key_refusal(endpoint)
-        if refusal is None or not name:
-            continue
-        named_now = given.get("api_key_env") == name
-        if named_now and ("send_key_to_custom_url" in given or name not in key_bindings()):
-            keys[role] = os.environ.get(name) or NO_KEY_PLACEHOLDER
-        else:
-            keys[role] = NO_KEY_PLACEHOLDER
-            print(f"scratchpad-lab: note: {role}: {refusal} (--send-key-to-custom-url sends it anyway.)",
-                  file=sys.stderr)
-    return keys
+    name, refusal = key_var(endpoint), key_refusal(endpoint)
+    if refusal is None or not name:
+        return resolve_key(endpoint)
+    if given.get("api_key_env") == name and (given.get("send_key_to_custom_url") or name not in key_bindings()):
+        return os.environ.get(name) or NO_KEY_PLACEHOLDER
+    print(f"scratchpad-lab: note: {role}: {refusal} (--send-key-to-custom-url sends it anyway.)", file=sys.stderr)
+    return NO_KEY_PLACEHOLDER
 
 
 def summarizer_failures(record: RunRecord) -> Optional[str]:
@@ -247,9 +245,8 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     if not failed:
         return None
     config = record.config
-    endpoint = config.summarizer_endpoint if config.summarizer == "endpoint" else (
-        config.agent_endpoint if config.summarizer == "same-as-agent" else None)
-    where = f" (summarizer at {endpoint.url})" if endpoint else ""
+    endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
+    where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
     return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
             f"was left as it was. Last error: {failed[-1].get('error')}")
 

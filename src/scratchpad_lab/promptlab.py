@@ -546,8 +546,7 @@ def _cli_inputs(args):
     """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
     from pathlib import Path
 
-    from .cli import endpoint_for
-    from .providers import resolve_key
+    from .cli import cli_key, endpoint_for
     from .records import load_path
 
     given = vars(args)
@@ -581,7 +580,7 @@ def _cli_inputs(args):
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(SummarizerSpec(endpoint, resolve_key(endpoint)))
+        specs.append(SummarizerSpec(endpoint, cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:
         question, sep, answer = text.partition("=")
