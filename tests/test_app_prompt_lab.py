@@ -117,6 +117,17 @@ def test_prompt_versions_are_kept_and_loadable(lab):
     assert lab.text_area(key="pl_text_1").value == "Keep ids.\n{scratchpad}"
 
 
+def test_a_prompt_file_uploads_as_a_version_and_a_bad_one_changes_nothing(lab):
+    lab.file_uploader(key="pl_prompt_upload").upload("ticket-notes.txt", "Notes: {scratchpad}".encode(), "text/plain")
+    _ok(lab.run())
+    assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
+    assert "version: ticket-notes" in lab.selectbox(key="pl_start_0").options
+    lab.file_uploader(key="pl_prompt_upload").upload("bad.txt", b"\xff\xfe\x00bad", "text/plain")
+    _ok(lab.run())
+    assert [e.value for e in lab.error] == ["That file is not a UTF-8 text file of at most 100 KB; nothing was added."]
+    assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
+
+
 def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
     lab.text_input(key="pl_name_0").input("Ids v1")
     lab.text_area(key="pl_text_0").input("Keep every id.\nTask: {query}\n{scratchpad}").run()
