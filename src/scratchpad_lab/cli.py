@@ -246,7 +246,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             from .promptlab import run_cli as prompt_lab
             return prompt_lab(args)
         source, config = _source_and_config(args)
-        record = Run(config, source, name=f"{args.command} {source.label}").run()
+        run = Run(config, source, name=f"{args.command} {source.label}")
+        if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
+            from .review import replay_reviews
+            replay_reviews(run, load_path(args.file))
+        record = run.run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)
