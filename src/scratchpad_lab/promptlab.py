@@ -538,6 +538,8 @@ def add_cli(sub) -> None:
     p.add_argument("--summarizer-base-url", action="append", metavar="URL",
                    help="one per --summarizer-model in order, or one for all (default: OpenAI)")
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="send a provider's own key variable to a custom base URL too")
     p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question")
     p.add_argument("--json", action="store_true", help="print one JSON object per cell")
 
@@ -546,7 +548,7 @@ def _cli_inputs(args):
     """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
     from pathlib import Path
 
-    from .cli import endpoint_for
+    from .cli import cli_keys, endpoint_for
     from .providers import resolve_key
     from .records import load_path
 
@@ -581,7 +583,9 @@ def _cli_inputs(args):
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(SummarizerSpec(endpoint, resolve_key(endpoint)))
+        # the CLI's key rule, in its one home (cli.cli_keys), for this column's endpoint
+        keys = cli_keys(RunConfig.build(scenario=None, summarizer="endpoint", summarizer_endpoint=endpoint), given)
+        specs.append(SummarizerSpec(endpoint, keys.get("summarizer") or resolve_key(endpoint)))
     probes = []
     for text in given.get("probe") or []:
         question, sep, answer = text.partition("=")

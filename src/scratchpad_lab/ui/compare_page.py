@@ -21,6 +21,7 @@ from ..config import ConfigError, RunConfig
 from ..metrics import model_ids, summarize_run
 from ..pricing import cost_usd
 from ..promptlab import check_prompt
+from ..providers import EndpointError
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
 from ..trace import RecordError
@@ -146,7 +147,7 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 
     try:
         records, baselines, keeps = engine.compare(entry.loaded, settings, keys=keys, progress=progress)
-    except (RecordError, ConfigError, KeyError, ValueError) as exc:
+    except (RecordError, ConfigError, EndpointError, KeyError, ValueError) as exc:
         bar.empty()
         show_problem("This run cannot be replayed here; nothing was compared.", str(exc))
         return None
