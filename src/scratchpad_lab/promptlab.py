@@ -329,15 +329,18 @@ class Cell:
 
 
 def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, model: str,
-                  max_scratchpad_chars: int = 15_000) -> Dict[str, Any]:
+                  max_scratchpad_chars: int = 15_000, stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
     """Fire the package's middleware once on the snapshot, observed as in a run; return the
-    compression event's data plus its iteration (the shape quality.annotate gives)."""
+    compression event's data plus its iteration (the shape quality.annotate gives). `stop_event`
+    set: a model call in flight is abandoned at once (the observer's own bounded call)."""
     config = RunConfig.build(scenario=None, summarizer_prompt=template,
                              max_scratchpad_chars=max_scratchpad_chars)
     log = RunLog()
     # summarize_every=1: iteration % 1 == 0, so the package fires at this iteration for its own reason.
     middleware = AutoSummarizeMiddleware(summarize_every=1, max_scratchpad_chars=max_scratchpad_chars)
     obs = RunObserver(log, config, middleware, TokenCounter(None), TokenCounter(model))
+    if stop_event is not None:
+        obs.stop_event = stop_event
     agent = _SnapshotAgent(snapshot.scratchpad, snapshot.query)
     obs.agent = agent
     obs.iteration = snapshot.iteration - 1
@@ -477,7 +480,7 @@ class Matrix:
         try:
             summarizer = self._summarizer(cell.col)
             c = compress_once(self.snapshot, None if template == PACKAGE_PROMPT else template, summarizer,
-                              model=getattr(summarizer, "model_name", spec.name))
+                              model=getattr(summarizer, "model_name", spec.name), stop_event=self.stop_event)
             probes = run_probes(c["before"], c["after"], self.probes)
             cost = cost_usd("extractive" if spec.endpoint is None else spec.endpoint.model,
                             int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), self.prices)
