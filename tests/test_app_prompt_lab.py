@@ -68,7 +68,8 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
         fake.default = ("ok", lambda body: echo_marker(body) + "\n" + PAYLOAD)
         _add_model(lab, fake.url)
         lab.text_area(key="pl_text_0").input("MARKER-one\n{scratchpad}")
-        lab.text_area(key="pl_text_1").input("MARKER-two, step {iteration}\n{scratchpad}").run()
+        lab.text_area(key="pl_text_1").input("MARKER-two, step {iteration}\n{scratchpad}")
+        lab.text_area(key="pl_probes").input("Which ticket was escalated? = T-5521").run()
         lab.button(key="pl_run").click()
         _wait_matrix(lab)
     matrix = lab.session_state["pl_matrix"]
@@ -79,6 +80,11 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
     texts = [t.value for t in lab.text]
     assert "4 cells in" in " ".join(texts)
     assert sum(1 for t in texts if "\nprobes answerable: " in t) == 4
+    # the scenario's probes plus the user's own, answered before and after each summary
+    assert all(len(c.probes) == 6 and c.probes[-1].question == "Which ticket was escalated?" for c in matrix.cells)
+    assert all(c.probes[-1].answerable_before for c in matrix.cells)
+    model_cell = matrix.cell(0, 1)
+    assert model_cell.probes[-1].answerable_after == ("T-5521" in model_cell.summary)
     badges = _markup(lab)
     assert badges.count("facts kept ") == 4 and ":green-badge[summary]" in badges
     assert "onerror" not in badges  # the model's text never reaches markdown

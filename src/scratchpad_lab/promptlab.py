@@ -615,7 +615,7 @@ def run_cli(args) -> int:
 
     try:
         snapshot, prompts, specs, probes = _cli_inputs(args)
-        matrix = Matrix(snapshot, prompts, specs, probes + scenario_probes(snapshot.scenario))
+        matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
     except (ValueError, RecordError, EndpointError) as exc:  # ConfigError, SnapshotError are ValueErrors
         print(f"scratchpad-lab: error: {exc}", file=sys.stderr)
         return 2

@@ -400,7 +400,7 @@ def page() -> None:
     if why:
         st.text("To run: " + "; ".join(why) + ".")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
-        new = Matrix(snapshot, variants, specs, probes + scenario_probes(snapshot.scenario),
+        new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
                      prices=st.session_state.get(PLAY_PRICES))
         st.session_state[PL_MATRIX] = new.start()
         st.session_state[PL_OPEN] = None
