@@ -290,7 +290,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             from .strategies.cli import run as run_strategies_command
             return run_strategies_command(args)
         source, config = _source_and_config(args)
-        record = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}").run()
+        run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
+        if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
+            from .review import replay_reviews
+            replay_reviews(run, load_path(args.file))
+        record = run.run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)
