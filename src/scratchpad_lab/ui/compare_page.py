@@ -22,6 +22,7 @@ from ..metrics import model_ids, summarize_run
 from ..pricing import cost_usd
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
+from ..replay import replay_source, summarizer_notice
 from ..trace import RecordError
 from .cards import compression_card
 from .charts import overlay_chart
@@ -355,11 +356,15 @@ def page() -> None:
     entry = pick_entry(entries, "Run or trace to replay", "cmp_source", CMP_SOURCE,
                        open_key=added.key if added else None)
     try:
-        _, base, keeps_answer = engine.source_of(entry.loaded)
+        replay = replay_source(entry.loaded)
     except (RecordError, KeyError, ConfigError) as exc:
         show_problem("This run cannot be replayed here: pick another.", str(exc))
         st.stop()
-    st.info(RECORDED_KIND if keeps_answer else SCENARIO_KIND)
+    base = replay.config
+    st.info(RECORDED_KIND if replay.keeps_recorded_answer else SCENARIO_KIND)
+    notice = summarizer_notice(replay)
+    if notice:  # quotes the file's model name and URL: plain text
+        st.text(notice)
     tab_compare, tab_sweep = st.tabs(["Compare settings", "Sweep"])
     with tab_compare:
         _compare_section(entry, base, prices)

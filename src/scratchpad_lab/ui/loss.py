@@ -10,7 +10,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..compare import NEVER, replay_one, source_of
+from ..compare import NEVER, replay_one
+from ..replay import replay_source
 from ..probes import ProbeQuestion, run_probes, scenario_probes
 from ..quality import annotate, facts_by_step, run_retention, savings
 from ..records import RunRecord
@@ -26,7 +27,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
     key = id(record)
     if key not in cache:
         try:
-            source, base, _ = source_of(record)
+            source, base, _, _ = replay_source(record)
             cache[key] = (record, replay_one(source, base, NEVER))
         except (RecordError, ValueError, KeyError):
             cache[key] = (record, None)

@@ -17,11 +17,12 @@ from typing import Dict, List, Optional, Tuple, Union
 import pandas as pd
 import streamlit as st
 
-from ..config import RunConfig
+from ..config import ConfigError
 from ..metrics import summarize_run
 from ..quality import annotate
 from ..records import RunRecord, load_any
-from ..runner import Run, Source
+from ..replay import replay_source, summarizer_notice
+from ..runner import Run
 from ..trace import RecordError, Trace
 from ..triggers import trigger_state
 from .charts import size_frame
@@ -140,8 +141,8 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
 
 def replay_with_defaults(trace: Trace) -> RunRecord:
     """A trace has no events of its own: replay it once with the package defaults so it can be shown."""
-    config = RunConfig.build(scenario=None)
-    return Run(config, Source.for_trace(trace, "uploaded trace"), name=TRACE_REPLAY_NAME).run()
+    source, config, _, _ = replay_source(trace, "uploaded trace")
+    return Run(config, source, name=TRACE_REPLAY_NAME).run()
 
 
 def _numbers_title(record: RunRecord) -> str:
@@ -243,10 +244,15 @@ def entries_frame(entries: List[Entry], prices: Optional[dict] = None) -> pd.Dat
 def kind_note(entry: Entry) -> str:
     if entry.is_trace:
         return TRACE_NOTE
+    try:
+        notice = summarizer_notice(replay_source(entry.record))
+    except (RecordError, KeyError, ConfigError):
+        notice = None
+    notice = f" Replayed on the Compare page: {notice}" if notice else ""
     if entry.record.mode == "scenario":
         return ("A scenario run: the scripted agent's fixed plan of tool calls, with the real middleware and the "
-                "agent's own trim. The scripted agent answers only from what is still in its scratchpad.")
-    return "A recorded run: the steps and the final answer are what was recorded."
+                "agent's own trim. The scripted agent answers only from what is still in its scratchpad." + notice)
+    return "A recorded run: the steps and the final answer are what was recorded." + notice
 
 
 # ── the page ───────────────────────────────────────────────────────────────
