@@ -24,6 +24,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .untrusted import clean_text
+
 HOSTED_ENV = "SCRATCHPAD_LAB_HOSTED"
 NO_KEY_PLACEHOLDER = "no-key"  # what a keyless local server gets instead of anybody's real key
 
@@ -185,7 +187,7 @@ class EndpointLLM:
         except Exception as exc:
             raise EndpointError(explain_error(exc, self.endpoint)) from exc
         text = meta.get("response") if isinstance(meta, dict) else meta
-        text = "" if text is None else str(text)
+        text = "" if text is None else clean_text(str(text))  # a model's text is made safe where it enters
         size = len(text.encode("utf-8"))
         if size > self.endpoint.max_reply_bytes:
             raise ReplyTooLarge(f"{self.endpoint.label()} sent a reply of {size:,} bytes, over the "

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Union
 
+from .untrusted import clean_json, may_hold_surrogates
+
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_STEPS = 5000
@@ -104,7 +106,8 @@ def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
             "Use a shorter run or trace.")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return json.loads(text)
+        raw = json.loads(text)
+        return clean_json(raw) if may_hold_surrogates(text) else raw  # text from a file is made safe here
     except UnicodeDecodeError:
         raise RecordError(f"{where} is not UTF-8 text; expected a JSON run record or trace.") from None
     except RecursionError:
