@@ -25,7 +25,7 @@ from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
 from .tokens import TokenCounter
-from .trace import Trace, TraceStep, TraceTool
+from .trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
 
 @dataclass
@@ -79,7 +79,10 @@ class Run:
         self.mode = "model" if config.agent_endpoint is not None else self.source.kind
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
             endpoint = config.agent_endpoint
-            inner = EndpointLLM(endpoint, keys.get("agent") or resolve_key(endpoint))
+            key = keys.get("agent") or resolve_key(endpoint)
+            # A step reply is capped where the agent's parser stays fast (the cap lives in trace.py).
+            inner = EndpointLLM(endpoint.model_copy(update={"max_reply_bytes": min(
+                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_BYTES)}), key)
             tools = list(self.source.scenario.tools) if self.source.scenario else []
             self.task = (config.task or "").strip() or self.source.task
         elif self.source.kind == "scenario":

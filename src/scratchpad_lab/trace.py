@@ -21,6 +21,10 @@ from .untrusted import clean_json, may_hold_surrogates
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_STEPS = 5000
+# The longest response one agent step may be, in a file or from a model. The agent's JSON parser
+# (autourgos_agent.runtime.parse_json_object) retries at every "}" of text that is not JSON, which is
+# quadratic: bench/parse_cap.py measures its worst case at this size (well under a second).
+MAX_STEP_RESPONSE_BYTES = 12_000
 
 
 class RecordError(ValueError):
@@ -90,11 +94,19 @@ class Trace:
         for i, step in enumerate(steps_raw):
             if not isinstance(step, dict) or not isinstance(step.get("response"), str):
                 raise RecordError(f"{where}: steps[{i}] needs a string 'response'.")
+            size = len(step["response"].encode("utf-8"))
+            if size > MAX_STEP_RESPONSE_BYTES:
+                raise RecordError(step_too_large(f"{where}: steps[{i}].response", size))
             observations = step.get("observations", [])
             if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
                 raise RecordError(f"{where}: steps[{i}].observations must be a list of strings.")
             steps.append(TraceStep(step["response"], list(observations)))
         return cls(task=task, tools=tools, steps=steps)
+
+
+def step_too_large(what: str, size: int) -> str:
+    return (f"{what} is {size:,} bytes; one agent step may be at most {MAX_STEP_RESPONSE_BYTES:,} bytes "
+            "(the agent's JSON parser slows down sharply on longer text that is not JSON). Shorten that step.")
 
 
 def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
