@@ -12,6 +12,7 @@ Streamlit-free; loading never trusts the file.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Union
@@ -84,6 +85,9 @@ class Trace:
             parameters = tool.get("parameters", {})
             if not isinstance(description, str) or not isinstance(parameters, dict):
                 raise RecordError(f"{where}: tools[{i}] 'description' must be text and 'parameters' an object.")
+            problem = parameters_problem(parameters)
+            if problem:
+                raise RecordError(f"{where}: tools[{i}].parameters {problem}")
             tools.append(TraceTool(tool["name"], description, parameters))
         steps_raw = raw.get("steps")
         if not isinstance(steps_raw, list) or not steps_raw:
@@ -102,6 +106,21 @@ class Trace:
                 raise RecordError(f"{where}: steps[{i}].observations must be a list of strings.")
             steps.append(TraceStep(step["response"], list(observations)))
         return cls(task=task, tools=tools, steps=steps)
+
+
+def parameters_problem(parameters: Dict[str, Any]) -> str:
+    """What is wrong with a tool's JSON-Schema parameters for the agent's prompt ('' if nothing): the agent
+    reads `properties` as {name: {type, description}} and `required` as a list of names."""
+    props = parameters.get("properties", {})
+    if not isinstance(props, dict):
+        return "'properties' must be an object of {parameter name: {type, description}}."
+    for name, info in props.items():
+        if not isinstance(info, dict):
+            return f"'properties' entry {str(name)[:60]!r} must be an object such as {{\"type\": \"string\"}}."
+    required = parameters.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return "'required' must be a list of parameter names."
+    return ""
 
 
 def step_too_large(what: str, size: int) -> str:
@@ -126,8 +145,11 @@ def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
         raise RecordError(f"{where} is nested too deeply to be a run record or trace.") from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
-    except ValueError as exc:  # e.g. an integer of more digits than Python will convert
-        raise RecordError(f"{where} holds a value that cannot be read ({exc}).") from None
+    except ValueError as exc:  # an integer of more digits than Python will convert
+        if "digits" in str(exc):
+            raise RecordError(f"{where} holds a number of more than {sys.get_int_max_str_digits():,} digits; no "
+                              "field of a run record or trace is a number that long. Remove it.") from None
+        raise RecordError(f"{where} holds a value that cannot be read as JSON.") from None
 
 
 def read_file_bytes(path: Union[str, Path]) -> bytes:
