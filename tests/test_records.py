@@ -125,13 +125,13 @@ def test_an_event_with_bad_types_is_refused_naming_it(event, where):
 
 
 @pytest.mark.parametrize("changes, says", [
-    ({"events": {"a": 1}}, "'events' must be a list"),
+    ({"events": {"a": 1}}, "events must be a list"),
     ({"outcome": {"outcome": "won"}}, "outcome.outcome"),
     ({"outcome": {"outcome": "answered", "final_answer": 42}}, "outcome.final_answer"),
-    ({"config": []}, "'config' must be an object"),
-    ({"versions": ["1.0"]}, "'versions' must be an object"),
-    ({"label": 7}, "'label' must be text"),
-    ({"trace": {"schema": TRACE_SCHEMA, "task": "t", "steps": []}}, "'steps' must be a non-empty list"),
+    ({"config": []}, "config must be an object"),
+    ({"versions": ["1.0"]}, "versions must be an object"),
+    ({"label": 7}, "label must be text"),
+    ({"trace": {"schema": TRACE_SCHEMA, "task": "t", "steps": []}}, "steps: list should have at least 1 item"),
 ])
 def test_a_record_with_a_malformed_part_is_refused_naming_the_part(changes, says):
     assert says in _refusal(json.dumps(_minimal_record(**changes)))
@@ -239,9 +239,9 @@ def test_any_bytes_are_loaded_or_refused_with_a_record_error(data):
 
 
 @pytest.mark.parametrize("parameters, says", [
-    ({"properties": "query"}, "'properties' must be an object"),
-    ({"properties": {"q": "string"}}, "'q' must be an object"),
-    ({"properties": {"q": {"type": "string"}}, "required": "q"}, "'required' must be a list"),
+    ({"properties": "query"}, "parameters.properties must be an object"),
+    ({"properties": {"q": "string"}}, "parameters.properties.q must be an object"),
+    ({"properties": {"q": {"type": "string"}}, "required": "q"}, "parameters.required must be a list"),
 ])
 def test_tool_parameters_of_the_wrong_shape_are_a_bad_file_with_a_sentence(tmp_path, capsys, parameters, says):
     raw = synthetic_trace(steps=3).to_dict()

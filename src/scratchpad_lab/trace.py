@@ -7,7 +7,7 @@
 
 steps[i] is iteration i+1; observations[k] answers the k-th action of that step's response. The
 observations are raw (uncut): the agent cuts them to max_tool_output_chars on replay as usual.
-Streamlit-free; loading never trusts the file.
+Streamlit-free; loading never trusts the file: what a trace may hold is schemas.TraceFile.
 """
 from __future__ import annotations
 
@@ -15,17 +15,15 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, Dict, List, Type, TypeVar, Union
 
+from pydantic import BaseModel, ValidationError
+
+from .schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_BYTES, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
+                      explain)
 from .untrusted import clean_json, may_hold_surrogates
 
-TRACE_SCHEMA = "scratchpad-lab/trace@1"
-MAX_FILE_BYTES = 10 * 1024 * 1024
-MAX_STEPS = 5000
-# The longest response one agent step may be, in a file or from a model. The agent's JSON parser
-# (autourgos_agent.runtime.parse_json_object) retries at every "}" of text that is not JSON, which is
-# quadratic: bench/parse_cap.py measures its worst case at this size (well under a second).
-MAX_STEP_RESPONSE_BYTES = 12_000
+M = TypeVar("M", bound=BaseModel)
 
 
 class RecordError(ValueError):
@@ -67,65 +65,26 @@ class Trace:
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "trace") -> "Trace":
+        """A Trace from decoded JSON, checked against schemas.TraceFile; RecordError says what is wrong."""
         if not isinstance(raw, dict):
             raise RecordError(f"{where}: expected a JSON object at the top level.")
         if raw.get("schema") != TRACE_SCHEMA:
             raise RecordError(f"{where}: schema is {raw.get('schema')!r}; expected {TRACE_SCHEMA!r}.")
-        task = raw.get("task")
-        if not isinstance(task, str):
-            raise RecordError(f"{where}: 'task' must be a string.")
-        tools_raw = raw.get("tools", [])
-        if not isinstance(tools_raw, list):
-            raise RecordError(f"{where}: 'tools' must be a list of {{name, description}} objects.")
-        tools = []
-        for i, tool in enumerate(tools_raw):
-            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
-                raise RecordError(f"{where}: tools[{i}] needs a non-empty string 'name'.")
-            description = tool.get("description", "")
-            parameters = tool.get("parameters", {})
-            if not isinstance(description, str) or not isinstance(parameters, dict):
-                raise RecordError(f"{where}: tools[{i}] 'description' must be text and 'parameters' an object.")
-            problem = parameters_problem(parameters)
-            if problem:
-                raise RecordError(f"{where}: tools[{i}].parameters {problem}")
-            tools.append(TraceTool(tool["name"], description, parameters))
-        steps_raw = raw.get("steps")
-        if not isinstance(steps_raw, list) or not steps_raw:
-            raise RecordError(f"{where}: 'steps' must be a non-empty list.")
-        if len(steps_raw) > MAX_STEPS:
-            raise RecordError(f"{where}: {len(steps_raw)} steps is over the limit of {MAX_STEPS}.")
-        steps = []
-        for i, step in enumerate(steps_raw):
-            if not isinstance(step, dict) or not isinstance(step.get("response"), str):
-                raise RecordError(f"{where}: steps[{i}] needs a string 'response'.")
-            size = len(step["response"].encode("utf-8"))
-            if size > MAX_STEP_RESPONSE_BYTES:
-                raise RecordError(step_too_large(f"{where}: steps[{i}].response", size))
-            observations = step.get("observations", [])
-            if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
-                raise RecordError(f"{where}: steps[{i}].observations must be a list of strings.")
-            steps.append(TraceStep(step["response"], list(observations)))
-        return cls(task=task, tools=tools, steps=steps)
+        return cls.from_spec(validated(TraceFile, raw, where))
+
+    @classmethod
+    def from_spec(cls, spec: TraceFile) -> "Trace":
+        tools = [TraceTool(t.name, t.description, t.parameters.model_dump(exclude_unset=True) if t.parameters else {})
+                 for t in spec.tools]
+        return cls(task=spec.task, tools=tools, steps=[TraceStep(s.response, list(s.observations)) for s in spec.steps])
 
 
-def parameters_problem(parameters: Dict[str, Any]) -> str:
-    """What is wrong with a tool's JSON-Schema parameters for the agent's prompt ('' if nothing): the agent
-    reads `properties` as {name: {type, description}} and `required` as a list of names."""
-    props = parameters.get("properties", {})
-    if not isinstance(props, dict):
-        return "'properties' must be an object of {parameter name: {type, description}}."
-    for name, info in props.items():
-        if not isinstance(info, dict):
-            return f"'properties' entry {str(name)[:60]!r} must be an object such as {{\"type\": \"string\"}}."
-    required = parameters.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        return "'required' must be a list of parameter names."
-    return ""
-
-
-def step_too_large(what: str, size: int) -> str:
-    return (f"{what} is {size:,} bytes; one agent step may be at most {MAX_STEP_RESPONSE_BYTES:,} bytes "
-            "(the agent's JSON parser slows down sharply on longer text that is not JSON). Shorten that step.")
+def validated(model: Type[M], raw: Any, where: str) -> M:
+    """`raw` checked against one of the file models in schemas.py; RecordError with sentences if it does not fit."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise RecordError(f"{where}: {explain(exc)}") from None
 
 
 def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:

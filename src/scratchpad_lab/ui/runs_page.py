@@ -10,7 +10,6 @@ The Compare page lists the same runs through `all_entries` and shares the upload
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
@@ -18,18 +17,14 @@ import pandas as pd
 import streamlit as st
 
 from ..config import ConfigError
-from ..metrics import summarize_run
-from ..quality import annotate
 from ..records import RunRecord, load_any
 from ..replay import replay_source, summarizer_notice
 from ..runner import Run
 from ..trace import RecordError, Trace
-from ..triggers import trigger_state
-from .charts import size_frame
 from .library import download_button, open_sample, runs_frame, sample_files
 from .state import (PLAY_PRICES, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
-from .view import render_run, timeline_frame
+from .view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."
@@ -38,32 +33,6 @@ TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it
               "max_scratchpad_chars 15,000, the agent's own trim at 15,000 chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
-
-# Event fields the view formats as numbers or reads as text: a file that passes the schema but holds, say,
-# a string where a size belongs would break the page halfway through drawing it, so it is refused instead.
-_NUMBERS = {
-    "iteration": ("before_chars", "before_tokens", "chars", "tokens"),
-    "compression": ("before_chars", "after_chars", "before_tokens", "after_tokens", "tokens_in", "tokens_out",
-                    "latency_s"),
-    "trim": ("before_chars", "after_chars"),
-    "llm_call": ("tokens_in", "tokens_out", "latency_s"),
-    "trigger": ("chars", "last_summarized_chars"),
-    "tool_call": ("result_chars",),
-    "finish": ("elapsed_s", "iterations"),
-}
-_TEXTS = {
-    "run_start": ("task", "mode", "scenario", "agent_model", "agent_model_id", "summarizer_model_id", "label"),
-    "iteration": ("scratchpad",),
-    "compression": ("before", "after", "prompt", "response", "model", "error"),
-    "llm_call": ("response", "model"),
-    "tool_call": ("tool",),
-    "final_answer": ("text",),
-    "error": ("error_type", "message"),
-    "finish": ("outcome",),
-}
-_REQUIRED_TEXTS = {"compression": ("before", "after")}
-_CHOICES = {("compression", "reason"): ("periodic", "size"), ("compression", "status"): ("ok", "empty", "error")}
-
 
 @dataclass
 class Entry:
@@ -87,41 +56,6 @@ def _every(value) -> str:
     return "off" if value is None else str(value)
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_events(record: RunRecord, where: str = UPLOAD_WHERE) -> None:
-    """Refuse a record whose events would break the view (wrong types, unknown reasons); RecordError."""
-    for i, e in enumerate(record.events):
-        for name in _NUMBERS.get(e.kind, ()):
-            value = e.data.get(name)
-            if value is not None and not _is_number(value):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be a number.")
-        for name in _TEXTS.get(e.kind, ()):
-            value = e.data.get(name)
-            if value is not None and not isinstance(value, str):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be text.")
-        for name in _REQUIRED_TEXTS.get(e.kind, ()):
-            if not isinstance(e.data.get(name), str):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be text.")
-        for (kind, name), allowed in _CHOICES.items():
-            if e.kind == kind and e.data.get(name) not in allowed:
-                raise RecordError(f"{where}: events[{i}].data.{name} must be one of {', '.join(allowed)}.")
-        if e.kind in ("compression", "trim", "iteration") and e.iteration is None:
-            raise RecordError(f"{where}: events[{i}] ({e.kind}) needs an iteration number.")
-        if e.kind == "run_start" and not isinstance(e.data.get("config", {}), dict):
-            raise RecordError(f"{where}: events[{i}].data.config must be an object.")
-    try:  # what the view computes from the events, once, before anything is shown
-        summarize_run(record.events, record.scenario)
-        trigger_state(record.events, record.config)
-        timeline_frame(record.events)
-        size_frame(record.events, "chars"), size_frame(record.events, "tokens")
-        annotate(record.events)
-    except (TypeError, ValueError, KeyError, AttributeError):
-        raise RecordError(f"{where}: its events hold values this page cannot read.") from None
-
-
 def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace]], Optional[str]]:
     """(loaded, None) for a good run record or trace, else (None, what is wrong). Never raises.
 
@@ -129,10 +63,7 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
     "The uploaded file ...")."""
     del name  # the message must not quote it; the caller keeps it for a dataframe cell
     try:
-        loaded = load_any(data, UPLOAD_WHERE)
-        if isinstance(loaded, RunRecord):
-            check_events(loaded)
-        return loaded, None
+        return load_any(data, UPLOAD_WHERE), None  # checked against schemas.py: types, sizes, kinds
     except RecordError as exc:
         return None, str(exc)
     except Exception as exc:  # the edge: a file must never break the page
