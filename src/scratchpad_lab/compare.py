@@ -128,3 +128,9 @@ def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterabl
     if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
         raise ValueError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
     return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
+
+
+def compression_off(loaded: Union[RunRecord, Trace]) -> RunRecord:
+    """The same trajectory with compression off (the middleware never fires) and the same agent trim."""
+    source, base, _, _ = replay_source(loaded)
+    return replay_one(source, base, NEVER)

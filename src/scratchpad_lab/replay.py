@@ -16,7 +16,7 @@ from typing import NamedTuple, Optional, Union
 
 from .config import RunConfig
 from .records import RunRecord
-from .runner import Source
+from .runner import Run, Source
 from .trace import RecordError, Trace
 
 EXTRACTIVE_NOTE = "this replay uses the offline extractive summarizer unless you choose another"
@@ -64,3 +64,9 @@ def summarizer_notice(replay: Replay) -> Optional[str]:
         return None
     return (f"The file's summaries were written by {replay.recorded_summarizer}; a file never chooses a model "
             f"or a key, so it is not called: {EXTRACTIVE_NOTE}.")
+
+
+def replay_with_defaults(trace: Trace, name: str, label: str = "trace") -> RunRecord:
+    """A trace has no events of its own: replayed once with the package defaults, so it can be shown."""
+    source, config, _, _ = replay_source(trace, label)
+    return Run(config, source, name=name).run()

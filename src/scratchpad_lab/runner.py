@@ -229,8 +229,3 @@ def _explain(exc: BaseException, config: RunConfig):
     if isinstance(exc, AgentLLMError):
         return "error", f"The agent's model call failed: {type(root).__name__}: {root}"
     return "error", f"The run failed: {type(root).__name__}: {root}"
-
-
-def run_config(config: RunConfig, source: Optional[Source] = None) -> RunRecord:
-    """Run synchronously (CLI, tests, replay) and return the record."""
-    return Run(config, source).run()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 import altair as alt
 import pandas as pd
@@ -22,6 +22,7 @@ from ..metrics import model_ids, summarize_run
 from ..pricing import cost_usd
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
+from ..settings_table import SUMMARIZER_CHOICES, default_table, parse_table
 from ..replay import replay_source, summarizer_notice
 from ..trace import RecordError
 from .cards import compression_card
@@ -30,8 +31,6 @@ from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample
 from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES, init_session
 from .view import render_run
 
-COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
-SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
 MAX_CARDS = 25
@@ -55,70 +54,6 @@ class Result:
     keeps_answer: bool
     rows: List[Dict] = field(default_factory=list)
     choices: Dict = field(default_factory=dict)  # the sweep's widget values, restored after a page switch
-
-
-# ── the settings table (pure: no widgets) ──────────────────────────────────
-
-def default_table() -> pd.DataFrame:
-    return pd.DataFrame({
-        "summarize_every": ["5", "2"], "max_scratchpad_chars": [15_000, 2_000],
-        "agent_trim_chars": pd.Series([None, None], dtype="Int64"),
-        "summarizer": ["extractive", "extractive"], "custom prompt": pd.Series([None, None], dtype="object")})
-
-
-def _blank(value) -> bool:
-    return value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == ""
-
-
-def _whole(value, name: str) -> int:
-    try:
-        number = float(str(value).replace(",", "").strip())
-    except ValueError:
-        number = float("nan")
-    if not number.is_integer():  # also nan and inf
-        raise ValueError(f"{name} must be a whole number.")
-    return int(number)
-
-
-def parse_row(row: Dict, base: RunConfig) -> engine.Setting:
-    """One table row as a Setting, validated against the run's config; ValueError says what to change."""
-    every = row.get("summarize_every")
-    if _blank(every) or str(every).strip().lower() in ("off", "none"):
-        every = None
-    else:
-        try:
-            every = _whole(every, "summarize_every")
-        except ValueError:
-            raise ValueError("summarize_every must be off or a whole number of iterations.") from None
-    if _blank(row.get("max_scratchpad_chars")):
-        raise ValueError("max_scratchpad_chars is empty: enter a number of chars (1,000,000: the size trigger "
-                         "never fires).")
-    cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
-    trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
-    summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
-    prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
-    setting = engine.Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
-                             summarizer=summarizer, summarizer_prompt=prompt)
-    try:
-        base.replace(**setting.changes())
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    return setting
-
-
-def parse_table(table: pd.DataFrame, base: RunConfig) -> Tuple[List[engine.Setting], List[str]]:
-    """(settings, problems): one problem per wrong row ("Row 2: ..."), and one if there are not 2 to 6."""
-    settings, problems = [], []
-    for number, row in enumerate(table.to_dict("records"), start=1):
-        if all(_blank(row.get(c)) for c in COLUMNS):
-            continue  # a row added and left empty
-        try:
-            settings.append(parse_row(row, base))
-        except ValueError as exc:
-            problems.append(f"Row {number}: {exc}")
-    if not problems and not 2 <= len(settings) <= engine.MAX_SETTINGS:
-        problems.append(f"Define 2 to {engine.MAX_SETTINGS} settings to compare; the table has {len(settings)}.")
-    return settings, problems
 
 
 def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:

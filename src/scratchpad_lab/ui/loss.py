@@ -10,8 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from ..compare import NEVER, replay_one
-from ..replay import replay_source
+from ..compare import compression_off
 from ..probes import ProbeQuestion, run_probes, scenario_probes
 from ..quality import annotate, facts_by_step, run_retention, savings
 from ..records import RunRecord
@@ -27,8 +26,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
     key = id(record)
     if key not in cache:
         try:
-            source, base, _, _ = replay_source(record)
-            cache[key] = (record, replay_one(source, base, NEVER))
+            cache[key] = (record, compression_off(record))
         except (RecordError, ValueError, KeyError):
             cache[key] = (record, None)
     return cache[key][1]

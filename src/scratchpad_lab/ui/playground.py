@@ -51,7 +51,7 @@ def _live() -> None:
     _controls(run)
     events = run.log.snapshot()
     render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-               key="live", show_chart=True, prices=st.session_state.get(PLAY_PRICES))
+               key="live", prices=st.session_state.get(PLAY_PRICES))
     if run.finished:
         _collect_finished(run)
         st.rerun()

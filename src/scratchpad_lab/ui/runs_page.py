@@ -18,8 +18,7 @@ import streamlit as st
 
 from ..config import ConfigError
 from ..records import RunRecord, load_any
-from ..replay import replay_source, summarizer_notice
-from ..runner import Run
+from ..replay import replay_source, replay_with_defaults, summarizer_notice
 from ..trace import RecordError, Trace
 from .library import download_button, open_sample, runs_frame, sample_files
 from .state import (PLAY_PRICES, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
@@ -70,12 +69,6 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
         return None, f"{UPLOAD_WHERE} could not be read ({type(exc).__name__})."
 
 
-def replay_with_defaults(trace: Trace) -> RunRecord:
-    """A trace has no events of its own: replay it once with the package defaults so it can be shown."""
-    source, config, _, _ = replay_source(trace, "uploaded trace")
-    return Run(config, source, name=TRACE_REPLAY_NAME).run()
-
-
 def _numbers_title(record: RunRecord) -> str:
     c = record.config
     return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
@@ -84,7 +77,8 @@ def _numbers_title(record: RunRecord) -> str:
 def _upload_entry(index: int, file_name: str, loaded: Union[RunRecord, Trace]) -> Entry:
     if isinstance(loaded, Trace):
         title = f"upload #{index + 1} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
-        return Entry(f"upload:{index}", "upload", title, loaded, replay_with_defaults(loaded), file_name)
+        return Entry(f"upload:{index}", "upload", title, loaded,
+                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name)
     title = f"upload #{index + 1} · run record · {_numbers_title(loaded)}"
     return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name)
 
