@@ -15,7 +15,7 @@ from scratchpad_lab.facts import contains, extract_facts
 from scratchpad_lab.quality import annotate, facts_by_step, savings
 from scratchpad_lab.runner import Run, Source
 from scratchpad_lab.scenarios import SCENARIOS
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.tokens import count_tokens
 
 

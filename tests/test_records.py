@@ -10,7 +10,7 @@ from scratchpad_lab import cli
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
 
 

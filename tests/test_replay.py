@@ -5,12 +5,12 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchpad_lab.baseline import bare_replay
+from bare_reference import bare_replay
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.extractive import ExtractiveSummarizer
 from scratchpad_lab.metrics import compressions, final_answer, trims
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.trace import Trace
 
 

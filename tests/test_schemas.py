@@ -10,7 +10,7 @@ import pytest
 from scratchpad_lab.events import EVENT_KINDS, Event, RunLog
 from scratchpad_lab.records import RunRecord, load_any, load_path
 from scratchpad_lab.schemas import PAYLOADS, json_schema
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.trace import RecordError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ from .events import RunLog
 from .extractive import ExtractiveSummarizer
 from .observe import ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped
 from .providers import EndpointError, EndpointLLM, resolve_key
-from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
+from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
 from .tokens import TokenCounter
