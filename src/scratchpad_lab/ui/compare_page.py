@@ -28,7 +28,7 @@ from ..trace import RecordError
 from .cards import compression_card
 from .charts import overlay_chart
 from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES, init_session
+from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES_BY_MODEL, init_session
 from .view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
@@ -276,7 +276,7 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
 
 def page() -> None:
     init_session()
-    prices = st.session_state.get(PLAY_PRICES)
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Compare")
     st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
                "the settings are compared on exactly the same work; only compression (and the summarizer's "

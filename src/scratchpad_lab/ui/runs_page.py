@@ -21,7 +21,7 @@ from ..records import RunRecord, load_any
 from ..replay import replay_source, replay_with_defaults, summarizer_notice
 from ..trace import RecordError, Trace
 from .library import download_button, open_sample, runs_frame, sample_files
-from .state import (PLAY_PRICES, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
+from .state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
 from .view import render_run
 
@@ -201,7 +201,7 @@ def _step_slider(entry: Entry) -> Optional[int]:
 
 def page() -> None:
     init_session()
-    prices = st.session_state.get(PLAY_PRICES)
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Runs")
     st.caption("Recorded sample runs, the runs made in this tab, and files you upload. Open one to step through "
                "it; download any of them as JSON.")
