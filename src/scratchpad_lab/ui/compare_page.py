@@ -27,7 +27,7 @@ from ..replay import replay_source, summarizer_notice
 from ..trace import RecordError
 from .cards import compression_card
 from .charts import overlay_chart
-from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from .runs_page import Entry, entries_with_upload, pick_entry, show_problem
 from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES_BY_MODEL, init_session
 from .view import render_run
 
@@ -281,13 +281,9 @@ def page() -> None:
     st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
                "the settings are compared on exactly the same work; only compression (and the summarizer's "
                "cost) changes.")
-    with st.expander("Upload a run record or a trace"):
-        added = upload_widget("cmp_upload")
-    entries, problems = all_entries()
-    show_sample_problems(problems)
-    if not entries:
-        st.info("No runs to compare: run one in the Playground, or upload a run record or trace.")
-        st.stop()
+    entries, added = entries_with_upload(
+        "cmp_upload", "No runs to compare: run one in the Playground, or upload a run record or trace.",
+        upload_in="Upload a run record or a trace")
     entry = pick_entry(entries, "Run or trace to replay", "cmp_source", CMP_SOURCE,
                        open_key=added.key if added else None)
     try:

@@ -132,6 +132,22 @@ def upload_widget(key: str) -> Optional[Entry]:
     return entry
 
 
+def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = None) -> Tuple[List[Entry], Optional[Entry]]:
+    """The uploader (in an expander titled `upload_in`, if given), then every entry; stops the page with
+    `empty` when there is none. Returns (entries, the entry just uploaded or None)."""
+    if upload_in:
+        with st.expander(upload_in):
+            added = upload_widget(upload_key)
+    else:
+        added = upload_widget(upload_key)
+    entries, problems = all_entries()
+    show_sample_problems(problems)
+    if not entries:
+        st.info(empty)
+        st.stop()
+    return entries, added
+
+
 def show_problem(heading: str, detail: str) -> None:
     """Our sentence as the error; the detail (which may quote a file) as plain text under it."""
     st.error(heading)
@@ -205,12 +221,8 @@ def page() -> None:
     st.title("Scratchpad Lab · Runs")
     st.caption("Recorded sample runs, the runs made in this tab, and files you upload. Open one to step through "
                "it; download any of them as JSON.")
-    added = upload_widget("runs_upload")
-    entries, problems = all_entries()
-    show_sample_problems(problems)
-    if not entries:
-        st.info("No runs yet: run one in the Playground, or upload a run record or trace.")
-        st.stop()
+    entries, added = entries_with_upload(
+        "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")
     st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
