@@ -6,15 +6,17 @@ the allowed range. The page shows the sentences and keeps Compare disabled while
 """
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import pandas as pd
 
 from .compare import MAX_SETTINGS, Setting
 from .config import ConfigError, RunConfig, allowed_range
+from .promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
 SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
+COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 
 
 def default_table() -> pd.DataFrame:
@@ -38,8 +40,10 @@ def _whole(value, name: str) -> int:
     return int(number)
 
 
-def parse_row(row: Dict, base: RunConfig) -> Setting:
-    """One table row as a Setting, validated against the run's config; ValueError says what to change."""
+def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict[str, str]] = None) -> Setting:
+    """One table row as a Setting, validated against the run's config; ValueError says what to change.
+    `endpoint` is the summarizer model for rows whose summarizer is "endpoint"; a custom prompt that is
+    the name of one of `versions` (the Prompt lab's prompt versions) is that version, under its name."""
     every = row.get("summarize_every")
     if _blank(every) or str(every).strip().lower() in ("off", "none"):
         every = None
@@ -55,11 +59,18 @@ def parse_row(row: Dict, base: RunConfig) -> Setting:
     cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
     trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
     summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
-    if summarizer is not None and summarizer not in SUMMARIZER_CHOICES:
-        raise ValueError(f"summarizer must be one of {', '.join(SUMMARIZER_CHOICES)}.")
+    if summarizer is not None and summarizer not in COMPARE_SUMMARIZERS:
+        raise ValueError(f"summarizer must be one of {', '.join(COMPARE_SUMMARIZERS)}.")
     prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
+    prompt_name = None
+    if prompt is not None and prompt.strip() in (versions or {}):
+        prompt_name = prompt.strip()
+        prompt = check_prompt(versions[prompt_name]).template or versions[prompt_name]
+    if summarizer == "endpoint" and endpoint is None:
+        raise ValueError("summarizer is endpoint: set the summarizer model above the table first.")
     setting = Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
-                      summarizer=summarizer, summarizer_prompt=prompt)
+                      summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
+                      summarizer_endpoint=endpoint if summarizer == "endpoint" else None)
     try:
         base.replace(**setting.changes())
     except ConfigError as exc:
@@ -67,14 +78,15 @@ def parse_row(row: Dict, base: RunConfig) -> Setting:
     return setting
 
 
-def parse_table(table: pd.DataFrame, base: RunConfig) -> Tuple[List[Setting], List[str]]:
+def parse_table(table: pd.DataFrame, base: RunConfig, endpoint=None,
+                versions: Optional[Dict[str, str]] = None) -> Tuple[List[Setting], List[str]]:
     """(settings, problems): one problem per wrong row ("Row 2: ..."), and one if there are not 2 to 6."""
     settings, problems = [], []
     for number, row in enumerate(table.to_dict("records"), start=1):
         if all(_blank(row.get(c)) for c in COLUMNS):
             continue  # a row added and left empty
         try:
-            settings.append(parse_row(row, base))
+            settings.append(parse_row(row, base, endpoint, versions))
         except ValueError as exc:
             problems.append(f"Row {number}: {exc}")
     if not problems and not 2 <= len(settings) <= MAX_SETTINGS:

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ..compare import compression_off
+from ..providers import EndpointError
 from ..probes import ProbeQuestion, run_probes, scenario_probes
 from ..quality import annotate, facts_by_step, run_retention, savings
 from ..records import RunRecord
@@ -26,7 +27,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
     if key not in cache:
         try:
             cache[key] = (record, compression_off(record))
-        except (RecordError, ValueError, KeyError):
+        except (RecordError, EndpointError, ValueError, KeyError):
             cache[key] = (record, None)
     return cache[key][1]
 

@@ -12,7 +12,7 @@ from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_tem
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
 from .state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
-                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL)
+                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -131,6 +131,12 @@ def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[s
     return config, (keys if config else {}), problem
 
 
+def prompt_name_for(prompt: str) -> Optional[str]:
+    """The name the prompt lab gave this prompt, while the text is still the one it named."""
+    named = st.session_state.get(PLAY_PROMPT_NAME)
+    return named[0] if named and named[1] == prompt and prompt != PACKAGE_PROMPT else None
+
+
 def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional[RunConfig], Optional[str]]:
     s = st.session_state
     try:
@@ -147,6 +153,7 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
+            prompt_name=prompt_name_for(prompt),
         )
     except ConfigError as exc:
         return None, str(exc)
