@@ -49,7 +49,7 @@ def _after_rerun(page, action, what: str, timeout: int = 20_000) -> None:
 
 @pytest.fixture
 def trace_file(tmp_path) -> Path:
-    from scratchpad_lab.synthetic import synthetic_trace
+    from synthetic import synthetic_trace
 
     trace = synthetic_trace(steps=24, seed=8, parse_error_rate=0)
     trace.steps[1].observations[0] = "Found: " + PAYLOAD

@@ -8,7 +8,7 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
 from scratchpad_lab.strategies.messages import step_messages
 from scratchpad_lab.strategies.summarizer import extractive_chat_model
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.trace import Trace, TraceStep, TraceTool
 
 TIGHT = {

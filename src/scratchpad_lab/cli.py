@@ -26,9 +26,10 @@ from .compare import Setting, baseline_for, compare, grid, row
 from .metrics import answer_score, final_answer, summarize_run, trims
 from .quality import annotate
 from .records import RunRecord, load_path
+from .replay import Replay, replay_source, summarizer_notice
 from .runner import Run, Source
 from .scenarios import list_scenarios
-from .trace import RecordError, Trace
+from .trace import RecordError
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
@@ -144,6 +145,7 @@ def _sweep(args: argparse.Namespace) -> int:
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
+    _say_summarizer(replay_source(loaded), extra)
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before any replay starts
         RunConfig.build(**s.changes())
@@ -205,16 +207,20 @@ def _source_and_config(args: argparse.Namespace):
     overrides = _overrides(args)
     if args.command == "run":
         return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
-    loaded = load_path(args.file)
-    if isinstance(loaded, Trace):
-        return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
-    base = loaded.config.model_dump()
-    if loaded.scenario and loaded.mode == "scenario":  # re-run by its scripted policy: same path, live answer
-        return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
-    if loaded.trace is None:
-        raise RecordError(f"{args.file} has no trajectory to replay.")
-    return (Source.for_trace(loaded.trace, label=Path(args.file).name),
-            RunConfig.build(**{**base, "scenario": None, **overrides}))
+    for flag in ("agent_model", "task"):
+        if flag in vars(args):
+            raise _UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
+                              f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
+    replay = replay_source(load_path(args.file), label=Path(args.file).name)
+    _say_summarizer(replay, overrides)
+    return replay.source, replay.config.replace(**overrides)
+
+
+def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
+    """On stderr: the file named a summarizer model that this replay will not call."""
+    notice = summarizer_notice(replay)
+    if notice and "summarizer" not in chosen:
+        print(f"scratchpad-lab: {notice}", file=sys.stderr)
 
 
 def cli_keys(config: RunConfig, given: Dict[str, Any]) -> Dict[str, str]:

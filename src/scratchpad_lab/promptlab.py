@@ -242,8 +242,8 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
     """A run record to take snapshots from: a trace is replayed with the package defaults."""
     if isinstance(loaded, RunRecord):
         return loaded
-    from .runner import Run, Source
-    return Run(RunConfig.build(scenario=None), Source.for_trace(loaded, label=label)).run()
+    from .replay import replay_with_defaults  # what replaying a file means is decided there
+    return replay_with_defaults(loaded, name="", label=label)
 
 
 # ── summarizers ─────────────────────────────────────────────────────────────────────────────────

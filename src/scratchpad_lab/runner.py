@@ -22,11 +22,11 @@ from .extractive import ExtractiveSummarizer
 from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded)
 from .providers import EndpointError, EndpointLLM, resolve_key
-from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
+from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
 from .tokens import TokenCounter
-from .trace import Trace, TraceStep, TraceTool
+from .trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
 
 @dataclass
@@ -80,7 +80,10 @@ class Run:
         self.mode = "model" if config.agent_endpoint is not None else self.source.kind
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
             endpoint = config.agent_endpoint
-            inner = EndpointLLM(endpoint, keys.get("agent") or resolve_key(endpoint))
+            key = keys.get("agent") or resolve_key(endpoint)
+            # A step reply is capped where the agent's parser stays fast (the cap lives in trace.py).
+            inner = EndpointLLM(endpoint.model_copy(update={"max_reply_bytes": min(
+                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_BYTES)}), key)
             tools = list(self.source.scenario.tools) if self.source.scenario else []
             self.task = (config.task or "").strip() or self.source.task
         elif self.source.kind == "scenario":
@@ -236,8 +239,3 @@ def _explain(exc: BaseException, config: RunConfig):
     if isinstance(exc, AgentLLMError):
         return "error", f"The agent's model call failed: {type(root).__name__}: {root}"
     return "error", f"The run failed: {type(root).__name__}: {root}"
-
-
-def run_config(config: RunConfig, source: Optional[Source] = None) -> RunRecord:
-    """Run synchronously (CLI, tests, replay) and return the record."""
-    return Run(config, source).run()

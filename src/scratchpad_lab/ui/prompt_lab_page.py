@@ -24,7 +24,7 @@ from .endpoints import endpoint_widgets
 from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from .settings import K_PROMPT
 from .state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
-                    PLAY_PRICES, PLAY_PROMPT_NAME, init_session)
+                    PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
 REFRESH_S = 0.4
 LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
@@ -401,7 +401,7 @@ def page() -> None:
         st.text("To run: " + "; ".join(why) + ".")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
         new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
-                     prices=st.session_state.get(PLAY_PRICES))
+                     prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
         st.session_state[PL_MATRIX] = new.start()
         st.session_state[PL_OPEN] = None
         st.session_state[PL_LIVE] = True

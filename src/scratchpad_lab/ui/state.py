@@ -6,7 +6,8 @@ import streamlit as st
 PLAY_ACTIVE = "play_active_run"        # the Run going on now (or None); the worker appends to its log
 PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in this tab, oldest first
 PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown below the live view
-PLAY_PRICES = "play_price_table"       # {model prefix: (input, output) USD per 1M tokens}, from the editor
+PLAY_PRICES_BY_MODEL = "play_prices_by_model"  # {model prefix: (input, output) USD per 1M tokens}, read from the editor
+PLAY_PRICE_ROWS = "play_price_rows"    # the price editor's rows (a DataFrame) it starts from; set in endpoints.py
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
@@ -33,13 +34,32 @@ PLAY_REVIEW = "play_review"            # the playground's "Review each compressi
 STRAT_SOURCE = "strat_source_entry"    # the key of the run or trace picked on the Strategies page
 STRAT_RESULT = "strat_result"          # the last strategies run (strategies_page.Shown), kept across reruns
 
+LOSS_COMPRESSION_OFF = "loss_compression_off"  # {id(record): (record, the same path with compression off)}
+LOSS_USER_PROBES = "loss_user_probes"  # probe questions the user added: [(question, expected answer)]
+
+# The playground's run settings: the sidebar widgets' keys (drawn in settings.py).
+K_SCENARIO = "play_scenario"
+K_PRESET = "play_preset"
+K_EVERY = "play_summarize_every"
+K_CAP = "play_max_scratchpad_chars"
+K_TRIM = "play_agent_trim_chars"
+K_SUMMARIZER = "play_summarizer"
+K_PROMPT = "play_summarizer_prompt"
+K_BUDGET = "play_extractive_budget"
+K_TOOL_CAP = "play_max_tool_output_chars"
+K_MAX_IT = "play_max_iterations"
+K_WALL = "play_wall_clock"
+K_PACE = "play_pacing"
+K_AGENT = "play_agent"
+K_TASK = "play_task"
+
 
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_START_ERROR, None)
-    st.session_state.setdefault(PLAY_PRICES, None)
+    st.session_state.setdefault(PLAY_PRICES_BY_MODEL, None)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
     st.session_state.setdefault(RUNS_OPEN, None)

@@ -106,7 +106,7 @@ def _cost_line(s: RunSummary) -> str:
 
 
 def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
-               key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
+               key: str = "run", upto: Optional[int] = None,
                prices: Optional[dict] = None) -> None:
     status_line(events, config, elapsed_s, live)
     left, right = st.columns([3, 2])
@@ -117,9 +117,8 @@ def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapse
     st.text("Timeline")
     st.dataframe(timeline_frame([e for e in events if upto is None or e.iteration is None or e.iteration <= upto]),
                  hide_index=True, height=200)
-    if show_chart:
-        unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
-        st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
+    unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
+    st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
     cards = [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
