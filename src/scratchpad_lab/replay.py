@@ -58,6 +58,16 @@ def replay_source(loaded: Union[RunRecord, Trace], label: str = "") -> Replay:
                   config.replace(**offline, scenario=None), True, recorded)
 
 
+def recorded_trajectory(loaded: Union[RunRecord, Trace]) -> Trace:
+    """The file's fixed trajectory (for systems that replay steps, not policies): a trace itself, or a
+    record's embedded trace. Like replay_source, it carries no endpoint, base URL or key variable."""
+    if isinstance(loaded, Trace):
+        return loaded
+    if loaded.trace is None:
+        raise RecordError("This run has no recorded trajectory (no embedded trace) to replay.")
+    return loaded.trace
+
+
 def summarizer_notice(replay: Replay) -> Optional[str]:
     """The sentence a person sees when the file named a summarizer model that the replay will not call."""
     if replay.recorded_summarizer is None:

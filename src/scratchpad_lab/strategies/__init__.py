@@ -3,10 +3,10 @@ its real package (autourgos middleware, the autourgos agent's built-in summarize
 deepagents, LangMem). Streamlit-free; the LangChain packages are imported only by the strategies that
 need them (`deep_agents`, `lang_mem`, `summarizer.chat_model`), so importing this package is cheap.
 """
-from .engine import run_strategies, trajectory_of
+from .engine import run_strategies
 from .result import ROW_KEYS, Quirk, StrategyResult
 from .settings import NAMES, STRATEGIES, StrategyError, StrategySpec, make_spec, parse_spec
 from .summarizer import SummarizerSpec
 
 __all__ = ["NAMES", "ROW_KEYS", "STRATEGIES", "Quirk", "StrategyError", "StrategyResult", "StrategySpec",
-           "SummarizerSpec", "make_spec", "parse_spec", "run_strategies", "trajectory_of"]
+           "SummarizerSpec", "make_spec", "parse_spec", "run_strategies"]

@@ -12,22 +12,15 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from ..records import RunRecord
+from ..replay import recorded_trajectory
 from ..tokens import TokenCounter
-from ..trace import RecordError, Trace
+from ..trace import Trace
 from .result import StrategyResult
 from .settings import MAX_STRATEGIES, StrategyError, StrategySpec
 from .summarizer import SummarizerSpec
 
 SCRATCHPAD = ("autourgos-middleware", "autourgos-builtin", "trim-only")
 MESSAGES = ("deepagents", "langmem")
-
-
-def trajectory_of(loaded: Union[RunRecord, Trace]) -> Trace:
-    if isinstance(loaded, Trace):
-        return loaded
-    if loaded.trace is None:
-        raise RecordError("This run has no recorded trajectory to replay under a strategy.")
-    return loaded.trace
 
 
 def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
@@ -74,7 +67,7 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
                    progress: Optional[Callable[[int, int, str], None]] = None) -> List[StrategyResult]:
     if not 1 <= len(specs) <= MAX_STRATEGIES:
         raise StrategyError(f"pick 1 to {MAX_STRATEGIES} strategies, not {len(specs)}.")
-    trace = trajectory_of(loaded)
+    trace = recorded_trajectory(loaded)
     summarizer = summarizer or SummarizerSpec()
     counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
     baselines: Dict[str, List[int]] = {}
