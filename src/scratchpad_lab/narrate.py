@@ -109,102 +109,101 @@ def quiet_sentence(trigger: Event) -> str:
 
 # ── the agent's trim ───────────────────────────────────────────────────────
 
-def _scratchpad_at_start(events: Sequence[Event], iteration: int) -> Optional[str]:
-    """The scratchpad as iteration `iteration` started, before the middleware touched it."""
-    for e in events:
-        if e.iteration == iteration and e.kind == "compression":
-            return e.data.get("before")
-    for e in events:
-        if e.iteration == iteration and e.kind == "iteration":
-            return e.data.get("scratchpad")
-    return None
+class _Index:
+    """The events of a run by iteration, read once (a long run is narrated at every live refresh)."""
 
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.config = _run_config(events)
+        self.triggers = _by_iteration(events, "trigger")
+        self.compressions = _by_iteration(events, "compression")
+        self.trims = _by_iteration(events, "trim")
+        self.sent = {i: e.data.get("scratchpad") for i, e in _by_iteration(events, "iteration").items()}
 
-def _scratchpad_sent(events: Sequence[Event], iteration: int) -> Optional[str]:
-    """The scratchpad sent to the agent's LLM at `iteration` (after the middleware)."""
-    for e in events:
-        if e.iteration == iteration and e.kind == "iteration":
-            return e.data.get("scratchpad")
-    return None
+    def at_start(self, iteration: int) -> Optional[str]:
+        """The scratchpad as iteration `iteration` started, before the middleware touched it."""
+        if iteration in self.compressions:
+            return self.compressions[iteration].data.get("before")
+        return self.sent.get(iteration)
 
-
-def _summary_cut(events: Sequence[Event], iteration: int) -> Optional[int]:
-    """The iteration whose summary the trim at `iteration` cut away, if it did; found from the text."""
-    before = _scratchpad_sent(events, iteration)           # as this step was sent (a summary at its top)
-    after = _scratchpad_at_start(events, iteration + 1)    # what the trim left, as the next step began
-    if before is None or after is None:
+    def summary_cut(self, iteration: int) -> Optional[int]:
+        before = self.sent.get(iteration)        # as this step was sent (a summary at its top)
+        after = self.at_start(iteration + 1)     # what the trim left, as the next step began
+        if before is None or after is None:
+            return None
+        for written in re.findall(r"^\[Summarized up to step (\d+)\]", before, flags=re.M):
+            if SUMMARY_HEADER.format(iteration=written) not in after:
+                return int(written)
         return None
-    for written in re.findall(r"^\[Summarized up to step (\d+)\]", before, flags=re.M):
-        if SUMMARY_HEADER.format(iteration=written) not in after:
-            return int(written)
-    return None
+
+    def summary_tail_kept(self, written: int, text: str) -> bool:
+        """Is the last line of the summary written at `written` still in `text`?"""
+        e = self.compressions.get(written)
+        if e is None or e.data.get("status") != "ok":
+            return False
+        lines = [ln for ln in str(e.data.get("after") or "").splitlines() if ln.strip()]
+        return len(lines) > 1 and lines[-1] in text
+
+    def summary_kept(self, iteration: int) -> Optional[int]:
+        found = re.findall(r"^\[Summarized up to step (\d+)\]", self.at_start(iteration + 1) or "", flags=re.M)
+        return int(found[0]) if found else None
 
 
-def _summary_tail_kept(events: Sequence[Event], written: int, text: str) -> bool:
-    """Is the last line of the summary written at `written` still in `text`?"""
-    for e in events:
-        if e.kind == "compression" and e.iteration == written and e.data.get("status") == "ok":
-            lines = [ln for ln in str(e.data.get("after") or "").splitlines() if ln.strip()]
-            return bool(lines) and len(lines) > 1 and lines[-1] in text
-    return False
+def summary_cut_by_trim(events: Sequence[Event], iteration: int) -> Optional[int]:
+    """The iteration whose summary the trim at `iteration` cut away (its header line is gone from the
+    scratchpad the next iteration started with), or None; found from the recorded text."""
+    return _Index(events).summary_cut(iteration)
 
 
-def _summary_kept(events: Sequence[Event], iteration: int) -> Optional[int]:
-    after = _scratchpad_at_start(events, iteration + 1)
-    found = re.findall(r"^\[Summarized up to step (\d+)\]", after or "", flags=re.M)
-    return int(found[-1]) if found else None
-
-
-def trim_sentence(events: Sequence[Event], trim: Event) -> str:
+def _trim_sentence(idx: _Index, trim: Event) -> str:
     d = trim.data
     iteration = int(trim.iteration or 0)
-    keep = _run_config(events).get("agent_trim_chars")
+    keep = idx.config.get("agent_trim_chars")
     kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.get('after_chars', 0))} chars"
     head = (f"The agent cut its scratchpad from {_n(d.get('before_chars', 0))} chars to {kept} "
             "(its own hard trim, not the summarizer)")
-    cut = _summary_cut(events, iteration)
+    after = idx.at_start(iteration + 1)
+    cut = idx.summary_cut(iteration)
     if cut is not None:
-        if _summary_tail_kept(events, cut, _scratchpad_at_start(events, iteration + 1) or ""):
+        if idx.summary_tail_kept(cut, after or ""):
             return (f"{head}; the start of the summary written at iteration {cut} (its header and first lines) "
                     "was in the part that was cut, the rest is still there.")
         return f"{head}; the summary written at iteration {cut} was in the part that was cut."
-    survivor = _summary_kept(events, iteration)
+    survivor = idx.summary_kept(iteration)
     if survivor is not None:
         return f"{head}; the summary written at iteration {survivor} is still in what was kept."
-    if _scratchpad_at_start(events, iteration + 1) is None:
+    if after is None:
         return f"{head}; the oldest steps are gone."
     return f"{head}; no summary was in the part that was cut: the oldest steps are simply gone."
 
 
+def trim_sentence(events: Sequence[Event], trim: Event) -> str:
+    return _trim_sentence(_Index(events), trim)
+
+
 # ── per iteration ──────────────────────────────────────────────────────────
 
-def trigger_sentence(events: Sequence[Event], iteration: int) -> Optional[str]:
-    triggers = _by_iteration(events, "trigger")
-    comp = _by_iteration(events, "compression").get(iteration)
-    if comp is not None:
-        return compression_sentence(triggers.get(iteration), comp)
-    if iteration in triggers:
-        return quiet_sentence(triggers[iteration])
-    return None
+def _sentence(idx: _Index, iteration: int) -> Optional[str]:
+    parts = []
+    if iteration in idx.compressions:
+        parts.append(compression_sentence(idx.triggers.get(iteration), idx.compressions[iteration]))
+    elif iteration in idx.triggers:
+        parts.append(quiet_sentence(idx.triggers[iteration]))
+    if iteration in idx.trims:
+        parts.append(_trim_sentence(idx, idx.trims[iteration]))
+    return " ".join(parts) if parts else None
 
 
 def sentence_for(events: Sequence[Event], iteration: int) -> Optional[str]:
     """The narration of one iteration: the trigger decision, then the agent's trim if it cut."""
-    parts = [trigger_sentence(events, iteration)]
-    trims = _by_iteration(events, "trim")
-    if iteration in trims:
-        parts.append(trim_sentence(events, trims[iteration]))
-    parts = [p for p in parts if p]
-    return " ".join(parts) if parts else None
+    return _sentence(_Index(events), iteration)
 
 
 def narrate(events: Sequence[Event]) -> Dict[int, str]:
     """{iteration: sentence} for every iteration the run recorded."""
-    iterations: List[int] = sorted({int(e.iteration) for e in events
-                                    if e.kind in ("trigger", "trim") and e.iteration is not None})
+    idx = _Index(events)
     out = {}
-    for i in iterations:
-        sentence = sentence_for(events, i)
+    for i in sorted(set(idx.triggers) | set(idx.trims) | set(idx.compressions)):
+        sentence = _sentence(idx, i)
         if sentence:
             out[i] = sentence
     return out
@@ -217,4 +216,5 @@ def why_compressions(events: Sequence[Event]) -> List[str]:
 
 
 def why_trims(events: Sequence[Event]) -> List[str]:
-    return [trim_sentence(events, e) for e in events if e.kind == "trim"]
+    idx = _Index(events)
+    return [_trim_sentence(idx, e) for e in events if e.kind == "trim"]

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ..events import Event
+from ..narrate import narrate, sentence_for
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
 from ..quality import annotate
 from ..pricing import cost_usd
@@ -91,7 +92,9 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["trim"] = f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
         elif e.kind == "final_answer":
             row["tools"] = "final answer"
-    return pd.DataFrame(list(rows.values()), columns=["iteration", "chars sent", "tools", "compression", "trim"])
+    whys = narrate(events)  # one sentence per iteration: why it did or did not compress
+    return pd.DataFrame([{**r, "why": whys.get(r["iteration"], "")} for r in rows.values()],
+                        columns=["iteration", "chars sent", "tools", "compression", "trim", "why"])
 
 
 def _money(value: Optional[float]) -> str:
@@ -119,7 +122,7 @@ def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: 
     if show_chart:
         unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
         st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
-    cards = [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
+    cards = [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events) if upto is None or c["iteration"] <= upto]
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
         st.text("No compression yet.")
