@@ -104,7 +104,9 @@ def _lesson_view(number: int) -> None:
             run.pause()
             st.rerun()
         _callout(item, moment, events, stage)
-        st.button("Continue", type="primary", key=f"lesson_continue_{stage}", on_click=_continue)
+        if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
+            _continue()
+            st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
         render_run(events, run.config.model_dump(), live=False, elapsed_s=run.elapsed_s(),
                    key=f"lesson_view_{stage}", upto=moment.show_upto)
         return
@@ -133,16 +135,18 @@ def page() -> None:
                       format_func=lambda n: f"{n}. {lesson(n).title}")
     item = lesson(number)
     st.header(f"Lesson {item.number}: {item.title}")
-    scenario = get_scenario(item.scenario)
-    st.markdown(item.explanation)
-    st.caption(f"Scenario: {scenario.title}. {item.settings_note}")
-    st.text("Settings: " + _settings_lines(item))
-    st.select_slider("Pace: seconds per scripted step", PACES, key=LESSON_PACE,
-                     help="Slower gives time to watch the scratchpad grow between pauses.")
     run = st.session_state[LESSON_RUN]
     mine = run is not None and st.session_state[LESSON_OF] == number
+    scenario = get_scenario(item.scenario)
+    with st.expander("What this lesson shows, and its settings", expanded=not mine):
+        st.markdown(item.explanation)
+        st.caption(f"Scenario: {scenario.title}. {item.settings_note}")
+        st.text("Settings: " + _settings_lines(item))
+    left, right = st.columns([1, 3])
     label = "Restart lesson" if mine else "Start lesson"
-    st.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,))
+    left.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,))
+    right.select_slider("Pace: seconds per scripted step", PACES, key=LESSON_PACE,
+                        help="Slower gives time to watch the scratchpad grow between pauses.")
     if not mine:
         if run is not None:
             st.text(f"Lesson {st.session_state[LESSON_OF]} is still open; starting this one stops it.")

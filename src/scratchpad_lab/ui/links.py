@@ -77,4 +77,4 @@ def link_box(page_title: str) -> None:
     query = current_query(page_title)
     st.sidebar.caption("Link to what is on screen (a sample run at its step, or a lesson):" if query else
                        "Link to this app (open a sample run on the Runs page, or a lesson, to link to it):")
-    st.sidebar.code(base_url(st.context.url) + query, language=None)
+    st.sidebar.code(base_url(st.context.url) + query, language=None, wrap_lines=True)
