@@ -200,7 +200,7 @@ def _source_and_config(args: argparse.Namespace):
     loaded = load_path(args.file)
     if isinstance(loaded, Trace):
         return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
-    base = dict(loaded.config)
+    base = loaded.config.model_dump()
     if loaded.scenario and loaded.mode == "scenario":  # re-run by its scripted policy: same path, live answer
         return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
     if loaded.trace is None:

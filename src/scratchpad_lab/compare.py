@@ -59,7 +59,7 @@ def source_of(loaded: Union[RunRecord, Trace], label: str = "") -> tuple:
     """(Source, base RunConfig, keeps_recorded_answer) for a run record or a trace."""
     if isinstance(loaded, Trace):
         return Source.for_trace(loaded, label or "trace"), RunConfig.build(scenario=None), True
-    base = loaded.run_config
+    base = loaded.config
     if loaded.mode == "scenario" and loaded.scenario:
         return Source.for_scenario(loaded.scenario), base, False
     if loaded.trace is None:
@@ -95,8 +95,8 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
     sent = sent_tokens(record.events)
     c = record.config
     return {
-        "summarize_every": c.get("summarize_every"),
-        "max_scratchpad_chars": c.get("max_scratchpad_chars"),
+        "summarize_every": c.summarize_every,
+        "max_scratchpad_chars": c.max_scratchpad_chars,
         "compressions": s.compressions,
         "summarizer_calls": s.summarizer_calls,
         "summarizer_tokens_in": s.summarizer_tokens_in,
@@ -133,7 +133,7 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
 
 
 def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:
-    return baselines[record.config.get("agent_trim_chars")]
+    return baselines[record.config.agent_trim_chars]
 
 
 def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:

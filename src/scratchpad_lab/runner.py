@@ -197,7 +197,7 @@ class Run:
         steps = [TraceStep(s["response"], s["observations"]) for s in obs.finished_trace_steps()]
         trace = Trace(task=self.task, tools=tools, steps=steps) if steps else None
         return RunRecord(
-            config=self.config.model_dump(), events=self.log.snapshot(), outcome=outcome,
+            config=self.config, events=self.log.snapshot(), outcome=outcome,
             final_answer=final_answer, error=error, versions=package_versions(), trace=trace,
             mode=self.mode, scenario=self.source.scenario.name if self.source.scenario else None,
             name=self.name, label=self.source.label,

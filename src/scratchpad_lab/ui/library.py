@@ -48,9 +48,9 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
         c = r.config
         rows.append({
             "#": i, "run": r.name or f"run {i}", "scenario": r.scenario or r.mode,
-            "summarize_every": _every(c.get("summarize_every")),
-            "max_scratchpad_chars": c.get("max_scratchpad_chars"), "agent_trim_chars": c.get("agent_trim_chars"),
-            "summarizer": c.get("summarizer"), "compressions": s.compressions, "trims": s.trims,
+            "summarize_every": _every(c.summarize_every),
+            "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
+            "summarizer": c.summarizer, "compressions": s.compressions, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
@@ -63,8 +63,8 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
 def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
-    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.get('summarize_every'))} / "
-            f"{c.get('max_scratchpad_chars', 0):,} chars")
+    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
+            f"{c.max_scratchpad_chars:,} chars")
 
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:

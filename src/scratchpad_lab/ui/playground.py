@@ -50,7 +50,7 @@ def _live() -> None:
     st.subheader(f"Live: {run.name}")
     _controls(run)
     events = run.log.snapshot()
-    render_run(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
+    render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                key="live", show_chart=True, prices=st.session_state.get(PLAY_PRICES))
     if run.finished:
         _collect_finished(run)

@@ -46,17 +46,18 @@ SUMMARIZERS = {
 
 
 def _defaults() -> None:
-    st.session_state.setdefault(K_SCENARIO, "support-ticket")
+    d = RunConfig()  # the widgets start from RunConfig's own defaults (one home for them)
+    st.session_state.setdefault(K_SCENARIO, d.scenario)
     st.session_state.setdefault(K_PRESET, next(iter(PRESETS)))
-    st.session_state.setdefault(K_EVERY, 5)
-    st.session_state.setdefault(K_CAP, 15_000)
-    st.session_state.setdefault(K_TRIM, 15_000)
-    st.session_state.setdefault(K_SUMMARIZER, "extractive")
+    st.session_state.setdefault(K_EVERY, d.summarize_every)
+    st.session_state.setdefault(K_CAP, d.max_scratchpad_chars)
+    st.session_state.setdefault(K_TRIM, d.agent_trim_chars)
+    st.session_state.setdefault(K_SUMMARIZER, d.summarizer)
     st.session_state.setdefault(K_PROMPT, PACKAGE_PROMPT)
-    st.session_state.setdefault(K_BUDGET, 1_500)
-    st.session_state.setdefault(K_TOOL_CAP, 5_000)
-    st.session_state.setdefault(K_MAX_IT, 30)
-    st.session_state.setdefault(K_WALL, 300)
+    st.session_state.setdefault(K_BUDGET, d.extractive_budget_chars)
+    st.session_state.setdefault(K_TOOL_CAP, d.max_tool_output_chars)
+    st.session_state.setdefault(K_MAX_IT, d.max_iterations)
+    st.session_state.setdefault(K_WALL, int(d.wall_clock_s))
     st.session_state.setdefault(K_PACE, "demo (0.5 s/step)")
     st.session_state.setdefault(K_AGENT, "scripted")
 
