@@ -107,14 +107,14 @@ def _lesson_view(number: int) -> None:
         if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
             _continue()
             st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
-        render_run(events, run.config.model_dump(), live=False, elapsed_s=run.elapsed_s(),
+        render_run(events, run.config, live=False, elapsed_s=run.elapsed_s(),
                    key=f"lesson_view_{stage}", upto=moment.show_upto)
         return
     if stage < len(item.pauses):
         st.text(f"Running… the lesson will pause at {item.pauses[stage].name}.")
     elif not run.finished:
         st.text("Running to the end…")
-    render_run(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
+    render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                key="lesson_view_live")
     if run.finished:
         _ending(item)
