@@ -68,6 +68,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
         st.text("Size trigger: armed (the scratchpad has grown since the last summary)")
     else:
         st.text(f"Size trigger: disarmed until the scratchpad grows past {s.last_summarized_chars:,} chars")
+    st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
     if s.last_fired_iteration is None:
         st.text("Last fired: none yet")
     else:
