@@ -170,3 +170,29 @@ def test_why_lists_follow_the_events_order():
     record = _run("log-triage", summarize_every=4, max_scratchpad_chars=1_000_000, agent_trim_chars=2_500)
     assert len(why_compressions(record.events)) == len(compressions(record.events))
     assert len(why_trims(record.events)) == len(trims(record.events))
+
+
+def test_a_hostile_summarizer_error_in_the_narration_is_shown_only_as_plain_text():
+    from streamlit.testing.v1 import AppTest
+
+    def app():
+        from scratchpad_lab.config import RunConfig
+        from scratchpad_lab.runner import Run, Source
+        from scratchpad_lab.ui.view import render_run
+
+        def fail(**_kw):
+            raise RuntimeError('<img src=x onerror="alert(1)"> **bold** [link](http://example.invalid)')
+
+        run = Run(RunConfig.build(scenario="support-ticket", summarize_every=5, max_scratchpad_chars=1_000_000),
+                  Source.for_scenario("support-ticket"))
+        run.middleware.llm.inner.summarize = fail
+        record = run.run()
+        render_run(record.events, record.config, live=False, key="x", upto=5)
+
+    at = AppTest.from_function(app, default_timeout=60).run()
+    assert not at.exception
+    texts = [t.value for t in at.text if "onerror" in t.value]
+    assert any(t.startswith("Why: Iteration 5 is a multiple") for t in texts)  # the trigger panel
+    assert any(t.startswith("Iteration 5 is a multiple") for t in texts)  # the card
+    for kind in ("markdown", "caption", "info", "html"):
+        assert all("onerror" not in str(getattr(e, "value", e.proto)) for e in at.get(kind))
