@@ -107,7 +107,7 @@ def _lesson_view(number: int) -> None:
         if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
             _continue()
             st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
-        render_run(events, run.config, live=False, elapsed_s=run.elapsed_s(),
+        render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=f"lesson_view_{stage}", upto=moment.show_upto)
         return
     if stage < len(item.pauses):
