@@ -196,3 +196,14 @@ def test_a_hostile_summarizer_error_in_the_narration_is_shown_only_as_plain_text
     assert any(t.startswith("Iteration 5 is a multiple") for t in texts)  # the card
     for kind in ("markdown", "caption", "info", "html"):
         assert all("onerror" not in str(getattr(e, "value", e.proto)) for e in at.get(kind))
+
+
+def test_a_record_without_trigger_checks_still_gets_an_honest_sentence():
+    record = _run(summarize_every=None, max_scratchpad_chars=2_000)
+    events = [e for e in record.events if e.kind != "trigger"]
+    comp = compressions(events)[0]
+    assert comp["reason"] == "size"
+    sentence = sentence_for(events, comp["iteration"])
+    assert sentence.startswith(f"At iteration {comp['iteration']} the size trigger fired (this record has no "
+                               "trigger check to say more): the summarizer replaced")
+    assert " 0 cap" not in sentence

@@ -50,6 +50,9 @@ def _by_iteration(events: Sequence[Event], kind: str) -> Dict[int, Event]:
 # ── the trigger check ──────────────────────────────────────────────────────
 
 def _fired_clause(t: dict, reason: Optional[str], iteration: int) -> str:
+    if not t.get("recorded", True):  # a record without its trigger check: only what the compression says
+        return (f"At iteration {iteration} the {reason or 'unknown'} trigger fired (this record has no trigger "
+                "check to say more)")
     if reason == "periodic":
         return (f"Iteration {iteration} is a multiple of summarize_every = {t.get('summarize_every')}, "
                 "so the periodic trigger fired")
@@ -64,15 +67,16 @@ def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
     """Why a compression happened and what came of it, from its trigger check and its status."""
     c = compression.data
     iteration = int(compression.iteration or 0)
-    t = dict(trigger.data) if trigger is not None else {
-        "chars": c.get("before_chars", 0), "max_scratchpad_chars": 0, "summarize_every": None}
+    t = dict(trigger.data) if trigger is not None else {"recorded": False, "over_cap": False}
     clause = _fired_clause(t, c.get("reason"), iteration)
     status = c.get("status")
     if status == "ok":
         return (f"{clause}: the summarizer replaced {_n(c.get('before_chars', 0))} chars with a "
                 f"{_n(c.get('after_chars', 0))}-char summary.")
     if status == "empty":
-        if t.get("over_cap"):
+        if not t.get("recorded", True):
+            retry = "will try again when a trigger next fires"
+        elif t.get("over_cap"):
             retry = "will try again next iteration, since the scratchpad is still over the cap"
         else:
             upcoming = next_periodic(iteration, t.get("summarize_every"))
