@@ -52,10 +52,13 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
         assert point.callout in [m.value for m in at.markdown]
         assert any(t.value.startswith("What happened: ") for t in at.text)
         iteration = int(heads[0].rsplit("(iteration ", 1)[1].rstrip(")*"))
-        # the run is shown as it was at the moment (or just after it, for a trim)
+        # the run is shown as it was at the moment; for a trim, with what the trim left
         shown = [t.value for t in at.text if t.value.startswith("Scratchpad sent at iteration ")]
-        upto = iteration + 1 if point.show_next else iteration
-        assert shown and shown[0].startswith(f"Scratchpad sent at iteration {upto}:")
+        assert shown and shown[0].startswith(f"Scratchpad sent at iteration {iteration}:")
+        if point.shows_trim:
+            assert any(t.value.startswith(f"What the trim left: the scratchpad as iteration {iteration + 1} started")
+                       for t in at.text)
+            assert any(c.value.startswith("[...earlier steps trimmed...]") for c in at.code)
         run = at.session_state[LESSON_RUN]
         assert run.finished or run.paused  # the agent itself holds at the moment
         _continue_button(at, stage).click().run()

@@ -126,7 +126,7 @@ class PausePoint:
     name: str          # the moment, in a few words ("the first periodic compression")
     find: Finder
     callout: str       # "Look: ..." in our own words; the page adds the iteration's narration under it
-    show_next: bool = False  # show the iteration after the moment (a trim's result is seen there)
+    shows_trim: bool = False  # the moment is a trim: the page also shows what the trim left
 
 
 @dataclass(frozen=True)
@@ -218,11 +218,11 @@ LESSONS: tuple = (
             PausePoint("the first trim", first_trim,
                        "Look: a large log result pushed the scratchpad over the agent's limit, and the agent cut "
                        "everything but the last 2,500 chars. Nothing was summarized: the oldest steps are gone.",
-                       show_next=True),
+                       shows_trim=True),
             PausePoint("the first trim that cut a summary", first_trim_cutting_a_summary,
                        "Look: the summary sits at the top of the scratchpad, the oldest place, and the trim cuts "
                        "from the top. The summary's header is gone from what the agent is sent.",
-                       show_next=True),
+                       shows_trim=True),
         ),
         question="Which survives the agent's trim better: a fact from the first step, or a fact from the last step? "
                  "And does a summary protect the first one?",
@@ -291,14 +291,14 @@ def lesson(number: int) -> Lesson:
 
 @dataclass
 class Moment:
-    """Where a pause point was found: the iteration of the moment and the iteration to show."""
+    """Where a pause point was found: the iteration of the moment (the run is shown as it was then)."""
 
     point: PausePoint
     iteration: int
 
     @property
     def show_upto(self) -> int:
-        return self.iteration + 1 if self.point.show_next else self.iteration
+        return self.iteration
 
 
 def find_moment(item: Lesson, index: int, events: Sequence[Event]) -> Optional[Moment]:

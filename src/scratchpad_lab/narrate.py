@@ -152,6 +152,11 @@ class _Index:
         return int(found[0]) if found else None
 
 
+def scratchpad_at_start(events: Sequence[Event], iteration: int) -> Optional[str]:
+    """The scratchpad as iteration `iteration` started (after a trim in the step before, before the middleware)."""
+    return _Index(events).at_start(iteration)
+
+
 def summary_cut_by_trim(events: Sequence[Event], iteration: int) -> Optional[int]:
     """The iteration whose summary the trim at `iteration` cut away (its header line is gone from the
     scratchpad the next iteration started with), or None; found from the recorded text."""

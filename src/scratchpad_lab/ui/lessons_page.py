@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ..lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
-from ..narrate import sentence_for
+from ..narrate import scratchpad_at_start, sentence_for
 from ..runner import Run
 from ..scenarios import get_scenario
 from .state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
@@ -68,6 +68,12 @@ def _callout(item: Lesson, moment, events, stage: int) -> None:
         why = sentence_for(events, moment.iteration)
         if why:
             st.text("What happened: " + why)
+        if moment.point.shows_trim:
+            left = scratchpad_at_start(events, moment.iteration + 1)
+            if left is not None:
+                st.text(f"What the trim left: the scratchpad as iteration {moment.iteration + 1} started "
+                        f"({len(left):,} chars)")
+                st.code(left, language=None, height=220, wrap_lines=True)
         if item.extra.get("probes"):
             flips = probe_flips(events, moment.iteration)
             if flips:
