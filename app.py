@@ -11,6 +11,7 @@ pages = {
     "playground": st.Page("pages/playground.py", title="Playground", icon="▶️", default=True),
     "runs": st.Page("pages/runs.py", title="Runs", icon="🗂️"),
     "compare": st.Page("pages/compare.py", title="Compare", icon="⚖️"),
+    "prompt_lab": st.Page("pages/prompt_lab.py", title="Prompt lab", icon="🧪"),
     "lessons": st.Page("pages/lessons.py", title="Lessons", icon="🎓"),
 }
 pg = st.navigation(list(pages.values()))

@@ -16,6 +16,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 from .config import RunConfig
 from .events import Event
 from .metrics import of_kind, summarize_run
+from .providers import Endpoint
 from .quality import run_retention, savings
 from .records import RunRecord
 from .runner import Run, Source
@@ -35,10 +36,12 @@ class Setting:
     agent_trim_chars: Optional[int] = None        # None: the base config's
     summarizer: Optional[str] = None
     summarizer_prompt: Optional[str] = None
+    summarizer_endpoint: Optional[Endpoint] = None  # with summarizer "endpoint": the model (never a key)
+    prompt_name: Optional[str] = None               # a prompt-lab version's name for summarizer_prompt
 
     def changes(self) -> Dict:
         out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
-        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt"):
+        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt", "summarizer_endpoint", "prompt_name"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out
@@ -48,9 +51,13 @@ class Setting:
         text = f"every {every} / {self.max_scratchpad_chars:,}"
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
-        if self.summarizer:
+        if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
+            text += f" / {self.summarizer_endpoint.model}"
+        elif self.summarizer:
             text += f" / {self.summarizer}"
-        if self.summarizer_prompt:
+        if self.prompt_name:
+            text += f" / prompt “{self.prompt_name}”"
+        elif self.summarizer_prompt:
             text += " / custom prompt"
         return text
 

@@ -11,6 +11,7 @@ import streamlit as st
 from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
+from .state import PLAY_PROMPT_NAME
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -143,6 +144,12 @@ def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[s
     return config, (keys if config else {}), problem
 
 
+def prompt_name_for(prompt: str) -> Optional[str]:
+    """The name the prompt lab gave this prompt, while the text is still the one it named."""
+    named = st.session_state.get(PLAY_PROMPT_NAME)
+    return named[0] if named and named[1] == prompt and prompt != PACKAGE_PROMPT else None
+
+
 def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional[RunConfig], Optional[str]]:
     s = st.session_state
     try:
@@ -159,6 +166,7 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
+            prompt_name=prompt_name_for(prompt),
         )
     except ConfigError as exc:
         return None, str(exc)
