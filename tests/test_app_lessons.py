@@ -10,8 +10,22 @@ from scratchpad_lab.ui.state import LESSON_RUN
 ROUNDS = 300
 
 
-def _open(number):
+@pytest.fixture(autouse=True)
+def no_run_left_behind():
+    """A test that ends with its lesson held at a pause stops that run, so no worker thread outlives it."""
+    opened = []
+    yield opened
+    for at in opened:
+        run = at.session_state[LESSON_RUN] if LESSON_RUN in at.session_state else None
+        if run is not None:
+            run.stop()
+            run.join(10)
+            assert not run.running
+
+
+def _open(number, opened):
     at = AppTest.from_file("../app.py", default_timeout=60)
+    opened.append(at)
     at.query_params["lesson"] = str(number)
     at.run()
     at.select_slider(key="lesson_pace").set_value(0.0).run()
@@ -40,9 +54,9 @@ def _wait(at, done):
 
 
 @pytest.mark.parametrize("number", [item.number for item in LESSONS])
-def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(number):
+def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(number, no_run_left_behind):
     item = LESSONS[number - 1]
-    at = _open(number)
+    at = _open(number, no_run_left_behind)
     assert at.header[0].value == f"Lesson {number}: {item.title}"
     at.button(key="lesson_start").click().run()
     for stage, point in enumerate(item.pauses):
@@ -69,8 +83,8 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
     assert not at.exception
 
 
-def test_the_loss_lesson_names_the_probe_question_that_flipped():
-    at = _open(4)
+def test_the_loss_lesson_names_the_probe_question_that_flipped(no_run_left_behind):
+    at = _open(4, no_run_left_behind)
     at.button(key="lesson_start").click().run()
     assert _wait(at, lambda a: _continue_button(a, 0) is not None)
     _continue_button(at, 0).click().run()
@@ -79,8 +93,8 @@ def test_the_loss_lesson_names_the_probe_question_that_flipped():
                for t in at.text)
 
 
-def test_switching_lesson_and_restarting_stop_the_previous_run():
-    at = _open(1)
+def test_switching_lesson_and_restarting_stop_the_previous_run(no_run_left_behind):
+    at = _open(1, no_run_left_behind)
     at.select_slider(key="lesson_pace").set_value(1.5).run()
     at.button(key="lesson_start").click().run()
     first = at.session_state[LESSON_RUN]
@@ -88,7 +102,6 @@ def test_switching_lesson_and_restarting_stop_the_previous_run():
     assert at.session_state[LESSON_RUN] is not first
     first.join(10)
     assert first.finished and first.record.outcome == "stopped"
-    at.session_state[LESSON_RUN].stop()
 
 
 def test_presenter_mode_adds_the_fixed_style_and_a_way_out():
