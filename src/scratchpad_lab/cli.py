@@ -245,14 +245,10 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     failed = [c for c in comps if c.get("status") == "error"]
     if not failed:
         return None
-    config = record.config or {}
-    endpoint = config.get("summarizer_endpoint") if config.get("summarizer") == "endpoint" else (
-        config.get("agent_endpoint") if config.get("summarizer") == "same-as-agent" else None)
-    where = ""
-    try:
-        where = f" (summarizer at {Endpoint(**endpoint).url})" if endpoint else ""
-    except (TypeError, ValueError):
-        pass
+    config = record.config
+    endpoint = config.summarizer_endpoint if config.summarizer == "endpoint" else (
+        config.agent_endpoint if config.summarizer == "same-as-agent" else None)
+    where = f" (summarizer at {endpoint.url})" if endpoint else ""
     return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
             f"was left as it was. Last error: {failed[-1].get('error')}")
 
