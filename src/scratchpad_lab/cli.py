@@ -24,6 +24,7 @@ from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, 
                         key_var, resolve_key)
 from .compare import Setting, baseline_for, compare, grid, row
 from .metrics import answer_score, final_answer, summarize_run, trims
+from .narrate import why_compressions, why_trims
 from .quality import annotate
 from .records import RunRecord, load_path
 from .replay import Replay, replay_source, summarizer_notice
@@ -63,7 +64,7 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="the agent's own hard trim of its scratchpad (its max_scratchpad_chars)")
     g.add_argument("--max-tool-output-chars", type=int, metavar="N", help="the agent cuts tool results to N chars")
     g.add_argument("--max-iterations", type=int, metavar="N")
-    g.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    g.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"])
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
@@ -94,11 +95,11 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
             {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
              "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
              "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
-             "flags": c["flags"], "error": c.get("error")}
-            for c in annotate(events)
+             "flags": c["flags"], "error": c.get("error"), "why": why}
+            for c, why in zip(annotate(events), why_compressions(events))
         ],
-        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
-                  for t in trims(events)],
+        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"],
+                   "why": why} for t, why in zip(trims(events), why_trims(events))],
     }
 
 

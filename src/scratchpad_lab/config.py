@@ -20,7 +20,7 @@ from .providers import Endpoint
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
 PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
 
-SummarizerKind = Literal["extractive", "same-as-agent", "endpoint"]
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 
 
 class ConfigError(ValueError):

@@ -25,6 +25,7 @@ from .providers import EndpointError, EndpointLLM, resolve_key
 from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
+from .silent import SilentSummarizer
 from .tokens import TokenCounter
 from .trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
@@ -99,6 +100,8 @@ class Run:
             endpoint = config.summarizer_endpoint
             summarizer = EndpointLLM(endpoint, keys.get("summarizer") or resolve_key(endpoint))
             self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
+        elif config.summarizer == "silent":  # the named stand-in that replies nothing (lessons, tests)
+            self.middleware.llm = ObservedSummarizer(SilentSummarizer(), obs, model=SilentSummarizer.model_name)
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..lessons import DEFAULT_PACE_S
+
 PLAY_ACTIVE = "play_active_run"        # the Run going on now (or None); the worker appends to its log
 PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in this tab, oldest first
 PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown below the live view
@@ -53,6 +55,17 @@ K_PACE = "play_pacing"
 K_AGENT = "play_agent"
 K_TASK = "play_task"
 
+LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
+LESSON_RUN = "lesson_run"              # the Run of the lesson going on or just finished (or None)
+LESSON_OF = "lesson_run_of"            # the number of the lesson that LESSON_RUN belongs to
+LESSON_STAGE = "lesson_stage"          # index of the pause point the lesson waits for or shows
+LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause point (the live refresh is off)
+LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
+LESSON_ENDED = "lesson_ended"          # the lesson's run has ended and the page was drawn once more for it
+
+LINK_NOTE = "link_note"                # what was wrong with the link the app was opened with (shown once)
+PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
+
 
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
@@ -76,3 +89,10 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_PROMPT_NAME, None)
     st.session_state.setdefault(STRAT_SOURCE, None)
     st.session_state.setdefault(STRAT_RESULT, None)
+    st.session_state.setdefault(LESSON_RUN, None)
+    st.session_state.setdefault(LESSON_OF, None)
+    st.session_state.setdefault(LESSON_STAGE, 0)
+    st.session_state.setdefault(LESSON_AT, False)
+    st.session_state.setdefault(LESSON_ENDED, False)
+    st.session_state.setdefault(LESSON_PACE, DEFAULT_PACE_S)
+    st.session_state.setdefault(LINK_NOTE, None)

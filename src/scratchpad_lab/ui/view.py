@@ -12,6 +12,7 @@ import streamlit as st
 
 from ..config import RunConfig
 from ..events import Event
+from ..narrate import narrate, sentence_for
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
 from ..quality import annotate
 from ..pricing import cost_usd
@@ -67,6 +68,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
         st.text("Size trigger: armed (the scratchpad has grown since the last summary)")
     else:
         st.text(f"Size trigger: disarmed until the scratchpad grows past {s.last_summarized_chars:,} chars")
+    st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
     if s.last_fired_iteration is None:
         st.text("Last fired: none yet")
     else:
@@ -92,7 +94,9 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["trim"] = f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
         elif e.kind == "final_answer":
             row["tools"] = "final answer"
-    return pd.DataFrame(list(rows.values()), columns=["iteration", "chars sent", "tools", "compression", "trim"])
+    whys = narrate(events)  # one sentence per iteration: why it did or did not compress
+    return pd.DataFrame([{**r, "why": whys.get(r["iteration"], "")} for r in rows.values()],
+                        columns=["iteration", "chars sent", "tools", "compression", "trim", "why"])
 
 
 def _money(value: Optional[float]) -> str:
@@ -119,7 +123,8 @@ def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapse
                  hide_index=True, height=200)
     unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
     st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
-    cards = [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
+    cards = [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
+             if upto is None or c["iteration"] <= upto]
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
         st.text("No compression yet.")
