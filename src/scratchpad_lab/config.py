@@ -20,7 +20,7 @@ from .providers import Endpoint
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
 PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
 
-SummarizerKind = Literal["extractive", "same-as-agent", "endpoint"]
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 
 
 class ConfigError(ValueError):
@@ -136,7 +136,7 @@ def field_bounds(name: str) -> tuple:
     return lo, hi
 
 
-def _range_text(name: str) -> str:
+def allowed_range(name: str) -> str:
     field = RunConfig.model_fields.get(name)
     if field is None:
         return ""
@@ -165,6 +165,6 @@ def explain_validation_error(exc: ValidationError) -> str:
             parts.append(f"{name} is not a setting Scratchpad Lab knows.")
             continue
         got = err.get("input")
-        rng = _range_text(name)
+        rng = allowed_range(name)
         parts.append(f"{name} = {got!r} is not allowed ({rng or err.get('msg')}).")
     return " ".join(parts)

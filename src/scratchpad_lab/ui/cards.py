@@ -155,6 +155,8 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
     the raw reply and the cost line."""
     with st.container(border=True, key=key, gap="xsmall"):
         _header(c, compact)
+        if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
+            st.text(c["why"])
         _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
         diff_view(c, key, height)
         if c.get("error"):

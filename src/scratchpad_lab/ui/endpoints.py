@@ -14,8 +14,7 @@ from pydantic import ValidationError
 from ..config import explain_validation_error
 from ..pricing import DEFAULT_PRICES
 from ..providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
-
-K_PRICES = "play_prices"
+from .state import PLAY_PRICE_ROWS
 
 
 def plain(text: str) -> str:
@@ -88,12 +87,12 @@ def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str
 
 def price_table() -> Dict[str, tuple]:
     """The editable price table (USD per 1M tokens); returns {model prefix: (input, output)}."""
-    if K_PRICES not in st.session_state:
-        st.session_state[K_PRICES] = pd.DataFrame(
+    if PLAY_PRICE_ROWS not in st.session_state:
+        st.session_state[PLAY_PRICE_ROWS] = pd.DataFrame(
             [{"model": m, "input $/1M": p[0], "output $/1M": p[1]} for m, p in DEFAULT_PRICES.items()])
     with st.sidebar.expander("Prices (USD per 1M tokens)"):
         st.caption("Used for every cost shown; edit or add rows. The offline agent and summarizer cost nothing.")
-        edited = st.data_editor(st.session_state[K_PRICES], num_rows="dynamic", key="play_prices_editor",
+        edited = st.data_editor(st.session_state[PLAY_PRICE_ROWS], num_rows="dynamic", key="play_prices_editor",
                                 hide_index=True)
     table = {}
     for row in edited.to_dict("records"):

@@ -28,7 +28,7 @@ from .endpoints import price_table
 from .library import download_button, run_label, runs_frame, runs_table, sample_picker
 from .loss import loss_panel
 from .settings import K_SCENARIO, config_from_state, sidebar_settings
-from .state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
+from .state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
 from .review_panel import attach_review, review_panel, review_switch
 from .view import PAGE_CSS, render_cards, render_run_top
@@ -82,7 +82,7 @@ def _live() -> None:
     review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
     events = run.log.snapshot()
     render_run_top(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-                   key=VIEW_KEY, prices=st.session_state.get(PLAY_PRICES), controls=lambda: _controls(run),
+                   key=VIEW_KEY, prices=st.session_state.get(PLAY_PRICES_BY_MODEL), controls=lambda: _controls(run),
                    name=run.name)
     if run.finished:
         _collect_finished(run)
@@ -152,7 +152,7 @@ def page() -> None:
     st.html(PAGE_CSS)
     st.session_state[PLAY_NEEDS_FULL] = False  # this is a full run: it draws whatever run has ended
     config, keys, problem = sidebar_settings()
-    st.session_state[PLAY_PRICES] = prices = price_table()
+    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
     runs = st.session_state[PLAY_RUNS]

@@ -20,6 +20,7 @@ import streamlit as st
 from ..config import RunConfig
 from ..events import Event
 from ..markup import escape
+from ..narrate import narrate, sentence_for
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
 from ..pricing import cost_usd
 from ..quality import annotate
@@ -163,6 +164,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
     fired = ("last fired: none yet" if s.last_fired_iteration is None else
              f"last fired: {s.last_fired_reason} at {s.last_fired_iteration} ({s.last_fired_status})")
     st.text(f"{armed} · {fired}")
+    st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
 
 
 def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
@@ -183,7 +185,9 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["trim"] = f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
         elif e.kind == "final_answer":
             row["tools"] = "final answer"
-    return pd.DataFrame(list(rows.values()), columns=["iteration", "chars sent", "tools", "compression", "trim"])
+    whys = narrate(events)  # one sentence per iteration: why it did or did not compress
+    return pd.DataFrame([{**r, "why": whys.get(r["iteration"], "")} for r in rows.values()],
+                        columns=["iteration", "chars sent", "tools", "compression", "trim", "why"])
 
 
 def _money(value: Optional[float]) -> str:
@@ -197,7 +201,8 @@ def _cost_line(s: RunSummary) -> str:
 
 
 def _cards_upto(events: Sequence[Event], upto: Optional[int]) -> List[Dict]:
-    return [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
+    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
+            if upto is None or c["iteration"] <= upto]
 
 
 def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = None) -> None:
