@@ -32,9 +32,9 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
                 "max_iterations": "out of iterations", "error": "error"}
 
 # The one-screen layout (1280x800 with the sidebar open is the smallest it must fit)
-PANE_ROWS = 9           # visual lines of the scratchpad pane
+PANE_ROWS = 8           # visual lines of the scratchpad pane
 PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
-PANE_HEIGHT = 240       # px of the scratchpad pane
+PANE_HEIGHT = 220       # px of the scratchpad pane
 DIFF_HEIGHT = 250       # px of the newest compression's text
 CHART_HEIGHT = 230
 
