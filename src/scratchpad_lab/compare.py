@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from .config import RunConfig
-from .events import Event
-from .metrics import of_kind, summarize_run
+from .metrics import summarize_run
 from .quality import run_retention, savings
 from .records import RunRecord
 from .runner import Run, Source
@@ -79,20 +78,11 @@ def _name(changes: Dict) -> str:
     return Setting(**{k: changes.get(k) for k in ("summarize_every", "max_scratchpad_chars")}).label()
 
 
-def sent_tokens(events: Sequence[Event]) -> List[int]:
-    """Scratchpad tokens the agent was sent at each iteration."""
-    return [int(e.data.get("tokens", 0)) for e in of_kind(events, "iteration")]
-
-
-def context_tokens_saved(events: Sequence[Event], baseline: Sequence[Event]) -> int:
-    """Sum over iterations of (tokens sent with compression off) - (tokens sent with this setting)."""
-    return sum(off - on for off, on in zip(sent_tokens(baseline), sent_tokens(events)))
-
-
 def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
-    """One comparison row, in the shape `scratchpad-lab sweep --json` prints."""
+    """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
+    its one home: sizes from metrics.summarize_run (as sent), savings from quality.savings."""
     s = summarize_run(record.events, record.scenario, prices)
-    sent = sent_tokens(record.events)
+    saved = savings(record.events, baseline.events)
     c = record.config
     return {
         "summarize_every": c.get("summarize_every"),
@@ -101,12 +91,12 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
         "summarizer_calls": s.summarizer_calls,
         "summarizer_tokens_in": s.summarizer_tokens_in,
         "summarizer_tokens_out": s.summarizer_tokens_out,
-        "peak_context_tokens": max(sent, default=0),
-        "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
-        "context_tokens_saved": context_tokens_saved(record.events, baseline.events),
+        "peak_context_tokens": s.peak_tokens,
+        "mean_context_tokens": s.mean_tokens,
+        "context_tokens_saved": saved.context_tokens_saved,
         "answer_score": s.answer_score,
         "facts_retained": run_retention(record.events),
-        "net_tokens_saved": savings(record.events, baseline.events).net_tokens_saved,
+        "net_tokens_saved": saved.net_tokens_saved,
     }
 
 

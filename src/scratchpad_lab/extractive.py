@@ -16,23 +16,17 @@ import re
 from functools import lru_cache
 from typing import List, Optional, Sequence
 
+from .config import package_prompt_fields
+from .facts import line_facts
+
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
 _SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
-_NUMBER_TOKEN = re.compile(r"(?:[$€£₹]\s?)?\d[\d,.:%/-]*(?:\s?(?:USD|EUR|INR|GBP|rupees?|dollars?|ms|s|GB|MB|atoms|seconds|qubits))?")
-_IDENT = re.compile(r"\b(?:[A-Z]{1,10}[-_][A-Z0-9][A-Z0-9_-]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Z]{2,}_[A-Z_]+)\b")
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
 _STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summary of steps 1-\d+\]|\[Summary\]|"
                         r"\[\.\.\.earlier steps trimmed\.\.\.\]|(?:Key findings|Tool results):)\s*$")
 _LINE_CAP = 240
 _BULLET = re.compile(r"^\s*- (?=\S)")
 # "Name: Asha Rao" carries a fact; the agent's own step labels (Thought:, Action:, ...) do not.
 _LABELLED = re.compile(r"^\s*(?:- )?(?!(?:Thought|Action|Observation|Step|Final Answer)\b)[A-Z][A-Za-z ]{1,30}: \S")
-# The package's prompt (autourgos_summarizer.middleware._SUMMARIZE_PROMPT) read back into its parts.
-_PACKAGE_PROMPT_RE = re.compile(
-    r"\AYou are a context compressor\..*?\n\nOriginal task: (?P<query>.*?)\nSteps completed: (?P<iteration>\d+)\n\n"
-    r"--- SCRATCHPAD TO SUMMARIZE ---\n(?P<scratchpad>.*)\n--- END ---\n\nProvide a concise summary in this format:\n"
-    r"\[Summary of steps 1-(?P=iteration)\]\nKey findings: \.\.\.\nTool results: \.\.\.\nCurrent status: \.\.\.\n\Z",
-    re.S)
 
 
 def sections_from_template(template: Optional[str]) -> Sequence[str]:
@@ -50,25 +44,25 @@ def _keywords(query: str) -> set:
     return {w for w in re.findall(r"[a-z][a-z-]{3,}", query.lower()) if w not in _STOP}
 
 
+# How much keeping a fact of each kind is worth (facts.py finds them: the one fact extractor).
+_WEIGHTS = {"url": 3, "email": 3, "path": 3, "identifier": 3, "datetime": 2, "number": 2, "quoted": 2, "name": 2}
+
+
 def salient_facts(line: str, keywords: frozenset = frozenset()) -> dict:
-    """The facts a line carries, each with a weight: identifiers and codes, numbers (with their unit),
-    names, labelled values, and words of the task. A line with none is not worth keeping."""
-    facts: dict = {}
-    for ident in _IDENT.findall(line):
-        facts[ident] = 3
-    for number in _NUMBER_TOKEN.findall(line):
-        number = number.strip()
+    """The facts a line carries (as facts.py finds them), each with a weight, plus a labelled value
+    and words of the task. A line with none is not worth keeping."""
+    found: dict = {}
+    for fact in line_facts(line):
         # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
-        facts.setdefault(number, 0.5 if number.isdigit() and len(number) <= 4 else 2)
-    for name in _NAME.findall(line):
-        facts.setdefault(name, 2)
+        weight = 0.5 if fact.kind == "number" and fact.text.isdigit() and len(fact.text) <= 4 else _WEIGHTS[fact.kind]
+        found.setdefault(fact.text, weight)
     label = _LABELLED.match(line)
     if label:
-        facts.setdefault(line[:60], 2)
+        found.setdefault(line[:60], 2)
     if keywords:
         for word in set(re.findall(r"[a-z][a-z-]{3,}", line.lower())) & keywords:
-            facts.setdefault("kw:" + word, 1)
-    return facts
+            found.setdefault("kw:" + word, 1)
+    return found
 
 
 @lru_cache(maxsize=65536)  # the same lines come back in every later summary of a run
@@ -117,10 +111,9 @@ class ExtractiveSummarizer:
         """Called as a plain model (e.g. the middleware's own `llm=`): read the package's prompt back
         into its parts; any other prompt is summarized as a whole."""
         text = str(prompt)
-        parts = _PACKAGE_PROMPT_RE.match(text)
+        parts = package_prompt_fields(text)
         if parts:
-            return self.summarize(scratchpad=parts.group("scratchpad"), query=parts.group("query"),
-                                  iteration=int(parts.group("iteration")), template=None)
+            return self.summarize(**parts, template=None)
         return self.summarize(scratchpad=text, query="", iteration=0, template=None)
 
     def summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:

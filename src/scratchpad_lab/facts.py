@@ -97,16 +97,17 @@ def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
     so lines are read one by one and remembered (the same lines recur in scratchpad after scratchpad)."""
     found: Dict[str, Fact] = {}
     for value in expected:
-        if value and contains(text, value, relaxed=True):
+        if value and expected_in(text, value):
             found.setdefault(value, Fact("expected", value))
     for line in text.split("\n"):
-        for fact in _line_facts(line):
+        for fact in line_facts(line):
             found.setdefault(fact.text, fact)
     return list(found.values())
 
 
 @lru_cache(maxsize=65536)
-def _line_facts(line: str) -> tuple:
+def line_facts(line: str) -> tuple:
+    """The facts of one line, in order (remembered: the summarizer and every view ask for the same lines)."""
     work = line
     spans: List[tuple] = []
     for kind, pattern in _PATTERNS:
@@ -161,8 +162,14 @@ class Retention:
         return round(len(self.kept) / len(self.before), 4) if self.before else None
 
 
+def expected_in(text: str, value: str) -> bool:
+    """Is a scenario's expected fact in `text`? The one rule for the answer score, the scripted
+    agent's answer and the cards: whole-fact boundaries, relaxed before a decimal part."""
+    return contains(text, value, relaxed=True)
+
+
 def is_in(text: str, fact: Fact) -> bool:
-    return contains(text, fact.text, relaxed=fact.kind == "expected")
+    return expected_in(text, fact.text) if fact.kind == "expected" else contains(text, fact.text)
 
 
 def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:

@@ -27,7 +27,8 @@ from typing import Any, Dict, List, Optional
 
 from autourgos_agent import Agent, CallbackHandler
 
-from .config import PACKAGE_PROMPT, RunConfig
+from . import triggers
+from .config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from .events import RunLog
 from .providers import EndpointError
 from .tokens import TokenCounter
@@ -87,19 +88,15 @@ class RunObserver:
     def predict(self, iteration: int, scratchpad: str, last: Optional[int]) -> Dict[str, Any]:
         """What the middleware should have done, from the state it saw (scratchpad, last summary length)."""
         mw = self.middleware
-        every = mw.summarize_every
+        every, cap = mw.summarize_every, mw.max_scratchpad_chars
         chars = len(scratchpad)
-        periodic_due = every is not None and iteration % every == 0
-        over_cap = chars > mw.max_scratchpad_chars
-        armed = last is None or chars > last
-        predicted = bool(scratchpad) and (periodic_due or (over_cap and armed))
-        reason = None
-        if predicted:
-            reason = "periodic" if periodic_due else "size"
+        fires, reason = triggers.predict(iteration, chars, every, cap, last)
+        predicted = bool(scratchpad) and fires
         return {
-            "chars": chars, "summarize_every": every, "max_scratchpad_chars": mw.max_scratchpad_chars,
-            "periodic_due": periodic_due, "over_cap": over_cap, "size_armed": armed,
-            "last_summarized_chars": last, "predicted": predicted, "predicted_reason": reason,
+            "chars": chars, "summarize_every": every, "max_scratchpad_chars": cap,
+            "periodic_due": triggers.periodic_due(iteration, every), "over_cap": chars > cap,
+            "size_armed": triggers.size_armed(chars, last), "last_summarized_chars": last,
+            "predicted": predicted, "predicted_reason": reason if predicted else None,
         }
 
     # ── the summarizer call, whoever makes it ───────────────────────────────
@@ -216,10 +213,9 @@ class _PostMiddlewareHook(CallbackHandler):
             before, last = after, obs.middleware._get_last_summarized_length(agent)
         obs.iteration = iteration
         pred = obs.predict(iteration, before, last)
-        every = pred["summarize_every"]
         reason = None
-        if fired:
-            reason = "periodic" if every is not None and iteration % every == 0 else "size"
+        if fired:  # the package called its summarizer: periodic when due, else it was the size trigger
+            reason = "periodic" if pred["periodic_due"] else "size"
         obs.log.emit("trigger", iteration, **pred, fired=fired, reason=reason)
         before_tokens = obs.count(before)
         after_tokens = obs.count(after)
@@ -276,7 +272,7 @@ class _PostMiddlewareHook(CallbackHandler):
         self.obs.log.emit("resume", iteration, paused_s=round(paused_duration, 3))
 
 
-_PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT.split("{", 1)[0]
+_PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT_HEAD
 
 
 class ObservedLLM:
