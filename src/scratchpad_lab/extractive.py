@@ -82,6 +82,11 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
         if found > best:
             best, best_at = found, start
     piece = line[best_at:best_at + cap]
+    # Whole words only: a cut through "0.071%" would quote a fact that was never there ("71%").
+    if best_at and not line[best_at - 1].isspace() and " " in piece:
+        piece = piece[piece.index(" ") + 1:]
+    if best_at + cap < len(line) and not line[best_at + cap].isspace() and " " in piece:
+        piece = piece[:piece.rindex(" ")]
     return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
 
 
@@ -208,4 +213,9 @@ class ExtractiveSummarizer:
                 lines.append(f"{name}:")
                 lines.extend(body)
         text = "\n".join(lines)
-        return text[:budget] if len(text) > budget else text
+        if len(text) <= budget:
+            return text
+        cut = text[:budget]
+        if not text[budget].isspace() and (" " in cut or "\n" in cut):  # never end inside a word
+            cut = cut[:max(cut.rfind(" "), cut.rfind("\n"))]
+        return cut

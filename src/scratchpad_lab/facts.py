@@ -9,9 +9,11 @@ this order, each claiming its text so a later kind never re-reads it (a date is 
   datetime    2026-03-14 02:17:09, 2026-03-14, 14:02, Friday 13 March, 17 November 2026
   identifier  A-1001, ERR_503, ID-2347, CHG-7741, v4.18.2, chk-eu-11, db.pool.max_size, arXiv:2611.04217
   number      INR 99.00, $120.50, 0.071%, 3,072 atoms, 950ms, 1,040 seconds (numbers with a unit or
-              currency, and bare numbers of two or more digits)
+              currency, decimals, and bare numbers of three or more digits: a bare 7 or 91 is not a fact)
   quoted      "double-quoted strings" (3-80 chars)
-  name        capitalized names: Asha Rao, Lindqvist Quantum Lab, Pune (not at a sentence start)
+  name        capitalized names: Asha Rao, Lindqvist Quantum Lab, Pune. A single capitalised word is not
+              a name at the start of a line or sentence (or after an opening quote), nor when it is a
+              weekday or month name, or a common English word (data/common_words.txt: Gold, Visa, Closing)
 
 A fact is "in" a text when it appears there with the same boundaries (not as part of a longer
 identifier or number), so ID-2347 is not found inside ID-23470.
@@ -19,6 +21,7 @@ identifier or number), so ID-2347 is not found inside ID-23470.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence
@@ -27,8 +30,10 @@ _MONTHS = ("January|February|March|April|May|June|July|August|September|October|
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Wed|Thu|Fri|Sat|Sun"
 _UNITS = (r"%|ms|µs|ns|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
+          r"milliseconds?|microseconds?|nanoseconds?|micrometres?|micrometers?|nanometres?|nanometers?|"
           r"KB|MB|GB|TB|kB|Mbps|Gbps|kg|g|km|m|cm|mm|°C|°F|rupees?|dollars?|euros?|USD|EUR|INR|GBP|"
           r"atoms|qubits|items?|orders?|users?|requests?|req/s|rps|x")
+_LOWER = "[a-zß-öø-ÿ]"  # lower-case letters, accented ones too (Ingrid Sørbø is one name)
 _CURRENCY = r"(?:[$€£₹]|USD|EUR|INR|GBP|Rs\.?)"
 
 KINDS = ("url", "email", "path", "datetime", "identifier", "number", "quoted", "name")
@@ -53,10 +58,10 @@ _PATTERNS = [
     ("number", re.compile(
         rf"{_CURRENCY} ?\d[\d,]*(?:\.\d+)?"
         rf"|\b\d[\d,]*(?:\.\d+)? ?(?:{_UNITS})(?![A-Za-z])"
-        r"|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{2,}\b")),
+        r"|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{3,}\b")),
     ("quoted", re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”")),
-    ("name", re.compile(r"(?<![.!?:] )\b[A-Z][a-z]{2,}(?: (?:of |de |van |von )?[A-Z][a-z]+)*\b"
-                        r"|\b[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")),
+    ("name", re.compile(rf"(?<![.!?:] )\b[A-Z]{_LOWER}{{2,}}(?: (?:of |de |van |von )?[A-Z]{_LOWER}+)*\b"
+                        rf"|\b[A-Z]{_LOWER}+(?: [A-Z]{_LOWER}+)+\b")),
 ]
 # Capitalized words that are the agent's own structure or ordinary sentence words, never names.
 _NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Summary", "Summarized", "Key",
@@ -64,7 +69,15 @@ _NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Su
               "When", "What", "Which", "Who", "Why", "How", "None", "True", "False", "Null", "Yes", "No",
               "Please", "Thanks", "Okay", "Note", "Notes", "Status", "Results", "Result", "Findings", "Work",
               "Available", "Context", "Question", "Rules", "Original", "Steps", "Provide", "Remove", "Sorry",
-              "INFO", "WARN", "DEBUG"} | set(_DAYS.split("|")) | set(_MONTHS.split("|"))
+              "INFO", "WARN", "DEBUG"} | set(_DAYS.split("|")) | set(_MONTHS.split("|")) | \
+    {day + "s" for day in _DAYS.split("|") if len(day) > 3}
+_COMMON_WORDS = frozenset(
+    line.strip() for line in (Path(__file__).parent / "data" / "common_words.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#"))
+# The agent's mark where it cut a tool result at max_tool_output_chars (autourgos_agent.base).
+_CUT_MARK = "... [truncated]"
+# What may come right before a sentence's (or a quotation's, or a title's) first word.
+_SENTENCE_OPENERS = tuple('.!?:;"“‘([{]-*•>')
 
 
 def _trim_name(text: str, m: re.Match, value: str) -> tuple:
@@ -80,7 +93,9 @@ def _trim_name(text: str, m: re.Match, value: str) -> tuple:
     value = " ".join(words)
     if len(words) == 1:
         line_start = text.rfind("\n", 0, start) + 1
-        if not text[line_start:start].strip(" \t-*•>") or text[m.end():m.end() + 1] == ":":
+        before = text[line_start:start].rstrip()
+        if not before.strip(" \t-*•>") or text[m.end():m.end() + 1] == ":" or before.endswith(_SENTENCE_OPENERS) \
+                or value.lower() in _COMMON_WORDS:
             return "", 0
     return value, start
 
@@ -114,9 +129,11 @@ def line_facts(line: str) -> tuple:
         def claim(m: re.Match) -> str:
             group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
             start, end = m.span(group)
+            if line.startswith(_CUT_MARK, m.end()):  # the agent cut the tool result here: a fragment
+                return m.group(0)
             value = line[start:end].strip()  # from the line itself: earlier kinds blanked `work`
             if kind == "name":
-                value, start = _trim_name(work, m, value)
+                value, start = _trim_name(line, m, value)  # context from the line itself
                 if not value:
                     return m.group(0)
             spans.append((start, kind, value))
