@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import List, Optional, Sequence
 
 from .config import package_prompt_fields
-from .facts import line_facts
+from .facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
 
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
 _SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
@@ -48,14 +48,17 @@ def _keywords(query: str) -> set:
 _WEIGHTS = {"url": 3, "email": 3, "path": 3, "identifier": 3, "datetime": 2, "number": 2, "quoted": 2, "name": 2}
 
 
+def _weight(kind: str, text: str) -> float:
+    # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
+    return 0.5 if kind == "number" and text.isdigit() and len(text) <= 4 else _WEIGHTS[kind]
+
+
 def salient_facts(line: str, keywords: frozenset = frozenset()) -> dict:
     """The facts a line carries (as facts.py finds them), each with a weight, plus a labelled value
     and words of the task. A line with none is not worth keeping."""
     found: dict = {}
     for fact in line_facts(line):
-        # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
-        weight = 0.5 if fact.kind == "number" and fact.text.isdigit() and len(fact.text) <= 4 else _WEIGHTS[fact.kind]
-        found.setdefault(fact.text, weight)
+        found.setdefault(fact.text, _weight(fact.kind, fact.text))
     label = _LABELLED.match(line)
     if label:
         found.setdefault(line[:60], 2)
@@ -75,10 +78,16 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     line = " ".join(line.split())
     if len(line) <= cap:
         return line
-    # Keep the part with the most salient tokens: slide a window in coarse steps.
+    # Keep the part with the most salient facts (found once in the whole line; a window counts the
+    # facts wholly inside it): slide a window in coarse steps.
+    spans = line_fact_spans(line)
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
-        found = sum(salient_facts(line[start:start + cap]).values())
+        inside: dict = {}
+        for fact_start, fact_end, kind, value in spans:
+            if fact_start >= start and fact_end <= start + cap:
+                inside.setdefault(value, _weight(kind, value))
+        found = sum(inside.values()) + (2 if _LABELLED.match(line[start:start + cap]) else 0)
         if found > best:
             best, best_at = found, start
     piece = line[best_at:best_at + cap]
@@ -94,6 +103,7 @@ def clear_caches() -> None:
     """Forget remembered lines (benchmarks measure a first replay with this)."""
     _clip.cache_clear()
     _cached_facts.cache_clear()
+    _clear_fact_caches()
 
 
 def _split_observation(line: str) -> List[str]:

@@ -123,6 +123,12 @@ def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
 @lru_cache(maxsize=65536)
 def line_facts(line: str) -> tuple:
     """The facts of one line, in order (remembered: the summarizer and every view ask for the same lines)."""
+    return tuple(Fact(kind, value) for _start, _end, kind, value in line_fact_spans(line))
+
+
+@lru_cache(maxsize=8192)
+def line_fact_spans(line: str) -> tuple:
+    """(start, end, kind, text) of each fact of one line, in order of start."""
     work = line
     spans: List[tuple] = []
     for kind, pattern in _PATTERNS:
@@ -131,15 +137,23 @@ def line_facts(line: str) -> tuple:
             start, end = m.span(group)
             if line.startswith(_CUT_MARK, m.end()):  # the agent cut the tool result here: a fragment
                 return m.group(0)
-            value = line[start:end].strip()  # from the line itself: earlier kinds blanked `work`
+            raw = line[start:end]
+            value = raw.strip()  # from the line itself: earlier kinds blanked `work`
+            start += len(raw) - len(raw.lstrip())
             if kind == "name":
                 value, start = _trim_name(line, m, value)  # context from the line itself
                 if not value:
                     return m.group(0)
-            spans.append((start, kind, value))
+            spans.append((start, start + len(value), kind, value))
             return " " * len(m.group(0))
         work = pattern.sub(claim, work)
-    return tuple(Fact(kind, value) for _, kind, value in sorted(spans))
+    return tuple(sorted(spans, key=lambda span: span[0]))
+
+
+def clear_caches() -> None:
+    """Forget remembered lines (benchmarks measure a first replay with this)."""
+    line_facts.cache_clear()
+    line_fact_spans.cache_clear()
 
 
 _BOUNDARY_CACHE: Dict[tuple, re.Pattern] = {}
