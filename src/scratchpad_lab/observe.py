@@ -21,11 +21,12 @@ Streamlit-free (it runs on the worker thread and in the CLI). How it sees what t
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import time
 from typing import Any, Dict, List, Optional
 
-from autourgos_agent import Agent, CallbackHandler
+from autourgos_agent import Agent
 
 from . import triggers
 from .config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
@@ -198,9 +199,29 @@ class RunObserver:
         return steps
 
 
-class _PostMiddlewareHook(CallbackHandler):
+def _presigned(method):
+    """`method` as a plain function that carries its signature: the agent inspects every handler's
+    signature on every event it fires (CallbackManager._accepts_agent_kwarg), and a function with
+    `__signature__` set is answered at once instead of being introspected again."""
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        return method(*args, **kwargs)
+
+    handler.__signature__ = inspect.signature(method)
+    handler.__name__ = method.__name__
+    return handler
+
+
+class _PostMiddlewareHook:
+    """Registered after the middleware. Not a CallbackHandler subclass on purpose: the agent fires
+    every event at every handler that has a method for it, so this one has only the six it uses."""
+
+    _HOOKS = ("on_iteration_start", "on_llm_end", "on_iteration", "on_tool_end", "on_agent_pause",
+              "on_agent_resume")
+
     def __init__(self, obs: RunObserver) -> None:
         self.obs = obs
+        for name in self._HOOKS:  # instance attributes: getattr(hook, name) is the presigned function
+            setattr(self, name, _presigned(getattr(self, name)))
 
     def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
         obs = self.obs

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import tempfile
 import threading
 from functools import lru_cache
@@ -96,7 +97,14 @@ def count_tokens(text: str, model: Optional[str] = None) -> int:
     return len(get_encoding(encoding_name_for_model(model)).encode(text, disallowed_special=()))
 
 
-_MEMOS: dict = {}  # encoding name -> {text: tokens}, shared by every counter of that encoding
+_MEMOS: dict = {}  # encoding name -> {line: tokens}, shared by every counter of that encoding
+_MEMO_CAP = 65536
+# Where a text can be cut so that its token count is the sum of the parts' counts: right after a
+# newline, before a character that is neither whitespace nor "/". tiktoken splits text into pieces with
+# its encoding's regex before it applies BPE within each piece, and in cl100k_base and o200k_base no
+# piece runs across such a point (no piece goes on past a newline except into more newlines or
+# whitespace, or, in o200k_base, a "/"). tests/test_tokens.py checks the sum against whole-text counts.
+_SEAM = re.compile(r"(?<=\n)(?=[^\s/])")
 
 
 def clear_memos() -> None:
@@ -105,9 +113,9 @@ def clear_memos() -> None:
 
 
 class TokenCounter:
-    """Counts tokens for one model, remembering recent texts per encoding: a scratchpad is counted
-    as it starts, as it is sent, and inside each prompt, often by the agent's and the summarizer's
-    counters alike."""
+    """Counts tokens for one model. A scratchpad is counted as it starts, as it is sent and inside
+    each prompt, and it is mostly the lines of the one before, so texts are counted line by line
+    (cut only at seams where the sum is exact) and each distinct line is encoded once per process."""
 
     def __init__(self, model: Optional[str] = None) -> None:
         self.model = model
@@ -117,10 +125,14 @@ class TokenCounter:
     def __call__(self, text: str) -> int:
         if not text:
             return 0
-        hit = self._memo.get(text)
-        if hit is None:
-            hit = len(get_encoding(self.encoding_name).encode(text, disallowed_special=()))
-            if len(self._memo) > 256:
-                self._memo.clear()
-            self._memo[text] = hit
-        return hit
+        memo = self._memo
+        total = 0
+        for part in _SEAM.split(text):
+            hit = memo.get(part)
+            if hit is None:
+                hit = len(get_encoding(self.encoding_name).encode(part, disallowed_special=()))
+                if len(memo) >= _MEMO_CAP:
+                    memo.clear()
+                memo[part] = hit
+            total += hit
+        return total
