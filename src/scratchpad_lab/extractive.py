@@ -13,6 +13,7 @@ with any prompt template. The section names are read from the template when it l
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 from typing import List, Optional, Sequence
 
@@ -81,11 +82,14 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     # Keep the part with the most salient facts (found once in the whole line; a window counts the
     # facts wholly inside it): slide a window in coarse steps.
     spans = line_fact_spans(line)
+    starts = [span[0] for span in spans]
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
         inside: dict = {}
-        for fact_start, fact_end, kind, value in spans:
-            if fact_start >= start and fact_end <= start + cap:
+        for fact_start, fact_end, kind, value in spans[bisect_left(starts, start):]:
+            if fact_start >= start + cap:
+                break
+            if fact_end <= start + cap:
                 inside.setdefault(value, _weight(kind, value))
         found = sum(inside.values()) + (2 if _LABELLED.match(line[start:start + cap]) else 0)
         if found > best:
