@@ -28,3 +28,16 @@ def test_every_replay_gives_the_recorded_figures_events_and_facts(name, now):
 @pytest.mark.parametrize("name", sorted(n for n in RECORDED if "sweep" in RECORDED[n]))
 def test_every_sweep_row_is_the_recorded_row(name, now):
     assert now[name]["sweep"] == RECORDED[name]["sweep"]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_cli_sweep_shared_over_processes_gives_the_recorded_rows(processes):
+    from snapshot import SWEEP, _inputs
+
+    from scratchpad_lab.compare import _can_fork, grid, sweep_rows
+
+    assert processes == 1 or _can_fork()  # the pool path is really taken
+    for name, loaded in _inputs():
+        if "sweep" in RECORDED[name]:
+            rows = sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), processes)
+            assert json.loads(json.dumps(rows)) == RECORDED[name]["sweep"], name

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .providers import PROVIDERS, Endpoint, EndpointError
-from .compare import Setting, baseline_for, compare, grid, row
+from .compare import Setting, grid, sweep_rows
 from .metrics import answer_score, final_answer, summarize_run, trims
 from .quality import annotate
 from .records import RunRecord, load_path
@@ -138,8 +138,7 @@ def _sweep(args: argparse.Namespace) -> int:
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before any replay starts
         RunConfig.build(**s.changes())
-    records, baselines, _ = compare(loaded, settings)
-    rows = [row(r, baseline_for(r, baselines)) for r in records]
+    rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
     else:

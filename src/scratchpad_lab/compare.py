@@ -10,6 +10,10 @@ never fires) and the same agent trim.
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -120,6 +124,45 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
     if progress:
         progress(total, total, "done")
     return records, baselines, keeps_answer
+
+
+_SWEEP: Dict = {}  # the sweep a forked worker replays cells of (inherited, never pickled)
+
+
+def _cell_row(changes: Dict) -> Dict:
+    record = replay_one(_SWEEP["source"], _SWEEP["base"], changes)
+    return row(record, baseline_for(record, _SWEEP["baselines"]))
+
+
+def _can_fork() -> bool:
+    """Fork only from a single-threaded process (the CLI): a fork of a threaded server could copy a
+    lock some other thread holds. Elsewhere the cells run in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None) -> List[Dict]:
+    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
+    shared between processes on a multi-core machine. Same rows, in the same order, either way."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    source, base, _ = source_of(loaded)
+    changes = [setting.changes() for setting in settings]
+    baselines: Dict[int, RunRecord] = {}
+    for change in changes:
+        trim = change.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+    _SWEEP.update(source=source, base=base, baselines=baselines)
+    try:
+        processes = min(2, os.cpu_count() or 1) if processes is None else processes
+        if processes > 1 and len(changes) >= 4 and _can_fork():
+            # Neighbouring cells share a summarize_every and so their summaries: hand them out in runs.
+            chunk = max(1, -(-len(changes) // (processes * 3)))
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_cell_row, changes, chunksize=chunk))
+        return [_cell_row(change) for change in changes]
+    finally:
+        _SWEEP.clear()
 
 
 def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:

@@ -107,6 +107,7 @@ def clear_caches() -> None:
     """Forget remembered lines (benchmarks measure a first replay with this)."""
     _clip.cache_clear()
     _cached_facts.cache_clear()
+    _summary.cache_clear()
     _clear_fact_caches()
 
 
@@ -116,6 +117,11 @@ def _split_observation(line: str) -> List[str]:
         return [line]
     pieces = re.split(r"(?<=[.;!?])\s+|\\n|\s\|\s", line)
     return [p for p in pieces if p.strip()]
+
+
+@lru_cache(maxsize=512)
+def _summary(budget_chars: int, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
+    return ExtractiveSummarizer(budget_chars)._summarize(scratchpad, query, iteration, template)
 
 
 class ExtractiveSummarizer:
@@ -136,6 +142,11 @@ class ExtractiveSummarizer:
         return self.summarize(scratchpad=text, query="", iteration=0, template=None)
 
     def summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
+        # Deterministic, so identical inputs share one summary: the cells of a sweep send the same
+        # scratchpads until their settings first make a difference.
+        return _summary(self.budget_chars, scratchpad, query, iteration, template)
+
+    def _summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
         sections = sections_from_template(template)
         header = f"[Summary of steps 1-{iteration}]" if iteration else "[Summary]"
         status = self._status_line(scratchpad, iteration)
