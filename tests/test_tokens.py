@@ -178,3 +178,19 @@ def tokens_sample():
     from pathlib import Path
 
     return Path(__file__).resolve().parents[1] / "sample_runs" / "log-triage-defaults.json"
+
+
+def test_the_pre_parsed_vocabulary_is_tiktokens_own_and_a_tampered_one_is_ignored(empty_cache):
+    from tiktoken.load import load_tiktoken_bpe
+
+    install_vocabularies()
+    url, expected = tokens._VOCABS["cl100k_base"]
+    truth = load_tiktoken_bpe(url, expected_hash=expected)
+    assert tokens._ranks("cl100k_base", empty_cache) == truth  # parsed, then written
+    written = empty_cache / "cl100k_base.ranks.marshal2"
+    assert written.exists()
+    assert tokens._ranks("cl100k_base", empty_cache) == truth  # read back
+    import marshal
+
+    written.write_bytes(marshal.dumps({b"hello": 0}, 2))  # someone else's file in the shared cache
+    assert tokens._ranks("cl100k_base", empty_cache) == truth
