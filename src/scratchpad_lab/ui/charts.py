@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-import altair as alt
-import pandas as pd
-
 from ..events import Event
 
 
 def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -> pd.DataFrame:
     """Two points per iteration: the size as it started and the size sent (after the middleware).
     Drawn in order they make the sawtooth: growth, then the drop at a compression."""
+    import pandas as pd  # lazy: the first page does without it
     rows: List[Dict] = []
     key_before, key_after = ("before_chars", "chars") if unit == "chars" else ("before_tokens", "tokens")
     seq = 0
@@ -26,6 +24,7 @@ def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -
 
 
 def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = []
     for e in events:
         if e.kind == "compression":
@@ -38,6 +37,8 @@ def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
 
 
 def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto: Optional[int] = None):
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]
     data = size_frame(events, unit)
@@ -69,6 +70,8 @@ def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto:
 
 def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
     """Several runs' sawtooths in one chart (compare)."""
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     frames = [size_frame(events, unit, name) for name, events in series.items()]
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
     return alt.Chart(data).mark_line(point=True).encode(

@@ -12,8 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from .. import compare as engine
@@ -59,6 +57,7 @@ class Result:
 # ── the settings table (pure: no widgets) ──────────────────────────────────
 
 def default_table() -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     return pd.DataFrame({
         "summarize_every": ["5", "2"], "max_scratchpad_chars": [15_000, 2_000],
         "agent_trim_chars": pd.Series([None, None], dtype="Int64"),
@@ -66,6 +65,7 @@ def default_table() -> pd.DataFrame:
 
 
 def _blank(value) -> bool:
+    import pandas as pd  # lazy: the first page does without it
     return value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == ""
 
 
@@ -202,6 +202,7 @@ def _stale(result: Result, signature: tuple) -> None:
 
 
 def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+    import pandas as pd  # lazy: the first page does without it
     _stale(result, signature)
     for index, col in enumerate(st.columns(len(result.records))):
         with col:
@@ -226,6 +227,7 @@ def _every_label(value) -> str:
 
 
 def sweep_frame(result: Result) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = [{"summarize_every": _every_label(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
              "summarizer_tokens": r["summarizer_tokens_in"] + r["summarizer_tokens_out"],
@@ -235,6 +237,8 @@ def sweep_frame(result: Result) -> pd.DataFrame:
 
 
 def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str):
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     everies = list(dict.fromkeys(frame["summarize_every"]))
     top = frame[field].max(skipna=True)
     threshold = 0.6 * float(top) if pd.notna(top) else 0.0

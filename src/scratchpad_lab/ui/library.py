@@ -5,7 +5,6 @@ import os
 from pathlib import Path
 from typing import List, Optional
 
-import pandas as pd
 import streamlit as st
 
 from ..metrics import summarize_run
@@ -42,6 +41,7 @@ def _usd(value) -> Optional[float]:
 
 
 def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = []
     for i, r in enumerate(records, start=1):
         s = summarize_run(r.events, r.scenario, prices)

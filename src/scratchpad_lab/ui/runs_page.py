@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
-import pandas as pd
 import streamlit as st
 
 from ..config import RunConfig

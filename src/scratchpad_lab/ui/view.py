@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-import pandas as pd
 import streamlit as st
 
 from ..events import Event
@@ -74,6 +73,7 @@ def trigger_panel(events: Sequence[Event], config: dict, upto: Optional[int] = N
 
 
 def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = {}
     for e in events:
         if e.iteration is None:
