@@ -4,6 +4,8 @@ Used by the endpoint tests: it runs in the test process on 127.0.0.1 and only an
 `server.script` is a list of behaviours consumed one per request; when it is empty, `server.default`
 is used. Behaviours: ("ok", text), ("status", code), ("stall", seconds), ("garbage", body),
 ("redirect", url), ("big", n_bytes). Every request (path, headers, body) is kept in `server.requests`.
+A text may be a function of the request body, so replies can depend on the prompt (`echo_marker`);
+`server.delay` seconds pass before every reply (the requests are served concurrently).
 """
 from __future__ import annotations
 
@@ -17,6 +19,22 @@ def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens}}
+
+
+def prompt_of(body: dict) -> str:
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+
+
+def echo_marker(body: dict) -> str:
+    """A summary that depends on the prompt: it names the prompt's MARKER-... word and keeps the
+    scratchpad's lines that hold a ticket or order id (A-1001, T-4870, ...), as a model might."""
+    import re
+
+    prompt = prompt_of(body)
+    marker = re.search(r"MARKER-[A-Za-z0-9]+", prompt)
+    kept = [line.strip() for line in prompt.splitlines() if re.search(r"\b[ATCR]-\d{4,5}\b", line)][:6]
+    words = " ".join(prompt.split()[:4])
+    return "\n".join([f"Summary by {marker.group(0) if marker else words}"] + kept)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -42,6 +60,8 @@ class _Handler(BaseHTTPRequestHandler):
         with server.lock:
             server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
             kind, arg = server.script.pop(0) if server.script else server.default
+        if server.delay:
+            server.stalled.wait(server.delay)
         if callable(arg):
             arg = arg(json.loads(body))
         if kind == "ok":
@@ -68,6 +88,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.script = []
         self.default = ("ok", "hello")
         self.requests = []
+        self.delay = 0.0
         self.stalled = threading.Event()  # set at shutdown so stalled handlers end
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 

@@ -28,6 +28,7 @@ def _page_text(at) -> str:
 def test_planted_keys_are_used_but_never_shown_recorded_or_downloaded(monkeypatch):
     monkeypatch.setenv("LAB_UI_TEST_KEY", ENV_KEY)
     with FakeOpenAI() as server:
+        monkeypatch.setenv("SCRATCHPAD_LAB_KEY_HOSTS", f"LAB_UI_TEST_KEY={server.url}")  # the operator's binding
         agent_calls = []
 
         def reply(body):  # the summarizer and the agent share this server: answer each its own way

@@ -314,8 +314,7 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
     app.button(key="play_run").click().run()
     run = _active(app) or app.session_state["play_runs"][-1]
     try:
-        config = run.config if isinstance(run.config, dict) else run.config.model_dump()
-        assert (config["summarize_every"], config["step_delay_s"]) == (2, 0.0)
+        assert (run.config.summarize_every, run.config.step_delay_s) == (2, 0.0)
     finally:
         if _active(app) is not None:
             _active(app).stop()

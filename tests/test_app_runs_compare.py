@@ -165,7 +165,7 @@ def test_an_uploaded_trace_is_replayed_once_with_the_package_defaults_and_says_s
     assert runs.selectbox(key="runs_open").value == "upload:0"
     assert TRACE_NOTE in _texts(runs)
     record = runs.session_state["runs_uploads"][0].record
-    assert record.config["summarize_every"] == 5 and record.config["max_scratchpad_chars"] == 15_000
+    assert record.config.summarize_every == 5 and record.config.max_scratchpad_chars == 15_000
     assert sum(1 for e in record.events if e.kind == "compression") >= 1
     assert len(runs.download_button) == 2, "the replayed run and the trace itself"
     _ok(runs.slider(key="runs_step").set_value(2).run())

@@ -140,7 +140,7 @@ def test_out_writes_a_loadable_run_record_and_trace_out_a_loadable_trace(capsys,
     record = load_record(record_path)
     assert isinstance(record, RunRecord)
     assert record.scenario == "log-triage" and record.final_answer == result["final_answer"]
-    assert record.run_config.summarize_every == 4
+    assert record.config.summarize_every == 4
     assert [e.iteration for e in record.events if e.kind == "compression"] == \
         [c["iteration"] for c in result["compressions"]]
     trace = load_path(trace_path)
@@ -183,7 +183,7 @@ def test_replay_of_a_trace_only_record_uses_its_embedded_trajectory(capsys, tmp_
     code, again = _json_run(capsys, "replay", str(record_path))
     assert code == 0
     assert [c["iteration"] for c in again["compressions"]][:3] == [4, 8, 12]
-    assert load_record(record_path).run_config.summarize_every == 4
+    assert load_record(record_path).config.summarize_every == 4
 
 
 def test_a_custom_prompt_file_is_used_for_the_summaries(capsys, tmp_path):

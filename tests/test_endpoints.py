@@ -49,7 +49,7 @@ FAILURES = [
     (("status", 500), "server error (500)"),
     (("stall", 10), "did not answer within 1 s"),
     (("garbage", "this is not json"), "not an OpenAI-compatible chat completion"),
-    (("redirect", "http://127.0.0.1:9/v1/chat/completions"), "redirect (302), which is not followed"),
+    (("redirect", "http://127.0.0.1:9/v1/chat/completions"), "redirect (302); redirects are not followed"),
     (("big", 300_000), "over the 256,000-byte cap"),
 ]
 
@@ -127,6 +127,7 @@ def test_a_custom_base_url_never_gets_the_servers_own_openai_key(server, monkeyp
 def test_planted_keys_appear_in_no_record_trace_log_or_output(server, monkeypatch, caplog, capsys, tmp_path):
     env_key, typed_key = "sk-planted-env-5f1e2d", "sk-planted-typed-9a8b7c"
     monkeypatch.setenv("LAB_TEST_KEY", env_key)
+    monkeypatch.setenv("SCRATCHPAD_LAB_KEY_HOSTS", f"LAB_TEST_KEY={server.url}")  # the operator's binding
     caplog.set_level(logging.DEBUG)
     server.script = [("ok", STEP), ("status", 401)]
     config = RunConfig.build(scenario="support-ticket", agent_endpoint=Endpoint(

@@ -72,7 +72,7 @@ def test_the_trigger_rule_and_the_observers_prediction_agree_with_the_package(st
 def test_the_live_gauges_armed_is_what_the_package_does_next_over_the_cap(chars, last):
     events = [Event("trigger", 3, 0.0, {"last_summarized_chars": last}),
               Event("iteration", 3, 0.0, {"chars": chars, "tokens": 1})]
-    state = triggers.trigger_state(events, {"summarize_every": None, "max_scratchpad_chars": 1})
+    state = triggers.trigger_state(events, RunConfig.build(scenario=None, summarize_every=None))
     # over a cap of 0 with the periodic trigger off, the package fires exactly when the size trigger is armed
     assert state.size_armed == _package_fires(4, chars, None, 0, last)
 

@@ -46,7 +46,7 @@ def test_a_real_run_survives_the_json_round_trip_with_every_event():
     assert loaded.to_dict() == json.loads(record.to_json())
     assert [e.to_dict() for e in loaded.events] == [e.to_dict() for e in record.events]
     assert (loaded.outcome, loaded.final_answer, loaded.mode) == ("answered", record.final_answer, "trace")
-    assert loaded.run_config == RunConfig.build(**record.config)
+    assert loaded.config == record.config and isinstance(loaded.config, RunConfig)
     assert loaded.trace.to_dict() == record.trace.to_dict()
 
 
@@ -159,7 +159,7 @@ def test_deeply_nested_json_is_refused():
 def test_a_minimal_valid_record_loads():
     loaded = load_any(json.dumps(_minimal_record()))
     assert isinstance(loaded, RunRecord)
-    assert loaded.events[0].iteration == 3 and loaded.run_config == RunConfig.build()
+    assert loaded.events[0].iteration == 3 and loaded.config == RunConfig.build()
 
 
 def test_an_event_time_too_large_for_a_number_is_refused():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -19,7 +20,8 @@ from typing import Any, Dict, List, Optional
 from pydantic import ValidationError
 
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
-from .providers import PROVIDERS, Endpoint, EndpointError
+from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
+                        key_var)
 from .compare import Setting, grid, sweep_rows
 from .metrics import answer_score, final_answer, summarize_run, trims
 from .quality import annotate
@@ -69,7 +71,10 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")
     m.add_argument("--summarizer-model", metavar="NAME", help="a real model writes the summaries")
     m.add_argument("--summarizer-base-url", metavar="URL", help="the summarizer model's endpoint (default: OpenAI)")
-    m.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for both endpoints")
+    m.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for both endpoints "
+                   "(a provider's own variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
+    m.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="also send a provider's key variable to a base URL that is not that provider's")
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
     p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
@@ -88,7 +93,7 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
             {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
              "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
              "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
-             "flags": c["flags"]}
+             "flags": c["flags"], "error": c.get("error")}
             for c in annotate(events)
         ],
         "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
@@ -116,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    from .promptlab import add_cli as add_prompt_lab
+    add_prompt_lab(sub)
     return parser
 
 
@@ -198,13 +205,54 @@ def _source_and_config(args: argparse.Namespace):
     loaded = load_path(args.file)
     if isinstance(loaded, Trace):
         return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
-    base = dict(loaded.config)
+    base = loaded.config.model_dump()
     if loaded.scenario and loaded.mode == "scenario":  # re-run by its scripted policy: same path, live answer
         return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
     if loaded.trace is None:
         raise RecordError(f"{args.file} has no trajectory to replay.")
     return (Source.for_trace(loaded.trace, label=Path(args.file).name),
             RunConfig.build(**{**base, "scenario": None, **overrides}))
+
+
+def cli_keys(config: RunConfig, given: Dict[str, Any]) -> Dict[str, str]:
+    """Keys for the run's endpoints under the key rule (providers.key_refusal). The CLI user owns the
+    environment, so two things the page never allows are allowed here: a variable that belongs to no
+    provider, named with --api-key-env, goes to the URLs given on the same command line; a provider's
+    own variable goes to another URL only with --send-key-to-custom-url. Otherwise the endpoint gets
+    no key and stderr says why."""
+    keys: Dict[str, str] = {}
+    for role, endpoint in (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)):
+        if endpoint is None:
+            continue
+        name, refusal = key_var(endpoint), key_refusal(endpoint)
+        if refusal is None or not name:
+            continue
+        named_now = given.get("api_key_env") == name
+        if named_now and ("send_key_to_custom_url" in given or name not in key_bindings()):
+            keys[role] = os.environ.get(name) or NO_KEY_PLACEHOLDER
+        else:
+            keys[role] = NO_KEY_PLACEHOLDER
+            print(f"scratchpad-lab: note: {role}: {refusal} (--send-key-to-custom-url sends it anyway.)",
+                  file=sys.stderr)
+    return keys
+
+
+def summarizer_failures(record: RunRecord) -> Optional[str]:
+    """One stderr line when compressions failed: how many, where the summarizer is, and why."""
+    comps = [e.data for e in record.events if e.kind == "compression"]
+    failed = [c for c in comps if c.get("status") == "error"]
+    if not failed:
+        return None
+    config = record.config or {}
+    endpoint = config.get("summarizer_endpoint") if config.get("summarizer") == "endpoint" else (
+        config.get("agent_endpoint") if config.get("summarizer") == "same-as-agent" else None)
+    where = ""
+    try:
+        where = f" (summarizer at {Endpoint(**endpoint).url})" if endpoint else ""
+    except (TypeError, ValueError):
+        pass
+    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
+            f"was left as it was. Last error: {failed[-1].get('error')}")
 
 
 def _human(record: RunRecord) -> str:
@@ -239,8 +287,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "prompt-lab":
+            from .promptlab import run_cli as prompt_lab
+            return prompt_lab(args)
         source, config = _source_and_config(args)
-        record = Run(config, source, name=f"{args.command} {source.label}").run()
+        record = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}").run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)
@@ -264,6 +315,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout = None
     if record.outcome != "answered":
         print(f"scratchpad-lab: {record.outcome}: {record.error}", file=sys.stderr)
+    failed = summarizer_failures(record)
+    if failed:
+        print(failed, file=sys.stderr)
     return EXIT_OK if record.outcome == "answered" else EXIT_NO_ANSWER
 
 

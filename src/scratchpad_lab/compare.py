@@ -19,6 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from .config import RunConfig
 from .metrics import summarize_run
+from .providers import Endpoint
 from .quality import run_retention, savings
 from .records import RunRecord
 from .runner import Run, Source
@@ -38,10 +39,12 @@ class Setting:
     agent_trim_chars: Optional[int] = None        # None: the base config's
     summarizer: Optional[str] = None
     summarizer_prompt: Optional[str] = None
+    summarizer_endpoint: Optional[Endpoint] = None  # with summarizer "endpoint": the model (never a key)
+    prompt_name: Optional[str] = None               # a prompt-lab version's name for summarizer_prompt
 
     def changes(self) -> Dict:
         out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
-        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt"):
+        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt", "summarizer_endpoint", "prompt_name"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out
@@ -51,9 +54,13 @@ class Setting:
         text = f"every {every} / {self.max_scratchpad_chars:,}"
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
-        if self.summarizer:
+        if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
+            text += f" / {self.summarizer_endpoint.model}"
+        elif self.summarizer:
             text += f" / {self.summarizer}"
-        if self.summarizer_prompt:
+        if self.prompt_name:
+            text += f" / prompt “{self.prompt_name}”"
+        elif self.summarizer_prompt:
             text += " / custom prompt"
         return text
 
@@ -62,7 +69,7 @@ def source_of(loaded: Union[RunRecord, Trace], label: str = "") -> tuple:
     """(Source, base RunConfig, keeps_recorded_answer) for a run record or a trace."""
     if isinstance(loaded, Trace):
         return Source.for_trace(loaded, label or "trace"), RunConfig.build(scenario=None), True
-    base = loaded.run_config
+    base = loaded.config
     if loaded.mode == "scenario" and loaded.scenario:
         return Source.for_scenario(loaded.scenario), base, False
     if loaded.trace is None:
@@ -89,8 +96,8 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
     saved = savings(record.events, baseline.events)
     c = record.config
     return {
-        "summarize_every": c.get("summarize_every"),
-        "max_scratchpad_chars": c.get("max_scratchpad_chars"),
+        "summarize_every": c.summarize_every,
+        "max_scratchpad_chars": c.max_scratchpad_chars,
         "compressions": s.compressions,
         "summarizer_calls": s.summarizer_calls,
         "summarizer_tokens_in": s.summarizer_tokens_in,
@@ -166,7 +173,7 @@ def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], pro
 
 
 def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:
-    return baselines[record.config.get("agent_trim_chars")]
+    return baselines[record.config.agent_trim_chars]
 
 
 def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:

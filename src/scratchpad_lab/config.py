@@ -99,6 +99,9 @@ class RunConfig(BaseModel):
     max_iterations: int = Field(30, ge=1, le=500)
     summarizer: SummarizerKind = "extractive"
     summarizer_prompt: Optional[str] = None
+    # The name a person gave the prompt (prompt lab's "Use this prompt in the playground"): shown in
+    # run labels, the runs table and Compare rows; it never changes what is sent.
+    prompt_name: Optional[str] = Field(None, max_length=80)
     extractive_budget_chars: int = Field(1_500, ge=200, le=50_000)
     wall_clock_s: float = Field(300.0, ge=1.0, le=3600.0)
     step_delay_s: float = Field(0.0, ge=0.0, le=10.0)

@@ -24,7 +24,7 @@ import functools
 import inspect
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from autourgos_agent import Agent
 
@@ -37,6 +37,10 @@ from .tokens import TokenCounter
 
 class RunStopped(Exception):
     """Raised inside the agent's LLM call when the user (or a closed tab) asked the run to stop."""
+
+
+class WallClockExceeded(Exception):
+    """Raised inside a model call still in flight when the run's wall-clock cap passes."""
 
 
 def response_text(raw: Any) -> str:
@@ -59,6 +63,7 @@ class RunObserver:
         self.stop_event = threading.Event()
         self.stop_reason: Optional[str] = None
         self.idle_check = None  # set by the runner: stops a run whose page went away
+        self.started: Optional[float] = None  # time.monotonic() at the run's start, set by the runner
         self.agent: Optional[Agent] = None
         self.iteration = 0
         self.summarizer_call: Optional[Dict[str, Any]] = None
@@ -67,6 +72,9 @@ class RunObserver:
         self.claimed: set = set()
         self.tool_end_count = 0
         self.trace_steps: List[Dict[str, Any]] = []
+        # review.ReviewGate (a person decides) or review.RecordedReviews (a replay): called with each
+        # summarizer reply; returns (verdict, the reply the middleware gets instead).
+        self.reviewer: Optional[Callable[[Dict[str, Any], Any, int], Tuple[str, str]]] = None
         self._claim_lock = threading.Lock()
         self._local = threading.local()
         self.post_hook = _PostMiddlewareHook(self)
@@ -84,6 +92,47 @@ class RunObserver:
             self.idle_check()
         if self.stop_event.is_set():
             raise RunStopped(self.stop_reason or "stopped")
+        if self.time_left() <= 0:
+            raise WallClockExceeded(f"the wall-clock cap of {self.config.wall_clock_s:g} s passed")
+
+    def time_left(self) -> float:
+        """Seconds left before the wall-clock cap, not counting time paused (as the agent counts it)."""
+        if self.started is None:
+            return float("inf")
+        paused = getattr(self.agent, "_paused_duration", 0.0) or 0.0
+        return self.config.wall_clock_s - (time.monotonic() - self.started - paused)
+
+    def bounded(self, inner: Any, prompt: Any, **kwargs: Any) -> Any:
+        """`inner.invoke(prompt)`, abandoned at once when the run is stopped or its wall clock passes.
+        A network model (marked `abandonable`) runs on its own thread so a stalled call cannot hold the
+        run; the abandoned thread ends by itself (its tries are capped by the same deadline and stop).
+        Offline models are called directly: they never block."""
+        if not getattr(inner, "abandonable", False):
+            return inner.invoke(prompt, **kwargs)
+        box: Dict[str, Any] = {}
+        done = threading.Event()
+
+        def call() -> None:
+            try:
+                box["reply"] = inner.invoke(prompt, **kwargs)
+            except BaseException as exc:  # handed to the run's thread below
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=call, name="scratchpad-lab-call", daemon=True).start()
+        while True:
+            finished = done.wait(0.05)
+            if finished and "error" not in box:
+                return box["reply"]
+            # A call that failed because its tries were cut short by Stop or the clock ends the run as that.
+            if self.stop_event.is_set():
+                raise RunStopped(self.stop_reason or "stopped")
+            if self.time_left() <= 0:
+                raise WallClockExceeded(f"the wall-clock cap of {self.config.wall_clock_s:g} s passed during a "
+                                        "model call")
+            if finished:
+                raise box["error"]
 
     # ── trigger prediction (checked against what the package then does) ────
     def predict(self, iteration: int, scratchpad: str, last: Optional[int]) -> Dict[str, Any]:
@@ -124,7 +173,7 @@ class RunObserver:
                 reply = inner.summarize(scratchpad=scratchpad, query=query, iteration=iteration,
                                         template=template)
             else:
-                reply = inner.invoke(sent)
+                reply = self.bounded(inner, sent)
         except Exception as exc:
             call["latency_s"] = time.perf_counter() - started
             call["error"] = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
@@ -134,6 +183,14 @@ class RunObserver:
         usage = getattr(inner, "last_usage", None) or {}
         call["tokens_in"] = usage.get("input_tokens") or self.prompt_tokens(sent, scratchpad, self.count_summary)
         call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
+        if self.reviewer is not None:
+            call["proposal"] = call["response"]
+            try:
+                call["review"], call["response"] = self.reviewer(call, agent, iteration)
+            except Exception as exc:  # abandoned on Stop: the package sees a failed call, the run ends next step
+                call["review"], call["response"], call["error"] = "abandoned", "", str(exc)
+                raise
+            reply = call["response"]
         return reply
 
     @staticmethod
@@ -253,6 +310,7 @@ class _PostMiddlewareHook:
                 latency_s=round(call["latency_s"], 6), tokens_in=call.get("tokens_in", 0),
                 tokens_out=call.get("tokens_out", 0), before_chars=len(before), after_chars=len(after),
                 before_tokens=before_tokens, after_tokens=after_tokens, error=call.get("error"),
+                **{k: call[k] for k in ("review", "proposal") if k in call},
             )
         obs.log.emit("iteration", iteration, before_chars=len(before), before_tokens=before_tokens,
                      chars=len(after), tokens=after_tokens, scratchpad=after)
@@ -311,7 +369,7 @@ class ObservedLLM:
             return obs.summarize_call(self.inner, prompt, model=f"{self.model} (same as agent)")
         obs.check_stop()
         started = time.perf_counter()
-        reply = self.inner.invoke(prompt, **kwargs)
+        reply = obs.bounded(self.inner, prompt, **kwargs)
         latency = time.perf_counter() - started
         obs.check_stop()
         text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)

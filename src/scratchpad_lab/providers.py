@@ -5,12 +5,20 @@ environment variable holds the key, limits); it never holds a key, so it can go 
 The key is handed to `EndpointLLM` at run time only and lives nowhere else.
 
 Safety and limits:
-- every call has a timeout and a max_tokens; retries (429, 5xx, connection errors) are the wrapper's
-  own bounded backoff; a reply over `max_reply_bytes` is refused before the agent parses it;
-- with a custom base URL and no key, a placeholder is sent, never the server's own OPENAI_API_KEY;
-- redirects are never followed;
-- hosted mode (SCRATCHPAD_LAB_HOSTED=1) refuses base URLs that resolve to loopback, private,
-  link-local or metadata addresses before any connection, and tightens every limit.
+- every call has a timeout and a max_tokens; only failures that may pass (429, 5xx, a timeout, a
+  dropped connection) are tried again, with backoff, and never past the run's deadline or its Stop;
+  a refused connection, a redirect or a 4xx fails at once; after the same failure 3 times in a row
+  an `EndpointLLM` fails at once for the rest of its run (a circuit breaker); a reply over
+  `max_reply_bytes` is refused before the agent parses it;
+- the key rule: a key *variable* of the server (environment or st.secrets) is sent only to the base
+  URL it belongs to (a preset's own host, or one the operator bound with SCRATCHPAD_LAB_KEY_HOSTS /
+  [scratchpad_lab] key_hosts); in hosted mode only variables the operator allowed
+  (SCRATCHPAD_LAB_ALLOWED_KEY_VARS / [scratchpad_lab] allowed_key_vars) are used at all. Any other URL
+  gets the key the person typed, or a placeholder: never the server's own key;
+- a base URL with a user name or password in it is refused; redirects are never followed;
+- hosted mode (SCRATCHPAD_LAB_HOSTED=1) resolves the host once, refuses every special-purpose
+  address (loopback, private, link-local, shared, reserved, multicast, metadata, and IPv4 addresses
+  embedded in IPv6 forms), connects to exactly the address it checked, and tightens every limit.
 Every failure a person will meet becomes one sentence that says what to do (`explain_error`).
 """
 from __future__ import annotations
@@ -18,8 +26,9 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -86,6 +95,13 @@ class Endpoint(BaseModel):
             raise ValueError(f"provider {value!r} is unknown; use one of {', '.join(PROVIDERS)}")
         return value
 
+    @field_validator("base_url")
+    @classmethod
+    def _no_userinfo(cls, value: str) -> str:
+        if "@" in urlparse(value).netloc:  # user:password@host: refused, and never echoed back
+            raise ValueError(USERINFO_MESSAGE)
+        return value
+
     @property
     def url(self) -> str:
         return (self.base_url or PROVIDERS[self.provider]["base_url"]).rstrip("/")
@@ -105,38 +121,152 @@ class Endpoint(BaseModel):
         return self.model_copy(update={k: min(getattr(self, k), hosted) for k, (_, hosted) in LIMITS.items()})
 
 
-def check_base_url(url: str) -> str:
-    """Refuse a base URL that cannot work, and in hosted mode one that points inside the network."""
+# Addresses no hosted lab may call whatever the ipaddress module says about them (cloud metadata).
+METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"))
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+def forbidden_address(address) -> bool:
+    """True for every address a hosted lab must not connect to: anything not globally routable
+    (loopback, private, link-local, shared 100.64/10, reserved, documentation, unspecified), multicast,
+    the cloud metadata addresses, and IPv6 forms that carry such an IPv4 address (mapped, 6to4,
+    Teredo, NAT64)."""
+    address = ipaddress.ip_address(address)
+    if address in METADATA_ADDRESSES:
+        return True
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+        embedded += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF) for net in _NAT64 if address in net]
+        embedded = [inner for inner in embedded if inner is not None]
+        if embedded:  # judge the IPv4 address it carries, not the wrapper
+            return any(forbidden_address(inner) for inner in embedded)
+        if address.is_site_local:
+            return True
+    return (not address.is_global or address.is_multicast or address.is_private or address.is_loopback
+            or address.is_link_local or address.is_reserved or address.is_unspecified)
+
+
+def _parse_base_url(url: str):
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise EndpointError(f"The base URL {url!r} is not an http(s) URL; it should look like "
+        raise EndpointError(f"The base URL {_without_userinfo(url)!r} is not an http(s) URL; it should look like "
                             "https://api.example.com/v1 or http://localhost:11434/v1.")
+    if parsed.username is not None or parsed.password is not None:
+        raise EndpointError(USERINFO_MESSAGE)
+    try:
+        parsed.port
+    except ValueError:
+        raise EndpointError(f"The base URL {url!r} has a port that is not a number from 0 to 65535.") from None
+    return parsed
+
+
+def check_base_url(url: str) -> Optional[str]:
+    """Refuse a base URL that cannot work, and in hosted mode one that points inside the network.
+    Returns, in hosted mode, the one address the connection must use (resolved once, here)."""
+    parsed = _parse_base_url(url)
     if not hosted_mode():
-        return url
+        return None
     if parsed.scheme != "https":
         raise EndpointError("In hosted mode only https base URLs are allowed.")
     try:
         infos = socket.getaddrinfo(parsed.hostname, parsed.port or 443, proto=socket.IPPROTO_TCP)
-    except socket.gaierror:
+    except (socket.gaierror, UnicodeError):
         raise EndpointError(f"The host {parsed.hostname!r} cannot be resolved; check the base URL.") from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0].split("%")[0])
-        if (address.is_loopback or address.is_private or address.is_link_local or address.is_reserved
-                or address.is_multicast or address.is_unspecified or str(address) == "169.254.169.254"):
-            raise EndpointError(f"In hosted mode the base URL may not point at {address} (a local, private "
-                                "or metadata address). Use a public endpoint.")
-    return url
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    for address in addresses:
+        if forbidden_address(address):
+            raise EndpointError(f"In hosted mode the base URL may not point at {address} (a local, private, "
+                                "reserved or metadata address). Use a public endpoint.")
+    if not addresses:
+        raise EndpointError(f"The host {parsed.hostname!r} cannot be resolved; check the base URL.")
+    return str(addresses[0])
 
 
-def resolve_key(endpoint: Endpoint, typed_key: Optional[str] = None, secrets: Optional[dict] = None) -> str:
-    """The key to send: typed in the page > st.secrets > the named environment variable > the provider's
-    usual variable (presets on their own URL only) > a placeholder. Never another server's key."""
+def _without_userinfo(url: str) -> str:
+    parsed = urlparse(url)
+    if "@" not in parsed.netloc:
+        return url
+    return parsed._replace(netloc=parsed.netloc.rsplit("@", 1)[1]).geturl()
+
+
+USERINFO_MESSAGE = ("The base URL has a user name or password in it (user:password@host); that is never "
+                    "sent. Remove it and put the API key in the key field.")
+
+
+# ── the key rule ────────────────────────────────────────────────────────────
+KEY_HOSTS_ENV = "SCRATCHPAD_LAB_KEY_HOSTS"            # "VAR=https://host/v1,OTHER=http://127.0.0.1:8000/v1"
+ALLOWED_KEYS_ENV = "SCRATCHPAD_LAB_ALLOWED_KEY_VARS"  # hosted mode: "OPENAI_API_KEY,GROQ_API_KEY"
+SECRETS_SECTION = "scratchpad_lab"                    # st.secrets: [scratchpad_lab] key_hosts / allowed_key_vars
+
+
+def _section(secrets: Optional[dict]) -> dict:
+    try:
+        return dict((secrets or {}).get(SECRETS_SECTION) or {})
+    except (TypeError, ValueError):
+        return {}
+
+
+def _origin(url: str):
+    parsed = urlparse(url)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    return parsed.scheme, (parsed.hostname or "").lower(), port or {"http": 80, "https": 443}.get(parsed.scheme)
+
+
+def key_bindings(secrets: Optional[dict] = None) -> Dict[str, str]:
+    """{key variable: the base URL it belongs to}: each preset's own variable, plus the operator's."""
+    bound = {p["key_env"]: p["base_url"] for p in PROVIDERS.values() if p["key_env"]}
+    for pair in os.environ.get(KEY_HOSTS_ENV, "").split(","):
+        name, _, url = pair.partition("=")
+        if name.strip() and url.strip():
+            bound[name.strip()] = url.strip()
+    for name, url in dict(_section(secrets).get("key_hosts") or {}).items():
+        bound[str(name)] = str(url)
+    return bound
+
+
+def allowed_key_vars(secrets: Optional[dict] = None) -> Optional[set]:
+    """Hosted mode: the variables the operator allowed (none unless listed). Local mode: None (no list)."""
+    if not hosted_mode():
+        return None
+    names = {n.strip() for n in os.environ.get(ALLOWED_KEYS_ENV, "").split(",") if n.strip()}
+    listed = _section(secrets).get("allowed_key_vars") or []
+    names.update(str(n) for n in ([listed] if isinstance(listed, str) else listed))
+    return names
+
+
+def key_var(endpoint: "Endpoint") -> str:
+    """The server-side variable this endpoint would take its key from ('' for none)."""
+    return endpoint.key_env or ("" if endpoint.is_custom_url else PROVIDERS[endpoint.provider]["key_env"])
+
+
+def key_refusal(endpoint: "Endpoint", secrets: Optional[dict] = None) -> Optional[str]:
+    """Why the server's key variable will not be sent to this endpoint (None: it may be, or there is none)."""
+    name = key_var(endpoint)
+    if not name:
+        return None
+    home = key_bindings(secrets).get(name)
+    if home is None or _origin(home) != _origin(endpoint.url):
+        where = f"belongs to {_without_userinfo(home)}" if home else "is not bound to any base URL"
+        return (f"The server's key variable {name} {where}, so it is not sent to {endpoint.url}. Type a key "
+                "for this endpoint instead (or none for a local server).")
+    allowed = allowed_key_vars(secrets)
+    if allowed is not None and name not in allowed:
+        return (f"In hosted mode the operator has not allowed the server's key variable {name}; type your own "
+                "key for this endpoint.")
+    return None
+
+
+def resolve_key(endpoint: "Endpoint", typed_key: Optional[str] = None, secrets: Optional[dict] = None) -> str:
+    """The key to send: typed in the page > the server's variable (st.secrets, then the environment)
+    when the key rule allows it for this URL (`key_refusal`) > a placeholder. Never another server's key."""
     if typed_key:
         return typed_key
-    names = [endpoint.key_env] if endpoint.key_env else []
-    if not endpoint.is_custom_url and PROVIDERS[endpoint.provider]["key_env"]:
-        names.append(PROVIDERS[endpoint.provider]["key_env"])
-    for name in names:
+    name = key_var(endpoint)
+    if name and key_refusal(endpoint, secrets) is None:
         if secrets and secrets.get(name):
             return str(secrets[name])
         if os.environ.get(name):
@@ -144,46 +274,97 @@ def resolve_key(endpoint: Endpoint, typed_key: Optional[str] = None, secrets: Op
     return NO_KEY_PLACEHOLDER
 
 
+def _pinned_transport(hostname: str, address: str):
+    """An httpx transport that connects to `address` (the one check_base_url approved) whatever DNS
+    says now, while the request keeps its Host header and TLS checks the certificate for `hostname`."""
+    import sys
+
+    import openai
+
+    # The HTTP library openai's own client is built on (httpx, or its successor httpx2).
+    httpx = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0]]
+
+    class _Pinned(httpx.HTTPTransport):
+        def handle_request(self, request):
+            if (request.url.host or "").lower() == hostname:
+                request.url = request.url.copy_with(host=address)
+                request.extensions = {**request.extensions, "sni_hostname": hostname}
+            return super().handle_request(request)
+
+    return _Pinned()
+
+
 def _chat_model_class():
-    """OpenAIChatModel whose HTTP clients never follow redirects (built lazily: openai is heavy)."""
+    """OpenAIChatModel whose HTTP clients never follow redirects and, in hosted mode, connect only to
+    the address that was checked (built lazily: openai is heavy)."""
     import openai
     from autourgos_openaichat import OpenAIChatModel
 
     class _NoRedirectChatModel(OpenAIChatModel):
+        pinned: Optional[str] = None  # set on the class built for one endpoint (see EndpointLLM)
+
         def _init_clients(self) -> None:  # same clients as the package's, with redirects refused
             common = dict(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+            extra = {}
+            if self.pinned:
+                host = (urlparse(self.base_url).hostname or "").lower()
+                extra = {"transport": _pinned_transport(host, self.pinned)}
             self._client = openai.OpenAI(
-                http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout), **common)
+                http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout, **extra),
+                **common)
+            # The lab only calls synchronously; the async client is never used, so it gets no pinning and
+            # is pointed nowhere real in hosted mode.
             self._async_client = openai.AsyncOpenAI(
-                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=self.timeout), **common)
+                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=self.timeout),
+                **({**common, "base_url": "https://invalid.invalid/v1"} if self.pinned else common))
 
     return _NoRedirectChatModel
 
 
+BREAKER_AFTER = 3  # the same failure this many times in a row: the rest of the run's calls fail at once
+
+
 class EndpointLLM:
-    """An `.invoke(prompt)` model for the agent or the summarizer, with the lab's limits."""
+    """An `.invoke(prompt)` model for the agent or the summarizer, with the lab's limits.
+
+    The runner may set `time_left` (a function giving the run's seconds left: no try runs past it) and
+    `stop_event` (set: no further try starts)."""
+
+    abandonable = True  # it blocks on the network: the observer runs it where a run can walk away
 
     def __init__(self, endpoint: Endpoint, api_key: str) -> None:
         self.endpoint = endpoint = endpoint.limited()
-        check_base_url(endpoint.url)
+        pinned = check_base_url(endpoint.url)
         self.model_name = endpoint.label()
         self.last_usage: Dict[str, Any] = {}
-        self._model = _chat_model_class()(
+        self.time_left: Optional[Callable[[], float]] = None
+        self.stop_event: Optional[threading.Event] = None
+        self._failures: list = []   # the last consecutive failure messages
+        self._broken: Optional[str] = None
+        cls = _chat_model_class()
+        cls.pinned = pinned
+        self._model = cls(
             model=endpoint.model, api_key=api_key or NO_KEY_PLACEHOLDER, base_url=endpoint.url,
-            max_tokens=endpoint.max_tokens, timeout=endpoint.timeout_s, max_retries=endpoint.retries,
-            backoff_factor=0.5, max_call_duration=endpoint.timeout_s * (endpoint.retries + 1),
-            structured_output=True,
-            # The run decides when to give up (one call's error ends it); no breaker across calls.
+            max_tokens=endpoint.max_tokens, timeout=endpoint.timeout_s,
+            # One HTTP try per package call: the lab decides what is worth trying again (below).
+            max_retries=1, structured_output=True,
+            # The lab's own breaker (same failure 3 times in a row) replaces the package's.
             circuit_failure_threshold=1_000_000,
         )
 
-    def invoke(self, prompt: Any, **_kwargs: Any) -> str:
+    def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, **_kwargs: Any) -> str:
+        if self._broken:
+            raise EndpointError(f"{self._broken} (not tried again: the same failure happened {BREAKER_AFTER} "
+                                "times in a row in this run)")
         self.last_usage = {}
-        started = time.perf_counter()
         try:
-            meta = self._model.invoke(prompt)
-        except Exception as exc:
-            raise EndpointError(explain_error(exc, self.endpoint)) from exc
+            meta, latency = self._invoke_with_retries(prompt, max_tokens)
+        except EndpointError as exc:
+            self._failures = (self._failures + [str(exc)])[-BREAKER_AFTER:]
+            if len(self._failures) == BREAKER_AFTER and len(set(self._failures)) == 1:
+                self._broken = str(exc)
+            raise
+        self._failures = []
         text = meta.get("response") if isinstance(meta, dict) else meta
         text = "" if text is None else str(text)
         size = len(text.encode("utf-8"))
@@ -193,8 +374,60 @@ class EndpointLLM:
                                 "max_tokens or use another model.")
         if isinstance(meta, dict):
             self.last_usage = {"input_tokens": meta.get("input_tokens"), "output_tokens": meta.get("output_tokens"),
-                               "latency_s": time.perf_counter() - started}
+                               "latency_s": latency}
         return text
+
+    def _invoke_with_retries(self, prompt: Any, max_tokens: Optional[int]):
+        tries = self.endpoint.retries
+        for attempt in range(tries):
+            overrides: Dict[str, Any] = {}
+            if max_tokens is not None:
+                overrides["max_tokens"] = max_tokens
+            left = self.time_left() if self.time_left else None
+            if left is not None:
+                if left <= 0:
+                    raise EndpointError(f"{self.endpoint.label()}: no time left in the run for another try.")
+                overrides["timeout"] = max(0.05, min(self.endpoint.timeout_s, left))
+            started = time.perf_counter()
+            try:
+                return self._model.invoke(prompt, **overrides), time.perf_counter() - started
+            except Exception as exc:
+                last = attempt == tries - 1
+                if last or not worth_retrying(exc):
+                    raise EndpointError(explain_error(exc, self.endpoint, tries=attempt + 1)) from exc
+            wait = 0.5 * 2 ** attempt
+            left = self.time_left() if self.time_left else None
+            if left is not None:
+                wait = min(wait, max(left, 0.0))
+            if self.stop_event is not None:
+                if self.stop_event.wait(wait):
+                    raise EndpointError(f"{self.endpoint.label()}: the run was stopped between tries.")
+            else:
+                time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def worth_retrying(exc: BaseException) -> bool:
+    """Only what may pass by itself: a rate limit, a server error, a timeout, a dropped connection.
+    Never a refused connection or unknown host, a redirect, a 4xx or a reply that is not a completion."""
+    code = _status(exc)
+    if code is not None:
+        return code == 429 or code >= 500
+    kinds = _kinds(exc)
+    if "ConnectError" in kinds or "gaierror" in kinds or "ConnectionRefusedError" in kinds:
+        return False
+    return bool({"APITimeoutError", "TimeoutException", "RemoteProtocolError", "ReadError"} & kinds)
+
+
+def check_connection(endpoint: Endpoint, api_key: str, timeout_s: float = 3.0) -> Tuple[bool, str]:
+    """One minimal call (max_tokens=1, one try, a short timeout): (True, "OK ...") or (False, what is wrong)."""
+    try:
+        probe = EndpointLLM(endpoint.model_copy(update={"timeout_s": timeout_s, "retries": 1}), api_key)
+        started = time.monotonic()
+        probe.invoke("Reply with OK.", max_tokens=1)
+    except EndpointError as exc:
+        return False, str(exc)
+    return True, f"OK: {endpoint.label()} answered in {time.monotonic() - started:.1f} s."
 
 
 def _status(exc: BaseException) -> Optional[int]:
@@ -217,9 +450,10 @@ def _kinds(exc: BaseException) -> set:
     return names
 
 
-def explain_error(exc: BaseException, endpoint: Endpoint) -> str:
+def explain_error(exc: BaseException, endpoint: Endpoint, tries: Optional[int] = None) -> str:
     """One sentence per failure a person will meet, saying what to change."""
     where = endpoint.label()
+    tries = endpoint.retries if tries is None else tries
     code = _status(exc)
     kinds = _kinds(exc)
     if code == 401 or "AuthenticationError" in kinds:
@@ -232,10 +466,11 @@ def explain_error(exc: BaseException, endpoint: Endpoint) -> str:
         return (f"{where} does not know model {endpoint.model!r} or the URL is wrong (404). Check the model "
                 "name and that the base URL ends in /v1.")
     if code == 429 or "RateLimitError" in kinds:
-        return (f"{where} kept rate-limiting the requests (429) after {endpoint.retries} tries with backoff. "
+        return (f"{where} kept rate-limiting the requests (429) after {tries} tries with backoff. "
                 "Wait a minute, or use fewer iterations or another model.")
     if code is not None and 300 <= code < 400:
-        return f"{where} answered with a redirect ({code}), which is not followed. Use the final URL."
+        return (f"{where} answered with a redirect ({code}); redirects are not followed (nor tried again). "
+                "Use the final URL as the base URL.")
     if code is not None and code >= 500:
         return f"{where} had a server error ({code}) on every try. Try again later or use another endpoint."
     if "APITimeoutError" in kinds or "TimeoutException" in kinds or "OpenAIChatModelDeadlineExceededError" in kinds:

@@ -37,7 +37,7 @@ def package_versions() -> Dict[str, str]:
 
 @dataclass
 class RunRecord:
-    config: Dict[str, Any]
+    config: RunConfig
     events: List[Event]
     outcome: str
     final_answer: Optional[str] = None
@@ -50,14 +50,10 @@ class RunRecord:
     label: str = ""
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
-    @property
-    def run_config(self) -> RunConfig:
-        return RunConfig.build(**self.config)
-
     def to_dict(self) -> Dict[str, Any]:
         return {
             "schema": RUN_SCHEMA, "created": self.created, "name": self.name, "label": self.label,
-            "mode": self.mode, "scenario": self.scenario, "config": self.config,
+            "mode": self.mode, "scenario": self.scenario, "config": self.config.model_dump(mode="json"),
             "outcome": {"outcome": self.outcome, "final_answer": self.final_answer, "error": self.error},
             "versions": self.versions,
             "events": [e.to_dict() for e in self.events],
@@ -84,7 +80,7 @@ class RunRecord:
         if not isinstance(config, dict):
             raise RecordError(f"{where}: 'config' must be an object.")
         try:
-            RunConfig.build(**config)
+            run_config = RunConfig.build(**config)
         except ConfigError as exc:
             raise RecordError(f"{where}: its config is not valid here: {exc}") from None
         outcome = raw.get("outcome")
@@ -105,7 +101,7 @@ class RunRecord:
         versions = raw.get("versions") or {}
         if not isinstance(versions, dict):
             raise RecordError(f"{where}: 'versions' must be an object.")
-        return cls(config=config, events=events, outcome=outcome["outcome"],
+        return cls(config=run_config, events=events, outcome=outcome["outcome"],
                    final_answer=outcome.get("final_answer"), error=outcome.get("error"),
                    versions={str(k): str(v) for k, v in versions.items()}, trace=trace,
                    mode=text["mode"] or "scenario", scenario=text["scenario"], name=text["name"] or "",

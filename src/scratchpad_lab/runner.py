@@ -19,7 +19,8 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from .config import RunConfig
 from .events import RunLog
 from .extractive import ExtractiveSummarizer
-from .observe import ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped
+from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
+                      WallClockExceeded)
 from .providers import EndpointError, EndpointLLM, resolve_key
 from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
@@ -110,6 +111,11 @@ class Run:
         )
         if idle_stop_s:
             obs.idle_check = self._idle_check
+        # Network models stop trying at Stop and at the wall clock (the observer abandons a call in flight).
+        self._endpoint_llms = [m for m in (inner, getattr(self.middleware.llm, "inner", None))
+                               if isinstance(m, EndpointLLM)]
+        for model in self._endpoint_llms:
+            model.stop_event, model.time_left = obs.stop_event, obs.time_left
 
     # ── controls (any thread) ───────────────────────────────────────────────
     def start(self, on_done: Optional[Callable[["Run"], None]] = None) -> "Run":
@@ -166,6 +172,7 @@ class Run:
     def run(self) -> RunRecord:
         log, obs = self.log, self.observer
         self._started = time.monotonic()
+        obs.started = self._started
         log.emit("run_start", task=self.task, config=self.config.model_dump(), mode=self.mode,
                  scenario=self.source.scenario.name if self.source.scenario else None,
                  tools=[{"name": t["name"], "description": t.get("description", "")} for t in self.agent.tools],
@@ -194,7 +201,7 @@ class Run:
         steps = [TraceStep(s["response"], s["observations"]) for s in obs.finished_trace_steps()]
         trace = Trace(task=self.task, tools=tools, steps=steps) if steps else None
         return RunRecord(
-            config=self.config.model_dump(), events=self.log.snapshot(), outcome=outcome,
+            config=self.config, events=self.log.snapshot(), outcome=outcome,
             final_answer=final_answer, error=error, versions=package_versions(), trace=trace,
             mode=self.mode, scenario=self.source.scenario.name if self.source.scenario else None,
             name=self.name, label=self.source.label,
@@ -210,6 +217,9 @@ def _explain(exc: BaseException, config: RunConfig):
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
+    if isinstance(root, WallClockExceeded):
+        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s ({root}); raise "
+                           "wall_clock_s, or check that the model's server answers.")
     if isinstance(root, EndpointError):
         return "error", f"The agent's model call failed: {root}"
     if isinstance(root, TraceExhausted):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
+from .config import RunConfig
 from .events import Event
 
 
@@ -63,11 +64,11 @@ def next_periodic(after_iteration: int, summarize_every: Optional[int]) -> Optio
     return (after_iteration // summarize_every + 1) * summarize_every
 
 
-def trigger_state(events: Sequence[Event], config: dict, upto: Optional[int] = None) -> TriggerState:
+def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> TriggerState:
     """Trigger state after iteration `upto` (default: the latest) has passed the middleware."""
-    every = config.get("summarize_every")
-    cap = int(config.get("max_scratchpad_chars", 15000))
-    trim_cap = int(config.get("agent_trim_chars", 15000))
+    every = config.summarize_every
+    cap = config.max_scratchpad_chars
+    trim_cap = config.agent_trim_chars
     iteration, chars, tokens = 0, 0, 0
     last_len: Optional[int] = None
     fired_it = fired_reason = fired_status = None

@@ -23,6 +23,8 @@ FLAG_BADGES = {
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
 LOST_SHOWN = 40  # the list above the panels; every lost fact is marked in the before panel itself
+REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
+                 "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 
 
@@ -31,6 +33,8 @@ def badges(c: Dict) -> List[tuple]:
     out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
     if c.get("status") == "error" and "error_text" not in c.get("flags", []):
         out.append(FLAG_BADGES["error_text"])
+    if c.get("review") in REVIEW_BADGES:
+        out.append(REVIEW_BADGES[c["review"]])
     return out
 
 
@@ -84,6 +88,9 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
             st.code(str(c.get("prompt", "")), language=None, wrap_lines=True, height=300)
         with st.expander("Raw reply"):
             st.code(str(c.get("response", "")), language=None, wrap_lines=True, height=300)
+        if c.get("review") in ("edited", "rejected"):
+            with st.expander("The summarizer's original proposal (before your review)"):
+                st.code(str(c.get("proposal", "")), language=None, wrap_lines=True, height=300)
         price = "no price known" if cost is None else f"${cost:.5f}"
         st.text(f"Summarizer: {c.get('model', '')} · tokens in {int(c.get('tokens_in') or 0):,}, "
                 f"out {int(c.get('tokens_out') or 0):,} · cost {price}")

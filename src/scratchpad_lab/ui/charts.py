@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
+from ..config import RunConfig
 from ..events import Event
 
 
@@ -36,7 +37,7 @@ def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["iteration", "size", "event"])
 
 
-def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto: Optional[int] = None):
+def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None):
     import altair as alt  # lazy: the first page does without it
     import pandas as pd  # lazy: the first page does without it
     if upto is not None:
@@ -56,8 +57,8 @@ def size_chart(events: Sequence[Event], config: dict, unit: str = "chars", upto:
             shape=alt.Shape("event:N", legend=None), tooltip=["iteration:Q", "event:N", alt.Tooltip("size:Q", format=",")]))
     if unit == "chars":
         caps = pd.DataFrame([
-            {"cap": "compress when over (middleware)", "size": config.get("max_scratchpad_chars", 15000)},
-            {"cap": "agent's hard trim", "size": config.get("agent_trim_chars", 15000)},
+            {"cap": "compress when over (middleware)", "size": config.max_scratchpad_chars},
+            {"cap": "agent's hard trim", "size": config.agent_trim_chars},
         ])
         top = max([data["size"].max() if not data.empty else 0, 1]) * 1.6
         caps = caps[caps["size"] <= top]

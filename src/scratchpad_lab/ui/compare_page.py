@@ -18,17 +18,21 @@ from .. import compare as engine
 from ..config import ConfigError, RunConfig
 from ..metrics import model_ids, summarize_run
 from ..pricing import cost_usd
+from ..promptlab import check_prompt
+from ..providers import EndpointError
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
 from ..trace import RecordError
 from .cards import compression_card
 from .charts import overlay_chart
+from .endpoints import endpoint_widgets
 from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PLAY_PRICES, init_session
+from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES, init_session
 from .view import render_run
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
 SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
+COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
 MAX_CARDS = 25
@@ -79,8 +83,10 @@ def _whole(value, name: str) -> int:
     return int(number)
 
 
-def parse_row(row: Dict, base: RunConfig) -> engine.Setting:
-    """One table row as a Setting, validated against the run's config; ValueError says what to change."""
+def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict[str, str]] = None) -> engine.Setting:
+    """One table row as a Setting, validated against the run's config; ValueError says what to change.
+    `endpoint` is the summarizer model for rows whose summarizer is "endpoint"; a custom prompt that is
+    the name of one of `versions` (the Prompt lab's prompt versions) is that version, under its name."""
     every = row.get("summarize_every")
     if _blank(every) or str(every).strip().lower() in ("off", "none"):
         every = None
@@ -96,8 +102,15 @@ def parse_row(row: Dict, base: RunConfig) -> engine.Setting:
     trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
     summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
     prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
+    prompt_name = None
+    if prompt is not None and prompt.strip() in (versions or {}):
+        prompt_name = prompt.strip()
+        prompt = check_prompt(versions[prompt_name]).template or versions[prompt_name]
+    if summarizer == "endpoint" and endpoint is None:
+        raise ValueError("summarizer is endpoint: set the summarizer model above the table first.")
     setting = engine.Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
-                             summarizer=summarizer, summarizer_prompt=prompt)
+                             summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
+                             summarizer_endpoint=endpoint if summarizer == "endpoint" else None)
     try:
         base.replace(**setting.changes())
     except ConfigError as exc:
@@ -105,14 +118,15 @@ def parse_row(row: Dict, base: RunConfig) -> engine.Setting:
     return setting
 
 
-def parse_table(table: pd.DataFrame, base: RunConfig) -> Tuple[List[engine.Setting], List[str]]:
+def parse_table(table: pd.DataFrame, base: RunConfig, endpoint=None,
+                versions: Optional[Dict[str, str]] = None) -> Tuple[List[engine.Setting], List[str]]:
     """(settings, problems): one problem per wrong row ("Row 2: ..."), and one if there are not 2 to 6."""
     settings, problems = [], []
     for number, row in enumerate(table.to_dict("records"), start=1):
         if all(_blank(row.get(c)) for c in COLUMNS):
             continue  # a row added and left empty
         try:
-            settings.append(parse_row(row, base))
+            settings.append(parse_row(row, base, endpoint, versions))
         except ValueError as exc:
             problems.append(f"Row {number}: {exc}")
     if not problems and not 2 <= len(settings) <= engine.MAX_SETTINGS:
@@ -124,15 +138,16 @@ def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:
     return (entry.key, tuple(tuple(sorted(s.changes().items())) for s in settings))
 
 
-def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str) -> Optional[Result]:
+def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str,
+            keys: Optional[Dict[str, str]] = None) -> Optional[Result]:
     bar = st.progress(0.0, text=f"Replaying {len(settings)} {what}…")
 
     def progress(index: int, total: int, label: str) -> None:
         bar.progress(index / total, text=f"Replayed {index} of {total}" + (f"; now {label}" if index < total else ""))
 
     try:
-        records, baselines, keeps = engine.compare(entry.loaded, settings, progress=progress)
-    except (RecordError, ConfigError, KeyError, ValueError) as exc:
+        records, baselines, keeps = engine.compare(entry.loaded, settings, keys=keys, progress=progress)
+    except (RecordError, ConfigError, EndpointError, KeyError, ValueError) as exc:
         bar.empty()
         show_problem("This run cannot be replayed here; nothing was compared.", str(exc))
         return None
@@ -311,7 +326,16 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
 
 def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> None:
     st.text("One row per setting (2 to 6). summarize_every: off or a number. agent_trim_chars empty: the run's "
-            "own. custom prompt empty: the package's prompt (it must contain {scratchpad}).")
+            "own. custom prompt empty: the package's prompt (it must contain {scratchpad}); or the name of a "
+            "prompt version saved in the Prompt lab. summarizer endpoint: the model set here.")
+    endpoint, keys = None, None
+    with st.expander("Summarizer model (for rows whose summarizer is endpoint)"):
+        found, key, problem = endpoint_widgets(st, "cmp_sum_ep", "Summarizer")
+        if problem is None:
+            endpoint, keys = found, {"summarizer": key}
+    versions = st.session_state.get(PL_VERSIONS) or {}
+    if versions:
+        st.text("Prompt versions you can name in custom prompt: " + " · ".join(versions))
     st.session_state.setdefault(CMP_TABLE, default_table())
     if "cmp_settings" not in st.session_state and st.session_state[CMP_EDITED] is not None:
         # The editor's edits went with the page; start again from the table as it was last edited.
@@ -324,16 +348,18 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
                                                                   max_value=1_000_000, step=1, format="%d"),
             "agent_trim_chars": st.column_config.NumberColumn("agent_trim_chars", min_value=200, max_value=1_000_000,
                                                               step=1, format="%d"),
-            "summarizer": st.column_config.SelectboxColumn("summarizer", options=SUMMARIZER_CHOICES),
-            "custom prompt": st.column_config.TextColumn("custom prompt", help="must contain {scratchpad}"),
+            "summarizer": st.column_config.SelectboxColumn("summarizer", options=COMPARE_SUMMARIZERS),
+            "custom prompt": st.column_config.TextColumn(
+                "custom prompt", help="must contain {scratchpad}, or be the name of a Prompt lab prompt version"),
         })
     st.session_state[CMP_EDITED] = table
-    settings, problems = parse_table(table, base)
+    settings, problems = parse_table(table, base, endpoint, versions)
     if problems:
         show_problem("Some settings need fixing before you can compare:", "\n".join(problems))
     signature = _signature(entry, settings)
     if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems)):
-        result = _replay(entry, settings, [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)], "settings")
+        result = _replay(entry, settings, [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)], "settings",
+                         keys)
         if result is not None:
             result.signature = signature
             st.session_state[CMP_RESULT] = result

@@ -12,9 +12,19 @@ from pydantic import ValidationError
 
 from ..config import explain_validation_error
 from ..pricing import DEFAULT_PRICES
-from ..providers import PROVIDERS, Endpoint, hosted_mode, resolve_key
+from ..providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
 
 K_PRICES = "play_prices"
+
+
+def plain(text: str) -> str:
+    """Text that may quote a URL the visitor typed, escaped so markdown shows it as typed: no image, no
+    HTML, no emphasis (every ASCII punctuation mark gets CommonMark's backslash escape). Streamlit may
+    still show a bare http(s) URL as a link: a click, never a fetch."""
+    return "".join("\\" + c if c in _PUNCTUATION else c for c in text)
+
+
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def _secrets() -> dict:
@@ -42,7 +52,16 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
                               "servers usually need none.")
     if hosted_mode():
         container.caption("Hosted mode: only public https endpoints; tighter limits.")
-    return endpoint_from_state(prefix, what)
+    endpoint, key, problem = endpoint_from_state(prefix, what)
+    if endpoint is not None and not st.session_state.get(f"{prefix}_key"):
+        refusal = key_refusal(endpoint, _secrets())
+        if refusal:
+            container.caption(plain(refusal))
+    if container.button("Test connection", key=f"{prefix}_test", disabled=endpoint is None,
+                        help="One tiny call (1 token, 3 s at most) to check the URL, the model and the key."):
+        ok, message = check_connection(endpoint, key)
+        (container.success if ok else container.error)(plain(message))
+    return endpoint, key, problem
 
 
 def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str, Optional[str]]:

@@ -62,9 +62,9 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
         c = r.config
         rows.append({
             "#": i, "run": r.name or f"run {i}", "scenario": r.scenario or r.mode,
-            "summarize_every": _every(c.get("summarize_every")),
-            "max_scratchpad_chars": c.get("max_scratchpad_chars"), "agent_trim_chars": c.get("agent_trim_chars"),
-            "summarizer": c.get("summarizer"), "compressions": s.compressions, "trims": s.trims,
+            "summarize_every": _every(c.summarize_every),
+            "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
+            "summarizer": c.summarizer, "prompt": prompt_label(c), "compressions": s.compressions, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
@@ -74,11 +74,19 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
     return pd.DataFrame(rows)
 
 
+def prompt_label(config) -> str:
+    """The summarizer prompt as a person knows it (a RunConfig): its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
+
+
 def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
-    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.get('summarize_every'))} / "
-            f"{c.get('max_scratchpad_chars', 0):,} chars")
+    named = f" · prompt “{c.prompt_name}”" if c.prompt_name else ""
+    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
+            f"{c.max_scratchpad_chars:,} chars{named}")
 
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional
 import streamlit as st
 
 from ..compare import NEVER, replay_one, source_of
+from ..providers import EndpointError
 from ..probes import ProbeQuestion, run_probes, scenario_probes
 from ..quality import annotate, facts_by_step, run_retention, savings
 from ..records import RunRecord
@@ -26,7 +27,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
         try:
             source, base, _ = source_of(record)
             cache[key] = (record, replay_one(source, base, NEVER))
-        except (RecordError, ValueError, KeyError):
+        except (RecordError, EndpointError, ValueError, KeyError):
             cache[key] = (record, None)
     return cache[key][1]
 

@@ -17,6 +17,7 @@ from .endpoints import price_table
 from .settings import K_SCENARIO, config_from_state, sidebar_settings
 from .state import PLAY_ACTIVE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR, init_session
 from .view import render_run
+from .review_panel import attach_review, review_panel, review_switch
 
 LIVE_REFRESH_S = 0.4
 IDLE_STOP_S = 120.0  # a run nobody has looked at for this long belongs to a closed tab
@@ -49,8 +50,9 @@ def _live() -> None:
         return
     st.subheader(f"Live: {run.name}")
     _controls(run)
+    review_panel(run)
     events = run.log.snapshot()
-    render_run(events, run.config.model_dump(), live=not run.finished, elapsed_s=run.elapsed_s(),
+    render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                key="live", show_chart=True, prices=st.session_state.get(PLAY_PRICES))
     if run.finished:
         _collect_finished(run)
@@ -75,6 +77,7 @@ def _start_run() -> None:
     except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
         st.session_state[PLAY_START_ERROR] = str(exc)
         return
+    attach_review(run)
     st.session_state[PLAY_ACTIVE] = run.start()
 
 
@@ -100,6 +103,7 @@ def page() -> None:
         st.error(f"Fix this setting to run: {problem}")
     # The run starts in the button's callback, before the page is drawn again, so the same render that
     # shows the run going also shows Run disabled (a double click cannot start a second run).
+    review_switch()
     st.button("Run", type="primary", key="play_run", disabled=running or config is None,
               on_click=_start_run)
     if st.session_state.get(PLAY_START_ERROR):

@@ -129,8 +129,6 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
     try:
         loaded = load_any(data, UPLOAD_WHERE)
         if isinstance(loaded, RunRecord):
-            # The file's config passed RunConfig (which coerces, e.g. "2000" to 2000): keep the coerced one.
-            loaded.config = loaded.run_config.model_dump()
             check_events(loaded)
         return loaded, None
     except RecordError as exc:
@@ -146,7 +144,7 @@ def replay_with_defaults(trace: Trace) -> RunRecord:
 
 
 def _numbers_title(record: RunRecord) -> str:
-    c = record.run_config
+    c = record.config
     return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 

@@ -11,6 +11,7 @@ import streamlit as st
 from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
+from .state import PLAY_PROMPT_NAME
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -46,17 +47,18 @@ SUMMARIZERS = {
 
 
 def _defaults() -> None:
-    st.session_state.setdefault(K_SCENARIO, "support-ticket")
+    d = RunConfig()  # the widgets start from RunConfig's own defaults (one home for them)
+    st.session_state.setdefault(K_SCENARIO, d.scenario)
     st.session_state.setdefault(K_PRESET, next(iter(PRESETS)))
-    st.session_state.setdefault(K_EVERY, 5)
-    st.session_state.setdefault(K_CAP, 15_000)
-    st.session_state.setdefault(K_TRIM, 15_000)
-    st.session_state.setdefault(K_SUMMARIZER, "extractive")
+    st.session_state.setdefault(K_EVERY, d.summarize_every)
+    st.session_state.setdefault(K_CAP, d.max_scratchpad_chars)
+    st.session_state.setdefault(K_TRIM, d.agent_trim_chars)
+    st.session_state.setdefault(K_SUMMARIZER, d.summarizer)
     st.session_state.setdefault(K_PROMPT, PACKAGE_PROMPT)
-    st.session_state.setdefault(K_BUDGET, 1_500)
-    st.session_state.setdefault(K_TOOL_CAP, 5_000)
-    st.session_state.setdefault(K_MAX_IT, 30)
-    st.session_state.setdefault(K_WALL, 300)
+    st.session_state.setdefault(K_BUDGET, d.extractive_budget_chars)
+    st.session_state.setdefault(K_TOOL_CAP, d.max_tool_output_chars)
+    st.session_state.setdefault(K_MAX_IT, d.max_iterations)
+    st.session_state.setdefault(K_WALL, int(d.wall_clock_s))
     st.session_state.setdefault(K_PACE, "demo (0.5 s/step)")
     st.session_state.setdefault(K_AGENT, "scripted")
 
@@ -142,6 +144,12 @@ def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[s
     return config, (keys if config else {}), problem
 
 
+def prompt_name_for(prompt: str) -> Optional[str]:
+    """The name the prompt lab gave this prompt, while the text is still the one it named."""
+    named = st.session_state.get(PLAY_PROMPT_NAME)
+    return named[0] if named and named[1] == prompt and prompt != PACKAGE_PROMPT else None
+
+
 def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional[RunConfig], Optional[str]]:
     s = st.session_state
     try:
@@ -158,6 +166,7 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
+            prompt_name=prompt_name_for(prompt),
         )
     except ConfigError as exc:
         return None, str(exc)

@@ -20,6 +20,14 @@ CMP_EDITED = "cmp_settings_edited"     # the table as last edited: the editor re
 CMP_RESULT = "cmp_result"              # the last comparison (compare_page.Result), kept so reruns do not replay
 CMP_SWEEP = "cmp_sweep_result"         # the last sweep (compare_page.Result)
 
+PL_SOURCE = "pl_source_entry"          # the key of the run picked on the Prompt lab page (or "paste")
+PL_MATRIX = "pl_matrix"                # the prompt-lab Matrix running or last run in this tab
+PL_VERSIONS = "pl_prompt_versions"     # {version name: prompt text}: this tab's saved prompt versions
+PL_OPEN = "pl_open_cell"               # (row, col) of the matrix cell opened as a compression card
+PL_KEPT = "pl_kept_widgets"           # {widget key: value}: the page's inputs, restored after a page switch
+PLAY_PROMPT_NAME = "play_prompt_name"  # (name, text): the named prompt the playground uses while its text is unchanged
+PLAY_REVIEW = "play_review"            # the playground's "Review each compression" switch
+
 
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
@@ -35,3 +43,9 @@ def init_session() -> None:
     st.session_state.setdefault(CMP_EDITED, None)
     st.session_state.setdefault(CMP_RESULT, None)
     st.session_state.setdefault(CMP_SWEEP, None)
+    st.session_state.setdefault(PL_SOURCE, None)
+    st.session_state.setdefault(PL_MATRIX, None)
+    st.session_state.setdefault(PL_VERSIONS, {})
+    st.session_state.setdefault(PL_OPEN, None)
+    st.session_state.setdefault(PL_KEPT, {})
+    st.session_state.setdefault(PLAY_PROMPT_NAME, None)

@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 import streamlit as st
 
+from ..config import RunConfig
 from ..events import Event
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
 from ..quality import annotate
@@ -21,11 +22,11 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
                 "max_iterations": "out of iterations", "error": "error"}
 
 
-def status_line(events: Sequence[Event], config: dict, elapsed_s: float, live: bool) -> None:
+def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool) -> None:
     state = trigger_state(events, config)
     finish = [e for e in events if e.kind == "finish"]
     cols = st.columns(4)
-    cols[0].metric("iteration", f"{state.iteration} of {config.get('max_iterations', '?')}")
+    cols[0].metric("iteration", f"{state.iteration} of {config.max_iterations}")
     cols[1].metric("elapsed", f"{elapsed_s:.1f} s")
     cols[2].metric("compressions", sum(1 for e in events if e.kind == "compression"))
     if finish:
@@ -47,7 +48,7 @@ def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> Non
     st.code(last.data.get("scratchpad", "") or "(empty)", language=None, height=380, wrap_lines=True)
 
 
-def trigger_panel(events: Sequence[Event], config: dict, upto: Optional[int] = None) -> None:
+def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
     s = trigger_state(events, config, upto)
     st.text("Compression triggers")
     if s.next_periodic is None:
@@ -104,7 +105,7 @@ def _cost_line(s: RunSummary) -> str:
             f"{s.summarizer_tokens_out:,} out, {_money(s.summarizer_cost_usd)}")
 
 
-def render_run(events: Sequence[Event], config: dict, *, live: bool, elapsed_s: float = 0.0,
+def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
                prices: Optional[dict] = None) -> None:
     status_line(events, config, elapsed_s, live)

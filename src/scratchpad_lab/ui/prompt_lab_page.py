@@ -1,0 +1,409 @@
+"""The Prompt lab page: one scratchpad, 1-4 prompts x 1-3 summarizers, side by side.
+
+The engine is promptlab.py; this module draws widgets and the matrix. Everything a summarizer or a
+file wrote (summaries, scratchpads, lost facts, uploaded names) is shown with st.text / st.code only;
+badges carry our own words and numbers. Widget values are also kept in PL_KEPT, because Streamlit
+drops a widget's state when its page is left, and a person who tried the prompt in the playground
+comes back to find their editors as they left them.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import pandas as pd
+import streamlit as st
+
+from ..config import PACKAGE_PROMPT
+from ..promptlab import (MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+                         PromptVariant, Snapshot, SnapshotError, SummarizerSpec, check_prompt, compressions_of,
+                         differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
+from ..probes import ProbeQuestion, scenario_probes
+from ..tokens import TokenCounter
+from .cards import FLAG_BADGES, compression_card
+from .endpoints import endpoint_widgets
+from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from .settings import K_PROMPT
+from .state import (PL_KEPT, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_VERSIONS, PLAY_PRICES, PLAY_PROMPT_NAME,
+                    init_session)
+
+REFRESH_S = 0.4
+LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
+STARTERS = list(PROMPT_LIBRARY)
+EXTRACTIVE_ONLY = (
+    "The extractive summarizer ignores the prompt: it copies the scratchpad's most informative lines "
+    "whatever the prompt says, so every prompt gives the same summary in its column. It is here as a "
+    "reference. To tune a prompt you need a model as a summarizer: add one with a key for a hosted API "
+    "(OpenAI, Groq, Mistral, ...), or run a local server with no key and pick its preset: Ollama "
+    "(`ollama serve`, http://localhost:11434/v1), llama.cpp (`llama-server -m model.gguf`, "
+    "http://localhost:8080/v1) or vLLM (`vllm serve MODEL`, http://localhost:8000/v1).")
+STATUS_BADGES = {"ok": ("summary", "green"), "empty": ("empty reply: scratchpad kept", "orange"),
+                 "error": ("error", "red"), "running": ("running…", "blue"), "pending": ("waiting", "gray"),
+                 "cancelled": ("stopped", "gray")}
+
+
+# ── widget state that survives a page switch ─────────────────────────────────────────────────────
+
+def _seed(key: str, default) -> None:
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state[PL_KEPT].get(key, default)
+
+
+def _keep(*keys: str) -> None:
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[PL_KEPT][key] = st.session_state[key]
+
+
+# ── 1. the snapshot ─────────────────────────────────────────────────────────────────────────────
+
+def _snapshot_section() -> Optional[Snapshot]:
+    st.subheader("1 · The scratchpad to compress")
+    _seed("pl_source_kind", "A run")
+    kind = st.radio("Take it from", ["A run", "Pasted text"], key="pl_source_kind", horizontal=True,
+                    help="A run of this tab, a shipped sample run, or an uploaded run or trace; or any text.")
+    _keep("pl_source_kind")
+    if kind == "Pasted text":
+        for key, default in (("pl_paste", ""), ("pl_paste_task", ""), ("pl_paste_iteration", 5)):
+            _seed(key, default)
+        st.text_area("Scratchpad text", key="pl_paste", height=220,
+                     placeholder="Paste an agent's notes here (Step 1: ... Observation: ...)")
+        c1, c2 = st.columns([3, 1])
+        c1.text_input("Task the agent had ({query})", key="pl_paste_task")
+        c2.number_input("Steps done ({iteration})", min_value=1, max_value=1000, key="pl_paste_iteration")
+        _keep("pl_paste", "pl_paste_task", "pl_paste_iteration")
+        text = st.session_state["pl_paste"]
+        if not text.strip():
+            st.info("Paste some text to compress.")
+            return None
+        return Snapshot(text, st.session_state["pl_paste_task"], int(st.session_state["pl_paste_iteration"]),
+                        "pasted text")
+    entries, problems = all_entries()
+    show_sample_problems(problems)
+    added = upload_widget("pl_upload")
+    entry = pick_entry(entries + ([added] if added and added not in entries else []), "Run", "pl_entry", PL_SOURCE,
+                       open_key=added.key if added else None)
+    record = entry.record
+    comps = compressions_of(record)
+    choices = ["Before a compression", "As an iteration started"] if comps else ["As an iteration started"]
+    _seed("pl_at", choices[0])
+    if st.session_state["pl_at"] not in choices:
+        st.session_state["pl_at"] = choices[0]
+    c1, c2 = st.columns(2)
+    at = c1.radio("Which scratchpad", choices, key="pl_at", horizontal=True,
+                  help="Before a compression: exactly what the summarizer was given. As an iteration started: "
+                       "what the middleware saw at that step, whether or not it compressed.")
+    _keep("pl_at")
+    try:
+        if at == "Before a compression":
+            k = c2.selectbox("Compression", list(range(1, len(comps) + 1)), key=f"pl_k_{entry.key}",
+                             format_func=lambda i: f"#{i} at iteration {comps[i - 1].iteration} "
+                                                   f"({comps[i - 1].data.get('before_chars', 0):,} chars)")
+            return snapshot_at_compression(record, int(k), "the run")
+        its = iterations_of(record)
+        n = c2.selectbox("Iteration", its, index=len(its) - 1, key=f"pl_n_{entry.key}")
+        return snapshot_at_iteration(record, int(n), "the run")
+    except SnapshotError as exc:
+        show_problem("That scratchpad cannot be used.", str(exc))
+        return None
+
+
+def _show_snapshot(snapshot: Snapshot) -> None:
+    facts = snapshot.facts()
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("chars", f"{len(snapshot.scratchpad):,}")
+    m2.metric("tokens", f"{TokenCounter(None)(snapshot.scratchpad):,}")
+    m3.metric("facts", len(facts), help="Numbers, identifiers, dates, URLs, paths, e-mails, quoted strings and "
+                                       "names: what a compression can lose.")
+    m4.metric("at iteration", snapshot.iteration)
+    with st.expander("The scratchpad and its facts"):
+        st.code(snapshot.scratchpad, language=None, wrap_lines=True, height=300)
+        st.text("Facts: " + " · ".join(f.text for f in facts))
+
+
+# ── 2. prompts ──────────────────────────────────────────────────────────────────────────────────
+
+def _starters() -> List[str]:
+    return STARTERS + [f"version: {name}" for name in st.session_state[PL_VERSIONS]]
+
+
+def _starter_text(choice: str) -> str:
+    if choice.startswith("version: "):
+        return st.session_state[PL_VERSIONS].get(choice[len("version: "):], "")
+    return PROMPT_LIBRARY.get(choice, PACKAGE_PROMPT)
+
+
+def _load_starter(i: int) -> None:
+    choice = st.session_state[f"pl_start_{i}"]
+    st.session_state[f"pl_text_{i}"] = _starter_text(choice)
+    st.session_state[f"pl_name_{i}"] = choice.replace("version: ", "")
+    _keep(f"pl_text_{i}", f"pl_name_{i}")
+
+
+def _apply_fix(i: int, fix: str) -> None:
+    st.session_state[f"pl_text_{i}"] = fix
+    _keep(f"pl_text_{i}")
+
+
+def _save_version(i: int) -> None:
+    name = (st.session_state.get(f"pl_name_{i}") or f"Prompt {i + 1}").strip()[:60]
+    st.session_state[PL_VERSIONS][name] = st.session_state.get(f"pl_text_{i}", "")
+
+
+def _use_in_playground(i: int) -> None:
+    check = check_prompt(st.session_state.get(f"pl_text_{i}", ""))
+    if not check.ok:
+        return
+    name = (st.session_state.get(f"pl_name_{i}") or f"Prompt {i + 1}").strip()[:80]
+    st.session_state[K_PROMPT] = check.template
+    st.session_state[PLAY_PROMPT_NAME] = (name, check.template)
+    st.session_state["pl_used"] = name
+
+
+def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
+    """One editor; returns (the variant, whether it can run)."""
+    default = STARTERS[i % len(STARTERS)]
+    _seed(f"pl_name_{i}", default)
+    _seed(f"pl_text_{i}", PROMPT_LIBRARY[default])
+    _seed(f"pl_start_{i}", default)
+    if st.session_state[f"pl_start_{i}"] not in _starters():
+        st.session_state[f"pl_start_{i}"] = default
+    with col:
+        st.text_input("Name", key=f"pl_name_{i}", max_chars=80)
+        s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
+        s1.selectbox("Start from", _starters(), key=f"pl_start_{i}")
+        s2.button("Load", key=f"pl_load_{i}", on_click=_load_starter, args=(i,),
+                  help="Replace this editor's text with the chosen starting point.")
+        st.text_area("Prompt", key=f"pl_text_{i}", height=380)
+        _keep(f"pl_name_{i}", f"pl_text_{i}", f"pl_start_{i}")
+        text = st.session_state[f"pl_text_{i}"]
+        check = check_prompt(text)
+        for problem in check.problems:
+            st.error(problem)
+        for note in check.notes:
+            st.warning(note)
+        if check.fix is not None:
+            st.button("Fix: " + check.fix_label, key=f"pl_fix_{i}", on_click=_apply_fix, args=(i, check.fix))
+        b1, b2 = st.columns(2)
+        b1.button("Save as a version", key=f"pl_save_{i}", on_click=_save_version, args=(i,),
+                  help="Keep this text under its name in this tab's prompt versions.")
+        b2.button("Use this prompt in the playground", key=f"pl_use_{i}", on_click=_use_in_playground, args=(i,),
+                  disabled=not check.ok, help="The playground's summarizer prompt becomes this one, with its name.")
+    name = (st.session_state[f"pl_name_{i}"] or f"Prompt {i + 1}").strip()
+    return PromptVariant(name, text), check.ok
+
+
+def _versions_panel() -> None:
+    versions = st.session_state[PL_VERSIONS]
+    with st.expander(f"Prompt versions of this tab ({len(versions)})"):
+        st.caption("Saved with “Save as a version”; each can be loaded into an editor (Start from), downloaded "
+                   "as a text file, and a text file can be uploaded as a version.")
+        for k, (name, text) in enumerate(versions.items()):
+            c1, c2 = st.columns([3, 1])
+            c1.text(f"{name} · {len(text):,} chars")
+            c2.download_button("Download", data=text, file_name=prompt_file_name(name), mime="text/plain",
+                               key=f"pl_dl_{k}")
+        upload = st.file_uploader("Upload a prompt (.txt)", type=["txt"], key="pl_prompt_upload")
+        if upload is not None and st.session_state.get("pl_prompt_upload_seen") != upload.file_id:
+            st.session_state["pl_prompt_upload_seen"] = upload.file_id
+            raw = upload.getvalue()
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is None or len(raw) > 100_000:
+                st.error("That file is not a UTF-8 text file of at most 100 KB; nothing was added.")
+            else:
+                name = upload.name.rsplit(".", 1)[0][:60] or "uploaded prompt"
+                versions[name] = text
+                st.rerun()
+
+
+# ── 3. summarizers ──────────────────────────────────────────────────────────────────────────────
+
+def _summarizers_section() -> Tuple[List[SummarizerSpec], List[str]]:
+    st.subheader("3 · Summarizers")
+    _seed("pl_n_summarizers", 1)
+    n = st.number_input("How many summarizers", min_value=1, max_value=MAX_SUMMARIZERS, key="pl_n_summarizers")
+    _keep("pl_n_summarizers")
+    specs, problems = [], []
+    cols = st.columns(int(n))
+    for j, col in enumerate(cols):
+        _seed(f"pl_sum_kind_{j}", "extractive" if j == 0 else "endpoint")
+        with col:
+            kind = st.selectbox(f"Summarizer {j + 1}", ["extractive", "endpoint"], key=f"pl_sum_kind_{j}",
+                                format_func={"extractive": "Extractive (offline reference, ignores the prompt)",
+                                             "endpoint": "A model (OpenAI-compatible endpoint)"}.get)
+            _keep(f"pl_sum_kind_{j}")
+            if kind == "extractive":
+                specs.append(SummarizerSpec())
+                continue
+            endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
+            if problem:
+                problems.append(problem)
+            else:
+                specs.append(SummarizerSpec(endpoint, key))
+    if all(s.endpoint is None for s in specs):
+        st.info(EXTRACTIVE_ONLY)
+    return specs, problems
+
+
+def _user_probes() -> List[ProbeQuestion]:
+    _seed("pl_probes", "")
+    st.text_area("Your own probe questions (one per line: question = expected answer)", key="pl_probes",
+                 height=90, placeholder="Which order is damaged? = A-1001")
+    _keep("pl_probes")
+    out = []
+    for line in st.session_state["pl_probes"].splitlines():
+        question, sep, answer = line.partition("=")
+        if sep and question.strip() and answer.strip():
+            out.append(ProbeQuestion(question.strip(), answer.strip()))
+    return out
+
+
+# ── 4. the matrix ───────────────────────────────────────────────────────────────────────────────
+
+def _share_color(kept: int, total: int) -> str:
+    if not total:
+        return "gray"
+    share = kept / total
+    return "green" if share >= 0.9 else ("orange" if share >= 0.6 else "red")
+
+
+def _badge(label: str, color: str) -> str:
+    """Markdown badge syntax, for our own words and numbers only (never a model's or a file's text)."""
+    return f":{color}-badge[{label}]"
+
+
+def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
+    with st.container(border=True, key=f"pl_cell_{cell.row}_{cell.col}"):
+        label, color = STATUS_BADGES.get(cell.status, ("?", "gray"))
+        if not cell.done or cell.status == "cancelled" or hidden:
+            st.markdown(_badge(label, color))
+            if hidden:
+                st.text("Same summary as another cell.")
+            return
+        c = cell.compression
+        before, lost = c.get("facts_before", []), c.get("facts_lost", [])
+        kept = len(before) - len(lost)
+        badges = [_badge(label, color), _badge(f"facts kept {kept} of {len(before)}", _share_color(kept, len(before)))]
+        badges += [_badge(*FLAG_BADGES[f]) for f in c.get("flags", []) if f in FLAG_BADGES]
+        st.markdown(" ".join(badges))
+        ratio = c.get("after_chars", 0) / c["before_chars"] if c.get("before_chars") else 0
+        lines = [f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,} chars ({ratio:.0%}) · "
+                 f"{c.get('before_tokens', 0):,} → {c.get('after_tokens', 0):,} tokens"]
+        if cell.probes:
+            b = sum(p.answerable_before for p in cell.probes)
+            a = sum(p.answerable_after for p in cell.probes)
+            lines.append(f"probes answerable: {b} of {len(cell.probes)} before, {a} after")
+        cost = "no price known" if cell.cost is None else f"${cell.cost:.5f}"
+        lines.append(f"{float(c.get('latency_s') or 0):.2f} s · {int(c.get('tokens_in') or 0):,} in / "
+                     f"{int(c.get('tokens_out') or 0):,} out · {cost}")
+        st.text("\n".join(lines))
+        if c.get("error"):
+            st.text("Error: " + str(c["error"]))
+        st.code(cell.summary or "(no reply)", language=None, wrap_lines=True, height=180)
+        if lost:
+            st.text(f"Lost ({len(lost)}): " + " · ".join(lost[:LOST_SHOWN]) +
+                    (f" … and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else ""))
+        st.button("Open as a compression card", key=f"pl_open_{cell.row}_{cell.col}",
+                  on_click=lambda: st.session_state.__setitem__(PL_OPEN, (cell.row, cell.col)))
+
+
+def _matrix_view(matrix: Matrix) -> None:
+    only_differ = st.toggle("Show only cells that differ", key="pl_differ",
+                            help="Hide cells whose summary is the same as another cell's (the extractive "
+                                 "column always is).")
+    shown = set(id(c) for c in differing(matrix.cells)) if only_differ else None
+    st.caption("Rows are prompts, columns are summarizers. Facts kept: green 90 % or more, orange 60 % or "
+               "more, red below.")
+    head = st.container(key="pl_matrix_head").columns([1] + [3] * len(matrix.summarizers))
+    for j, spec in enumerate(matrix.summarizers):
+        head[j + 1].text(spec.name + ("  (ignores the prompt)" if spec.endpoint is None else ""))
+    for i, prompt in enumerate(matrix.prompts):
+        row = st.columns([1] + [3] * len(matrix.summarizers))
+        row[0].text(prompt.name)
+        for j in range(len(matrix.summarizers)):
+            cell = matrix.cell(i, j)
+            with row[j + 1]:
+                _cell(cell, matrix, hidden=shown is not None and id(cell) not in shown)
+    opened = st.session_state.get(PL_OPEN)
+    if opened and opened[0] < len(matrix.prompts) and opened[1] < len(matrix.summarizers):
+        cell = matrix.cell(*opened)
+        if cell.done and cell.compression:
+            st.subheader("Cell as a compression card")
+            st.text(f"Prompt: {cell.prompt} · summarizer: {cell.summarizer}")
+            compression_card(cell.compression, key=f"pl_card_{opened[0]}_{opened[1]}", cost=cell.cost)
+            if cell.probes:
+                st.dataframe(pd.DataFrame([{"question": p.question, "expected": p.expected,
+                                            "answerable before": p.answerable_before,
+                                            "answerable after": p.answerable_after} for p in cell.probes]),
+                             hide_index=True)
+
+
+def _live() -> None:
+    matrix: Optional[Matrix] = st.session_state.get(PL_MATRIX)
+    if matrix is None:
+        return
+    done = sum(1 for c in matrix.cells if c.done)
+    if not matrix.finished:
+        c1, c2 = st.columns([5, 1])
+        c1.progress(matrix.progress, text=f"{done} of {len(matrix.cells)} cells done")
+        c2.button("Stop", key="pl_stop", on_click=matrix.stop)
+    else:
+        stopped = sum(1 for c in matrix.cells if c.status == "cancelled")
+        st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s:.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
+    _matrix_view(matrix)
+    if matrix.finished and st.session_state.get("pl_live"):
+        st.session_state["pl_live"] = False
+        st.rerun()
+
+
+def page() -> None:
+    init_session()
+    st.title("Scratchpad Lab · Prompt lab")
+    st.caption("Take one scratchpad, try several summarizer prompts on several models, see which keeps what "
+               "matters, and take the winner back to the playground. Each cell is one call made exactly as "
+               "the autourgos-summarizer middleware makes it.")
+    snapshot = _snapshot_section()
+    if snapshot is not None:
+        _show_snapshot(snapshot)
+
+    st.subheader("2 · Prompts")
+    st.caption("Fill-in words the package replaces before sending: "
+               + "; ".join(f"{{{k}}} = {v}" for k, v in PLACEHOLDER_HELP.items())
+               + ". Anything else is sent as you wrote it.")
+    _seed("pl_n_prompts", 2)
+    n = st.number_input("How many prompts", min_value=1, max_value=MAX_PROMPTS, key="pl_n_prompts")
+    _keep("pl_n_prompts")
+    variants, runnable = [], True
+    for i, col in enumerate(st.columns(int(n))):
+        variant, ok = _prompt_editor(i, col)
+        variants.append(variant)
+        runnable = runnable and ok
+    if st.session_state.get("pl_used"):
+        st.success(f"The playground now uses the prompt “{st.session_state.pop('pl_used')}”.")
+        st.page_link("pages/playground.py", label="Go to the playground")
+    _versions_panel()
+
+    specs, problems = _summarizers_section()
+    probes = _user_probes()
+
+    st.subheader("4 · Run the matrix")
+    matrix: Optional[Matrix] = st.session_state.get(PL_MATRIX)
+    running = matrix is not None and not matrix.finished
+    why = []
+    if snapshot is None:
+        why.append("pick or paste a scratchpad")
+    if not runnable:
+        why.append("fix the prompts marked in red")
+    why += problems
+    if why:
+        st.text("To run: " + "; ".join(why) + ".")
+    if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
+        new = Matrix(snapshot, variants, specs, probes + scenario_probes(snapshot.scenario),
+                     prices=st.session_state.get(PLAY_PRICES))
+        st.session_state[PL_MATRIX] = new.start()
+        st.session_state[PL_OPEN] = None
+        st.session_state["pl_live"] = True
+        running = True
+    st.fragment(run_every=REFRESH_S if running else None)(_live)()

@@ -1,0 +1,176 @@
+"""The Prompt lab page through the real app with AppTest; the model is the in-process fake chat server.
+
+The matrix runs on worker threads: tests poll with at.run() (bounded), as the page's fragment would.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fake_openai import FakeOpenAI, echo_marker
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAYLOAD = "<img src=x onerror=alert(1)>"
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def lab(monkeypatch) -> AppTest:
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
+    at = _ok(at.switch_page("pages/prompt_lab.py").run())
+    at.selectbox(key="pl_entry").set_value("sample:support-ticket-defaults.json")
+    return _ok(at.run())
+
+
+def _wait_matrix(at: AppTest) -> AppTest:
+    for _ in range(400):
+        _ok(at.run())
+        matrix = at.session_state["pl_matrix"]
+        if matrix is not None and matrix.finished:
+            return _ok(at.run())
+        time.sleep(0.05)
+    raise AssertionError("the matrix did not finish in 20 s")
+
+
+def _add_model(at: AppTest, url: str) -> None:
+    at.number_input(key="pl_n_summarizers").set_value(2).run()
+    at.selectbox(key="pl_sum_kind_1").set_value("endpoint").run()
+    at.selectbox(key="pl_sum1_ep_provider").set_value("custom").run()
+    at.text_input(key="pl_sum1_ep_base_url_custom").set_value(url)
+    at.text_input(key="pl_sum1_ep_model_custom").set_value("fake-model").run()
+    _ok(at)
+
+
+def _markup(at: AppTest) -> str:
+    """Every element that renders markdown or HTML (text and code elements show text as it is)."""
+    return "\n".join(str(getattr(n, "value", "")) for n in at.markdown) + \
+        "\n".join(str(getattr(n, "value", "")) for n in at.caption)
+
+
+def test_extractive_only_says_it_ignores_the_prompt_and_how_to_connect_a_model(lab):
+    notice = [i.value for i in lab.info if "ignores the prompt" in i.value]
+    assert notice and "key" in notice[0] and "Ollama" in notice[0] and "llama.cpp" in notice[0] and "vLLM" in notice[0]
+    with FakeOpenAI() as fake:
+        _add_model(lab, fake.url)
+    assert not [i for i in lab.info if "ignores the prompt" in i.value]
+
+
+def test_a_two_by_two_matrix_with_the_fake_model(lab):
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", lambda body: echo_marker(body) + "\n" + PAYLOAD)
+        _add_model(lab, fake.url)
+        lab.text_area(key="pl_text_0").input("MARKER-one\n{scratchpad}")
+        lab.text_area(key="pl_text_1").input("MARKER-two, step {iteration}\n{scratchpad}").run()
+        lab.button(key="pl_run").click()
+        _wait_matrix(lab)
+    matrix = lab.session_state["pl_matrix"]
+    assert [(c.row, c.col, c.status) for c in matrix.cells] == [(0, 0, "ok"), (0, 1, "ok"), (1, 0, "ok"), (1, 1, "ok")]
+    codes = [c.value for c in lab.code]
+    assert any(v.startswith("Summary by MARKER-one") for v in codes)
+    assert any(v.startswith("Summary by MARKER-two") for v in codes)
+    texts = [t.value for t in lab.text]
+    assert "4 cells in" in " ".join(texts)
+    assert sum(1 for t in texts if "\nprobes answerable: " in t) == 4
+    badges = _markup(lab)
+    assert badges.count("facts kept ") == 4 and ":green-badge[summary]" in badges
+    assert "onerror" not in badges  # the model's text never reaches markdown
+    # open a cell as a compression card
+    lab.button(key="pl_open_1_1").click().run()
+    assert any(t.value == "Prompt: Keep every identifier and number · summarizer: fake-model" for t in lab.text)
+    # only cells that differ: the extractive column's two identical summaries are hidden
+    lab.toggle(key="pl_differ").set_value(True).run()
+    assert sum(1 for t in lab.text if t.value == "Same summary as another cell.") == 2
+
+
+def test_bad_prompts_get_a_sentence_and_a_fix(lab):
+    lab.text_area(key="pl_text_0").input("Summarize the notes, please.").run()
+    errors = [e.value for e in lab.error]
+    assert errors and "{scratchpad}" in errors[0] and "escap" not in errors[0].lower()
+    assert lab.button(key="pl_run").disabled
+    fix = lab.button(key="pl_fix_0")
+    assert fix.label == "Fix: Add {scratchpad} at the end"
+    fix.click().run()
+    assert lab.text_area(key="pl_text_0").value == "Summarize the notes, please.\n\n{scratchpad}"
+    assert not lab.error and not lab.button(key="pl_run").disabled
+    lab.text_area(key="pl_text_0").input("{scratchpad}\nFor {customer}").run()
+    warnings = [w.value for w in lab.warning]
+    assert warnings and "{customer}" in warnings[0] and "as written" in warnings[0]
+    assert not lab.button(key="pl_run").disabled
+
+
+def test_prompt_versions_are_kept_and_loadable(lab):
+    lab.text_input(key="pl_name_0").input("Ids v1")
+    lab.text_area(key="pl_text_0").input("Keep ids.\n{scratchpad}").run()
+    lab.button(key="pl_save_0").click().run()
+    assert lab.session_state["pl_prompt_versions"] == {"Ids v1": "Keep ids.\n{scratchpad}"}
+    assert any(t.value.startswith("Ids v1 · ") for t in lab.text)
+    lab.selectbox(key="pl_start_1").set_value("version: Ids v1").run()
+    lab.button(key="pl_load_1").click().run()
+    assert lab.text_area(key="pl_text_1").value == "Keep ids.\n{scratchpad}"
+
+
+def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
+    lab.text_input(key="pl_name_0").input("Ids v1")
+    lab.text_area(key="pl_text_0").input("Keep every id.\nTask: {query}\n{scratchpad}").run()
+    lab.button(key="pl_use_0").click().run()
+    assert any("Ids v1" in s.value for s in lab.success)
+    at = _ok(lab.switch_page("pages/playground.py").run())
+    assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
+    at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
+    at.button(key="play_run").click().run()
+    for _ in range(400):
+        _ok(at.run())
+        if at.session_state["play_active_run"] is None:
+            break
+        time.sleep(0.05)
+    record = at.session_state["play_runs"][-1]
+    assert record.config.prompt_name == "Ids v1"
+    table = at.dataframe[0].value
+    assert list(table["prompt"]) == ["Ids v1"]
+    assert "Ids v1" in at.selectbox(key="play_show_1").format_func(0)
+    # edited afterwards, it is no longer the named prompt
+    at.sidebar.text_area(key="play_summarizer_prompt").input("Changed.\n{scratchpad}").run()
+    at.button(key="play_run").click().run()
+    for _ in range(400):
+        _ok(at.run())
+        if at.session_state["play_active_run"] is None:
+            break
+        time.sleep(0.05)
+    assert list(at.dataframe[0].value["prompt"]) == ["Ids v1", "custom"]
+
+
+def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
+    lab.text_input(key="pl_name_0").input("Ids v1")
+    lab.text_area(key="pl_text_0").input("MARKER-ids\n{scratchpad}").run()
+    lab.button(key="pl_save_0").click().run()
+    cmp = _ok(lab.switch_page("pages/compare.py").run())
+    cmp.selectbox(key="cmp_source").set_value("sample:support-ticket-defaults.json").run()
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", echo_marker)
+        cmp.selectbox(key="cmp_sum_ep_provider").set_value("custom").run()
+        cmp.text_input(key="cmp_sum_ep_base_url_custom").set_value(fake.url)
+        cmp.text_input(key="cmp_sum_ep_model_custom").set_value("fake-model").run()
+        current = len(cmp.data_editor(key="cmp_settings").value)
+        cmp.session_state["cmp_settings"] = {"edited_rows": {}, "deleted_rows": list(range(current)), "added_rows": [
+            {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "extractive"},
+            {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "endpoint",
+             "custom prompt": "Ids v1"}]}
+        _ok(cmp.run())
+        assert not cmp.error, [t.value for t in cmp.text][-5:]
+        cmp.button(key="cmp_run").click().run()
+        _ok(cmp)
+    result = cmp.session_state["cmp_result"]
+    assert result.labels[1] == "#2 every 5 / 15,000 / fake-model / prompt “Ids v1”"
+    model_run = result.records[1]
+    assert model_run.config.prompt_name == "Ids v1" and model_run.config.summarizer_endpoint.model == "fake-model"
+    comps = [e.data for e in model_run.events if e.kind == "compression"]
+    assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)
+    assert any(t.value == result.labels[1] for t in cmp.text)

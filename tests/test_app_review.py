@@ -1,0 +1,84 @@
+"""Review mode in the playground, through the real app with AppTest and the scripted agent: the run
+pauses at each proposed summary; accept, edit and reject are each applied by the package, recorded,
+shown on the cards, and replayed with the same result."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from scratchpad_lab.records import RunRecord
+from scratchpad_lab.review import RecordedReviews
+from scratchpad_lab.runner import Run
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+EDIT = "Reviewed: order A-1001 for Asha Rao, ticket T-5521."
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _buttons(at: AppTest) -> set:
+    return {b.key for b in at.button}
+
+
+def _wait_for(at: AppTest, key: str) -> None:
+    for _ in range(400):
+        _ok(at.run())
+        if key in _buttons(at) or at.session_state["play_active_run"] is None:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{key} never appeared")
+
+
+def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
+    at.sidebar.selectbox(key="play_summarize_every").set_value(3)
+    at.sidebar.select_slider(key="play_pacing").set_value("instant")
+    at.toggle(key="play_review").set_value(True).run()
+    at.button(key="play_run").click().run()
+
+    _wait_for(at, "play_review_accept_1")
+    box = [t.value for t in at.text if t.value.startswith("The proposal keeps ")]
+    assert box and " of " in box[0]
+    assert any(c.value.startswith("Step 1:") for c in at.code)  # the scratchpad it would replace
+    at.button(key="play_review_accept_1").click().run()
+
+    _wait_for(at, "play_review_edit_2")
+    at.text_area(key="play_review_text_2").input(EDIT)
+    at.button(key="play_review_edit_2").click().run()
+
+    _wait_for(at, "play_review_reject_3")
+    at.button(key="play_review_reject_3").click().run()
+
+    for n in range(4, 40):  # accept the rest until the run answers
+        _wait_for(at, f"play_review_accept_{n}")
+        if at.session_state["play_active_run"] is None:
+            break
+        at.button(key=f"play_review_accept_{n}").click().run()
+    assert at.session_state["play_active_run"] is None
+    _ok(at.run())
+
+    record = at.session_state["play_runs"][-1]
+    comps = [e.data for e in record.events if e.kind == "compression"]
+    assert [c["review"] for c in comps[:3]] == ["accepted", "edited", "rejected"]
+    assert all(c["review"] == "accepted" for c in comps[3:])
+    assert comps[0]["response"] == comps[0]["proposal"]
+    assert comps[1]["response"] == EDIT and comps[1]["after"].endswith("\n" + EDIT) and comps[1]["proposal"] != EDIT
+    assert comps[2]["status"] == "empty" and comps[2]["after"] == comps[2]["before"] and comps[2]["proposal"]
+    markup = " ".join(str(m.value) for m in at.markdown)
+    assert "edited by you" in markup and "rejected by you" in markup and "accepted by you" in markup
+
+    # the record survives its JSON round trip, and a replay with its verdicts gets the same compressions
+    loaded = RunRecord.from_dict(__import__("json").loads(record.to_json()))
+    replay = Run(loaded.config)
+    replay.observer.reviewer = RecordedReviews(loaded.events)
+    again = replay.run()
+    keys = ("status", "review", "proposal", "response", "before", "after")
+    assert [{k: e.data.get(k) for k in keys} for e in again.events if e.kind == "compression"] == \
+        [{k: c.get(k) for k in keys} for c in comps]
+    assert again.final_answer == record.final_answer

@@ -1,0 +1,191 @@
+"""Prompt lab engine and `scratchpad-lab prompt-lab`: snapshots, prompt checks, the matrix, the JSON."""
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from fake_openai import FakeOpenAI, echo_marker, prompt_of
+from scratchpad_lab.cli import main
+from scratchpad_lab.config import PACKAGE_PROMPT, RunConfig
+from scratchpad_lab.facts import contains
+from scratchpad_lab.observe import ObservedSummarizer
+from scratchpad_lab.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, SummarizerSpec,
+                                      check_prompt, compress_once, differing, snapshot_at_compression,
+                                      snapshot_at_iteration)
+from scratchpad_lab.providers import Endpoint
+from scratchpad_lab.records import load_record
+from scratchpad_lab.runner import Run
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-defaults.json"
+CELL_KEYS = ["prompt", "summarizer", "status", "summary", "before_chars", "after_chars", "before_tokens",
+             "after_tokens", "facts_before", "facts_lost", "flags", "latency_s", "tokens_in", "tokens_out", "error"]
+
+
+@pytest.fixture
+def prompts(tmp_path):
+    a = tmp_path / "keep-ids.txt"
+    a.write_text("MARKER-alpha. Keep every id.\nTask: {query}\n{scratchpad}\n", encoding="utf-8")
+    b = tmp_path / "short.txt"
+    b.write_text("MARKER-beta. Be brief about step {iteration}.\n{scratchpad}\n", encoding="utf-8")
+    return a, b
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_two_prompts_by_extractive_and_a_model_give_four_cells(prompts, capsys):
+    a, b = prompts
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", echo_marker)
+        code, out, err = run_cli(capsys, "prompt-lab", str(SAMPLE), "--compression", "1", "--prompt-file", str(a),
+                                 "--prompt-file", str(b), "--summarizer", "extractive",
+                                 "--summarizer-model", "fake-model", "--summarizer-base-url", fake.url, "--json")
+    assert code == 0, err
+    cells = json.loads(out)
+    assert [(c["prompt"], c["summarizer"]) for c in cells] == [
+        ("keep-ids.txt", "extractive"), ("keep-ids.txt", "fake-model"),
+        ("short.txt", "extractive"), ("short.txt", "fake-model")]
+    assert all(list(c) == CELL_KEYS for c in cells)
+    model = [c for c in cells if c["summarizer"] == "fake-model"]
+    assert model[0]["summary"].startswith("Summary by MARKER-alpha")
+    assert model[1]["summary"].startswith("Summary by MARKER-beta")
+    assert model[0]["summary"] != model[1]["summary"]
+    record = load_record(SAMPLE)
+    first = [e for e in record.events if e.kind == "compression"][0]
+    for c in cells:
+        assert c["status"] == "ok"
+        assert c["before_chars"] == len(first.data["before"]) and c["after_chars"] < c["before_chars"]
+        assert set(c["facts_lost"]) <= set(c["facts_before"]) and c["facts_lost"]
+        for fact in set(c["facts_before"]) - set(c["facts_lost"]):
+            assert contains(c["summary"], fact, relaxed=True), fact
+    # the model was sent the prompt formatted for that scratchpad (iteration 5 of the sample's task)
+    sent = [prompt_of(json.loads(r["body"])) for r in fake.requests]
+    assert any(p.startswith("MARKER-beta. Be brief about step 5.\n" + first.data["before"]) for p in sent)
+
+
+def test_prompt_is_formatted_as_in_a_real_run():
+    """The same custom template, in a real run and in the lab, sends byte-identical prompts."""
+    template = "Notes for {query} at {iteration}:\n{scratchpad}\nEND"
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, summarizer_prompt=template)).run()
+    comp = [e for e in record.events if e.kind == "compression"][1]
+    snapshot = snapshot_at_compression(record, 2)
+    from scratchpad_lab.extractive import ExtractiveSummarizer
+    c = compress_once(snapshot, template, ExtractiveSummarizer(1500), "extractive")
+    assert c["prompt"] == comp.data["prompt"]
+    assert c["after"] == comp.data["after"] and c["response"] == comp.data["response"]
+
+
+def test_snapshot_at_iteration_is_what_the_middleware_saw():
+    record = load_record(SAMPLE)
+    comp = [e for e in record.events if e.kind == "compression"][0]
+    assert snapshot_at_iteration(record, comp.iteration).scratchpad == comp.data["before"]
+    it3 = [e for e in record.events if e.kind == "iteration" and e.iteration == 3][0]
+    assert snapshot_at_iteration(record, 3).scratchpad == it3.data["scratchpad"]
+    with pytest.raises(SnapshotError, match="compression must be 1 to 2"):
+        snapshot_at_compression(record, 3)
+
+
+def test_a_trace_is_replayed_with_package_defaults_to_find_the_snapshot(tmp_path, prompts, capsys):
+    record = load_record(SAMPLE)
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps(record.trace.to_dict()), encoding="utf-8")
+    code, out, err = run_cli(capsys, "prompt-lab", str(trace), "--compression", "1", "--prompt-file",
+                             str(prompts[0]), "--json")
+    assert code == 0, err
+    first = [e for e in record.events if e.kind == "compression"][0]
+    assert json.loads(out)[0]["before_chars"] == len(first.data["before"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--compression", "9"], "must be 1 to 2"),
+    (["--iteration", "999"], "iterations 1 to"),
+    (["--compression", "1", "--prompt-file", "/nonexistent.txt"], "cannot read"),
+    (["--compression", "1", "--summarizer-base-url", "http://x/v1"], "needs --summarizer-model"),
+])
+def test_bad_arguments_exit_2_with_a_sentence(prompts, capsys, argv, message):
+    code, out, err = run_cli(capsys, "prompt-lab", str(SAMPLE), "--prompt-file", str(prompts[0]), *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_prompt_file_without_scratchpad_exits_2_saying_what_to_add(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Summarize the notes, please.", encoding="utf-8")
+    code, _, err = run_cli(capsys, "prompt-lab", str(SAMPLE), "--compression", "1", "--prompt-file", str(bad))
+    assert code == 2 and "{scratchpad}" in err
+
+
+def test_no_cell_could_run_exits_1(prompts, capsys):
+    with FakeOpenAI() as fake:
+        fake.default = ("status", 401)
+        code, out, err = run_cli(capsys, "prompt-lab", str(SAMPLE), "--compression", "1", "--prompt-file",
+                                 str(prompts[0]), "--summarizer-model", "m", "--summarizer-base-url", fake.url,
+                                 "--json")
+    cells = json.loads(out)
+    assert code == 1 and cells[0]["status"] == "error" and "401" in cells[0]["error"]
+
+
+def test_an_empty_reply_leaves_the_scratchpad_as_the_package_does():
+    class Silent:
+        def invoke(self, prompt):
+            return "   "
+
+    snapshot = snapshot_at_compression(load_record(SAMPLE), 1)
+    c = compress_once(snapshot, None, Silent(), "silent")
+    assert c["status"] == "empty" and "empty" in c["flags"]
+    assert c["after"] == snapshot.scratchpad and c["facts_lost"] == []
+
+
+def test_check_prompt_offers_the_fix_in_plain_words():
+    missing = check_prompt("Summarize the notes.")
+    assert not missing.ok and "{scratchpad}" in missing.problems[0] and "escap" not in missing.problems[0]
+    assert missing.fix == "Summarize the notes.\n\n{scratchpad}" and check_prompt(missing.fix).ok
+    typo = check_prompt("Notes: {scratchpd}")
+    assert not typo.ok and typo.fix == "Notes: {scratchpad}"
+    unknown = check_prompt("{scratchpad}\nFor {customer}")
+    assert unknown.ok and "literal" not in unknown.notes[0] and "as written" in unknown.notes[0]
+    assert unknown.template.format(scratchpad="S", query="q", iteration=1) == "S\nFor {customer}"
+    task = check_prompt("{scratchpad} for {task}")
+    assert task.ok and task.fix == "{scratchpad} for {query}"
+    assert check_prompt(PACKAGE_PROMPT).ok and not check_prompt("   ").ok
+    assert all(check_prompt(t).ok for t in PROMPT_LIBRARY.values())
+
+
+def test_the_library_default_is_the_package_prompt():
+    from autourgos_summarizer import middleware
+    assert PROMPT_LIBRARY["Package default"] is middleware._SUMMARIZE_PROMPT
+
+
+def test_stop_cancels_cells_not_done():
+    record = load_record(SAMPLE)
+    snapshot = snapshot_at_compression(record, 1)
+    with FakeOpenAI() as fake:
+        release = threading.Event()
+        fake.default = ("ok", lambda body: release.wait(10) and "late summary")
+        endpoint = Endpoint(provider="custom", base_url=fake.url, model="slow")
+        matrix = Matrix(snapshot, [PromptVariant(str(i), PACKAGE_PROMPT) for i in range(2)],
+                        [SummarizerSpec(), SummarizerSpec(endpoint, "k")]).start()
+        for _ in range(200):
+            if all(c.done for c in matrix.cells if c.summarizer == "extractive"):
+                break
+            threading.Event().wait(0.05)
+        matrix.stop()
+        assert matrix.finished
+        assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]
+        release.set()
+        for _ in range(200):  # the abandoned calls come back; their replies are ignored
+            if len(fake.requests) == 2 and not any(t.name.startswith("prompt-lab") for t in threading.enumerate()):
+                break
+            threading.Event().wait(0.05)
+        assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]
+
+
+def test_differing_hides_cells_with_the_same_summary():
+    record = load_record(SAMPLE)
+    snapshot = snapshot_at_compression(record, 1)
+    matrix = Matrix(snapshot, [PromptVariant("a", PACKAGE_PROMPT), PromptVariant("b", PROMPT_LIBRARY["One paragraph"])],
+                    [SummarizerSpec()]).run(timeout=30)
+    assert matrix.finished and differing(matrix.cells) == []  # extractive ignores the prompt
