@@ -58,7 +58,7 @@ def _details(record) -> dict:
                          for c in annotate(record.events)],
         "facts_by_step": [vars(f) for f in facts_by_step(record.events)],
         "events": [(e.kind, e.iteration, {k: v for k, v in e.data.items() if k not in _TIMINGS})
-                   for e in record.events],
+                   for e in record.events if e.kind != "run_start"],  # run_start holds the inputs
     }
 
 
