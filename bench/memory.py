@@ -30,6 +30,7 @@ def rss_mb() -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1600)
+    parser.add_argument("--render-timeout", type=float, default=600.0)
     args = parser.parse_args(argv)
     from streamlit.testing.v1 import AppTest
 
@@ -46,12 +47,22 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     record = Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=args.steps, seed=2024))).run()
     size = len(record.to_json().encode())
+    from scratchpad_lab import extractive, tokens
+
+    extractive.clear_caches()  # what is left is the record itself (the caches are the process's, not the tab's)
+    tokens.clear_memos()
     gc.collect()
     made = rss_mb()
     print(f"a {args.steps}-step replay recorded ({time.perf_counter() - started:.1f} s): {len(record.events):,} events, "
           f"JSON {size / 1e6:.1f} MB; process {made:.0f} MB (+{made - start:.0f})")
     at.session_state[PLAY_RUNS] = [record]
-    at.run()
+    started = time.perf_counter()
+    try:
+        at.run(timeout=args.render_timeout)
+    except RuntimeError as exc:  # AppTest's timeout: say so, with the memory reached
+        print(f"showing the run did not finish within {args.render_timeout:g} s ({exc}); process {rss_mb():.0f} MB")
+        return 1
+    print(f"drawing the run took {time.perf_counter() - started:.1f} s")
     gc.collect()
     shown = rss_mb()
     print(f"the record in the tab's run list and shown: {shown:.0f} MB (+{shown - made:.0f} for showing it)")
