@@ -74,8 +74,6 @@ _NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Su
 _COMMON_WORDS = frozenset(
     line.strip() for line in (Path(__file__).parent / "data" / "common_words.txt").read_text(encoding="utf-8").splitlines()
     if line.strip() and not line.startswith("#"))
-# The agent's mark where it cut a tool result at max_tool_output_chars (autourgos_agent.base).
-_CUT_MARK = "... [truncated]"
 # What may come right before a sentence's (or a quotation's, or a title's) first word.
 _SENTENCE_OPENERS = tuple('.!?:;"“‘([{]-*•>')
 
@@ -157,8 +155,6 @@ def line_fact_spans(line: str) -> tuple:
         def claim(m: re.Match) -> str:
             group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
             start, end = m.span(group)
-            if line.startswith(_CUT_MARK, m.end()):  # the agent cut the tool result here: a fragment
-                return m.group(0)
             raw = line[start:end]
             value = raw.strip()  # from the line itself: earlier kinds blanked `work`
             start += len(raw) - len(raw.lstrip())
