@@ -1,16 +1,25 @@
 """Scratchpad Lab: the frame. Page config, session defaults, navigation over pages/, the shared sidebar."""
 import streamlit as st
 
+from scratchpad_lab.ui.links import link_box, open_from_link, show_note
+from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.state import init_session
 
 st.set_page_config(page_title="Scratchpad Lab", page_icon="🗜️", layout="wide")
 init_session()
-pg = st.navigation([
-    st.Page("pages/playground.py", title="Playground", icon="▶️", default=True),
-    st.Page("pages/runs.py", title="Runs", icon="🗂️"),
-    st.Page("pages/compare.py", title="Compare", icon="⚖️"),
-    st.Page("pages/prompt_lab.py", title="Prompt lab", icon="🧪"),
-])
+pages = {
+    "playground": st.Page("pages/playground.py", title="Playground", icon="▶️", default=True),
+    "runs": st.Page("pages/runs.py", title="Runs", icon="🗂️"),
+    "compare": st.Page("pages/compare.py", title="Compare", icon="⚖️"),
+    "prompt_lab": st.Page("pages/prompt_lab.py", title="Prompt lab", icon="🧪"),
+    "strategies": st.Page("pages/strategies.py", title="Strategies", icon="🔀"),
+    "lessons": st.Page("pages/lessons.py", title="Lessons", icon="🎓"),
+}
+pg = st.navigation(list(pages.values()))
+open_from_link(pages)
 st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM agent: the real "
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
+presenter_toggle()
+show_note()
 pg.run()
+link_box(pg.title)

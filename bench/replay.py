@@ -19,13 +19,16 @@ import functools
 import io
 import pstats
 import sys
+from pathlib import Path
 import time
 
-from scratchpad_lab.baseline import bare_replay
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
+
+from bare_reference import bare_replay
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.extractive import ExtractiveSummarizer
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab import extractive
 from scratchpad_lab.tokens import clear_memos, get_encoding
 

@@ -20,13 +20,16 @@ import io
 import os
 import pstats
 import sys
+from pathlib import Path
 import time
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
 
 from scratchpad_lab import compare as compare_mod
 from scratchpad_lab.compare import Setting, baseline_for, compare, grid, row
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 
 SUMMARIZE_EVERY = (1, 2, 3, 5, 8, None)
 MAX_SCRATCHPAD_CHARS = (1000, 2000, 4000, 8000, 15000, 30000)

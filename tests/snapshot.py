@@ -15,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from scratchpad_lab.compare import Setting, baseline_for, compare, grid, replay_one, row, source_of
+from scratchpad_lab.compare import Setting, baseline_for, compare, grid, replay_one, row
+from scratchpad_lab.replay import replay_source
 from scratchpad_lab.metrics import summarize_run
 from scratchpad_lab.quality import annotate, facts_by_step
 from scratchpad_lab.records import load_path
@@ -70,7 +71,7 @@ def snapshot(names=None) -> dict:
     for name, loaded in _inputs():
         if names and name not in names:
             continue
-        source, base, _ = source_of(loaded)
+        source, base = replay_source(loaded)[:2]
         replays = [_replay_result(replay_one(source, base, changes)) for changes in REPLAY_SETTINGS]
         entry = {"replays": replays}
         if name in ("support-ticket-defaults.json", "synthetic-60-seed-7"):

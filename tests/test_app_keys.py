@@ -1,6 +1,5 @@
 """Keys typed into the page or planted in the environment never reach the page, a record or a download."""
 import json
-import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -54,11 +53,12 @@ def test_planted_keys_are_used_but_never_shown_recorded_or_downloaded(monkeypatc
         at.sidebar.selectbox(key="play_summarize_every").set_value(1).run()
         assert not at.error, [e.value for e in at.error]
         at.button(key="play_run").click().run()
-        for _ in range(100):
+        active = at.session_state["play_active_run"]
+        if active is not None:  # wait on the run itself (bounded), then let the page pick up its end
+            active.join(timeout=60)
+            assert not active.running
             at.run()
-            if at.session_state["play_active_run"] is None:
-                break
-            time.sleep(0.05)
+        assert at.session_state["play_active_run"] is None
         used = {r["headers"].get("authorization") for r in server.requests}
         assert f"Bearer {ENV_KEY}" in used and f"Bearer {TYPED_KEY}" in used
         record = at.session_state["play_runs"][-1]

@@ -68,7 +68,8 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
         fake.default = ("ok", lambda body: echo_marker(body) + "\n" + PAYLOAD)
         _add_model(lab, fake.url)
         lab.text_area(key="pl_text_0").input("MARKER-one\n{scratchpad}")
-        lab.text_area(key="pl_text_1").input("MARKER-two, step {iteration}\n{scratchpad}").run()
+        lab.text_area(key="pl_text_1").input("MARKER-two, step {iteration}\n{scratchpad}")
+        lab.text_area(key="pl_probes").input("Which ticket was escalated? = T-5521").run()
         lab.button(key="pl_run").click()
         _wait_matrix(lab)
     matrix = lab.session_state["pl_matrix"]
@@ -79,6 +80,11 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
     texts = [t.value for t in lab.text]
     assert "4 cells in" in " ".join(texts)
     assert sum(1 for t in texts if "\nprobes answerable: " in t) == 4
+    # the scenario's probes plus the user's own, answered before and after each summary
+    assert all(len(c.probes) == 6 and c.probes[-1].question == "Which ticket was escalated?" for c in matrix.cells)
+    assert all(c.probes[-1].answerable_before for c in matrix.cells)
+    model_cell = matrix.cell(0, 1)
+    assert model_cell.probes[-1].answerable_after == ("T-5521" in model_cell.summary)
     badges = _markup(lab)
     assert badges.count("facts kept ") == 4 and ":green-badge[summary]" in badges
     assert "onerror" not in badges  # the model's text never reaches markdown
@@ -115,6 +121,17 @@ def test_prompt_versions_are_kept_and_loadable(lab):
     lab.selectbox(key="pl_start_1").set_value("version: Ids v1").run()
     lab.button(key="pl_load_1").click().run()
     assert lab.text_area(key="pl_text_1").value == "Keep ids.\n{scratchpad}"
+
+
+def test_a_prompt_file_uploads_as_a_version_and_a_bad_one_changes_nothing(lab):
+    lab.file_uploader(key="pl_prompt_upload").upload("ticket-notes.txt", "Notes: {scratchpad}".encode(), "text/plain")
+    _ok(lab.run())
+    assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
+    assert "version: ticket-notes" in lab.selectbox(key="pl_start_0").options
+    lab.file_uploader(key="pl_prompt_upload").upload("bad.txt", b"\xff\xfe\x00bad", "text/plain")
+    _ok(lab.run())
+    assert [e.value for e in lab.error] == ["That file is not a UTF-8 text file of at most 100 KB; nothing was added."]
+    assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
 
 
 def test_use_in_playground_carries_the_name_into_the_runs_table(lab):

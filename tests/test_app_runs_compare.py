@@ -184,7 +184,7 @@ def _hostile_events() -> bytes:
     raw = json.loads(_sample_bytes())
     for e in raw["events"]:
         if e["kind"] == "iteration":
-            e["data"]["chars"] = IMAGE_PAYLOAD  # passes the schema, would break the view mid-draw
+            e["data"]["chars"] = IMAGE_PAYLOAD  # text where a size belongs: the schema refuses it
             break
     return json.dumps(raw).encode()
 

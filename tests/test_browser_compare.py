@@ -35,7 +35,7 @@ SOURCE_LABEL = "Run or trace to replay"
 @pytest.fixture
 def trace_file(tmp_path) -> Path:
     """A trace this app did not write: the synthetic generator's, as a JSON file."""
-    from scratchpad_lab.synthetic import synthetic_trace
+    from synthetic import synthetic_trace
 
     path = tmp_path / "synthetic-trace.json"
     path.write_text(json.dumps(synthetic_trace(steps=30, seed=5).to_dict()), encoding="utf-8")

@@ -15,8 +15,9 @@ from scratchpad_lab.trace import Trace
 SCENARIO_NAMES = ["support-ticket", "research-digest", "log-triage"]
 TOP_KEYS = {"iterations", "final_answer", "error", "answer_score", "compressions", "trims"}
 COMPRESSION_KEYS = {"iteration", "reason", "status", "before", "after", "before_tokens", "after_tokens", "latency_s",
-                    "facts_before", "facts_lost", "flags"}  # the last three: what the compression lost (issue 6)
-TRIM_KEYS = {"iteration", "before_chars", "after_chars"}
+                    "facts_before", "facts_lost", "flags", "error",  # facts and flags: what it lost; error: why it failed
+                    "why"}  # the narration of the compression (issue 12)
+TRIM_KEYS = {"iteration", "before_chars", "after_chars", "why"}
 OFF = ["--summarize-every", "none", "--max-scratchpad-chars", "1000000"]
 
 

@@ -11,7 +11,7 @@ import pytest
 from scratchpad_lab.cli import main
 from scratchpad_lab.compare import Setting, baseline_for, compare, grid, row
 from scratchpad_lab.records import load_path
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 
 ROW_KEYS = {"summarize_every", "max_scratchpad_chars", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",

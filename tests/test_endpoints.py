@@ -13,6 +13,7 @@ from fake_openai import FakeOpenAI
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.providers import Endpoint, EndpointError, resolve_key
 from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.trace import MAX_STEP_RESPONSE_BYTES
 
 STEP = json.dumps({"thought": "Read the ticket.", "actions": [
     {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None})
@@ -50,7 +51,7 @@ FAILURES = [
     (("stall", 10), "did not answer within 1 s"),
     (("garbage", "this is not json"), "not an OpenAI-compatible chat completion"),
     (("redirect", "http://127.0.0.1:9/v1/chat/completions"), "redirect (302); redirects are not followed"),
-    (("big", 300_000), "over the 256,000-byte cap"),
+    (("big", 300_000), f"over the {MAX_STEP_RESPONSE_BYTES:,}-byte cap"),  # an agent step's cap
 ]
 
 

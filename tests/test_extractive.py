@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from scratchpad_lab.config import PACKAGE_PROMPT
 from scratchpad_lab.extractive import DEFAULT_SECTIONS, ExtractiveSummarizer
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 
 SCRATCHPAD = """Step 1:
 Thought: I should look up the customer first.

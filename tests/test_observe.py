@@ -2,6 +2,7 @@
 results, token counts, per-run prompts, and the run controls (stop, pause, idle stop)."""
 import ast
 import inspect
+import sys
 
 import pytest
 import tiktoken
@@ -10,7 +11,7 @@ from autourgos_summarizer import middleware as summarizer_middleware
 from scratchpad_lab.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.metrics import compressions, trims
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.tokens import count_tokens, encoding_name_for_model
 
 TRIM_MARKER = "[...earlier steps trimmed...]\n"
@@ -237,9 +238,10 @@ def test_pause_holds_a_paced_run_until_resume():
     run.pause()
     assert run.paused
     assert _wait_for(run, lambda: bool(_events(run, "pause")))
+    # Held: the worker thread is blocked inside the package's own pause wait (no fixed wait needed to see it).
+    assert _wait_for(run, lambda: _blocked_in(run, "_maybe_pause"))
     held_at = len(_events(run, "llm_call"))
-    run.join(0.6)
-    assert run.running and run.paused
+    assert run.running and run.paused and _blocked_in(run, "_maybe_pause")
     assert len(_events(run, "llm_call")) == held_at
     run.resume()
     run.join(60)
@@ -247,6 +249,19 @@ def test_pause_holds_a_paced_run_until_resume():
     assert len(_events(run, "llm_call")) == 12 > held_at
     resumed = _events(run, "resume")
     assert len(resumed) == 1 and resumed[0].iteration == _events(run, "pause")[0].iteration
+    kinds = [e.kind for e in run.record.events]
+    between = kinds[kinds.index("pause"):kinds.index("resume")]
+    assert "llm_call" not in between and "tool_call" not in between, "nothing ran while paused"
+
+
+def _blocked_in(run, function_name):
+    """Whether the run's worker thread is now inside `function_name` (read from its live stack)."""
+    frame = sys._current_frames().get(run._thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name == function_name:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def test_stop_releases_a_paused_run():
@@ -306,7 +321,8 @@ def test_a_replay_whose_trace_runs_out_ends_without_an_answer():
     trace = synthetic_trace(steps=6, seed=1)
     trace.steps.pop()  # no final answer any more
     record = _run(trace, summarize_every=None).run()
-    assert record.outcome in ("error", "max_iterations")
+    assert record.outcome == "error"  # the replayer's own TraceExhausted, not the iteration cap
+    assert [e.data["error_type"] for e in record.events if e.kind == "error"] == ["TraceExhausted"]
     assert record.final_answer is None
     # Five steps replayed; the sixth iteration found the trace empty.
     assert record.events[-1].kind == "finish" and record.events[-1].data["iterations"] == 6

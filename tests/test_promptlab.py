@@ -175,6 +175,11 @@ def test_stop_cancels_cells_not_done():
         matrix.stop()
         assert matrix.finished
         assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]
+        for _ in range(200):  # the cells' workers leave the calls in flight at once
+            if not any(t.name.startswith("prompt-lab") for t in threading.enumerate()):
+                break
+            threading.Event().wait(0.05)
+        assert not any(t.name.startswith("prompt-lab") for t in threading.enumerate())
         release.set()
         for _ in range(200):  # the abandoned calls come back; their replies are ignored
             if len(fake.requests) == 2 and not any(t.name.startswith("prompt-lab") for t in threading.enumerate()):

@@ -6,10 +6,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scratchpad_lab import cli
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
 
 
@@ -124,13 +125,13 @@ def test_an_event_with_bad_types_is_refused_naming_it(event, where):
 
 
 @pytest.mark.parametrize("changes, says", [
-    ({"events": {"a": 1}}, "'events' must be a list"),
+    ({"events": {"a": 1}}, "events must be a list"),
     ({"outcome": {"outcome": "won"}}, "outcome.outcome"),
     ({"outcome": {"outcome": "answered", "final_answer": 42}}, "outcome.final_answer"),
-    ({"config": []}, "'config' must be an object"),
-    ({"versions": ["1.0"]}, "'versions' must be an object"),
-    ({"label": 7}, "'label' must be text"),
-    ({"trace": {"schema": TRACE_SCHEMA, "task": "t", "steps": []}}, "'steps' must be a non-empty list"),
+    ({"config": []}, "config must be an object"),
+    ({"versions": ["1.0"]}, "versions must be an object"),
+    ({"label": 7}, "label must be text"),
+    ({"trace": {"schema": TRACE_SCHEMA, "task": "t", "steps": []}}, "steps: list should have at least 1 item"),
 ])
 def test_a_record_with_a_malformed_part_is_refused_naming_the_part(changes, says):
     assert says in _refusal(json.dumps(_minimal_record(**changes)))
@@ -235,3 +236,23 @@ def test_a_trace_with_any_one_part_replaced_is_loaded_or_refused_with_a_record_e
 @given(data=st.binary(max_size=300))
 def test_any_bytes_are_loaded_or_refused_with_a_record_error(data):
     _only_record_errors(data)
+
+
+@pytest.mark.parametrize("parameters, says", [
+    ({"properties": "query"}, "parameters.properties must be an object"),
+    ({"properties": {"q": "string"}}, "parameters.properties.q must be an object"),
+    ({"properties": {"q": {"type": "string"}}, "required": "q"}, "parameters.required must be a list"),
+])
+def test_tool_parameters_of_the_wrong_shape_are_a_bad_file_with_a_sentence(tmp_path, capsys, parameters, says):
+    raw = synthetic_trace(steps=3).to_dict()
+    raw["tools"][0]["parameters"] = parameters
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(raw))
+    assert cli.main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "tools[0].parameters" in err and says in err and "Traceback" not in err
+
+
+def test_the_huge_number_message_says_what_is_wrong_with_the_file_not_how_to_tune_python():
+    message = _refusal(json.dumps(_minimal_record()).replace('"t": 0.5', '"t": ' + "7" * 5000))
+    assert "more than 4,300 digits" in message and "set_int_max_str_digits" not in message

@@ -88,3 +88,28 @@ def test_stop_abandons_a_waiting_review():
     run.join(10)
     assert run.record.outcome == "stopped"
     assert _compressions(run.record)[-1].data["review"] == "abandoned"
+
+
+def test_cli_replay_of_a_reviewed_run_keeps_the_verdicts(tmp_path, capsys):
+    import json
+
+    from scratchpad_lab.cli import main
+
+    run = Run(RunConfig.build(**CONFIG))
+    gate = ReviewGate(run.observer.stop_event)
+    run.observer.reviewer = gate
+    done = threading.Event()
+    _decide_in_turn(gate, ["rejected", "edited"] + ["accepted"] * 10, done)
+    original = _run(run)
+    done.set()
+    path = tmp_path / "reviewed.json"
+    original.save(path)
+    assert main(["replay", str(path), "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)["compressions"]
+    recorded = [c.data for c in _compressions(original)]
+    assert [(c["status"], c["after"]) for c in replayed] == [(c["status"], c["after"]) for c in recorded]
+    assert recorded[1]["after"].endswith(EDIT)
+    # under other settings no verdict applies: the summarizer's own replies are used
+    assert main(["replay", str(path), "--summarize-every", "3", "--json"]) == 0
+    other = json.loads(capsys.readouterr().out)["compressions"]
+    assert all(not c["after"].endswith(EDIT) for c in other)

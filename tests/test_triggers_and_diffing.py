@@ -2,7 +2,7 @@
 from scratchpad_lab.config import RunConfig
 from scratchpad_lab.diffing import as_diff_text, diff_lines
 from scratchpad_lab.runner import Run, Source
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.triggers import next_periodic, trigger_state
 
 

@@ -21,14 +21,16 @@ from pydantic import ValidationError
 
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
-                        key_var)
+                        key_var, resolve_key)
 from .compare import Setting, grid, sweep_rows
 from .metrics import answer_score, final_answer, summarize_run, trims
+from .narrate import why_compressions, why_trims
 from .quality import annotate
 from .records import RunRecord, load_path
+from .replay import Replay, replay_source, summarizer_notice
 from .runner import Run, Source
 from .scenarios import list_scenarios
-from .trace import RecordError, Trace
+from .trace import RecordError
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
@@ -62,7 +64,7 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="the agent's own hard trim of its scratchpad (its max_scratchpad_chars)")
     g.add_argument("--max-tool-output-chars", type=int, metavar="N", help="the agent cuts tool results to N chars")
     g.add_argument("--max-iterations", type=int, metavar="N")
-    g.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    g.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"])
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
@@ -93,11 +95,11 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
             {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
              "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
              "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
-             "flags": c["flags"], "error": c.get("error")}
-            for c in annotate(events)
+             "flags": c["flags"], "error": c.get("error"), "why": why}
+            for c, why in zip(annotate(events), why_compressions(events))
         ],
-        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"]}
-                  for t in trims(events)],
+        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"],
+                   "why": why} for t, why in zip(trims(events), why_trims(events))],
     }
 
 
@@ -123,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     from .promptlab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
+    from .strategies.cli import add_parser as add_strategies_parser  # cheap: no LangChain import
+    add_strategies_parser(sub)
     return parser
 
 
@@ -142,6 +146,7 @@ def _sweep(args: argparse.Namespace) -> int:
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
+    _say_summarizer(replay_source(loaded), extra)
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before any replay starts
         RunConfig.build(**s.changes())
@@ -202,39 +207,41 @@ def _source_and_config(args: argparse.Namespace):
     overrides = _overrides(args)
     if args.command == "run":
         return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
-    loaded = load_path(args.file)
-    if isinstance(loaded, Trace):
-        return Source.for_trace(loaded, label=Path(args.file).name), RunConfig.build(scenario=None, **overrides)
-    base = loaded.config.model_dump()
-    if loaded.scenario and loaded.mode == "scenario":  # re-run by its scripted policy: same path, live answer
-        return Source.for_scenario(loaded.scenario), RunConfig.build(**{**base, **overrides})
-    if loaded.trace is None:
-        raise RecordError(f"{args.file} has no trajectory to replay.")
-    return (Source.for_trace(loaded.trace, label=Path(args.file).name),
-            RunConfig.build(**{**base, "scenario": None, **overrides}))
+    for flag in ("agent_model", "task"):
+        if flag in vars(args):
+            raise _UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
+                              f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
+    replay = replay_source(load_path(args.file), label=Path(args.file).name)
+    _say_summarizer(replay, overrides)
+    return replay.source, replay.config.replace(**overrides)
+
+
+def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
+    """On stderr: the file named a summarizer model that this replay will not call."""
+    notice = summarizer_notice(replay)
+    if notice and "summarizer" not in chosen:
+        print(f"scratchpad-lab: {notice}", file=sys.stderr)
 
 
 def cli_keys(config: RunConfig, given: Dict[str, Any]) -> Dict[str, str]:
-    """Keys for the run's endpoints under the key rule (providers.key_refusal). The CLI user owns the
+    """Keys for the run's endpoints under the key rule (see cli_key)."""
+    return {role: cli_key(endpoint, given, role) for role, endpoint in
+            (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)) if endpoint is not None}
+
+
+def cli_key(endpoint: Endpoint, given: Dict[str, Any], role: str) -> str:
+    """The key for one endpoint under the key rule (providers.key_refusal). The CLI user owns the
     environment, so two things the page never allows are allowed here: a variable that belongs to no
     provider, named with --api-key-env, goes to the URLs given on the same command line; a provider's
     own variable goes to another URL only with --send-key-to-custom-url. Otherwise the endpoint gets
     no key and stderr says why."""
-    keys: Dict[str, str] = {}
-    for role, endpoint in (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)):
-        if endpoint is None:
-            continue
-        name, refusal = key_var(endpoint), key_refusal(endpoint)
-        if refusal is None or not name:
-            continue
-        named_now = given.get("api_key_env") == name
-        if named_now and ("send_key_to_custom_url" in given or name not in key_bindings()):
-            keys[role] = os.environ.get(name) or NO_KEY_PLACEHOLDER
-        else:
-            keys[role] = NO_KEY_PLACEHOLDER
-            print(f"scratchpad-lab: note: {role}: {refusal} (--send-key-to-custom-url sends it anyway.)",
-                  file=sys.stderr)
-    return keys
+    name, refusal = key_var(endpoint), key_refusal(endpoint)
+    if refusal is None or not name:
+        return resolve_key(endpoint)
+    if given.get("api_key_env") == name and (given.get("send_key_to_custom_url") or name not in key_bindings()):
+        return os.environ.get(name) or NO_KEY_PLACEHOLDER
+    print(f"scratchpad-lab: note: {role}: {refusal} (--send-key-to-custom-url sends it anyway.)", file=sys.stderr)
+    return NO_KEY_PLACEHOLDER
 
 
 def summarizer_failures(record: RunRecord) -> Optional[str]:
@@ -243,14 +250,9 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     failed = [c for c in comps if c.get("status") == "error"]
     if not failed:
         return None
-    config = record.config or {}
-    endpoint = config.get("summarizer_endpoint") if config.get("summarizer") == "endpoint" else (
-        config.get("agent_endpoint") if config.get("summarizer") == "same-as-agent" else None)
-    where = ""
-    try:
-        where = f" (summarizer at {Endpoint(**endpoint).url})" if endpoint else ""
-    except (TypeError, ValueError):
-        pass
+    config = record.config
+    endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
+    where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
     return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
             f"was left as it was. Last error: {failed[-1].get('error')}")
 
@@ -290,8 +292,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "prompt-lab":
             from .promptlab import run_cli as prompt_lab
             return prompt_lab(args)
+        if args.command == "strategies":
+            from .strategies.cli import run as run_strategies_command
+            return run_strategies_command(args)
         source, config = _source_and_config(args)
-        record = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}").run()
+        run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
+        if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
+            from .review import replay_reviews
+            replay_reviews(run, load_path(args.file))
+        record = run.run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         print(f"scratchpad-lab: error: {message}", file=sys.stderr)

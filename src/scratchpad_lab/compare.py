@@ -22,8 +22,9 @@ from .metrics import summarize_run
 from .providers import Endpoint
 from .quality import run_retention, savings
 from .records import RunRecord
+from .replay import replay_source
 from .runner import Run, Source
-from .trace import RecordError, Trace
+from .trace import Trace
 
 MAX_SETTINGS = 6
 MAX_GRID = 6
@@ -65,21 +66,6 @@ class Setting:
         return text
 
 
-def source_of(loaded: Union[RunRecord, Trace], label: str = "") -> tuple:
-    """(Source, base RunConfig, keeps_recorded_answer) for a run record or a trace."""
-    if isinstance(loaded, Trace):
-        return Source.for_trace(loaded, label or "trace"), RunConfig.build(scenario=None), True
-    base = loaded.config
-    if loaded.mode == "scenario" and loaded.scenario:
-        return Source.for_scenario(loaded.scenario), base, False
-    if loaded.trace is None:
-        raise RecordError("This run has no recorded trajectory to replay.")
-    # A recorded real-model (or replayed) run: replay its steps, keep its answer. The endpoints are
-    # dropped: replay never calls the agent's model again.
-    base = base.replace(agent_endpoint=None, task=None, scenario=loaded.scenario)
-    return Source.for_trace(loaded.trace, label or loaded.name or "recorded run"), base, True
-
-
 def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None) -> RunRecord:
     config = base.replace(**{**changes, "step_delay_s": 0.0})
     return Run(config, source, keys=keys, name=_name(changes)).run()
@@ -116,7 +102,8 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
     """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer)."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
         raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
-    source, base, keeps_answer = source_of(loaded)  # reusable: every Run builds its own agent and LLMs
+    # What replaying a file means is decided in one place (replay.py): never a model or key of the file's.
+    source, base, keeps_answer, _ = replay_source(loaded)  # reusable: every Run builds its own agent
     total = len(settings)
     baselines: Dict[int, RunRecord] = {}
     records: List[RunRecord] = []
@@ -152,7 +139,7 @@ def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], pro
     shared between processes on a multi-core machine. Same rows, in the same order, either way."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
         raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
-    source, base, _ = source_of(loaded)
+    source, base, _, _ = replay_source(loaded)
     changes = [setting.changes() for setting in settings]
     baselines: Dict[int, RunRecord] = {}
     for change in changes:
@@ -181,3 +168,9 @@ def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterabl
     if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
         raise ValueError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
     return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
+
+
+def compression_off(loaded: Union[RunRecord, Trace]) -> RunRecord:
+    """The same trajectory with compression off (the middleware never fires) and the same agent trim."""
+    source, base, _, _ = replay_source(loaded)
+    return replay_one(source, base, NEVER)

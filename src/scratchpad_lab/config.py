@@ -46,7 +46,7 @@ def package_prompt_fields(prompt: str) -> Optional[dict]:
         return None
     return {"query": m.group("query"), "iteration": int(m.group("iteration")), "scratchpad": m.group("scratchpad")}
 
-SummarizerKind = Literal["extractive", "same-as-agent", "endpoint"]
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 
 
 class ConfigError(ValueError):
@@ -153,7 +153,7 @@ class RunConfig(BaseModel):
         return RunConfig.build(**{**self.model_dump(), **changes})
 
 
-def _range_text(name: str) -> str:
+def allowed_range(name: str) -> str:
     field = RunConfig.model_fields.get(name)
     if field is None:
         return ""
@@ -182,6 +182,6 @@ def explain_validation_error(exc: ValidationError) -> str:
             parts.append(f"{name} is not a setting Scratchpad Lab knows.")
             continue
         got = err.get("input")
-        rng = _range_text(name)
+        rng = allowed_range(name)
         parts.append(f"{name} = {got!r} is not allowed ({rng or err.get('msg')}).")
     return " ".join(parts)

@@ -9,42 +9,28 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Literal, Optional, Tuple, get_args
 
-# Every kind an event can have, with the data fields it carries (documentation and a check).
-EVENT_KINDS = {
-    "run_start": "task, config, mode, scenario, tools",
-    "iteration": "iteration, before_chars, before_tokens, chars, tokens, scratchpad (text sent to the LLM)",
-    "trigger": "iteration, chars, summarize_every, max_scratchpad_chars, periodic_due, over_cap, "
-               "size_armed, last_summarized_chars, predicted, predicted_reason, fired, reason",
-    "compression": "iteration, reason, status, before, after, prompt, response, model, latency_s, "
-                   "tokens_in, tokens_out, before_chars, after_chars, before_tokens, after_tokens, error",
-    "trim": "iteration, before_chars, after_chars",
-    "llm_call": "iteration, response, latency_s, tokens_in, tokens_out, model",
-    "tool_call": "iteration, position, tool, input, result, result_chars",
-    "thought": "iteration, text",
-    "pause": "iteration, reason",
-    "resume": "iteration, paused_s",
-    "final_answer": "iteration, text",
-    "error": "iteration, error_type, message",
-    "finish": "outcome, iterations, elapsed_s",
-}
+# Every kind an event can have. What each kind's `data` holds is defined in schemas.py (one pydantic model
+# per kind), which is also what a loaded file is checked against.
+EventKind = Literal["run_start", "iteration", "trigger", "compression", "trim", "llm_call", "tool_call", "thought",
+                    "pause", "resume", "final_answer", "error", "finish"]
+EVENT_KINDS: Tuple[str, ...] = get_args(EventKind)
 
 
 @dataclass
 class Event:
-    kind: str
+    kind: EventKind
     t: float                      # seconds since the run started
     iteration: Optional[int] = None
     data: Dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.kind not in EVENT_KINDS:  # a new kind needs its payload model in schemas.py first
+            raise ValueError(f"unknown event kind {self.kind!r}")
+
     def to_dict(self) -> Dict[str, Any]:
         return {"kind": self.kind, "t": round(self.t, 4), "iteration": self.iteration, "data": self.data}
-
-    @classmethod
-    def from_dict(cls, raw: Dict[str, Any]) -> "Event":
-        return cls(kind=str(raw["kind"]), t=float(raw.get("t", 0.0)),
-                   iteration=raw.get("iteration"), data=dict(raw.get("data") or {}))
 
 
 class RunLog:
@@ -64,10 +50,6 @@ class RunLog:
         with self._lock:
             self._events.append(event)
         return event
-
-    def extend(self, events: List[Event]) -> None:
-        with self._lock:
-            self._events.extend(events)
 
     def snapshot(self) -> List[Event]:
         """A copy of the events so far; marks the log as read."""

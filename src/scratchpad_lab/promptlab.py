@@ -242,8 +242,8 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
     """A run record to take snapshots from: a trace is replayed with the package defaults."""
     if isinstance(loaded, RunRecord):
         return loaded
-    from .runner import Run, Source
-    return Run(RunConfig.build(scenario=None), Source.for_trace(loaded, label=label)).run()
+    from .replay import replay_with_defaults  # what replaying a file means is decided there
+    return replay_with_defaults(loaded, name="", label=label)
 
 
 # ── summarizers ─────────────────────────────────────────────────────────────────────────────────
@@ -329,15 +329,18 @@ class Cell:
 
 
 def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, model: str,
-                  max_scratchpad_chars: int = 15_000) -> Dict[str, Any]:
+                  max_scratchpad_chars: int = 15_000, stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
     """Fire the package's middleware once on the snapshot, observed as in a run; return the
-    compression event's data plus its iteration (the shape quality.annotate gives)."""
+    compression event's data plus its iteration (the shape quality.annotate gives). `stop_event`
+    set: a model call in flight is abandoned at once (the observer's own bounded call)."""
     config = RunConfig.build(scenario=None, summarizer_prompt=template,
                              max_scratchpad_chars=max_scratchpad_chars)
     log = RunLog()
     # summarize_every=1: iteration % 1 == 0, so the package fires at this iteration for its own reason.
     middleware = AutoSummarizeMiddleware(summarize_every=1, max_scratchpad_chars=max_scratchpad_chars)
     obs = RunObserver(log, config, middleware, TokenCounter(None), TokenCounter(model))
+    if stop_event is not None:
+        obs.stop_event = stop_event
     agent = _SnapshotAgent(snapshot.scratchpad, snapshot.query)
     obs.agent = agent
     obs.iteration = snapshot.iteration - 1
@@ -477,7 +480,7 @@ class Matrix:
         try:
             summarizer = self._summarizer(cell.col)
             c = compress_once(self.snapshot, None if template == PACKAGE_PROMPT else template, summarizer,
-                              model=getattr(summarizer, "model_name", spec.name))
+                              model=getattr(summarizer, "model_name", spec.name), stop_event=self.stop_event)
             probes = run_probes(c["before"], c["after"], self.probes)
             cost = cost_usd("extractive" if spec.endpoint is None else spec.endpoint.model,
                             int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), self.prices)
@@ -538,6 +541,8 @@ def add_cli(sub) -> None:
     p.add_argument("--summarizer-base-url", action="append", metavar="URL",
                    help="one per --summarizer-model in order, or one for all (default: OpenAI)")
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="send a provider's own key variable to a custom base URL too")
     p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question")
     p.add_argument("--json", action="store_true", help="print one JSON object per cell")
 
@@ -546,8 +551,7 @@ def _cli_inputs(args):
     """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
     from pathlib import Path
 
-    from .cli import endpoint_for
-    from .providers import resolve_key
+    from .cli import cli_key, endpoint_for
     from .records import load_path
 
     given = vars(args)
@@ -581,7 +585,7 @@ def _cli_inputs(args):
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(SummarizerSpec(endpoint, resolve_key(endpoint)))
+        specs.append(SummarizerSpec(endpoint, cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:
         question, sep, answer = text.partition("=")
@@ -608,7 +612,7 @@ def run_cli(args) -> int:
 
     try:
         snapshot, prompts, specs, probes = _cli_inputs(args)
-        matrix = Matrix(snapshot, prompts, specs, probes + scenario_probes(snapshot.scenario))
+        matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
     except (ValueError, RecordError, EndpointError) as exc:  # ConfigError, SnapshotError are ValueErrors
         print(f"scratchpad-lab: error: {exc}", file=sys.stderr)
         return 2

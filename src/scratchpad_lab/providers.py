@@ -33,6 +33,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .untrusted import clean_text
+
 HOSTED_ENV = "SCRATCHPAD_LAB_HOSTED"
 NO_KEY_PLACEHOLDER = "no-key"  # what a keyless local server gets instead of anybody's real key
 
@@ -366,7 +368,7 @@ class EndpointLLM:
             raise
         self._failures = []
         text = meta.get("response") if isinstance(meta, dict) else meta
-        text = "" if text is None else str(text)
+        text = "" if text is None else clean_text(str(text))  # a model's text is made safe where it enters
         size = len(text.encode("utf-8"))
         if size > self.endpoint.max_reply_bytes:
             raise ReplyTooLarge(f"{self.endpoint.label()} sent a reply of {size:,} bytes, over the "

@@ -3,24 +3,22 @@
 Streamlit-free. A record holds the config (never a secret), every event, the outcome, the package
 versions and the run's trajectory as an embedded trace, so it can be shown again by the same code as
 a live run and replayed under other settings. Loading never trusts the file: size cap, JSON, schema,
-types; every problem is one RecordError whose message says what to do.
+types (schemas.RunRecordFile); every problem is one RecordError whose message says what to do.
 """
 from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from .config import ConfigError, RunConfig
-from .events import EVENT_KINDS, Event
-from .trace import TRACE_SCHEMA, RecordError, Trace, parse_json_bytes, read_file_bytes
+from .events import Event
+from .schemas import OUTCOMES, RUN_SCHEMA, TRACE_SCHEMA, RunRecordFile  # noqa: F401
+from .trace import RecordError, Trace, parse_json_bytes, read_file_bytes, validated
 
-RUN_SCHEMA = "scratchpad-lab/run@1"
-OUTCOMES = ("answered", "stopped", "timeout", "max_iterations", "error")
 _PACKAGES = ("autourgos-agent", "autourgos-summarizer", "autourgos-openaichat", "scratchpad-lab",
              "tiktoken", "streamlit")
 
@@ -71,58 +69,24 @@ class RunRecord:
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "run record") -> "RunRecord":
+        """A RunRecord from decoded JSON, checked against schemas.RunRecordFile; RecordError says what is wrong."""
         if not isinstance(raw, dict):
             raise RecordError(f"{where}: expected a JSON object at the top level.")
         if raw.get("schema") != RUN_SCHEMA:
             raise RecordError(f"{where}: schema is {raw.get('schema')!r}; expected {RUN_SCHEMA!r} "
                               f"(or a trace, {TRACE_SCHEMA!r}).")
-        config = raw.get("config")
-        if not isinstance(config, dict):
-            raise RecordError(f"{where}: 'config' must be an object.")
-        try:
-            run_config = RunConfig.build(**config)
-        except ConfigError as exc:
-            raise RecordError(f"{where}: its config is not valid here: {exc}") from None
-        outcome = raw.get("outcome")
-        if not isinstance(outcome, dict) or outcome.get("outcome") not in OUTCOMES:
-            raise RecordError(f"{where}: 'outcome.outcome' must be one of {', '.join(OUTCOMES)}.")
-        for key in ("final_answer", "error"):
-            if outcome.get(key) is not None and not isinstance(outcome.get(key), str):
-                raise RecordError(f"{where}: 'outcome.{key}' must be text or null.")
-        events_raw = raw.get("events")
-        if not isinstance(events_raw, list):
-            raise RecordError(f"{where}: 'events' must be a list.")
-        events = [_check_event(e, i, where) for i, e in enumerate(events_raw)]
-        trace = Trace.from_dict(raw["trace"], f"{where} (embedded trace)") if raw.get("trace") else None
-        text = {k: raw.get(k) for k in ("mode", "scenario", "name", "label", "created")}
-        for key, value in text.items():
-            if value is not None and not isinstance(value, str):
-                raise RecordError(f"{where}: '{key}' must be text.")
-        versions = raw.get("versions") or {}
-        if not isinstance(versions, dict):
-            raise RecordError(f"{where}: 'versions' must be an object.")
-        return cls(config=run_config, events=events, outcome=outcome["outcome"],
-                   final_answer=outcome.get("final_answer"), error=outcome.get("error"),
-                   versions={str(k): str(v) for k, v in versions.items()}, trace=trace,
-                   mode=text["mode"] or "scenario", scenario=text["scenario"], name=text["name"] or "",
-                   label=text["label"] or "", created=text["created"] or "")
-
-
-_NUMERIC = {"t"}
-
-
-def _check_event(raw: Any, index: int, where: str) -> Event:
-    if not isinstance(raw, dict) or not isinstance(raw.get("kind"), str) or raw["kind"] not in EVENT_KINDS:
-        raise RecordError(f"{where}: events[{index}] is not an event of a known kind.")
-    t = raw.get("t", 0)
-    if not isinstance(t, (int, float)) or isinstance(t, bool) or not abs(t) <= 1e9 or not math.isfinite(t):
-        raise RecordError(f"{where}: events[{index}].t must be a number of seconds.")
-    iteration = raw.get("iteration")
-    if iteration is not None and (not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0):
-        raise RecordError(f"{where}: events[{index}].iteration must be a whole number or null.")
-    if not isinstance(raw.get("data", {}), dict):
-        raise RecordError(f"{where}: events[{index}].data must be an object.")
-    return Event.from_dict(raw)
+        if isinstance(raw.get("config"), dict):  # first, so a bad setting is named with its allowed range
+            try:
+                RunConfig.build(**raw["config"])
+            except ConfigError as exc:
+                raise RecordError(f"{where}: its config is not valid here: {exc}") from None
+        spec = validated(RunRecordFile, raw, where)
+        events = [Event(kind=e.kind, t=e.t, iteration=e.iteration, data=e.data.model_dump(exclude_unset=True))
+                  for e in spec.events]
+        return cls(config=spec.config, events=events, outcome=spec.outcome.outcome,
+                   final_answer=spec.outcome.final_answer, error=spec.outcome.error, versions=dict(spec.versions),
+                   trace=Trace.from_spec(spec.trace) if spec.trace else None, mode=spec.mode or "scenario",
+                   scenario=spec.scenario, name=spec.name or "", label=spec.label or "", created=spec.created or "")
 
 
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:

@@ -108,3 +108,20 @@ class RecordedReviews:
 
 def reviewed(events: Sequence[Event]) -> bool:
     return any(e.kind == "compression" and e.data.get("review") for e in events)
+
+
+_SAME = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars", "summarizer",
+         "summarizer_prompt", "summarizer_endpoint", "extractive_budget_chars")
+
+
+def replay_reviews(run: Any, loaded: Any) -> bool:
+    """Give a replay of a reviewed run record its recorded verdicts, when it replays under the record's
+    own compression settings (under other settings the compressions differ, so no verdict applies)."""
+    events = getattr(loaded, "events", None)
+    config = getattr(loaded, "config", None)
+    if not events or config is None or not reviewed(events):
+        return False
+    if any(getattr(run.config, name) != getattr(config, name) for name in _SAME):
+        return False
+    run.observer.reviewer = RecordedReviews(events)
+    return True

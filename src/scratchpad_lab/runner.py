@@ -22,11 +22,12 @@ from .extractive import ExtractiveSummarizer
 from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded)
 from .providers import EndpointError, EndpointLLM, resolve_key
-from .policy import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
+from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from .records import RunRecord, package_versions
 from .scenarios import Scenario, get_scenario
+from .silent import SilentSummarizer
 from .tokens import TokenCounter
-from .trace import Trace, TraceStep, TraceTool
+from .trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
 
 @dataclass
@@ -80,7 +81,10 @@ class Run:
         self.mode = "model" if config.agent_endpoint is not None else self.source.kind
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
             endpoint = config.agent_endpoint
-            inner = EndpointLLM(endpoint, keys.get("agent") or resolve_key(endpoint))
+            key = keys.get("agent") or resolve_key(endpoint)
+            # A step reply is capped where the agent's parser stays fast (the cap lives in trace.py).
+            inner = EndpointLLM(endpoint.model_copy(update={"max_reply_bytes": min(
+                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_BYTES)}), key)
             tools = list(self.source.scenario.tools) if self.source.scenario else []
             self.task = (config.task or "").strip() or self.source.task
         elif self.source.kind == "scenario":
@@ -96,6 +100,8 @@ class Run:
             endpoint = config.summarizer_endpoint
             summarizer = EndpointLLM(endpoint, keys.get("summarizer") or resolve_key(endpoint))
             self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
+        elif config.summarizer == "silent":  # the named stand-in that replies nothing (lessons, tests)
+            self.middleware.llm = ObservedSummarizer(SilentSummarizer(), obs, model=SilentSummarizer.model_name)
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
@@ -236,8 +242,3 @@ def _explain(exc: BaseException, config: RunConfig):
     if isinstance(exc, AgentLLMError):
         return "error", f"The agent's model call failed: {type(root).__name__}: {root}"
     return "error", f"The run failed: {type(root).__name__}: {root}"
-
-
-def run_config(config: RunConfig, source: Optional[Source] = None) -> RunRecord:
-    """Run synchronously (CLI, tests, replay) and return the record."""
-    return Run(config, source).run()

@@ -7,18 +7,23 @@
 
 steps[i] is iteration i+1; observations[k] answers the k-th action of that step's response. The
 observations are raw (uncut): the agent cuts them to max_tool_output_chars on replay as usual.
-Streamlit-free; loading never trusts the file.
+Streamlit-free; loading never trusts the file: what a trace may hold is schemas.TraceFile.
 """
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, Dict, List, Type, TypeVar, Union
 
-TRACE_SCHEMA = "scratchpad-lab/trace@1"
-MAX_FILE_BYTES = 10 * 1024 * 1024
-MAX_STEPS = 5000
+from pydantic import BaseModel, ValidationError
+
+from .schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_BYTES, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
+                      explain)
+from .untrusted import clean_json, may_hold_surrogates
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class RecordError(ValueError):
@@ -60,39 +65,26 @@ class Trace:
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "trace") -> "Trace":
+        """A Trace from decoded JSON, checked against schemas.TraceFile; RecordError says what is wrong."""
         if not isinstance(raw, dict):
             raise RecordError(f"{where}: expected a JSON object at the top level.")
         if raw.get("schema") != TRACE_SCHEMA:
             raise RecordError(f"{where}: schema is {raw.get('schema')!r}; expected {TRACE_SCHEMA!r}.")
-        task = raw.get("task")
-        if not isinstance(task, str):
-            raise RecordError(f"{where}: 'task' must be a string.")
-        tools_raw = raw.get("tools", [])
-        if not isinstance(tools_raw, list):
-            raise RecordError(f"{where}: 'tools' must be a list of {{name, description}} objects.")
-        tools = []
-        for i, tool in enumerate(tools_raw):
-            if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
-                raise RecordError(f"{where}: tools[{i}] needs a non-empty string 'name'.")
-            description = tool.get("description", "")
-            parameters = tool.get("parameters", {})
-            if not isinstance(description, str) or not isinstance(parameters, dict):
-                raise RecordError(f"{where}: tools[{i}] 'description' must be text and 'parameters' an object.")
-            tools.append(TraceTool(tool["name"], description, parameters))
-        steps_raw = raw.get("steps")
-        if not isinstance(steps_raw, list) or not steps_raw:
-            raise RecordError(f"{where}: 'steps' must be a non-empty list.")
-        if len(steps_raw) > MAX_STEPS:
-            raise RecordError(f"{where}: {len(steps_raw)} steps is over the limit of {MAX_STEPS}.")
-        steps = []
-        for i, step in enumerate(steps_raw):
-            if not isinstance(step, dict) or not isinstance(step.get("response"), str):
-                raise RecordError(f"{where}: steps[{i}] needs a string 'response'.")
-            observations = step.get("observations", [])
-            if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
-                raise RecordError(f"{where}: steps[{i}].observations must be a list of strings.")
-            steps.append(TraceStep(step["response"], list(observations)))
-        return cls(task=task, tools=tools, steps=steps)
+        return cls.from_spec(validated(TraceFile, raw, where))
+
+    @classmethod
+    def from_spec(cls, spec: TraceFile) -> "Trace":
+        tools = [TraceTool(t.name, t.description, t.parameters.model_dump(exclude_unset=True) if t.parameters else {})
+                 for t in spec.tools]
+        return cls(task=spec.task, tools=tools, steps=[TraceStep(s.response, list(s.observations)) for s in spec.steps])
+
+
+def validated(model: Type[M], raw: Any, where: str) -> M:
+    """`raw` checked against one of the file models in schemas.py; RecordError with sentences if it does not fit."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise RecordError(f"{where}: {explain(exc)}") from None
 
 
 def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
@@ -104,15 +96,19 @@ def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
             "Use a shorter run or trace.")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return json.loads(text)
+        raw = json.loads(text)
+        return clean_json(raw) if may_hold_surrogates(text) else raw  # text from a file is made safe here
     except UnicodeDecodeError:
         raise RecordError(f"{where} is not UTF-8 text; expected a JSON run record or trace.") from None
     except RecursionError:
         raise RecordError(f"{where} is nested too deeply to be a run record or trace.") from None
     except json.JSONDecodeError as exc:
         raise RecordError(f"{where} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
-    except ValueError as exc:  # e.g. an integer of more digits than Python will convert
-        raise RecordError(f"{where} holds a value that cannot be read ({exc}).") from None
+    except ValueError as exc:  # an integer of more digits than Python will convert
+        if "digits" in str(exc):
+            raise RecordError(f"{where} holds a number of more than {sys.get_int_max_str_digits():,} digits; no "
+                              "field of a run record or trace is a number that long. Remove it.") from None
+        raise RecordError(f"{where} holds a value that cannot be read as JSON.") from None
 
 
 def read_file_bytes(path: Union[str, Path]) -> bytes:

@@ -56,6 +56,8 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
         head.markdown(f"**Compression at iteration {int(c['iteration'])}**")
         for col, (label, color) in zip(badge_cols, badges(c)):
             col.badge(label, color=color)
+        if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
+            st.text(c["why"])
         ratio = (c.get("after_chars", 0) / c["before_chars"]) if c.get("before_chars") else 0.0
         m1, m2, m3, m4, m5 = st.columns(5)
         share = c.get("facts_retained")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 import streamlit as st
 
@@ -22,17 +22,16 @@ from ..promptlab import check_prompt
 from ..providers import EndpointError
 from ..quality import FLAGS, annotate
 from ..records import RunRecord
+from ..settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
+from ..replay import replay_source, summarizer_notice
 from ..trace import RecordError
 from .cards import compression_card
 from .charts import overlay_chart
 from .endpoints import endpoint_widgets
-from .runs_page import Entry, all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES, init_session
+from .runs_page import Entry, entries_with_upload, pick_entry, show_problem
+from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
 from .view import render_run
 
-COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
-SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
-COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
 MAX_CARDS = 25
@@ -56,82 +55,6 @@ class Result:
     keeps_answer: bool
     rows: List[Dict] = field(default_factory=list)
     choices: Dict = field(default_factory=dict)  # the sweep's widget values, restored after a page switch
-
-
-# ── the settings table (pure: no widgets) ──────────────────────────────────
-
-def default_table() -> pd.DataFrame:
-    import pandas as pd  # lazy: the first page does without it
-    return pd.DataFrame({
-        "summarize_every": ["5", "2"], "max_scratchpad_chars": [15_000, 2_000],
-        "agent_trim_chars": pd.Series([None, None], dtype="Int64"),
-        "summarizer": ["extractive", "extractive"], "custom prompt": pd.Series([None, None], dtype="object")})
-
-
-def _blank(value) -> bool:
-    import pandas as pd  # lazy: the first page does without it
-    return value is None or (not isinstance(value, str) and pd.isna(value)) or str(value).strip() == ""
-
-
-def _whole(value, name: str) -> int:
-    try:
-        number = float(str(value).replace(",", "").strip())
-    except ValueError:
-        number = float("nan")
-    if not number.is_integer():  # also nan and inf
-        raise ValueError(f"{name} must be a whole number.")
-    return int(number)
-
-
-def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict[str, str]] = None) -> engine.Setting:
-    """One table row as a Setting, validated against the run's config; ValueError says what to change.
-    `endpoint` is the summarizer model for rows whose summarizer is "endpoint"; a custom prompt that is
-    the name of one of `versions` (the Prompt lab's prompt versions) is that version, under its name."""
-    every = row.get("summarize_every")
-    if _blank(every) or str(every).strip().lower() in ("off", "none"):
-        every = None
-    else:
-        try:
-            every = _whole(every, "summarize_every")
-        except ValueError:
-            raise ValueError("summarize_every must be off or a whole number of iterations.") from None
-    if _blank(row.get("max_scratchpad_chars")):
-        raise ValueError("max_scratchpad_chars is empty: enter a number of chars (1,000,000: the size trigger "
-                         "never fires).")
-    cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
-    trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
-    summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
-    prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
-    prompt_name = None
-    if prompt is not None and prompt.strip() in (versions or {}):
-        prompt_name = prompt.strip()
-        prompt = check_prompt(versions[prompt_name]).template or versions[prompt_name]
-    if summarizer == "endpoint" and endpoint is None:
-        raise ValueError("summarizer is endpoint: set the summarizer model above the table first.")
-    setting = engine.Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
-                             summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
-                             summarizer_endpoint=endpoint if summarizer == "endpoint" else None)
-    try:
-        base.replace(**setting.changes())
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
-    return setting
-
-
-def parse_table(table: pd.DataFrame, base: RunConfig, endpoint=None,
-                versions: Optional[Dict[str, str]] = None) -> Tuple[List[engine.Setting], List[str]]:
-    """(settings, problems): one problem per wrong row ("Row 2: ..."), and one if there are not 2 to 6."""
-    settings, problems = [], []
-    for number, row in enumerate(table.to_dict("records"), start=1):
-        if all(_blank(row.get(c)) for c in COLUMNS):
-            continue  # a row added and left empty
-        try:
-            settings.append(parse_row(row, base, endpoint, versions))
-        except ValueError as exc:
-            problems.append(f"Row {number}: {exc}")
-    if not problems and not 2 <= len(settings) <= engine.MAX_SETTINGS:
-        problems.append(f"Define 2 to {engine.MAX_SETTINGS} settings to compare; the table has {len(settings)}.")
-    return settings, problems
 
 
 def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:
@@ -370,26 +293,26 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
 
 def page() -> None:
     init_session()
-    prices = st.session_state.get(PLAY_PRICES)
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Compare")
     st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
                "the settings are compared on exactly the same work; only compression (and the summarizer's "
                "cost) changes.")
-    with st.expander("Upload a run record or a trace"):
-        added = upload_widget("cmp_upload")
-    entries, problems = all_entries()
-    show_sample_problems(problems)
-    if not entries:
-        st.info("No runs to compare: run one in the Playground, or upload a run record or trace.")
-        st.stop()
+    entries, added = entries_with_upload(
+        "cmp_upload", "No runs to compare: run one in the Playground, or upload a run record or trace.",
+        upload_in="Upload a run record or a trace")
     entry = pick_entry(entries, "Run or trace to replay", "cmp_source", CMP_SOURCE,
                        open_key=added.key if added else None)
     try:
-        _, base, keeps_answer = engine.source_of(entry.loaded)
+        replay = replay_source(entry.loaded)
     except (RecordError, KeyError, ConfigError) as exc:
         show_problem("This run cannot be replayed here: pick another.", str(exc))
         st.stop()
-    st.info(RECORDED_KIND if keeps_answer else SCENARIO_KIND)
+    base = replay.config
+    st.info(RECORDED_KIND if replay.keeps_recorded_answer else SCENARIO_KIND)
+    notice = summarizer_notice(replay)
+    if notice:  # quotes the file's model name and URL: plain text
+        st.text(notice)
     tab_compare, tab_sweep = st.tabs(["Compare settings", "Sweep"])
     with tab_compare:
         _compare_section(entry, base, prices)

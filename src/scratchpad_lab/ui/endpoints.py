@@ -13,8 +13,7 @@ from pydantic import ValidationError
 from ..config import explain_validation_error
 from ..pricing import DEFAULT_PRICES
 from ..providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
-
-K_PRICES = "play_prices"
+from .state import PLAY_PRICE_ROWS
 
 
 def plain(text: str) -> str:
@@ -91,14 +90,14 @@ def price_table() -> Dict[str, tuple]:
     the first page does without them; until then the defaults, or the last edit, apply."""
     with st.sidebar.expander("Prices (USD per 1M tokens)"):
         st.caption("Used for every cost shown; edit or add rows. The offline agent and summarizer cost nothing.")
-        if not st.toggle("Edit prices", key="play_prices_edit") and K_PRICES not in st.session_state:
+        if not st.toggle("Edit prices", key="play_prices_edit") and PLAY_PRICE_ROWS not in st.session_state:
             st.text("\n".join(f"{m}: {p[0]:g} in / {p[1]:g} out" for m, p in DEFAULT_PRICES.items()))
             return dict(DEFAULT_PRICES)
         import pandas as pd  # lazy: see the docstring
-        if K_PRICES not in st.session_state:
-            st.session_state[K_PRICES] = pd.DataFrame(
+        if PLAY_PRICE_ROWS not in st.session_state:
+            st.session_state[PLAY_PRICE_ROWS] = pd.DataFrame(
                 [{"model": m, "input $/1M": p[0], "output $/1M": p[1]} for m, p in DEFAULT_PRICES.items()])
-        edited = st.data_editor(st.session_state[K_PRICES], num_rows="dynamic", key="play_prices_editor",
+        edited = st.data_editor(st.session_state[PLAY_PRICE_ROWS], num_rows="dynamic", key="play_prices_editor",
                                 hide_index=True)
     table = {}
     for row in edited.to_dict("records"):

@@ -8,25 +8,23 @@ from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 
-from ..compare import NEVER, replay_one, source_of
+from ..compare import compression_off
 from ..providers import EndpointError
 from ..probes import ProbeQuestion, run_probes, scenario_probes
 from ..quality import annotate, facts_by_step, run_retention, savings
 from ..records import RunRecord
 from ..trace import RecordError
+from .state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
-K_BASELINES = "loss_baselines"    # {id(record): baseline RunRecord} (compression off, same path)
-K_USER_PROBES = "loss_user_probes"
 
 
 def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
     """The same path with compression off (replayed once, then kept for this tab)."""
-    cache: Dict[int, Any] = st.session_state.setdefault(K_BASELINES, {})
+    cache: Dict[int, Any] = st.session_state.setdefault(LOSS_COMPRESSION_OFF, {})
     key = id(record)
     if key not in cache:
         try:
-            source, base, _ = source_of(record)
-            cache[key] = (record, replay_one(source, base, NEVER))
+            cache[key] = (record, compression_off(record))
         except (RecordError, EndpointError, ValueError, KeyError):
             cache[key] = (record, None)
     return cache[key][1]
@@ -48,7 +46,7 @@ def facts_chart(record: RunRecord):
 
 
 def _probe_list(record: RunRecord) -> List[ProbeQuestion]:
-    user = st.session_state.setdefault(K_USER_PROBES, [])
+    user = st.session_state.setdefault(LOSS_USER_PROBES, [])
     return scenario_probes(record.scenario) + [ProbeQuestion(q, a) for q, a in user]
 
 
@@ -84,7 +82,7 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
         q = st.text_input("Question", key=f"{key}_probe_q")
         a = st.text_input("Expected answer (as it appears in the tool results)", key=f"{key}_probe_a")
         if st.button("Add probe", key=f"{key}_probe_add") and q.strip() and a.strip():
-            st.session_state[K_USER_PROBES].append((q.strip(), a.strip()))
+            st.session_state[LOSS_USER_PROBES].append((q.strip(), a.strip()))
     probes = _probe_list(record)
     if not probes:
         st.text("No probes for this run: add one above.")

@@ -15,7 +15,7 @@ from ..providers import EndpointError, EndpointLLM
 from .loss import loss_panel
 from .endpoints import price_table
 from .settings import K_SCENARIO, config_from_state, sidebar_settings
-from .state import PLAY_ACTIVE, PLAY_PRICES, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR, init_session
+from .state import PLAY_ACTIVE, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR, init_session
 from .view import render_run
 from .review_panel import attach_review, review_panel, review_switch
 
@@ -53,7 +53,7 @@ def _live() -> None:
     review_panel(run)
     events = run.log.snapshot()
     render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-               key="live", show_chart=True, prices=st.session_state.get(PLAY_PRICES))
+               key="live", prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
     if run.finished:
         _collect_finished(run)
         st.rerun()
@@ -84,7 +84,7 @@ def _start_run() -> None:
 def page() -> None:
     init_session()
     config, keys, problem = sidebar_settings()
-    st.session_state[PLAY_PRICES] = prices = price_table()
+    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
     st.title("Scratchpad Lab · Playground")
     scenario = get_scenario(st.session_state[K_SCENARIO])
     st.markdown(f"**{scenario.title}**: {scenario.description}")

@@ -23,8 +23,8 @@ from .cards import FLAG_BADGES, compression_card
 from .endpoints import endpoint_widgets
 from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from .settings import K_PROMPT
-from .state import (PL_KEPT, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_VERSIONS, PLAY_PRICES, PLAY_PROMPT_NAME,
-                    init_session)
+from .state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
+                    PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
 REFRESH_S = 0.4
 LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
@@ -156,7 +156,7 @@ def _use_in_playground(i: int) -> None:
     name = (st.session_state.get(f"pl_name_{i}") or f"Prompt {i + 1}").strip()[:80]
     st.session_state[K_PROMPT] = check.template
     st.session_state[PLAY_PROMPT_NAME] = (name, check.template)
-    st.session_state["pl_used"] = name
+    st.session_state[PL_USED] = name
 
 
 def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
@@ -203,8 +203,8 @@ def _versions_panel() -> None:
             c2.download_button("Download", data=text, file_name=prompt_file_name(name), mime="text/plain",
                                key=f"pl_dl_{k}")
         upload = st.file_uploader("Upload a prompt (.txt)", type=["txt"], key="pl_prompt_upload")
-        if upload is not None and st.session_state.get("pl_prompt_upload_seen") != upload.file_id:
-            st.session_state["pl_prompt_upload_seen"] = upload.file_id
+        if upload is not None and st.session_state.get(PL_UPLOAD_SEEN) != upload.file_id:
+            st.session_state[PL_UPLOAD_SEEN] = upload.file_id
             raw = upload.getvalue()
             try:
                 text = raw.decode("utf-8")
@@ -353,8 +353,8 @@ def _live() -> None:
         stopped = sum(1 for c in matrix.cells if c.status == "cancelled")
         st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s:.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
     _matrix_view(matrix)
-    if matrix.finished and st.session_state.get("pl_live"):
-        st.session_state["pl_live"] = False
+    if matrix.finished and st.session_state.get(PL_LIVE):
+        st.session_state[PL_LIVE] = False
         st.rerun()
 
 
@@ -380,8 +380,8 @@ def page() -> None:
         variant, ok = _prompt_editor(i, col)
         variants.append(variant)
         runnable = runnable and ok
-    if st.session_state.get("pl_used"):
-        st.success(f"The playground now uses the prompt “{st.session_state.pop('pl_used')}”.")
+    if st.session_state.get(PL_USED):
+        st.success(f"The playground now uses the prompt “{st.session_state.pop(PL_USED)}”.")
         st.page_link("pages/playground.py", label="Go to the playground")
     _versions_panel()
 
@@ -400,10 +400,10 @@ def page() -> None:
     if why:
         st.text("To run: " + "; ".join(why) + ".")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
-        new = Matrix(snapshot, variants, specs, probes + scenario_probes(snapshot.scenario),
-                     prices=st.session_state.get(PLAY_PRICES))
+        new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
+                     prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
         st.session_state[PL_MATRIX] = new.start()
         st.session_state[PL_OPEN] = None
-        st.session_state["pl_live"] = True
+        st.session_state[PL_LIVE] = True
         running = True
     st.fragment(run_every=REFRESH_S if running else None)(_live)()

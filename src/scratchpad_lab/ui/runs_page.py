@@ -10,24 +10,19 @@ The Compare page lists the same runs through `all_entries` and shares the upload
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..metrics import summarize_run
-from ..quality import annotate
+from ..config import ConfigError
 from ..records import RunRecord, load_any
-from ..runner import Run, Source
+from ..replay import replay_source, replay_with_defaults, summarizer_notice
 from ..trace import RecordError, Trace
-from ..triggers import trigger_state
-from .charts import size_frame
 from .library import download_button, open_sample, runs_frame, sample_files
-from .state import (PLAY_PRICES, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
+from .state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
-from .view import render_run, timeline_frame
+from .view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."
@@ -36,32 +31,6 @@ TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it
               "max_scratchpad_chars 15,000, the agent's own trim at 15,000 chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
-
-# Event fields the view formats as numbers or reads as text: a file that passes the schema but holds, say,
-# a string where a size belongs would break the page halfway through drawing it, so it is refused instead.
-_NUMBERS = {
-    "iteration": ("before_chars", "before_tokens", "chars", "tokens"),
-    "compression": ("before_chars", "after_chars", "before_tokens", "after_tokens", "tokens_in", "tokens_out",
-                    "latency_s"),
-    "trim": ("before_chars", "after_chars"),
-    "llm_call": ("tokens_in", "tokens_out", "latency_s"),
-    "trigger": ("chars", "last_summarized_chars"),
-    "tool_call": ("result_chars",),
-    "finish": ("elapsed_s", "iterations"),
-}
-_TEXTS = {
-    "run_start": ("task", "mode", "scenario", "agent_model", "agent_model_id", "summarizer_model_id", "label"),
-    "iteration": ("scratchpad",),
-    "compression": ("before", "after", "prompt", "response", "model", "error"),
-    "llm_call": ("response", "model"),
-    "tool_call": ("tool",),
-    "final_answer": ("text",),
-    "error": ("error_type", "message"),
-    "finish": ("outcome",),
-}
-_REQUIRED_TEXTS = {"compression": ("before", "after")}
-_CHOICES = {("compression", "reason"): ("periodic", "size"), ("compression", "status"): ("ok", "empty", "error")}
-
 
 @dataclass
 class Entry:
@@ -85,41 +54,6 @@ def _every(value) -> str:
     return "off" if value is None else str(value)
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_events(record: RunRecord, where: str = UPLOAD_WHERE) -> None:
-    """Refuse a record whose events would break the view (wrong types, unknown reasons); RecordError."""
-    for i, e in enumerate(record.events):
-        for name in _NUMBERS.get(e.kind, ()):
-            value = e.data.get(name)
-            if value is not None and not _is_number(value):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be a number.")
-        for name in _TEXTS.get(e.kind, ()):
-            value = e.data.get(name)
-            if value is not None and not isinstance(value, str):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be text.")
-        for name in _REQUIRED_TEXTS.get(e.kind, ()):
-            if not isinstance(e.data.get(name), str):
-                raise RecordError(f"{where}: events[{i}].data.{name} must be text.")
-        for (kind, name), allowed in _CHOICES.items():
-            if e.kind == kind and e.data.get(name) not in allowed:
-                raise RecordError(f"{where}: events[{i}].data.{name} must be one of {', '.join(allowed)}.")
-        if e.kind in ("compression", "trim", "iteration") and e.iteration is None:
-            raise RecordError(f"{where}: events[{i}] ({e.kind}) needs an iteration number.")
-        if e.kind == "run_start" and not isinstance(e.data.get("config", {}), dict):
-            raise RecordError(f"{where}: events[{i}].data.config must be an object.")
-    try:  # what the view computes from the events, once, before anything is shown
-        summarize_run(record.events, record.scenario)
-        trigger_state(record.events, record.config)
-        timeline_frame(record.events)
-        size_frame(record.events, "chars"), size_frame(record.events, "tokens")
-        annotate(record.events)
-    except (TypeError, ValueError, KeyError, AttributeError):
-        raise RecordError(f"{where}: its events hold values this page cannot read.") from None
-
-
 def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace]], Optional[str]]:
     """(loaded, None) for a good run record or trace, else (None, what is wrong). Never raises.
 
@@ -127,20 +61,11 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
     "The uploaded file ...")."""
     del name  # the message must not quote it; the caller keeps it for a dataframe cell
     try:
-        loaded = load_any(data, UPLOAD_WHERE)
-        if isinstance(loaded, RunRecord):
-            check_events(loaded)
-        return loaded, None
+        return load_any(data, UPLOAD_WHERE), None  # checked against schemas.py: types, sizes, kinds
     except RecordError as exc:
         return None, str(exc)
     except Exception as exc:  # the edge: a file must never break the page
         return None, f"{UPLOAD_WHERE} could not be read ({type(exc).__name__})."
-
-
-def replay_with_defaults(trace: Trace) -> RunRecord:
-    """A trace has no events of its own: replay it once with the package defaults so it can be shown."""
-    config = RunConfig.build(scenario=None)
-    return Run(config, Source.for_trace(trace, "uploaded trace"), name=TRACE_REPLAY_NAME).run()
 
 
 def _numbers_title(record: RunRecord) -> str:
@@ -151,7 +76,8 @@ def _numbers_title(record: RunRecord) -> str:
 def _upload_entry(index: int, file_name: str, loaded: Union[RunRecord, Trace]) -> Entry:
     if isinstance(loaded, Trace):
         title = f"upload #{index + 1} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
-        return Entry(f"upload:{index}", "upload", title, loaded, replay_with_defaults(loaded), file_name)
+        return Entry(f"upload:{index}", "upload", title, loaded,
+                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name)
     title = f"upload #{index + 1} · run record · {_numbers_title(loaded)}"
     return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name)
 
@@ -205,6 +131,22 @@ def upload_widget(key: str) -> Optional[Entry]:
     return entry
 
 
+def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = None) -> Tuple[List[Entry], Optional[Entry]]:
+    """The uploader (in an expander titled `upload_in`, if given), then every entry; stops the page with
+    `empty` when there is none. Returns (entries, the entry just uploaded or None)."""
+    if upload_in:
+        with st.expander(upload_in):
+            added = upload_widget(upload_key)
+    else:
+        added = upload_widget(upload_key)
+    entries, problems = all_entries()
+    show_sample_problems(problems)
+    if not entries:
+        st.info(empty)
+        st.stop()
+    return entries, added
+
+
 def show_problem(heading: str, detail: str) -> None:
     """Our sentence as the error; the detail (which may quote a file) as plain text under it."""
     st.error(heading)
@@ -242,10 +184,15 @@ def entries_frame(entries: List[Entry], prices: Optional[dict] = None) -> pd.Dat
 def kind_note(entry: Entry) -> str:
     if entry.is_trace:
         return TRACE_NOTE
+    try:
+        notice = summarizer_notice(replay_source(entry.record))
+    except (RecordError, KeyError, ConfigError):
+        notice = None
+    notice = f" Replayed on the Compare page: {notice}" if notice else ""
     if entry.record.mode == "scenario":
         return ("A scenario run: the scripted agent's fixed plan of tool calls, with the real middleware and the "
-                "agent's own trim. The scripted agent answers only from what is still in its scratchpad.")
-    return "A recorded run: the steps and the final answer are what was recorded."
+                "agent's own trim. The scripted agent answers only from what is still in its scratchpad." + notice)
+    return "A recorded run: the steps and the final answer are what was recorded." + notice
 
 
 # ── the page ───────────────────────────────────────────────────────────────
@@ -269,16 +216,12 @@ def _step_slider(entry: Entry) -> Optional[int]:
 
 def page() -> None:
     init_session()
-    prices = st.session_state.get(PLAY_PRICES)
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Runs")
     st.caption("Recorded sample runs, the runs made in this tab, and files you upload. Open one to step through "
                "it; download any of them as JSON.")
-    added = upload_widget("runs_upload")
-    entries, problems = all_entries()
-    show_sample_problems(problems)
-    if not entries:
-        st.info("No runs yet: run one in the Playground, or upload a run record or trace.")
-        st.stop()
+    entries, added = entries_with_upload(
+        "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")
     st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)

@@ -11,7 +11,8 @@ import streamlit as st
 from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
-from .state import PLAY_PROMPT_NAME
+from .state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
+                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
 OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -23,20 +24,6 @@ PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
-K_SCENARIO = "play_scenario"
-K_PRESET = "play_preset"
-K_EVERY = "play_summarize_every"
-K_CAP = "play_max_scratchpad_chars"
-K_TRIM = "play_agent_trim_chars"
-K_SUMMARIZER = "play_summarizer"
-K_PROMPT = "play_summarizer_prompt"
-K_BUDGET = "play_extractive_budget"
-K_TOOL_CAP = "play_max_tool_output_chars"
-K_MAX_IT = "play_max_iterations"
-K_WALL = "play_wall_clock"
-K_PACE = "play_pacing"
-K_AGENT = "play_agent"
-K_TASK = "play_task"
 AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
 
 SUMMARIZERS = {

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ..lessons import DEFAULT_PACE_S
+
 PLAY_ACTIVE = "play_active_run"        # the Run going on now (or None); the worker appends to its log
 PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in this tab, oldest first
 PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown below the live view
-PLAY_PRICES = "play_price_table"       # {model prefix: (input, output) USD per 1M tokens}, from the editor
+PLAY_PRICES_BY_MODEL = "play_prices_by_model"  # {model prefix: (input, output) USD per 1M tokens}, read from the editor
+PLAY_PRICE_ROWS = "play_price_rows"    # the price editor's rows (a DataFrame) it starts from; set in endpoints.py
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
@@ -24,9 +27,44 @@ PL_SOURCE = "pl_source_entry"          # the key of the run picked on the Prompt
 PL_MATRIX = "pl_matrix"                # the prompt-lab Matrix running or last run in this tab
 PL_VERSIONS = "pl_prompt_versions"     # {version name: prompt text}: this tab's saved prompt versions
 PL_OPEN = "pl_open_cell"               # (row, col) of the matrix cell opened as a compression card
+PL_USED = "pl_used_in_playground"     # the name just sent to the playground (a one-time confirmation)
+PL_LIVE = "pl_live"                    # a matrix was started: its fragment reruns the page once when it is done
+PL_UPLOAD_SEEN = "pl_prompt_upload_seen"  # the uploader id of the prompt file last added as a version
 PL_KEPT = "pl_kept_widgets"           # {widget key: value}: the page's inputs, restored after a page switch
 PLAY_PROMPT_NAME = "play_prompt_name"  # (name, text): the named prompt the playground uses while its text is unchanged
 PLAY_REVIEW = "play_review"            # the playground's "Review each compression" switch
+STRAT_SOURCE = "strat_source_entry"    # the key of the run or trace picked on the Strategies page
+STRAT_RESULT = "strat_result"          # the last strategies run (strategies_page.Shown), kept across reruns
+
+LOSS_COMPRESSION_OFF = "loss_compression_off"  # {id(record): (record, the same path with compression off)}
+LOSS_USER_PROBES = "loss_user_probes"  # probe questions the user added: [(question, expected answer)]
+
+# The playground's run settings: the sidebar widgets' keys (drawn in settings.py).
+K_SCENARIO = "play_scenario"
+K_PRESET = "play_preset"
+K_EVERY = "play_summarize_every"
+K_CAP = "play_max_scratchpad_chars"
+K_TRIM = "play_agent_trim_chars"
+K_SUMMARIZER = "play_summarizer"
+K_PROMPT = "play_summarizer_prompt"
+K_BUDGET = "play_extractive_budget"
+K_TOOL_CAP = "play_max_tool_output_chars"
+K_MAX_IT = "play_max_iterations"
+K_WALL = "play_wall_clock"
+K_PACE = "play_pacing"
+K_AGENT = "play_agent"
+K_TASK = "play_task"
+
+LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
+LESSON_RUN = "lesson_run"              # the Run of the lesson going on or just finished (or None)
+LESSON_OF = "lesson_run_of"            # the number of the lesson that LESSON_RUN belongs to
+LESSON_STAGE = "lesson_stage"          # index of the pause point the lesson waits for or shows
+LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause point (the live refresh is off)
+LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
+LESSON_ENDED = "lesson_ended"          # the lesson's run has ended and the page was drawn once more for it
+
+LINK_NOTE = "link_note"                # what was wrong with the link the app was opened with (shown once)
+PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
 
 def init_session() -> None:
@@ -34,7 +72,7 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_START_ERROR, None)
-    st.session_state.setdefault(PLAY_PRICES, None)
+    st.session_state.setdefault(PLAY_PRICES_BY_MODEL, None)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
     st.session_state.setdefault(RUNS_OPEN, None)
@@ -49,3 +87,12 @@ def init_session() -> None:
     st.session_state.setdefault(PL_OPEN, None)
     st.session_state.setdefault(PL_KEPT, {})
     st.session_state.setdefault(PLAY_PROMPT_NAME, None)
+    st.session_state.setdefault(STRAT_SOURCE, None)
+    st.session_state.setdefault(STRAT_RESULT, None)
+    st.session_state.setdefault(LESSON_RUN, None)
+    st.session_state.setdefault(LESSON_OF, None)
+    st.session_state.setdefault(LESSON_STAGE, 0)
+    st.session_state.setdefault(LESSON_AT, False)
+    st.session_state.setdefault(LESSON_ENDED, False)
+    st.session_state.setdefault(LESSON_PACE, DEFAULT_PACE_S)
+    st.session_state.setdefault(LINK_NOTE, None)

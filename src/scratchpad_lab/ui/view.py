@@ -11,6 +11,7 @@ import streamlit as st
 
 from ..config import RunConfig
 from ..events import Event
+from ..narrate import narrate, sentence_for
 from ..metrics import RunSummary, final_answer, model_ids, summarize_run
 from ..quality import annotate
 from ..pricing import cost_usd
@@ -66,6 +67,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
         st.text("Size trigger: armed (the scratchpad has grown since the last summary)")
     else:
         st.text(f"Size trigger: disarmed until the scratchpad grows past {s.last_summarized_chars:,} chars")
+    st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
     if s.last_fired_iteration is None:
         st.text("Last fired: none yet")
     else:
@@ -92,7 +94,9 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["trim"] = f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
         elif e.kind == "final_answer":
             row["tools"] = "final answer"
-    return pd.DataFrame(list(rows.values()), columns=["iteration", "chars sent", "tools", "compression", "trim"])
+    whys = narrate(events)  # one sentence per iteration: why it did or did not compress
+    return pd.DataFrame([{**r, "why": whys.get(r["iteration"], "")} for r in rows.values()],
+                        columns=["iteration", "chars sent", "tools", "compression", "trim", "why"])
 
 
 def _money(value: Optional[float]) -> str:
@@ -106,7 +110,7 @@ def _cost_line(s: RunSummary) -> str:
 
 
 def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
-               key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
+               key: str = "run", upto: Optional[int] = None,
                prices: Optional[dict] = None) -> None:
     status_line(events, config, elapsed_s, live)
     left, right = st.columns([3, 2])
@@ -117,10 +121,10 @@ def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapse
     st.text("Timeline")
     st.dataframe(timeline_frame([e for e in events if upto is None or e.iteration is None or e.iteration <= upto]),
                  hide_index=True, height=200)
-    if show_chart:
-        unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
-        st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
-    cards = [c for c in annotate(events) if upto is None or c["iteration"] <= upto]
+    unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
+    st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
+    cards = [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
+             if upto is None or c["iteration"] <= upto]
     st.subheader(f"Compressions ({len(cards)})")
     if not cards:
         st.text("No compression yet.")

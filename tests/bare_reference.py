@@ -1,6 +1,6 @@
 """The bare packages running a trace, with none of the lab's observation: the reference.
 
-Streamlit-free. Used two ways: tests check that the lab's observed replay gives exactly what the bare
+Test and benchmark support, not shipped. Used two ways: tests check that the lab's observed replay gives exactly what the bare
 `Agent` + `AutoSummarizeMiddleware` give on the same trace (compression iterations, the scratchpad
 before each, trims, final answer), and `bench/replay.py` times the lab against it.
 
@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 from autourgos_agent import Agent, CallbackHandler
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from .trace import Trace
+from scratchpad_lab.trace import Trace
 
 
 class _TraceLLM:

@@ -1,6 +1,6 @@
 """Synthetic traces: seeded, invented trajectories for tests and benchmarks.
 
-Streamlit-free. A synthetic trace looks like a real agent's: JSON steps with one to three tool calls,
+Test and benchmark support (not shipped: tests/ is on the path of both). A synthetic trace looks like a real agent's: JSON steps with one to three tool calls,
 tool results of very different sizes with identifiers planted in them (`ID-2347`, `ERR_503`, ...),
 now and then a reply that is not JSON, and a final answer at the end. It is invented material.
 """
@@ -10,7 +10,7 @@ import json
 import random
 from typing import List, Optional
 
-from .trace import Trace, TraceStep, TraceTool
+from scratchpad_lab.trace import Trace, TraceStep, TraceTool
 
 _WORDS = ("latency", "cache", "replica", "request", "timeout", "shard", "queue", "retry", "backoff", "index",
           "vendor", "invoice", "region", "cluster", "quota", "ticket", "courier", "refund", "policy", "probe")

@@ -55,13 +55,24 @@ def compose_answer(scenario: Scenario, context: str) -> str:
     return "\n".join(lines)
 
 
-class ScriptedPolicyLLM:
+class _StandIn:
+    """What both stand-ins share: the next step to give, and the extractive summarizer they use when the
+    middleware falls back to the agent's LLM ("same as agent")."""
+
+    def __init__(self, summarizer: Optional[ExtractiveSummarizer] = None) -> None:
+        self._next = 0
+        self._summarizer = summarizer or ExtractiveSummarizer()
+
+    def summarize(self, **kwargs: Any) -> str:
+        return self._summarizer.summarize(**kwargs)
+
+
+class ScriptedPolicyLLM(_StandIn):
     model_name = "scripted agent (offline)"
 
     def __init__(self, scenario: Scenario, summarizer: Optional[ExtractiveSummarizer] = None) -> None:
+        super().__init__(summarizer)
         self.scenario = scenario
-        self._next = 0
-        self._summarizer = summarizer or ExtractiveSummarizer()
 
     def invoke(self, prompt: Any, **_kwargs: Any) -> str:
         plan = self.scenario.plan
@@ -73,17 +84,13 @@ class ScriptedPolicyLLM:
         return json.dumps({"thought": "I have finished the plan; answering from my notes.",
                            "actions": [], "final_answer": answer})
 
-    def summarize(self, **kwargs: Any) -> str:
-        return self._summarizer.summarize(**kwargs)
 
-
-class ReplayLLM:
+class ReplayLLM(_StandIn):
     model_name = "replay of a recorded trace"
 
     def __init__(self, trace: Trace, summarizer: Optional[ExtractiveSummarizer] = None) -> None:
+        super().__init__(summarizer)
         self.trace = trace
-        self._next = 0
-        self._summarizer = summarizer or ExtractiveSummarizer()
 
     def invoke(self, prompt: Any, **_kwargs: Any) -> str:
         if self._next >= len(self.trace.steps):
@@ -93,9 +100,6 @@ class ReplayLLM:
         response = self.trace.steps[self._next].response
         self._next += 1
         return response
-
-    def summarize(self, **kwargs: Any) -> str:
-        return self._summarizer.summarize(**kwargs)
 
 
 def replay_tools(trace: Trace, observer) -> List[Dict[str, Any]]:

@@ -1,0 +1,229 @@
+"""Narration: one plain-language sentence per iteration saying why compression did or did not happen.
+
+Streamlit-free, so the CLI (`--json`'s `why` fields), the view and the lessons share it and tests can
+check it without a browser. Every sentence is read from what the run recorded: the middleware's trigger
+check as the observer saw it (`periodic_due`, `over_cap`, `size_armed`, `last_summarized_chars`,
+`fired`), the compression's status, the agent's trim sizes and the scratchpad text around a trim. Nothing
+here decides whether a trigger should fire: that rule lives in the package, and the observer records its
+inputs and what the package then did. (The next periodic iteration comes from triggers.next_periodic.)
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence
+
+from .config import RunConfig
+from .events import Event
+from .triggers import next_periodic
+
+SUMMARY_HEADER = "[Summarized up to step {iteration}]"  # what the package writes at the top of a summary
+_ERROR_SHOWN = 160
+
+
+def _n(value) -> str:
+    return f"{int(value):,}"
+
+
+def _largest_cap() -> int:
+    """The largest size cap RunConfig allows: a run with that cap and no periodic trigger is 'off'."""
+    for meta in RunConfig.model_fields["max_scratchpad_chars"].metadata:
+        if getattr(meta, "le", None) is not None:
+            return int(meta.le)
+    return 1_000_000
+
+
+def _run_config(events: Sequence[Event]) -> dict:
+    for e in events:
+        if e.kind == "run_start":
+            return dict(e.data.get("config") or {})
+    return {}
+
+
+def _by_iteration(events: Sequence[Event], kind: str) -> Dict[int, Event]:
+    out: Dict[int, Event] = {}
+    for e in events:
+        if e.kind == kind and e.iteration is not None:
+            out.setdefault(int(e.iteration), e)
+    return out
+
+
+# ── the trigger check ──────────────────────────────────────────────────────
+
+def _fired_clause(t: dict, reason: Optional[str], iteration: int) -> str:
+    if not t.get("recorded", True):  # a record without its trigger check: only what the compression says
+        return (f"At iteration {iteration} the {reason or 'unknown'} trigger fired (this record has no trigger "
+                "check to say more)")
+    if reason == "periodic":
+        return (f"Iteration {iteration} is a multiple of summarize_every = {t.get('summarize_every')}, "
+                "so the periodic trigger fired")
+    last = t.get("last_summarized_chars")
+    grown = ("no summary has been written yet" if last is None
+             else f"has grown since the last summary ({_n(last)} chars)")
+    return (f"The scratchpad ({_n(t.get('chars', 0))} chars) is over the {_n(t.get('max_scratchpad_chars', 0))} "
+            f"cap and {grown}, so the size trigger fired")
+
+
+def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
+    """Why a compression happened and what came of it, from its trigger check and its status."""
+    c = compression.data
+    iteration = int(compression.iteration or 0)
+    t = dict(trigger.data) if trigger is not None else {"recorded": False, "over_cap": False}
+    clause = _fired_clause(t, c.get("reason"), iteration)
+    status = c.get("status")
+    if status == "ok":
+        return (f"{clause}: the summarizer replaced {_n(c.get('before_chars', 0))} chars with a "
+                f"{_n(c.get('after_chars', 0))}-char summary.")
+    if status == "empty":
+        if not t.get("recorded", True):
+            retry = "will try again when a trigger next fires"
+        elif t.get("over_cap"):
+            retry = "will try again next iteration, since the scratchpad is still over the cap"
+        else:
+            upcoming = next_periodic(iteration, t.get("summarize_every"))
+            retry = f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
+        return (f"{clause}, but the summarizer replied nothing; the package kept the scratchpad "
+                f"({_n(c.get('before_chars', 0))} chars) and {retry} (a wasted call).")
+    error = " ".join(str(c.get("error") or "an error").split())
+    if len(error) > _ERROR_SHOWN:
+        error = error[:_ERROR_SHOWN] + "…"
+    return (f"{clause}, but the summarizer failed ({error}); the package kept the scratchpad "
+            f"({_n(c.get('before_chars', 0))} chars) unchanged.")
+
+
+def quiet_sentence(trigger: Event) -> str:
+    """Why the middleware did nothing at an iteration, from its recorded trigger check."""
+    t = trigger.data
+    iteration = int(trigger.iteration or 0)
+    chars, cap, every = int(t.get("chars") or 0), int(t.get("max_scratchpad_chars") or 0), t.get("summarize_every")
+    if chars == 0:
+        return f"At iteration {iteration} the scratchpad is empty: there is nothing to compress."
+    if every is None and cap >= _largest_cap() and not t.get("over_cap"):
+        return (f"Compression is off (no periodic trigger, and the cap is the largest allowed): the scratchpad "
+                f"({_n(chars)} chars) goes to the agent as it is.")
+    if t.get("over_cap") and not t.get("size_armed"):
+        return (f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but has not grown since the last "
+                f"summary ({_n(t.get('last_summarized_chars') or 0)} chars): the size trigger stays disarmed.")
+    periodic = ("the periodic trigger is off" if every is None else
+                f"iteration {iteration} is not a multiple of summarize_every = {every} "
+                f"(next at {next_periodic(iteration, every)})")
+    if t.get("over_cap"):  # over the cap and armed, yet the package did not fire (e.g. native mode)
+        return f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but the middleware did not compress."
+    return f"The scratchpad ({_n(chars)} chars) is under the {_n(cap)} cap and {periodic}: nothing is due."
+
+
+# ── the agent's trim ───────────────────────────────────────────────────────
+
+class _Index:
+    """The events of a run by iteration, read once (a long run is narrated at every live refresh)."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.config = _run_config(events)
+        self.triggers = _by_iteration(events, "trigger")
+        self.compressions = _by_iteration(events, "compression")
+        self.trims = _by_iteration(events, "trim")
+        self.sent = {i: e.data.get("scratchpad") for i, e in _by_iteration(events, "iteration").items()}
+
+    def at_start(self, iteration: int) -> Optional[str]:
+        """The scratchpad as iteration `iteration` started, before the middleware touched it."""
+        if iteration in self.compressions:
+            return self.compressions[iteration].data.get("before")
+        return self.sent.get(iteration)
+
+    def summary_cut(self, iteration: int) -> Optional[int]:
+        before = self.sent.get(iteration)        # as this step was sent (a summary at its top)
+        after = self.at_start(iteration + 1)     # what the trim left, as the next step began
+        if before is None or after is None:
+            return None
+        for written in re.findall(r"^\[Summarized up to step (\d+)\]", before, flags=re.M):
+            if SUMMARY_HEADER.format(iteration=written) not in after:
+                return int(written)
+        return None
+
+    def summary_tail_kept(self, written: int, text: str) -> bool:
+        """Is the last line of the summary written at `written` still in `text`?"""
+        e = self.compressions.get(written)
+        if e is None or e.data.get("status") != "ok":
+            return False
+        lines = [ln for ln in str(e.data.get("after") or "").splitlines() if ln.strip()]
+        return len(lines) > 1 and lines[-1] in text
+
+    def summary_kept(self, iteration: int) -> Optional[int]:
+        found = re.findall(r"^\[Summarized up to step (\d+)\]", self.at_start(iteration + 1) or "", flags=re.M)
+        return int(found[0]) if found else None
+
+
+def scratchpad_at_start(events: Sequence[Event], iteration: int) -> Optional[str]:
+    """The scratchpad as iteration `iteration` started (after a trim in the step before, before the middleware)."""
+    return _Index(events).at_start(iteration)
+
+
+def summary_cut_by_trim(events: Sequence[Event], iteration: int) -> Optional[int]:
+    """The iteration whose summary the trim at `iteration` cut away (its header line is gone from the
+    scratchpad the next iteration started with), or None; found from the recorded text."""
+    return _Index(events).summary_cut(iteration)
+
+
+def _trim_sentence(idx: _Index, trim: Event) -> str:
+    d = trim.data
+    iteration = int(trim.iteration or 0)
+    keep = idx.config.get("agent_trim_chars")
+    kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.get('after_chars', 0))} chars"
+    head = (f"The agent cut its scratchpad from {_n(d.get('before_chars', 0))} chars to {kept} "
+            "(its own hard trim, not the summarizer)")
+    after = idx.at_start(iteration + 1)
+    cut = idx.summary_cut(iteration)
+    if cut is not None:
+        if idx.summary_tail_kept(cut, after or ""):
+            return (f"{head}; the start of the summary written at iteration {cut} (its header and first lines) "
+                    "was in the part that was cut, the rest is still there.")
+        return f"{head}; the summary written at iteration {cut} was in the part that was cut."
+    survivor = idx.summary_kept(iteration)
+    if survivor is not None:
+        return f"{head}; the summary written at iteration {survivor} is still in what was kept."
+    if after is None:
+        return f"{head}; the oldest steps are gone."
+    return f"{head}; no summary was in the part that was cut: the oldest steps are simply gone."
+
+
+def trim_sentence(events: Sequence[Event], trim: Event) -> str:
+    return _trim_sentence(_Index(events), trim)
+
+
+# ── per iteration ──────────────────────────────────────────────────────────
+
+def _sentence(idx: _Index, iteration: int) -> Optional[str]:
+    parts = []
+    if iteration in idx.compressions:
+        parts.append(compression_sentence(idx.triggers.get(iteration), idx.compressions[iteration]))
+    elif iteration in idx.triggers:
+        parts.append(quiet_sentence(idx.triggers[iteration]))
+    if iteration in idx.trims:
+        parts.append(_trim_sentence(idx, idx.trims[iteration]))
+    return " ".join(parts) if parts else None
+
+
+def sentence_for(events: Sequence[Event], iteration: int) -> Optional[str]:
+    """The narration of one iteration: the trigger decision, then the agent's trim if it cut."""
+    return _sentence(_Index(events), iteration)
+
+
+def narrate(events: Sequence[Event]) -> Dict[int, str]:
+    """{iteration: sentence} for every iteration the run recorded."""
+    idx = _Index(events)
+    out = {}
+    for i in sorted(set(idx.triggers) | set(idx.trims) | set(idx.compressions)):
+        sentence = _sentence(idx, i)
+        if sentence:
+            out[i] = sentence
+    return out
+
+
+def why_compressions(events: Sequence[Event]) -> List[str]:
+    """One sentence per compression event, in order (the CLI's `why`)."""
+    triggers = _by_iteration(events, "trigger")
+    return [compression_sentence(triggers.get(int(e.iteration or 0)), e) for e in events if e.kind == "compression"]
+
+
+def why_trims(events: Sequence[Event]) -> List[str]:
+    idx = _Index(events)
+    return [_trim_sentence(idx, e) for e in events if e.kind == "trim"]

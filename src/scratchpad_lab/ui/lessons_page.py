@@ -1,0 +1,161 @@
+"""The Lessons page: pick a lesson, read what it shows, run it, and stop at the moments that matter.
+
+A lesson's run is an ordinary paced Run (the real agent and middleware) on a worker thread. A fragment
+reads its log while it runs and looks for the lesson's next pause point in the events; when it is
+there, the agent is paused (its own pause(): it holds before its next step), the live refresh stops,
+and the run is shown as it was at that moment, with a callout and the iteration's narration.
+Continue resumes the agent and waits for the next moment. The worker never calls st.*.
+Lesson text is ours (markdown); anything from the run (narration can quote a summarizer's error) is
+shown with st.text / st.code.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from ..lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
+from ..narrate import scratchpad_at_start, sentence_for
+from ..runner import Run
+from ..scenarios import get_scenario
+from .state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
+from .view import render_run
+
+LIVE_REFRESH_S = 0.4
+IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run
+PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
+
+
+def _settings_lines(item: Lesson) -> str:
+    c = item.config()
+    every = "off" if c.summarize_every is None else str(c.summarize_every)
+    return (f"scenario {item.scenario} · summarize_every {every} · max_scratchpad_chars {c.max_scratchpad_chars:,} "
+            f"· agent_trim_chars {c.agent_trim_chars:,} · summarizer {c.summarizer} · "
+            f"extractive budget {c.extractive_budget_chars:,} chars")
+
+
+def _stop_run() -> None:
+    run = st.session_state[LESSON_RUN]
+    if run is not None and not run.finished:
+        run.stop()
+    st.session_state[LESSON_RUN] = None
+    st.session_state[LESSON_OF] = None
+    st.session_state[LESSON_STAGE] = 0
+    st.session_state[LESSON_AT] = False
+
+
+def _start(number: int) -> None:
+    _stop_run()
+    item = lesson(number)
+    pace = st.session_state.get(LESSON_PACE, DEFAULT_PACE_S)
+    run = Run(item.config(step_delay_s=float(pace)), pace=True, idle_stop_s=IDLE_STOP_S,
+              name=f"Lesson {number}: {item.title}")
+    st.session_state[LESSON_RUN] = run.start()
+    st.session_state[LESSON_OF] = number
+    st.session_state[LESSON_ENDED] = False
+
+
+def _continue() -> None:
+    st.session_state[LESSON_STAGE] += 1
+    st.session_state[LESSON_AT] = False
+    run = st.session_state[LESSON_RUN]
+    if run is not None:
+        run.resume()
+
+
+def _callout(item: Lesson, moment, events, stage: int) -> None:
+    with st.container(border=True, key=f"lesson_callout_{stage}"):
+        st.markdown(f"**Pause {stage + 1} of {len(item.pauses)}: {moment.point.name} (iteration {moment.iteration})**")
+        st.markdown(moment.point.callout)
+        why = sentence_for(events, moment.iteration)
+        if why:
+            st.text("What happened: " + why)
+        if moment.point.shows_trim:
+            left = scratchpad_at_start(events, moment.iteration + 1)
+            if left is not None:
+                st.text(f"What the trim left: the scratchpad as iteration {moment.iteration + 1} started "
+                        f"({len(left):,} chars)")
+                st.code(left, language=None, height=220, wrap_lines=True)
+        if item.extra.get("probes"):
+            flips = probe_flips(events, moment.iteration)
+            if flips:
+                st.text("Probe questions answerable before this compression and not after it:\n"
+                        + "\n".join("- " + q for q in flips))
+
+
+def _ending(item: Lesson) -> None:
+    st.subheader("Your turn")
+    st.markdown(item.question)
+    with st.expander("Answer"):
+        st.markdown(item.answer)
+
+
+def _lesson_view(number: int) -> None:
+    item = lesson(number)
+    run = st.session_state[LESSON_RUN]
+    if run is None or st.session_state[LESSON_OF] != number:
+        return
+    events = run.log.snapshot()
+    stage = st.session_state[LESSON_STAGE]
+    while stage < len(item.pauses):
+        moment = find_moment(item, stage, events)
+        if moment is None:
+            if not run.finished:
+                break
+            st.text(f"This run never reached pause {stage + 1} ({item.pauses[stage].name}); "
+                    "the lesson goes on without it.")
+            stage += 1
+            st.session_state[LESSON_STAGE] = stage
+            continue
+        if not st.session_state[LESSON_AT]:  # just reached: hold the agent and stop the live refresh
+            st.session_state[LESSON_AT] = True
+            run.pause()
+            st.rerun()
+        _callout(item, moment, events, stage)
+        if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
+            _continue()
+            st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
+        render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
+                   key=f"lesson_view_{stage}", upto=moment.show_upto)
+        return
+    if stage < len(item.pauses):
+        st.text(f"Running… the lesson will pause at {item.pauses[stage].name}.")
+    elif not run.finished:
+        st.text("Running to the end…")
+    render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
+               key="lesson_view_live")
+    if run.finished:
+        _ending(item)
+        if not st.session_state[LESSON_ENDED]:
+            st.session_state[LESSON_ENDED] = True
+            st.rerun()  # once: the page draws again with the live refresh off
+
+
+def page() -> None:
+    init_session()
+    st.title("Scratchpad Lab · Lessons")
+    st.caption("Five short guided lessons. Each runs a scenario with the real agent and the real middleware, "
+               "and pauses at the moments that matter, found in the run's own events.")
+    numbers = [item.number for item in LESSONS]
+    if st.session_state.get(LESSON_PICK) not in numbers:
+        st.session_state[LESSON_PICK] = numbers[0]
+    number = st.radio("Lesson", numbers, key=LESSON_PICK, horizontal=True,
+                      format_func=lambda n: f"{n}. {lesson(n).title}")
+    item = lesson(number)
+    st.header(f"Lesson {item.number}: {item.title}")
+    run = st.session_state[LESSON_RUN]
+    mine = run is not None and st.session_state[LESSON_OF] == number
+    scenario = get_scenario(item.scenario)
+    with st.expander("What this lesson shows, and its settings", expanded=not mine):
+        st.markdown(item.explanation)
+        st.caption(f"Scenario: {scenario.title}. {item.settings_note}")
+        st.text("Settings: " + _settings_lines(item))
+    left, right = st.columns([1, 3])
+    label = "Restart lesson" if mine else "Start lesson"
+    left.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,))
+    right.select_slider("Pace: seconds per scripted step", PACES, key=LESSON_PACE,
+                        help="Slower gives time to watch the scratchpad grow between pauses.")
+    if not mine:
+        if run is not None:
+            st.text(f"Lesson {st.session_state[LESSON_OF]} is still open; starting this one stops it.")
+        return
+    live = not run.finished and not st.session_state[LESSON_AT]
+    st.fragment(run_every=LIVE_REFRESH_S if live else None)(_lesson_view)(number)

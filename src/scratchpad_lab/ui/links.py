@@ -1,0 +1,80 @@
+"""Links in the app: open the moment a link names (once, on arrival), and show the link for what is on screen.
+
+Parsing and validation live in scratchpad_lab.links (streamlit-free); this module only moves validated
+values into session state and switches page. The note shown for a bad link is ours (links.py never
+quotes the URL), and the link shown for copying is built from our own validated values.
+"""
+from __future__ import annotations
+
+from typing import Dict
+
+import streamlit as st
+
+from ..lessons import LESSONS
+from ..links import base_url, check_iteration, link_query, parse_link
+from ..trace import RecordError
+from .library import open_sample, sample_files
+from .state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
+
+RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
+RUNS_STEP = "runs_step"     # the Runs page's step slider (runs_page._step_slider's widget key)
+
+
+def _open_sample(target) -> None:
+    files = {p.name: p for p in sample_files()}
+    try:
+        record = open_sample(files[target.sample])
+    except (RecordError, KeyError):
+        target.notes.append("That sample run could not be opened; the default page opened instead.")
+        target.page = None
+        return
+    iterations = sorted({int(e.iteration) for e in record.events if e.kind == "iteration"})
+    compressions = sorted({int(e.iteration) for e in record.events if e.kind == "compression"})
+    check_iteration(target, iterations, compressions)
+    key = f"sample:{target.sample}"
+    st.session_state[RUNS_OPEN] = st.session_state[RUNS_SELECT] = key
+    st.session_state[RUNS_STEP_OF] = key
+    st.session_state[RUNS_STEP] = target.step or (iterations[-1] if iterations else 1)
+    if target.card is not None:
+        target.notes.append(f"The compression card of iteration {target.card} is the first card below the chart.")
+
+
+def open_from_link(pages: Dict[str, "st.Page"]) -> None:
+    """Apply the query parameters the app was opened with, once; then drop them from the URL."""
+    params = {key: st.query_params.get_all(key) for key in st.query_params.keys()}
+    if not params:
+        return
+    st.query_params.clear()
+    target = parse_link(params, [p.name for p in sample_files()], [item.number for item in LESSONS])
+    if target.page == "runs":
+        _open_sample(target)
+    elif target.page == "lessons":
+        st.session_state[LESSON_PICK] = target.lesson
+    st.session_state[LINK_NOTE] = " ".join(target.notes) or None
+    if target.page in pages:
+        st.switch_page(pages[target.page])
+
+
+def show_note() -> None:
+    note = st.session_state.get(LINK_NOTE)
+    if note:
+        st.session_state[LINK_NOTE] = None
+        st.info(note, icon="🔗")  # our own words and validated numbers only
+
+
+def current_query(page_title: str) -> str:
+    if page_title == "Lessons" and st.session_state.get(LESSON_PICK):
+        return link_query(lesson=st.session_state[LESSON_PICK])
+    opened = st.session_state.get(RUNS_OPEN) or ""
+    if page_title == "Runs" and opened.startswith("sample:"):
+        step = st.session_state.get(RUNS_STEP)
+        return link_query(sample=opened[len("sample:"):], step=step if isinstance(step, int) else None)
+    return ""
+
+
+def link_box(page_title: str) -> None:
+    """The link for what is on screen, in a copyable code box in the sidebar."""
+    query = current_query(page_title)
+    st.sidebar.caption("Link to what is on screen (a sample run at its step, or a lesson):" if query else
+                       "Link to this app (open a sample run on the Runs page, or a lesson, to link to it):")
+    st.sidebar.code(base_url(st.context.url) + query, language=None, wrap_lines=True)

@@ -1,0 +1,156 @@
+"""The Strategies page: one trajectory replayed under two to five compression systems, side by side.
+
+Each strategy runs through its real package (`scratchpad_lab.strategies`); the LangChain packages load
+only when a LangChain strategy runs. The last result is kept in session state, so moving the step
+slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
+in dataframe cells; headings and quirk lines are our own words, numbers and package-made file paths.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List
+
+import pandas as pd
+import streamlit as st
+
+from ..strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
+from ..strategies.settings import MAX_STRATEGIES, knobs
+from ..trace import RecordError
+from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from .state import STRAT_RESULT, STRAT_SOURCE, init_session
+from .strategies_chart import COLORS, chart
+
+DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
+SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
+ROW_LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
+              "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
+              "peak_context_tokens": "peak context tokens", "mean_context_tokens": "mean context tokens",
+              "context_tokens_saved": "tokens saved vs no compression", "facts_retained": "facts kept",
+              "offloaded_files": "files offloaded"}
+
+
+@dataclass
+class Shown:
+    signature: tuple
+    results: List[Any]
+    title: str
+
+
+def _settings_widgets(name: str) -> Dict[str, Any]:
+    values: Dict[str, Any] = {}
+    for knob in knobs(name):
+        key = f"strat_{name}_{knob.key}"
+        if knob.kind == "fraction":
+            values[knob.key] = st.number_input(knob.key, min_value=float(knob.low), max_value=float(knob.high),
+                                               value=knob.default, step=0.05, help=knob.help, key=key,
+                                               placeholder="package default")
+        else:
+            values[knob.key] = st.number_input(knob.key, min_value=int(knob.low), max_value=int(knob.high),
+                                               value=knob.default, step=1, help=knob.help, key=key,
+                                               placeholder="package default" if knob.kind == "int_or_none" else None)
+    return values
+
+
+def _quirk_line(q) -> str:
+    return f"step {q.iteration}: {q.text}"
+
+
+def _column(result, shown_quirks: int = 4) -> None:
+    colour = COLORS.get(result.name, "#000000")
+    st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{STRATEGIES[result.name]['title']}"
+                f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
+    row = result.row()
+    for key, label in ROW_LABELS.items():
+        value = row[key]
+        text = f"{value:.0%}" if key == "facts_retained" else (f"{value:,.1f}" if isinstance(value, float) else f"{value:,}")
+        st.text(f"{label}: {text}")
+    if result.error:
+        show_problem("This strategy stopped early.", result.error)
+    for q in result.quirks[:shown_quirks]:
+        st.warning(_quirk_line(q), icon="⚠️")
+    if len(result.quirks) > shown_quirks:
+        st.caption(f"{len(result.quirks) - shown_quirks} more like this.")
+    for path, content in list(result.files.items())[:10]:
+        with st.expander(f"file {path} ({len(content):,} chars)"):
+            st.code(content[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(content) > SHOW_CHARS else ""),
+                    language=None)
+
+
+def page() -> None:
+    init_session()
+    st.title("Scratchpad Lab · Strategies")
+    st.caption("The same trajectory under the compression systems of the references, each through its real "
+               "package: the autourgos middleware, the autourgos agent's built-in summarizer, the agent's trim "
+               "alone, deepagents' summarization and file offload, and LangMem's running summary. One summarizer "
+               "(the offline extractive one) writes every summary.")
+    with st.expander("Upload a run record or a trace"):
+        added = upload_widget("strat_upload")
+    entries, problems = all_entries()
+    show_sample_problems(problems)
+    if not entries:
+        st.info("No trajectory yet: run one in the Playground, or upload a run record or trace.")
+        st.stop()
+    entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
+    st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
+               "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
+    picked = st.multiselect("Strategies (two to five)", list(NAMES), default=DEFAULT_PICK, key="strat_pick",
+                            max_selections=MAX_STRATEGIES, format_func=lambda n: STRATEGIES[n]["title"])
+    settings: Dict[str, Dict[str, Any]] = {}
+    cols = st.columns(max(len(picked), 1))
+    for col, name in zip(cols, picked):
+        with col:
+            st.markdown(f"**{STRATEGIES[name]['title']}**")
+            st.caption(STRATEGIES[name]["about"])
+            with st.expander("settings"):
+                settings[name] = _settings_widgets(name)
+    budget = st.number_input("Extractive summary budget (chars)", 200, 50_000, 1_500, 100, key="strat_budget",
+                             help="The offline summarizer keeps the salient lines of what it is given, up to this "
+                                  "many characters; every strategy uses it.")
+    if st.button("Run strategies", type="primary", key="strat_run"):
+        if len(picked) < 2:
+            st.error("Pick at least two strategies to compare.")
+        else:
+            try:
+                specs = [make_spec(n, {k: v for k, v in settings[n].items() if v is not None}) for n in picked]
+            except StrategyError as exc:
+                st.error(f"{exc} Change that setting and run again.")
+                specs = []
+            if specs:
+                bar = st.progress(0.0, text="starting")
+                try:
+                    results = run_strategies(entry.loaded, specs, SummarizerSpec("extractive", int(budget)),
+                                             progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
+                    st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
+                except (StrategyError, RecordError) as exc:
+                    show_problem("These strategies could not run on this trajectory.", str(exc))
+                bar.empty()
+    shown: Shown = st.session_state.get(STRAT_RESULT)
+    if shown is None:
+        st.info("Pick strategies and press Run strategies.")
+        return
+    if shown.signature[0] != entry.key:
+        st.caption("Showing the last result, for another trajectory: press Run strategies for this one.")
+    results = shown.results
+    st.subheader("Context sent at each step")
+    st.altair_chart(chart(results, width=1000), width="stretch")
+    table = pd.DataFrame({STRATEGIES[r.name]["title"]: {ROW_LABELS[k]: v for k, v in r.row().items() if k in ROW_LABELS}
+                          for r in results})
+    st.dataframe(table, key="strat_table")
+    columns = st.columns(len(results))
+    for col, result in zip(columns, results):
+        with col:
+            _column(result)
+    steps = max(len(r.sent_tokens) for r in results)
+    st.subheader("What each strategy sent")
+    step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")
+    columns = st.columns(len(results))
+    for col, result in zip(columns, results):
+        with col:
+            text = result.sent_text(step)
+            tokens = result.sent_tokens[step - 1] if step <= len(result.sent_tokens) else 0
+            st.text(f"{STRATEGIES[result.name]['title']}: {tokens:,} tokens, {len(text):,} chars")
+            for q in result.quirks:
+                if q.iteration == step:
+                    st.warning(_quirk_line(q), icon="⚠️")
+            st.code(text[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(text) > SHOW_CHARS else ""),
+                    language=None, height=420, wrap_lines=True)

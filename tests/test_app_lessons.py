@@ -1,0 +1,117 @@
+"""The Lessons page driven like a learner: start each lesson, reach each pause point, Continue, and end
+on the question with its answer folded. Presenter mode too. Bounded polling, never a fixed wait."""
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scratchpad_lab.lessons import LESSONS
+from scratchpad_lab.ui.presenter import PRESENTER_CSS
+from scratchpad_lab.ui.state import LESSON_RUN
+
+ROUNDS = 300
+
+
+@pytest.fixture(autouse=True)
+def no_run_left_behind():
+    """A test that ends with its lesson held at a pause stops that run, so no worker thread outlives it."""
+    opened = []
+    yield opened
+    for at in opened:
+        run = at.session_state[LESSON_RUN] if LESSON_RUN in at.session_state else None
+        if run is not None:
+            run.stop()
+            run.join(10)
+            assert not run.running
+
+
+def _open(number, opened):
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    opened.append(at)
+    at.query_params["lesson"] = str(number)
+    at.run()
+    at.select_slider(key="lesson_pace").set_value(0.0).run()
+    return at
+
+
+def _continue_button(at, stage):
+    found = [b for b in at.button if b.key == f"lesson_continue_{stage}"]
+    return found[0] if found else None
+
+
+def _answer(at):
+    return [e for e in at.expander if e.label == "Answer"]
+
+
+def _wait(at, done):
+    """Rerun the page (as its live refresh would) until `done(at)`, while the run makes progress."""
+    for _ in range(ROUNDS):
+        if done(at):
+            return True
+        run = at.session_state[LESSON_RUN]
+        if run is not None:
+            run.join(0.05)
+        at.run()
+    return done(at)
+
+
+@pytest.mark.parametrize("number", [item.number for item in LESSONS])
+def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(number, no_run_left_behind):
+    item = LESSONS[number - 1]
+    at = _open(number, no_run_left_behind)
+    assert at.header[0].value == f"Lesson {number}: {item.title}"
+    at.button(key="lesson_start").click().run()
+    for stage, point in enumerate(item.pauses):
+        assert _wait(at, lambda a: _continue_button(a, stage) is not None), f"never paused at {point.name}"
+        heads = [m.value for m in at.markdown if m.value.startswith(f"**Pause {stage + 1} of {len(item.pauses)}")]
+        assert heads and point.name in heads[0]
+        assert point.callout in [m.value for m in at.markdown]
+        assert any(t.value.startswith("What happened: ") for t in at.text)
+        iteration = int(heads[0].rsplit("(iteration ", 1)[1].rstrip(")*"))
+        # the run is shown as it was at the moment; for a trim, with what the trim left
+        shown = [t.value for t in at.text if t.value.startswith("Scratchpad sent at iteration ")]
+        assert shown and shown[0].startswith(f"Scratchpad sent at iteration {iteration}:")
+        if point.shows_trim:
+            assert any(t.value.startswith(f"What the trim left: the scratchpad as iteration {iteration + 1} started")
+                       for t in at.text)
+            assert any(c.value.startswith("[...earlier steps trimmed...]") for c in at.code)
+        run = at.session_state[LESSON_RUN]
+        assert run.finished or run.paused  # the agent itself holds at the moment
+        _continue_button(at, stage).click().run()
+    assert _wait(at, lambda a: bool(_answer(a)))
+    assert item.question in [m.value for m in at.markdown]
+    answer = _answer(at)[0]
+    assert not answer.proto.expanded and item.answer in [m.value for m in answer.markdown]
+    assert not at.exception
+
+
+def test_the_loss_lesson_names_the_probe_question_that_flipped(no_run_left_behind):
+    at = _open(4, no_run_left_behind)
+    at.button(key="lesson_start").click().run()
+    assert _wait(at, lambda a: _continue_button(a, 0) is not None)
+    _continue_button(at, 0).click().run()
+    assert _wait(at, lambda a: _continue_button(a, 1) is not None)
+    assert any(t.value.startswith("Probe questions answerable before this compression and not after it:")
+               for t in at.text)
+
+
+def test_switching_lesson_and_restarting_stop_the_previous_run(no_run_left_behind):
+    at = _open(1, no_run_left_behind)
+    at.select_slider(key="lesson_pace").set_value(1.5).run()
+    at.button(key="lesson_start").click().run()
+    first = at.session_state[LESSON_RUN]
+    at.button(key="lesson_start").click().run()  # Restart
+    assert at.session_state[LESSON_RUN] is not first
+    first.join(10)
+    assert first.finished and first.record.outcome == "stopped"
+
+
+def test_presenter_mode_adds_the_fixed_style_and_a_way_out():
+    # (AppTest drops the frame's own elements from its tree after a rerun, so each check is a first run.)
+    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    assert not at.get("html") and at.toggle(key="presenter_mode").value is False
+    at = AppTest.from_file("../app.py", default_timeout=60)
+    at.session_state["presenter_mode"] = True
+    at.run()
+    html = at.get("html")
+    assert len(html) == 1 and html[0].proto.body == PRESENTER_CSS
+    at.button(key="presenter_leave").click().run()
+    assert at.session_state["presenter_mode"] is False and not at.get("html")

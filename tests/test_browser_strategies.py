@@ -1,0 +1,105 @@
+"""The Strategies page's main path in a real browser (Debian's /usr/bin/chromium via Playwright).
+
+A trace the app did not write (synthetic, invented material) is uploaded; one of its tool results is
+95,000 characters (so deepagents moves it to a file) and another carries an HTML/script payload. Three
+strategies run side by side: the page must show one column per strategy with its figures, the
+offloaded file, the chart, and what each strategy sent at a step, with the hostile text as text.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+RUN_TIMEOUT_MS = 120_000
+PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+
+IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelectorAll('[data-stale="true"]').length === 0
+    && document.querySelector('[data-testid="stSkeleton"]') === null
+    && document.querySelector('[data-testid="stStatusWidget"]') === null;
+}"""
+
+STATE_JS = """() => ({
+  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 60),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+})"""
+
+
+def _wait(page, js: str, what: str, timeout: int = 20_000) -> None:
+    try:
+        page.wait_for_function(js, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
+
+
+def _after_rerun(page, action, what: str, timeout: int = 20_000) -> None:
+    page.evaluate(COUNT_RERUNS_JS)
+    action()
+    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
+
+
+@pytest.fixture
+def trace_file(tmp_path) -> Path:
+    from synthetic import synthetic_trace
+
+    trace = synthetic_trace(steps=24, seed=8, parse_error_rate=0)
+    trace.steps[1].observations[0] = "Found: " + PAYLOAD
+    trace.steps[3].observations[0] = ("big table " * 9_500)[:95_000]
+    path = tmp_path / "strategies-trace.json"
+    path.write_text(json.dumps(trace.to_dict()), encoding="utf-8")
+    return path
+
+
+def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
+    started = time.monotonic()
+    _wait(page, IDLE_JS, "the Playground did not settle")
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Strategies").click()
+    page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
+    _wait(page, IDLE_JS, "opening Strategies")
+
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
+    expander.locator("summary").click()
+    expander.locator('[data-testid="stFileUploaderDropzone"]').wait_for(state="visible")
+    _after_rerun(page, lambda: expander.locator("input[type=file]").set_input_files(str(trace_file)), "the upload",
+                 timeout=60_000)
+    box = page.get_by_role("combobox", name="Trajectory", exact=True)
+    assert box.input_value().startswith("upload #1 · trace of 24 steps"), box.input_value()
+
+    button = page.get_by_role("button", name="Run strategies", exact=True)
+    _after_rerun(page, button.click, "pressing Run strategies", timeout=RUN_TIMEOUT_MS)
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=RUN_TIMEOUT_MS)
+    _wait(page, IDLE_JS, "the results did not settle", RUN_TIMEOUT_MS)
+
+    texts = page.evaluate(STATE_JS)["texts"]
+    assert sum(1 for t in texts if t.startswith("compressions: ")) == 3, texts
+    assert "files offloaded: 1" in texts, texts        # deepagents moved the 95,000-char result to a file
+    assert page.get_by_text("file /large_tool_results/", exact=False).count() == 1
+    assert page.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]').count() >= 1
+    assert sum(1 for t in texts if " tokens, " in t and t.endswith(" chars")) == 3, texts  # one per strategy
+
+    # the hostile tool result is shown as text, never run or drawn
+    codes = page.locator('[data-testid="stCode"]').all_inner_texts()
+    assert any(PAYLOAD in c for c in codes), "the payload is shown literally in what a strategy sent"
+    assert page.evaluate("() => window.__xss === undefined")
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for width, height in ((1280, 800), (1500, 1000)):
+        page.set_viewport_size({"width": width, "height": height})
+        for part, heading in (("top", "Scratchpad Lab · Strategies"), ("results", "Context sent at each step"),
+                              ("sent", "What each strategy sent")):
+            page.get_by_role("heading", name=heading).scroll_into_view_if_needed()
+            page.wait_for_timeout(300)  # one layout pass at the new size before the capture
+            page.screenshot(path=str(ARTIFACTS / f"strategies-{width}x{height}-{part}.png"))
+    assert time.monotonic() - started < 150
