@@ -18,6 +18,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "tests"))  # synthetic traces
 
 
 def rss_mb() -> float:
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
 
     from scratchpad_lab.config import RunConfig
     from scratchpad_lab.runner import Run, Source
-    from scratchpad_lab.synthetic import synthetic_trace
+    from synthetic import synthetic_trace
     from scratchpad_lab.ui.state import PLAY_RUNS
 
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=600)

@@ -125,7 +125,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(SRC))
-    from scratchpad_lab.synthetic import synthetic_trace
+    sys.path.insert(0, str(REPO / "tests"))  # synthetic traces
+    from synthetic import synthetic_trace
 
     env = _env()
     if hasattr(os, "getloadavg"):

@@ -20,7 +20,7 @@ from scratchpad_lab.replay import replay_source
 from scratchpad_lab.metrics import summarize_run
 from scratchpad_lab.quality import annotate, facts_by_step
 from scratchpad_lab.records import load_path
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((REPO / "sample_runs").glob("*.json"))

@@ -19,10 +19,10 @@ from scratchpad_lab.facts import expected_in, line_facts
 from scratchpad_lab.metrics import answer_score, summarize_run
 from scratchpad_lab.observe import RunObserver
 from scratchpad_lab.events import RunLog
-from scratchpad_lab.policy import compose_answer
+from scratchpad_lab.standins import compose_answer
 from scratchpad_lab.quality import savings
 from scratchpad_lab.scenarios import SCENARIOS
-from scratchpad_lab.synthetic import synthetic_trace
+from synthetic import synthetic_trace
 from scratchpad_lab.tokens import TokenCounter
 
 
