@@ -7,7 +7,9 @@ extractive summarizer (budget 1,500 chars) and the package defaults (summarize_e
 max_scratchpad_chars 15,000). The bare side has no observers at all (`bare_replay(..., record=False)`);
 the observed side is exactly what the UI and the CLI run (`Run(...).run()`), events, token counts and
 record included. Best of N wall-clock times (time.perf_counter), in one process, bare side first.
-Targets: observed/bare <= 1.5, and the whole observed replay under 3 s.
+Cold: every process-wide cache (summary lines, facts, token counts, summaries) cleared before each
+timed replay; warm: the same trace again with the caches as the previous replay left them.
+Targets (issue 15): observed/bare <= 1.15 cold and warm, and the whole observed replay under 3 s.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from synthetic import synthetic_trace
 from scratchpad_lab import extractive
 from scratchpad_lab.tokens import clear_memos, get_encoding
 
-RATIO_TARGET = 1.5
+RATIO_TARGET = 1.15
 OBSERVED_TARGET_S = 3.0
 
 
@@ -172,9 +174,9 @@ def main(argv=None) -> int:
           f"(bare: {bare_result['iterations']} iterations, same final answer: "
           f"{bare_result['final_answer'] == record.final_answer})")
     print(f"events recorded             : {len(record.events):,}")
+    warm_ratio = warm_observed_s / warm_bare_s
     print(f"same trace again, warm caches: bare {warm_bare_s:.3f} s, observed {warm_observed_s:.3f} s, ratio "
-          f"{warm_observed_s / warm_bare_s:.2f} (the summarizer remembers lines it has seen; the lab's token "
-          "counts are the part that stays)")
+          f"{warm_ratio:.2f} (target <= {RATIO_TARGET}) {'OK' if warm_ratio <= RATIO_TARGET else 'OVER'}")
     if args.profile or ratio > RATIO_TARGET:
         print("\n── where the lab's extra time goes ──")
         print(attribute(trace, bare_s, observed_s, max(args.repeats, 5)))

@@ -2,6 +2,8 @@
 import hashlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
@@ -144,3 +146,51 @@ def test_the_counter_stays_right_after_many_different_texts():
     first = [counter(t) for t in texts]
     again = [counter(t) for t in texts]
     assert first == again == [count_tokens(t, "gpt-4o") for t in texts]
+
+
+_pieces = st.sampled_from(["\n", "\n\n", " ", "  ", "\t", "/", ".", "'s", "'", "a", "Word", "x1", "123", "4567",
+                           "é", "—", "ß", "\r\n", "://", "-", "[", "]", "{", "}", "...", "日本", "😀", " \n", "!\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_pieces, max_size=60), st.sampled_from(["cl100k_base", "o200k_base"]))
+def test_counting_line_by_line_gives_exactly_the_whole_texts_count(parts, encoding):
+    text = "".join(parts)
+    counter = TokenCounter("gpt-4" if encoding == "cl100k_base" else "gpt-4o")
+    assert counter.encoding_name == encoding
+    whole = len(tokens.get_encoding(encoding).encode(text, disallowed_special=()))
+    assert counter(text) == whole
+
+
+def test_a_recorded_scratchpad_counts_the_same_line_by_line_as_whole():
+    from scratchpad_lab.records import load_path
+
+    record = load_path(tokens_sample())
+    counter = TokenCounter()
+    encoding = tokens.get_encoding(counter.encoding_name)
+    pads = [e.data["scratchpad"] for e in record.events if e.kind == "iteration"]
+    assert len(pads) > 10
+    for pad in pads:
+        assert counter(pad) == len(encoding.encode(pad, disallowed_special=()))
+
+
+def tokens_sample():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[1] / "sample_runs" / "log-triage-defaults.json"
+
+
+def test_the_pre_parsed_vocabulary_is_tiktokens_own_and_a_tampered_one_is_ignored(empty_cache):
+    from tiktoken.load import load_tiktoken_bpe
+
+    install_vocabularies()
+    url, expected = tokens._VOCABS["cl100k_base"]
+    truth = load_tiktoken_bpe(url, expected_hash=expected)
+    assert tokens._ranks("cl100k_base", empty_cache) == truth  # parsed, then written
+    written = empty_cache / "cl100k_base.ranks.marshal2"
+    assert written.exists()
+    assert tokens._ranks("cl100k_base", empty_cache) == truth  # read back
+    import marshal
+
+    written.write_bytes(marshal.dumps({b"hello": 0}, 2))  # someone else's file in the shared cache
+    assert tokens._ranks("cl100k_base", empty_cache) == truth

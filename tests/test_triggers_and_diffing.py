@@ -112,10 +112,10 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
 
 def test_every_event_kind_has_one_colour_used_by_every_chart():
     from scratchpad_lab.config import RunConfig
-    from scratchpad_lab.ui.charts import EVENT_KINDS, EVENT_SCALE, event_kind, marks_frame
+    from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
 
     assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5
-    assert EVENT_SCALE.domain == [label for label, _ in EVENT_KINDS.values()]
+    assert event_scale().domain == [label for label, _ in EVENT_KINDS.values()]
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, agent_trim_chars=2_000)).run()
     marks = marks_frame(record.events)
     kinds = {event_kind(e) for e in record.events} - {None}

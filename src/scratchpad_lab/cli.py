@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
                         key_var, resolve_key)
-from .compare import Setting, baseline_for, compare, grid, row
+from .compare import Setting, grid, sweep_rows
 from .metrics import answer_score, final_answer, summarize_run, trims
 from .narrate import why_compressions, why_trims
 from .quality import annotate
@@ -150,8 +150,7 @@ def _sweep(args: argparse.Namespace) -> int:
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before any replay starts
         RunConfig.build(**s.changes())
-    records, baselines, _ = compare(loaded, settings)
-    rows = [row(r, baseline_for(r, baselines)) for r in records]
+    rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
     else:

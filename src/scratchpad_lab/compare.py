@@ -10,12 +10,15 @@ never fires) and the same agent trim.
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from .config import RunConfig
-from .events import Event
-from .metrics import of_kind, summarize_run
+from .metrics import summarize_run
 from .providers import Endpoint
 from .quality import run_retention, savings
 from .records import RunRecord
@@ -72,20 +75,11 @@ def _name(changes: Dict) -> str:
     return Setting(**{k: changes.get(k) for k in ("summarize_every", "max_scratchpad_chars")}).label()
 
 
-def sent_tokens(events: Sequence[Event]) -> List[int]:
-    """Scratchpad tokens the agent was sent at each iteration."""
-    return [int(e.data.get("tokens", 0)) for e in of_kind(events, "iteration")]
-
-
-def context_tokens_saved(events: Sequence[Event], baseline: Sequence[Event]) -> int:
-    """Sum over iterations of (tokens sent with compression off) - (tokens sent with this setting)."""
-    return sum(off - on for off, on in zip(sent_tokens(baseline), sent_tokens(events)))
-
-
 def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
-    """One comparison row, in the shape `scratchpad-lab sweep --json` prints."""
+    """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
+    its one home: sizes from metrics.summarize_run (as sent), savings from quality.savings."""
     s = summarize_run(record.events, record.scenario, prices)
-    sent = sent_tokens(record.events)
+    saved = savings(record.events, baseline.events)
     c = record.config
     return {
         "summarize_every": c.summarize_every,
@@ -94,12 +88,12 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
         "summarizer_calls": s.summarizer_calls,
         "summarizer_tokens_in": s.summarizer_tokens_in,
         "summarizer_tokens_out": s.summarizer_tokens_out,
-        "peak_context_tokens": max(sent, default=0),
-        "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
-        "context_tokens_saved": context_tokens_saved(record.events, baseline.events),
+        "peak_context_tokens": s.peak_tokens,
+        "mean_context_tokens": s.mean_tokens,
+        "context_tokens_saved": saved.context_tokens_saved,
         "answer_score": s.answer_score,
         "facts_retained": run_retention(record.events),
-        "net_tokens_saved": savings(record.events, baseline.events).net_tokens_saved,
+        "net_tokens_saved": saved.net_tokens_saved,
     }
 
 
@@ -124,6 +118,45 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
     if progress:
         progress(total, total, "done")
     return records, baselines, keeps_answer
+
+
+_SWEEP: Dict = {}  # the sweep a forked worker replays cells of (inherited, never pickled)
+
+
+def _cell_row(changes: Dict) -> Dict:
+    record = replay_one(_SWEEP["source"], _SWEEP["base"], changes)
+    return row(record, baseline_for(record, _SWEEP["baselines"]))
+
+
+def _can_fork() -> bool:
+    """Fork only from a single-threaded process (the CLI): a fork of a threaded server could copy a
+    lock some other thread holds. Elsewhere the cells run in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None) -> List[Dict]:
+    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
+    shared between processes on a multi-core machine. Same rows, in the same order, either way."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    source, base, _, _ = replay_source(loaded)
+    changes = [setting.changes() for setting in settings]
+    baselines: Dict[int, RunRecord] = {}
+    for change in changes:
+        trim = change.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+    _SWEEP.update(source=source, base=base, baselines=baselines)
+    try:
+        processes = min(2, os.cpu_count() or 1) if processes is None else processes
+        if processes > 1 and len(changes) >= 4 and _can_fork():
+            # Neighbouring cells share a summarize_every and so their summaries: hand them out in runs.
+            chunk = max(1, -(-len(changes) // (processes * 3)))
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_cell_row, changes, chunksize=chunk))
+        return [_cell_row(change) for change in changes]
+    finally:
+        _SWEEP.clear()
 
 
 def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:

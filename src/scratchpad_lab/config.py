@@ -8,6 +8,7 @@ different knob and is named differently on purpose.
 """
 from __future__ import annotations
 
+import re
 import string
 from typing import Literal, Optional
 
@@ -19,6 +20,31 @@ from .providers import Endpoint
 # The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
 PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
+# Every prompt the package formats starts with this fixed text (how a summary request is recognised).
+PACKAGE_PROMPT_HEAD: str = PACKAGE_PROMPT.split("{", 1)[0]
+
+
+def _package_prompt_regex() -> "re.Pattern":
+    """The package's prompt with its placeholders as named groups, built from PACKAGE_PROMPT itself."""
+    pattern, seen = [r"\A"], set()
+    shapes = {"query": r".*?", "iteration": r"\d+", "scratchpad": r".*"}
+    for literal, field, _spec, _conv in string.Formatter().parse(PACKAGE_PROMPT):
+        pattern.append(re.escape(literal))
+        if field is not None:
+            pattern.append(f"(?P={field})" if field in seen else f"(?P<{field}>{shapes[field]})")
+            seen.add(field)
+    return re.compile("".join(pattern) + r"\Z", re.S)
+
+
+_PACKAGE_PROMPT_RE = _package_prompt_regex()
+
+
+def package_prompt_fields(prompt: str) -> Optional[dict]:
+    """{query, iteration, scratchpad} read back from a prompt the package formatted, else None."""
+    m = _PACKAGE_PROMPT_RE.match(prompt)
+    if not m:
+        return None
+    return {"query": m.group("query"), "iteration": int(m.group("iteration")), "scratchpad": m.group("scratchpad")}
 
 SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 

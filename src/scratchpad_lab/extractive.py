@@ -13,26 +13,21 @@ with any prompt template. The section names are read from the template when it l
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 from typing import List, Optional, Sequence
 
+from .config import package_prompt_fields
+from .facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
+
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
 _SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
-_NUMBER_TOKEN = re.compile(r"(?:[$€£₹]\s?)?\d[\d,.:%/-]*(?:\s?(?:USD|EUR|INR|GBP|rupees?|dollars?|ms|s|GB|MB|atoms|seconds|qubits))?")
-_IDENT = re.compile(r"\b(?:[A-Z]{1,10}[-_][A-Z0-9][A-Z0-9_-]*|[A-Za-z]+\d+[A-Za-z0-9]*|[A-Z]{2,}_[A-Z_]+)\b")
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
 _STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summary of steps 1-\d+\]|\[Summary\]|"
                         r"\[\.\.\.earlier steps trimmed\.\.\.\]|(?:Key findings|Tool results):)\s*$")
 _LINE_CAP = 240
 _BULLET = re.compile(r"^\s*- (?=\S)")
 # "Name: Asha Rao" carries a fact; the agent's own step labels (Thought:, Action:, ...) do not.
 _LABELLED = re.compile(r"^\s*(?:- )?(?!(?:Thought|Action|Observation|Step|Final Answer)\b)[A-Z][A-Za-z ]{1,30}: \S")
-# The package's prompt (autourgos_summarizer.middleware._SUMMARIZE_PROMPT) read back into its parts.
-_PACKAGE_PROMPT_RE = re.compile(
-    r"\AYou are a context compressor\..*?\n\nOriginal task: (?P<query>.*?)\nSteps completed: (?P<iteration>\d+)\n\n"
-    r"--- SCRATCHPAD TO SUMMARIZE ---\n(?P<scratchpad>.*)\n--- END ---\n\nProvide a concise summary in this format:\n"
-    r"\[Summary of steps 1-(?P=iteration)\]\nKey findings: \.\.\.\nTool results: \.\.\.\nCurrent status: \.\.\.\n\Z",
-    re.S)
 
 
 def sections_from_template(template: Optional[str]) -> Sequence[str]:
@@ -50,25 +45,28 @@ def _keywords(query: str) -> set:
     return {w for w in re.findall(r"[a-z][a-z-]{3,}", query.lower()) if w not in _STOP}
 
 
+# How much keeping a fact of each kind is worth (facts.py finds them: the one fact extractor).
+_WEIGHTS = {"url": 3, "email": 3, "path": 3, "identifier": 3, "datetime": 2, "number": 2, "quoted": 2, "name": 2}
+
+
+def _weight(kind: str, text: str) -> float:
+    # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
+    return 0.5 if kind == "number" and text.isdigit() and len(text) <= 4 else _WEIGHTS[kind]
+
+
 def salient_facts(line: str, keywords: frozenset = frozenset()) -> dict:
-    """The facts a line carries, each with a weight: identifiers and codes, numbers (with their unit),
-    names, labelled values, and words of the task. A line with none is not worth keeping."""
-    facts: dict = {}
-    for ident in _IDENT.findall(line):
-        facts[ident] = 3
-    for number in _NUMBER_TOKEN.findall(line):
-        number = number.strip()
-        # A bare small number (a table cell) says little alone; dates, times, amounts and units say more.
-        facts.setdefault(number, 0.5 if number.isdigit() and len(number) <= 4 else 2)
-    for name in _NAME.findall(line):
-        facts.setdefault(name, 2)
+    """The facts a line carries (as facts.py finds them), each with a weight, plus a labelled value
+    and words of the task. A line with none is not worth keeping."""
+    found: dict = {}
+    for fact in line_facts(line):
+        found.setdefault(fact.text, _weight(fact.kind, fact.text))
     label = _LABELLED.match(line)
     if label:
-        facts.setdefault(line[:60], 2)
+        found.setdefault(line[:60], 2)
     if keywords:
         for word in set(re.findall(r"[a-z][a-z-]{3,}", line.lower())) & keywords:
-            facts.setdefault("kw:" + word, 1)
-    return facts
+            found.setdefault("kw:" + word, 1)
+    return found
 
 
 @lru_cache(maxsize=65536)  # the same lines come back in every later summary of a run
@@ -81,13 +79,27 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     line = " ".join(line.split())
     if len(line) <= cap:
         return line
-    # Keep the part with the most salient tokens: slide a window in coarse steps.
+    # Keep the part with the most salient facts (found once in the whole line; a window counts the
+    # facts wholly inside it): slide a window in coarse steps.
+    spans = line_fact_spans(line)
+    starts = [span[0] for span in spans]
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
-        found = sum(salient_facts(line[start:start + cap]).values())
+        inside: dict = {}
+        for fact_start, fact_end, kind, value in spans[bisect_left(starts, start):]:
+            if fact_start >= start + cap:
+                break
+            if fact_end <= start + cap:
+                inside.setdefault(value, _weight(kind, value))
+        found = sum(inside.values()) + (2 if _LABELLED.match(line[start:start + cap]) else 0)
         if found > best:
             best, best_at = found, start
     piece = line[best_at:best_at + cap]
+    # Whole words only: a cut through "0.071%" would quote a fact that was never there ("71%").
+    if best_at and not line[best_at - 1].isspace() and " " in piece:
+        piece = piece[piece.index(" ") + 1:]
+    if best_at + cap < len(line) and not line[best_at + cap].isspace() and " " in piece:
+        piece = piece[:piece.rindex(" ")]
     return ("…" if best_at else "") + piece + ("…" if best_at + cap < len(line) else "")
 
 
@@ -95,6 +107,8 @@ def clear_caches() -> None:
     """Forget remembered lines (benchmarks measure a first replay with this)."""
     _clip.cache_clear()
     _cached_facts.cache_clear()
+    _summary.cache_clear()
+    _clear_fact_caches()
 
 
 def _split_observation(line: str) -> List[str]:
@@ -103,6 +117,11 @@ def _split_observation(line: str) -> List[str]:
         return [line]
     pieces = re.split(r"(?<=[.;!?])\s+|\\n|\s\|\s", line)
     return [p for p in pieces if p.strip()]
+
+
+@lru_cache(maxsize=512)
+def _summary(budget_chars: int, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
+    return ExtractiveSummarizer(budget_chars)._summarize(scratchpad, query, iteration, template)
 
 
 class ExtractiveSummarizer:
@@ -117,13 +136,17 @@ class ExtractiveSummarizer:
         """Called as a plain model (e.g. the middleware's own `llm=`): read the package's prompt back
         into its parts; any other prompt is summarized as a whole."""
         text = str(prompt)
-        parts = _PACKAGE_PROMPT_RE.match(text)
+        parts = package_prompt_fields(text)
         if parts:
-            return self.summarize(scratchpad=parts.group("scratchpad"), query=parts.group("query"),
-                                  iteration=int(parts.group("iteration")), template=None)
+            return self.summarize(**parts, template=None)
         return self.summarize(scratchpad=text, query="", iteration=0, template=None)
 
     def summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
+        # Deterministic, so identical inputs share one summary: the cells of a sweep send the same
+        # scratchpads until their settings first make a difference.
+        return _summary(self.budget_chars, scratchpad, query, iteration, template)
+
+    def _summarize(self, scratchpad: str, query: str, iteration: int, template: Optional[str]) -> str:
         sections = sections_from_template(template)
         header = f"[Summary of steps 1-{iteration}]" if iteration else "[Summary]"
         status = self._status_line(scratchpad, iteration)
@@ -215,4 +238,9 @@ class ExtractiveSummarizer:
                 lines.append(f"{name}:")
                 lines.extend(body)
         text = "\n".join(lines)
-        return text[:budget] if len(text) > budget else text
+        if len(text) <= budget:
+            return text
+        cut = text[:budget]
+        if not text[budget].isspace() and (" " in cut or "\n" in cut):  # never end inside a word
+            cut = cut[:max(cut.rfind(" "), cut.rfind("\n"))]
+        return cut

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from .events import Event
+from .facts import expected_in
 from .pricing import cost_usd
 from .scenarios import SCENARIOS
 
@@ -39,17 +40,21 @@ def answer_score(answer: Optional[str], scenario: Optional[str]) -> Optional[flo
         return None
     if not answer:
         return 0.0
-    return round(sum(1 for f in facts if f.value in answer) / len(facts), 4)
+    return round(sum(1 for f in facts if expected_in(answer, f.value)) / len(facts), 4)
 
 
 @dataclass
 class RunSummary:
+    """A run's figures. Sizes are "as sent": the scratchpad the agent's LLM received at an iteration
+    (after the middleware's compression); peak_* is the largest of those, the one meaning of "peak"
+    everywhere (runs table, CLI, compare and sweep rows)."""
+
     iterations: int
     compressions: int
     compressions_ok: int
     trims: int
-    peak_chars: int
-    peak_tokens: int
+    peak_chars: int              # the largest scratchpad sent, in chars
+    peak_tokens: int             # ... and in tokens (the Compare rows' peak_context_tokens)
     mean_tokens: float
     context_tokens: int          # sum over iterations of the scratchpad tokens sent to the agent's LLM
     summarizer_calls: int
@@ -95,8 +100,8 @@ def summarize_run(events: Sequence[Event], scenario: Optional[str] = None,
         compressions=len(comps),
         compressions_ok=sum(1 for e in comps if e.data.get("status") == "ok"),
         trims=len(of_kind(events, "trim")),
-        peak_chars=max([e.data.get("before_chars", 0) for e in iterations] + [0]),
-        peak_tokens=max([e.data.get("before_tokens", 0) for e in iterations] + [0]),
+        peak_chars=max([e.data.get("chars", 0) for e in iterations] + [0]),
+        peak_tokens=max(tokens + [0]),
         mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
         context_tokens=sum(tokens),
         summarizer_calls=len(comps),

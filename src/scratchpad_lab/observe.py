@@ -21,13 +21,15 @@ Streamlit-free (it runs on the worker thread and in the CLI). How it sees what t
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from autourgos_agent import Agent, CallbackHandler
+from autourgos_agent import Agent
 
-from .config import PACKAGE_PROMPT, RunConfig
+from . import triggers
+from .config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from .events import RunLog
 from .providers import EndpointError
 from .tokens import TokenCounter
@@ -136,19 +138,15 @@ class RunObserver:
     def predict(self, iteration: int, scratchpad: str, last: Optional[int]) -> Dict[str, Any]:
         """What the middleware should have done, from the state it saw (scratchpad, last summary length)."""
         mw = self.middleware
-        every = mw.summarize_every
+        every, cap = mw.summarize_every, mw.max_scratchpad_chars
         chars = len(scratchpad)
-        periodic_due = every is not None and iteration % every == 0
-        over_cap = chars > mw.max_scratchpad_chars
-        armed = last is None or chars > last
-        predicted = bool(scratchpad) and (periodic_due or (over_cap and armed))
-        reason = None
-        if predicted:
-            reason = "periodic" if periodic_due else "size"
+        fires, reason = triggers.predict(iteration, chars, every, cap, last)
+        predicted = bool(scratchpad) and fires
         return {
-            "chars": chars, "summarize_every": every, "max_scratchpad_chars": mw.max_scratchpad_chars,
-            "periodic_due": periodic_due, "over_cap": over_cap, "size_armed": armed,
-            "last_summarized_chars": last, "predicted": predicted, "predicted_reason": reason,
+            "chars": chars, "summarize_every": every, "max_scratchpad_chars": cap,
+            "periodic_due": triggers.periodic_due(iteration, every), "over_cap": chars > cap,
+            "size_armed": triggers.size_armed(chars, last), "last_summarized_chars": last,
+            "predicted": predicted, "predicted_reason": reason if predicted else None,
         }
 
     # ── the summarizer call, whoever makes it ───────────────────────────────
@@ -258,9 +256,29 @@ class RunObserver:
         return steps
 
 
-class _PostMiddlewareHook(CallbackHandler):
+def _presigned(method):
+    """`method` as a plain function that carries its signature: the agent inspects every handler's
+    signature on every event it fires (CallbackManager._accepts_agent_kwarg), and a function with
+    `__signature__` set is answered at once instead of being introspected again."""
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        return method(*args, **kwargs)
+
+    handler.__signature__ = inspect.signature(method)
+    handler.__name__ = method.__name__
+    return handler
+
+
+class _PostMiddlewareHook:
+    """Registered after the middleware. Not a CallbackHandler subclass on purpose: the agent fires
+    every event at every handler that has a method for it, so this one has only the six it uses."""
+
+    _HOOKS = ("on_iteration_start", "on_llm_end", "on_iteration", "on_tool_end", "on_agent_pause",
+              "on_agent_resume")
+
     def __init__(self, obs: RunObserver) -> None:
         self.obs = obs
+        for name in self._HOOKS:  # instance attributes: getattr(hook, name) is the presigned function
+            setattr(self, name, _presigned(getattr(self, name)))
 
     def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
         obs = self.obs
@@ -273,10 +291,9 @@ class _PostMiddlewareHook(CallbackHandler):
             before, last = after, obs.middleware._get_last_summarized_length(agent)
         obs.iteration = iteration
         pred = obs.predict(iteration, before, last)
-        every = pred["summarize_every"]
         reason = None
-        if fired:
-            reason = "periodic" if every is not None and iteration % every == 0 else "size"
+        if fired:  # the package called its summarizer: periodic when due, else it was the size trigger
+            reason = "periodic" if pred["periodic_due"] else "size"
         obs.log.emit("trigger", iteration, **pred, fired=fired, reason=reason)
         before_tokens = obs.count(before)
         after_tokens = obs.count(after)
@@ -334,7 +351,7 @@ class _PostMiddlewareHook(CallbackHandler):
         self.obs.log.emit("resume", iteration, paused_s=round(paused_duration, 3))
 
 
-_PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT.split("{", 1)[0]
+_PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT_HEAD
 
 
 class ObservedLLM:

@@ -18,6 +18,7 @@ import json
 from typing import Any, Dict, List, Optional
 
 from .extractive import ExtractiveSummarizer
+from .facts import expected_in
 from .scenarios import Scenario
 from .trace import Trace
 
@@ -45,8 +46,8 @@ def context_from_prompt(prompt: Any, task: str) -> str:
 
 def compose_answer(scenario: Scenario, context: str) -> str:
     """The scripted agent's final answer: each expected fact it can still find in its context."""
-    known = [f for f in scenario.expected_facts if f.value in context]
-    lost = [f for f in scenario.expected_facts if f.value not in context]
+    known = [f for f in scenario.expected_facts if expected_in(context, f.value)]
+    lost = [f for f in scenario.expected_facts if not expected_in(context, f.value)]
     lines = [scenario.answer_intro]
     lines += [f"- {f.label}: {f.value}" for f in known]
     if lost:

@@ -8,6 +8,7 @@ Encodings are loaded once per process (thread-safe).
 """
 from __future__ import annotations
 
+import gc
 import gzip
 import hashlib
 import os
@@ -81,13 +82,62 @@ def install_vocabularies() -> Path:
     return cache
 
 
+# The vocabulary pre-parsed ({token bytes: rank}, marshal format 2, which has no back-references and
+# so is byte-for-byte the same on every run), with the SHA-256 it must have: a file in the shared cache
+# directory is used only if it is exactly what this code would write. Parsing tiktoken's base64 text
+# costs ~0.7 s for o200k_base; reading this form ~0.1 s (bench/scaling.py prints both).
+_RANKS_SHA256 = {
+    "cl100k_base": "6493104321993d1ee8e0f8774f7a8c0734318517125abc495a9629cdd31ab142",
+    "o200k_base": "40505766730029620254932b09831b6ed27a332fa9c1ffe8cbd0531478c6079f",
+}
+
+
+def _ranks(name: str, cache: Path) -> dict:
+    """The encoding's mergeable ranks, from the pre-parsed form when it is present and intact."""
+    import marshal
+
+    from tiktoken.load import load_tiktoken_bpe
+
+    path = cache / f"{name}.ranks.marshal2"
+    expected = _RANKS_SHA256.get(name)
+    if expected and path.exists():
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() == expected:
+            collecting = gc.isenabled()
+            gc.disable()  # 200,000 new objects would set off the collector again and again
+            try:
+                return marshal.loads(data)
+            finally:
+                if collecting:
+                    gc.enable()
+    url, vocab_hash = _VOCABS[name]
+    ranks = load_tiktoken_bpe(url, expected_hash=vocab_hash)  # the verified file install_vocabularies placed
+    data = marshal.dumps(ranks, 2)
+    if expected and hashlib.sha256(data).hexdigest() == expected:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return ranks
+
+
 @lru_cache(maxsize=None)
 def get_encoding(name: str):
+    """The tiktoken Encoding, built once per process from tiktoken's own definition of it."""
     with _lock:
-        install_vocabularies()
+        cache = install_vocabularies()
         import tiktoken
+        import tiktoken_ext.openai_public as definitions
 
-        return tiktoken.get_encoding(name)
+        if name not in _VOCABS or not hasattr(definitions, name):
+            return tiktoken.get_encoding(name)
+        ranks = _ranks(name, cache)
+        real_loader = definitions.load_tiktoken_bpe
+        definitions.load_tiktoken_bpe = lambda *_args, **_kwargs: ranks  # hand tiktoken the ranks we read
+        try:
+            constructor_args = getattr(definitions, name)()
+        finally:
+            definitions.load_tiktoken_bpe = real_loader
+        return tiktoken.Encoding(**constructor_args)
 
 
 def count_tokens(text: str, model: Optional[str] = None) -> int:
@@ -96,7 +146,29 @@ def count_tokens(text: str, model: Optional[str] = None) -> int:
     return len(get_encoding(encoding_name_for_model(model)).encode(text, disallowed_special=()))
 
 
-_MEMOS: dict = {}  # encoding name -> {text: tokens}, shared by every counter of that encoding
+_MEMOS: dict = {}  # encoding name -> {line: tokens}, shared by every counter of that encoding
+_MEMO_CAP = 65536
+# Where a text can be cut so that its token count is the sum of the parts' counts: right after a
+# newline, before a character that is neither whitespace nor "/". tiktoken splits text into pieces with
+# its encoding's regex before it applies BPE within each piece, and in cl100k_base and o200k_base no
+# piece runs across such a point (no piece goes on past a newline except into more newlines or
+# whitespace, or, in o200k_base, a "/"). tests/test_tokens.py checks the sum against whole-text counts.
+# (str.isspace is true of every character tiktoken's \s matches, and of a few more, where not cutting
+# is merely slower.)
+
+
+def _seam_split(text: str) -> list:
+    """`text` cut after each newline that is followed by neither whitespace nor "/"."""
+    lines = text.split("\n")
+    parts, current = [], lines[0]
+    for line in lines[1:]:
+        if line and not line[0].isspace() and line[0] != "/":
+            parts.append(current + "\n")
+            current = line
+        else:
+            current += "\n" + line
+    parts.append(current)
+    return parts
 
 
 def clear_memos() -> None:
@@ -105,9 +177,9 @@ def clear_memos() -> None:
 
 
 class TokenCounter:
-    """Counts tokens for one model, remembering recent texts per encoding: a scratchpad is counted
-    as it starts, as it is sent, and inside each prompt, often by the agent's and the summarizer's
-    counters alike."""
+    """Counts tokens for one model. A scratchpad is counted as it starts, as it is sent and inside
+    each prompt, and it is mostly the lines of the one before, so texts are counted line by line
+    (cut only at seams where the sum is exact) and each distinct line is encoded once per process."""
 
     def __init__(self, model: Optional[str] = None) -> None:
         self.model = model
@@ -117,10 +189,14 @@ class TokenCounter:
     def __call__(self, text: str) -> int:
         if not text:
             return 0
-        hit = self._memo.get(text)
-        if hit is None:
-            hit = len(get_encoding(self.encoding_name).encode(text, disallowed_special=()))
-            if len(self._memo) > 256:
-                self._memo.clear()
-            self._memo[text] = hit
-        return hit
+        memo = self._memo
+        total = 0
+        for part in _seam_split(text):
+            hit = memo.get(part)
+            if hit is None:
+                hit = len(get_encoding(self.encoding_name).encode(part, disallowed_special=()))
+                if len(memo) >= _MEMO_CAP:
+                    memo.clear()
+                memo[part] = hit
+            total += hit
+        return total

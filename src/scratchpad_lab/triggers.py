@@ -1,13 +1,14 @@
-"""The state of both compression triggers at a point in a run, read from its events.
+"""The trigger rule, and the state of both compression triggers at a point in a run.
 
-Streamlit-free. The live gauge, the step slider and the CLI show this. Nothing here decides whether
-the middleware fires (the package does that); it reads the trigger checks the observer recorded, and
-predicts the next periodic iteration, a prediction the tests check against the package.
+Streamlit-free. The one home of the lab's statement of AutoSummarizeMiddleware's trigger rule
+(`periodic_due`, `size_armed`, `predict`): the observer's per-iteration prediction, the live gauge's
+"armed" and the step slider all call these, and a test checks them against the package itself.
+Nothing here decides whether the middleware fires (the package does that).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 from .config import RunConfig
 from .events import Event
@@ -37,6 +38,26 @@ class TriggerState:
         return self.chars / self.agent_trim_chars if self.agent_trim_chars else 0.0
 
 
+def periodic_due(iteration: int, summarize_every: Optional[int]) -> bool:
+    """The periodic trigger: the package fires at every iteration divisible by summarize_every."""
+    return summarize_every is not None and iteration % summarize_every == 0
+
+
+def size_armed(chars: int, last_summarized_chars: Optional[int]) -> bool:
+    """The size trigger fires over the cap only if the scratchpad grew since the last summary."""
+    return last_summarized_chars is None or chars > last_summarized_chars
+
+
+def predict(iteration: int, chars: int, summarize_every: Optional[int], max_scratchpad_chars: int,
+            last_summarized_chars: Optional[int]) -> Tuple[bool, Optional[str]]:
+    """(fires, "periodic" | "size" | None) for a non-empty scratchpad of `chars` at `iteration`."""
+    if periodic_due(iteration, summarize_every):
+        return True, "periodic"
+    if chars > max_scratchpad_chars and size_armed(chars, last_summarized_chars):
+        return True, "size"
+    return False, None
+
+
 def next_periodic(after_iteration: int, summarize_every: Optional[int]) -> Optional[int]:
     if not summarize_every:
         return None
@@ -62,7 +83,7 @@ def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int
                 last_len = e.data.get("after_chars")
         elif e.kind == "iteration":
             iteration, chars, tokens = e.iteration or 0, e.data.get("chars", 0), e.data.get("tokens", 0)
-    armed = last_len is None or chars > last_len
+    armed = size_armed(chars, last_len)
     return TriggerState(iteration=iteration, chars=chars, tokens=tokens, summarize_every=every,
                         max_scratchpad_chars=cap, agent_trim_chars=trim_cap,
                         next_periodic=next_periodic(iteration, every), size_armed=armed,

@@ -1,6 +1,6 @@
 """Altair charts that agree with each other.
 
-- One colour per event kind (periodic, size, trim, empty, error) in every chart: `EVENT_SCALE`.
+- One colour per event kind (periodic, size, trim, empty, error) in every chart: `event_scale()`.
 - The size chart (the sawtooth) draws both caps, always labelled, even when they are equal ("both caps:
   15,000") or far above the data (then named at the top edge instead of flattening the line); events
   sit on the line; iteration axes are whole numbers; legends are never truncated.
@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-import altair as alt
-import pandas as pd
-
 from ..config import RunConfig
 from ..events import Event
 
@@ -27,12 +24,20 @@ EVENT_KINDS = {
     "empty": ("summarizer replied nothing", "#CC79A7"),
     "error": ("summarizer failed", "#D55E00"),
 }
-EVENT_SCALE = alt.Scale(domain=[label for label, _ in EVENT_KINDS.values()],
-                        range=[color for _, color in EVENT_KINDS.values()])
+EVENT_DOMAIN = [label for label, _ in EVENT_KINDS.values()]
+EVENT_RANGE = [color for _, color in EVENT_KINDS.values()]
+
+
+def event_scale():
+    """The one colour scale of event kinds (altair is imported lazily: the first page does without it)."""
+    import altair as alt
+    return alt.Scale(domain=EVENT_DOMAIN, range=EVENT_RANGE)
+
+
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"]
 CAP_COLOR = "#555555"
 LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
-WHOLE = alt.Axis(tickMinStep=1, format="d")
+WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
 OFF_CHART = 10.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
 
 
@@ -52,6 +57,7 @@ def event_kind(e: Event) -> Optional[str]:
 def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -> pd.DataFrame:
     """Two points per iteration: the size as it started and the size sent (after the middleware).
     Drawn in order they make the sawtooth: growth, then the drop at a compression."""
+    import pandas as pd  # lazy: the first page does without it
     rows: List[Dict] = []
     key_before, key_after = ("before_chars", "chars") if unit == "chars" else ("before_tokens", "tokens")
     seq = 0
@@ -68,6 +74,7 @@ def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -
 def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
     """Events on the line: a compression at the size its iteration started with (the top of its drop);
     a trim at the size the next iteration started with (the bottom of the cut it made)."""
+    import pandas as pd  # lazy: the first page does without it
     starts = {e.iteration: e.data.get("before_chars" if unit == "chars" else "before_tokens", 0)
               for e in events if e.kind == "iteration"}
     rows = []
@@ -90,6 +97,7 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
     """Both caps, each labelled; one line labelled "both caps" when they are equal. A cap far above the
     data (e.g. 1,000,000: compression off) is not drawn to scale, which would flatten the sawtooth: it
     is named at the chart's top edge instead (`drawn` False)."""
+    import pandas as pd  # lazy: the first page does without it
     trigger, trim = config.max_scratchpad_chars, config.agent_trim_chars
     caps = [("both caps", trigger)] if trigger == trim else \
         [("compress when over", trigger), ("agent's hard trim", trim)]
@@ -108,19 +116,20 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
 
 def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
                height: int = 260):
+    import altair as alt  # lazy: the first page does without it
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]
     data = size_frame(events, unit)
     title = "scratchpad chars" if unit == "chars" else "scratchpad tokens"
-    x = alt.X("iteration:Q", title="iteration", axis=WHOLE)
+    x = alt.X("iteration:Q", title="iteration", axis=alt.Axis(**WHOLE))
     layers = [alt.Chart(data).mark_line(point=True, color="#333333").encode(
         x=x, y=alt.Y("size:Q", title=title), order="seq:Q",
         tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])]
     marks = marks_frame(events, unit)
     layers.append(alt.Chart(marks).mark_point(size=150, filled=True, opacity=0.95).encode(
         x=x, y="size:Q",
-        color=alt.Color("event:N", title=None, scale=EVENT_SCALE, legend=alt.Legend(**LEGEND)),
-        shape=alt.Shape("event:N", scale=alt.Scale(domain=EVENT_SCALE.domain,
+        color=alt.Color("event:N", title=None, scale=event_scale(), legend=alt.Legend(**LEGEND)),
+        shape=alt.Shape("event:N", scale=alt.Scale(domain=EVENT_DOMAIN,
                                                    range=["circle", "diamond", "triangle-down", "square", "cross"]),
                         legend=None),
         tooltip=["iteration:Q", "event:N", "what:N"]))
@@ -138,11 +147,13 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
 
 def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
     """Several runs' sawtooths in one chart (compare), one clearly different hue per setting."""
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     frames = [size_frame(events, unit, name) for name, events in series.items()]
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
     names = list(series)
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("iteration:Q", axis=WHOLE), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
+        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
         color=alt.Color("series:N", title="setting", sort=names,
                         scale=alt.Scale(domain=names, range=(CATEGORICAL * 2)[:max(len(names), 1)]),
                         legend=alt.Legend(**{**LEGEND, "columns": 2})),
@@ -187,6 +198,8 @@ def label_color(background: str) -> str:
 def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, good: bool = True):
     """A sweep heatmap: summarize_every down, max_scratchpad_chars across, `field` as colour and label.
     `good`: more is better (green ramp), else more is a cost (orange ramp)."""
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     ramp = GOOD_RAMP if good else COST_RAMP
     everies = list(dict.fromkeys(frame["summarize_every"]))
     values = frame[field].astype(float)

@@ -12,7 +12,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-import pandas as pd
 import streamlit as st
 
 from .. import compare as engine
@@ -141,6 +140,7 @@ def _stale(result: Result, signature: tuple) -> None:
 
 
 def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+    import pandas as pd  # lazy: the first page does without it
     _stale(result, signature)
     for index, col in enumerate(st.columns(len(result.records))):
         with col:
@@ -165,6 +165,7 @@ def _every_label(value) -> str:
 
 
 def sweep_frame(result: Result) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = [{"summarize_every": _every_label(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
              "summarizer_tokens": r["summarizer_tokens_in"] + r["summarizer_tokens_out"],

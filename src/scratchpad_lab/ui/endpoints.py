@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
@@ -86,12 +85,18 @@ def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str
 
 
 def price_table() -> Dict[str, tuple]:
-    """The editable price table (USD per 1M tokens); returns {model prefix: (input, output)}."""
-    if PLAY_PRICE_ROWS not in st.session_state:
-        st.session_state[PLAY_PRICE_ROWS] = pd.DataFrame(
-            [{"model": m, "input $/1M": p[0], "output $/1M": p[1]} for m, p in DEFAULT_PRICES.items()])
+    """The editable price table (USD per 1M tokens); returns {model prefix: (input, output)}.
+    The editor (a data frame: pandas and pyarrow, ~1 s to import) is drawn only once asked for, so
+    the first page does without them; until then the defaults, or the last edit, apply."""
     with st.sidebar.expander("Prices (USD per 1M tokens)"):
         st.caption("Used for every cost shown; edit or add rows. The offline agent and summarizer cost nothing.")
+        if not st.toggle("Edit prices", key="play_prices_edit") and PLAY_PRICE_ROWS not in st.session_state:
+            st.text("\n".join(f"{m}: {p[0]:g} in / {p[1]:g} out" for m, p in DEFAULT_PRICES.items()))
+            return dict(DEFAULT_PRICES)
+        import pandas as pd  # lazy: see the docstring
+        if PLAY_PRICE_ROWS not in st.session_state:
+            st.session_state[PLAY_PRICE_ROWS] = pd.DataFrame(
+                [{"model": m, "input $/1M": p[0], "output $/1M": p[1]} for m, p in DEFAULT_PRICES.items()])
         edited = st.data_editor(st.session_state[PLAY_PRICE_ROWS], num_rows="dynamic", key="play_prices_editor",
                                 hide_index=True)
     table = {}

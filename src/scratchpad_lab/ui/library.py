@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Callable, List, Optional
 
-import pandas as pd
 import streamlit as st
 
 from ..config import RunConfig
@@ -29,9 +29,22 @@ def sample_files() -> List[Path]:
     return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
+_OPENED: dict = {}  # (path, mtime, size) -> record: a sample opened again is the same object, not a copy
+_OPENED_LOCK = threading.Lock()
+
+
 def open_sample(path: Path) -> RunRecord:
-    record = load_record(path)
-    record.name = f"sample: {path.name}"
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with _OPENED_LOCK:
+        record = _OPENED.get(key)
+    if record is None:
+        record = load_record(path)
+        record.name = f"sample: {path.name}"
+        with _OPENED_LOCK:
+            if len(_OPENED) >= 16:
+                _OPENED.clear()
+            record = _OPENED.setdefault(key, record)
     return record
 
 
@@ -67,6 +80,7 @@ FIRST_COLUMNS = ["#", "run", "prompt", "answer score", "facts kept", "outcome"]
 
 
 def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = []
     for i, r in enumerate(records, start=1):
         s = summarize_run(r.events, r.scenario, prices)
@@ -108,7 +122,9 @@ def run_label(records: List[RunRecord], index: int) -> str:
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:
     name = f"scratchpad-lab-run-{index + 1 if index is not None else 'x'}.json"
-    st.download_button("Download this run (JSON)", data=record.to_json(), file_name=name,
+    # data is the method, not its result: the JSON (tens of MB for a long run) is built when the
+    # button is pressed, never kept in the server's memory on every rerun.
+    st.download_button("Download this run (JSON)", data=record.to_json, file_name=name,
                        mime="application/json", key=key)
 
 

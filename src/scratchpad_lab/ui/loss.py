@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-import altair as alt
-import pandas as pd
 import streamlit as st
 
 from ..compare import compression_off
@@ -34,6 +32,8 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
 
 
 def facts_chart(record: RunRecord):
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
     rows = facts_by_step(record.events)
     data = pd.DataFrame([{"step": r.step, "facts": r.seen - r.known, "state": "lost by the end"} for r in rows] +
                         [{"step": r.step, "facts": r.known, "state": "still in the context"} for r in rows])
@@ -53,6 +53,7 @@ def _probe_list(record: RunRecord) -> List[ProbeQuestion]:
 
 def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[], Any]] = None) -> None:
     """`model_factory`, when given, builds the summarizer model to ask probe questions with."""
+    import pandas as pd  # lazy: the first page does without it
     st.subheader("What compression lost")
     baseline = baseline_for_record(record)
     cols = st.columns(4)

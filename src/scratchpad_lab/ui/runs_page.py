@@ -13,7 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple, Union
 
-import pandas as pd
 import streamlit as st
 
 from ..config import ConfigError

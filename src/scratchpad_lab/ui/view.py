@@ -14,7 +14,6 @@ import math
 from collections import Counter
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import pandas as pd
 import streamlit as st
 
 from ..config import RunConfig
@@ -168,6 +167,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
 
 
 def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
+    import pandas as pd  # lazy: the first page does without it
     rows = {}
     for e in events:
         if e.iteration is None:

@@ -1,0 +1,43 @@
+"""Speed never changes a figure (issue 15): every replay and sweep row on the sample runs and on
+synthetic trajectories equals what the code gave before the performance work
+(tests/data/results_snapshot.json, written by tests/snapshot.py from that code)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from snapshot import snapshot
+
+RECORDED = json.loads((Path(__file__).parent / "data" / "results_snapshot.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def now():
+    return snapshot()
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_every_replay_gives_the_recorded_figures_events_and_facts(name, now):
+    for before, after in zip(RECORDED[name]["replays"], now[name]["replays"], strict=True):
+        assert after["summary"] == before["summary"]
+        assert after["final_answer"] == before["final_answer"]
+        for part, digest in before["digests"].items():
+            assert after["digests"][part] == digest, f"{name}: {part} changed"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in RECORDED if "sweep" in RECORDED[n]))
+def test_every_sweep_row_is_the_recorded_row(name, now):
+    assert now[name]["sweep"] == RECORDED[name]["sweep"]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_cli_sweep_shared_over_processes_gives_the_recorded_rows(processes):
+    from snapshot import SWEEP, _inputs
+
+    from scratchpad_lab.compare import _can_fork, grid, sweep_rows
+
+    assert processes == 1 or _can_fork()  # the pool path is really taken
+    for name, loaded in _inputs():
+        if "sweep" in RECORDED[name]:
+            rows = sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), processes)
+            assert json.loads(json.dumps(rows)) == RECORDED[name]["sweep"], name
