@@ -232,7 +232,7 @@ def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
 
 
 def test_reset_restores_the_packages_prompt(app):
-    from scratchpad_lab.config import PACKAGE_PROMPT
+    from scratchpad_lab.engine.config import PACKAGE_PROMPT
 
     app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
     assert app.button(key="play_run").disabled
@@ -329,8 +329,8 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
 
 def _crafted_record(**overrides):
     """A real run's record, with untrusted markup planted in every text a run can carry."""
-    from scratchpad_lab.config import RunConfig
-    from scratchpad_lab.runner import Run
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2), name="crafted").run()
     bad = "\n" + "\n".join(PAYLOADS) + "\n"
@@ -405,7 +405,7 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     assert any(f":red-badge[{escape('A-1001')}]" in t for t in lost_lines), lost_lines
     # Pick the compression that lost it and ask the order-number probe before and after.
     record = app.session_state["play_runs"][-1]
-    from scratchpad_lab.quality import annotate
+    from scratchpad_lab.analysis.quality import annotate
     at_iteration = next(c["iteration"] for c in annotate(record.events) if "A-1001" in c["facts_lost"])
     app.selectbox(key="loss_0_probe_at").set_value(at_iteration).run()
     probes = next(d.value for d in app.dataframe if "question" in d.value.columns)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchpad_lab.facts import KINDS, contains, extract_facts, retention
+from scratchpad_lab.analysis.facts import KINDS, contains, extract_facts, retention
 
 
 def _found(text, expected=()):

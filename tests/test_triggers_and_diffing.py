@@ -1,10 +1,10 @@
 """The trigger gauge's predictions hold against the package; the diff tells kept from dropped lines."""
 import re
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.diffing import as_diff_text, diff_lines
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.analysis.diffing import as_diff_text, diff_lines
+from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.triggers import next_periodic, trigger_state
+from scratchpad_lab.analysis.triggers import next_periodic, trigger_state
 
 
 def _run(**settings):
@@ -58,7 +58,7 @@ def test_diff_marks_dropped_kept_and_partly_kept_lines():
 # ── word level and aligned side by side ─────────────────────────────────────
 
 def test_merged_words_reads_as_the_summary_with_dropped_words_in_place():
-    from scratchpad_lab.diffing import merged_words
+    from scratchpad_lab.analysis.diffing import merged_words
 
     before = "Step 2: order A-1001 phone, 499 EUR\nStep 3: shipping to 12 Baker St\n"
     after = "[Summarized up to step 3]\n- order A-1001 phone\n"
@@ -73,14 +73,14 @@ def test_merged_words_reads_as_the_summary_with_dropped_words_in_place():
 
 
 def test_a_few_common_words_inside_a_rewrite_are_not_shown_as_kept():
-    from scratchpad_lab.diffing import merged_words
+    from scratchpad_lab.analysis.diffing import merged_words
 
     pieces = merged_words("Thought: go to the step where the ticket is\n", "Summary up to the step 5\n")
     assert [s for _, s in pieces] == ["dropped", "new"], pieces
 
 
 def test_side_by_side_lines_up_unchanged_lines_and_marks_each_line_once():
-    from scratchpad_lab.diffing import aligned_lines, aligned_text
+    from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text
 
     before = "alpha line one\nbeta line two is long enough\ngamma three\ndelta four\n"
     after = "[Summarized up to step 4]\nalpha line one\nbeta line two is long\ndelta four\n"
@@ -111,7 +111,7 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
 
 
 def test_every_event_kind_has_one_colour_used_by_every_chart():
-    from scratchpad_lab.config import RunConfig
+    from scratchpad_lab.engine.config import RunConfig
     from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
 
     assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5

@@ -19,18 +19,18 @@ from typing import Any, Dict, List, Optional
 
 from pydantic import ValidationError
 
-from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
-from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
+from .engine.config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
+from .engine.providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
                         key_var, resolve_key)
-from .compare import Setting, grid, sweep_rows
-from .metrics import answer_score, final_answer, summarize_run, trims
-from .narrate import why_compressions, why_trims
-from .quality import annotate
-from .records import RunRecord, load_path
-from .replay import Replay, replay_source, summarizer_notice
-from .runner import Run, Source
+from .analysis.compare import Setting, grid, sweep_rows
+from .analysis.metrics import answer_score, final_answer, summarize_run, trims
+from .analysis.narrate import why_compressions, why_trims
+from .analysis.quality import annotate
+from .files.records import RunRecord, load_path
+from .files.replay import Replay, replay_source, summarizer_notice
+from .engine.runner import Run, Source
 from .scenarios import list_scenarios
-from .trace import RecordError
+from .files.trace import RecordError
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
@@ -298,7 +298,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         source, config = _source_and_config(args)
         run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
         if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
-            from .review import replay_reviews
+            from .engine.review import replay_reviews
             replay_reviews(run, load_path(args.file))
         record = run.run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:

@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from ..diffing import aligned_lines, aligned_text, merged_words, word_counts
-from ..facts import contains, fact_pattern
+from ..analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
+from ..analysis.facts import contains, fact_pattern
 from ..markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.

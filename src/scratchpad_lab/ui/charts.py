@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from ..config import RunConfig
-from ..events import Event
+from ..engine.config import RunConfig
+from ..engine.events import Event
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
 EVENT_KINDS = {

@@ -14,17 +14,17 @@ from typing import Dict, List, Optional
 
 import streamlit as st
 
-from .. import compare as engine
-from ..config import ConfigError, RunConfig
-from ..metrics import model_ids, summarize_run
-from ..pricing import cost_usd
+from ..analysis import compare as engine
+from ..engine.config import ConfigError, RunConfig
+from ..analysis.metrics import model_ids, summarize_run
+from ..analysis.pricing import cost_usd
 from ..promptlab import check_prompt
-from ..providers import EndpointError
-from ..quality import FLAGS, annotate
-from ..records import RunRecord
-from ..settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
-from ..replay import replay_source, summarizer_notice
-from ..trace import RecordError
+from ..engine.providers import EndpointError
+from ..analysis.quality import FLAGS, annotate
+from ..files.records import RunRecord
+from ..analysis.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
+from ..files.replay import replay_source, summarizer_notice
+from ..files.trace import RecordError
 from .cards import compression_card
 from .charts import heatmap, overlay_chart
 from .endpoints import endpoint_widgets

@@ -8,11 +8,11 @@ from typing import Callable, List, Optional
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..metrics import summarize_run
-from ..quality import run_retention
-from ..records import RunRecord, load_record
-from ..trace import RecordError
+from ..engine.config import RunConfig
+from ..analysis.metrics import summarize_run
+from ..analysis.quality import run_retention
+from ..files.records import RunRecord, load_record
+from ..files.trace import RecordError
 from .cards import NO_COMPRESSION
 
 

@@ -8,12 +8,12 @@ from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 
-from ..compare import compression_off
-from ..providers import EndpointError
-from ..probes import ProbeQuestion, run_probes, scenario_probes
-from ..quality import annotate, facts_by_step, savings
-from ..records import RunRecord
-from ..trace import RecordError
+from ..analysis.compare import compression_off
+from ..engine.providers import EndpointError
+from ..analysis.probes import ProbeQuestion, run_probes, scenario_probes
+from ..analysis.quality import annotate, facts_by_step, savings
+from ..files.records import RunRecord
+from ..files.trace import RecordError
 from .library import facts_kept
 from .state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 

@@ -21,8 +21,8 @@ from typing import Optional
 
 import streamlit as st
 
-from ..providers import EndpointError, EndpointLLM
-from ..runner import Run
+from ..engine.providers import EndpointError, EndpointLLM
+from ..engine.runner import Run
 from ..scenarios import DEMO_NOTICE, get_scenario
 from .endpoints import price_table
 from .library import download_button, run_label, runs_frame, runs_table, sample_picker

@@ -15,10 +15,10 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
-from ..config import ConfigError
-from ..records import RunRecord, load_any
-from ..replay import replay_source, replay_with_defaults, summarizer_notice
-from ..trace import RecordError, Trace
+from ..engine.config import ConfigError
+from ..files.records import RunRecord, load_any
+from ..files.replay import replay_source, replay_with_defaults, summarizer_notice
+from ..files.trace import RecordError, Trace
 from .library import download_button, open_sample, runs_frame, sample_files
 from .state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)

@@ -8,7 +8,7 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
+from ..engine.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
 from .state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401

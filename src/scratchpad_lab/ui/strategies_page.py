@@ -15,7 +15,7 @@ import streamlit as st
 
 from ..strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from ..strategies.settings import MAX_STRATEGIES, knobs
-from ..trace import RecordError
+from ..files.trace import RecordError
 from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from .state import STRAT_RESULT, STRAT_SOURCE, init_session
 from .strategies_chart import COLORS, chart

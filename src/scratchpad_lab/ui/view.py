@@ -16,14 +16,14 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..events import Event
+from ..engine.config import RunConfig
+from ..engine.events import Event
 from ..markup import escape
-from ..narrate import narrate, sentence_for
-from ..metrics import RunSummary, final_answer, model_ids, summarize_run
-from ..pricing import cost_usd
-from ..quality import annotate
-from ..triggers import trigger_state
+from ..analysis.narrate import narrate, sentence_for
+from ..analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
+from ..analysis.pricing import cost_usd
+from ..analysis.quality import annotate
+from ..analysis.triggers import trigger_state
 from .cards import compression_card
 from .charts import size_chart
 
