@@ -163,13 +163,10 @@ def field_bounds(name: str) -> tuple:
 
 
 def allowed_range(name: str) -> str:
-    field = RunConfig.model_fields.get(name)
-    if field is None:
+    """The allowed range of a RunConfig field, in words ("" for a field without one)."""
+    if name not in RunConfig.model_fields:
         return ""
-    lo = hi = None
-    for meta in field.metadata:
-        lo = getattr(meta, "ge", lo)
-        hi = getattr(meta, "le", hi)
+    lo, hi = field_bounds(name)
     if lo is None and hi is None:
         return ""
     text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"
