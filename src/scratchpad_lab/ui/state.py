@@ -69,20 +69,7 @@ LINK_NOTE = "link_note"                # what was wrong with the link the app wa
 PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
 
-def _leave_pages_folder_mode() -> None:
-    """A new server runs its first script run the old multipage way when a `pages/` folder sits beside
-    app.py: the page the URL names runs alone, without app.py's frame (navigation, sidebar, links), until
-    app.py's own st.navigation turns that off. So a page that finds it still on turns it off and reruns;
-    the rerun goes through app.py. (Streamlit keeps the switch on PagesManager; st.navigation sets it.)"""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def init_session() -> None:
-    _leave_pages_folder_mode()
     st.session_state.setdefault(PLAY_ACTIVE, None)
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)
