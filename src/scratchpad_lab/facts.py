@@ -200,23 +200,25 @@ def line_fact_spans(line: str) -> tuple:
         if not _may_match(kind, line, has_digit):
             continue
 
-        def claim(m: re.Match) -> str:
-            group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+        groups = pattern.groups
+        pieces, last = [], 0  # what pattern.sub() gives, each match replaced by blanks once claimed
+        for m in _matches(kind, pattern, work):
+            group = next((i for i in range(1, groups + 1) if m.group(i)), 0) if groups else 0
             start, end = m.span(group)
             raw = line[start:end]
             value = raw.strip()  # from the line itself: earlier kinds blanked `work`
-            start += len(raw) - len(raw.lstrip())
+            if value is not raw:
+                start += len(raw) - len(raw.lstrip())
+            m_start, m_end = m.span()
+            pieces.append(work[last:m_start])
+            last = m_end
             if kind == "name":
                 value, start = _trim_name(line, m, value)  # context from the line itself
                 if not value:
-                    return m.group(0)
+                    pieces.append(work[m_start:m_end])
+                    continue
             spans.append((start, start + len(value), kind, value))
-            return " " * len(m.group(0))
-        pieces, last = [], 0  # what pattern.sub(claim, work) gives
-        for m in _matches(kind, pattern, work):
-            pieces.append(work[last:m.start()])
-            pieces.append(claim(m))
-            last = m.end()
+            pieces.append(" " * (m_end - m_start))
         if pieces:
             pieces.append(work[last:])
             work = "".join(pieces)
