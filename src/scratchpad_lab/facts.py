@@ -280,6 +280,8 @@ def is_in(text: str, fact: Fact) -> bool:
 
 def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:
     facts = extract_facts(before, expected)
-    kept = [f for f in facts if is_in(after, f)]
-    lost = [f for f in facts if not is_in(after, f)]
+    kept: List[Fact] = []
+    lost: List[Fact] = []
+    for f in facts:  # each fact looked for once
+        (kept if is_in(after, f) else lost).append(f)
     return Retention(facts, kept, lost)
