@@ -229,6 +229,8 @@ def clear_caches() -> None:
     """Forget remembered lines (benchmarks measure a first replay with this)."""
     line_facts.cache_clear()
     line_fact_spans.cache_clear()
+    _RETENTIONS.clear()
+    _RETENTIONS_CHARS[0] = 0
 
 
 _BOUNDARY_CACHE: Dict[tuple, re.Pattern] = {}
@@ -278,10 +280,25 @@ def is_in(text: str, fact: Fact) -> bool:
     return expected_in(text, fact.text) if fact.kind == "expected" else contains(text, fact.text)
 
 
+_RETENTIONS: Dict[tuple, tuple] = {}  # (before, after, expected) -> (facts, kept, lost)
+_RETENTIONS_CHARS = [0]  # the texts the memo holds, in chars: it is emptied past 8 million (~8 MB)
+
+
 def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:
-    facts = extract_facts(before, expected)
-    kept: List[Fact] = []
-    lost: List[Fact] = []
-    for f in facts:  # each fact looked for once
-        (kept if is_in(after, f) else lost).append(f)
-    return Retention(facts, kept, lost)
+    """The facts of `before`, split into those still in `after` and those lost. Remembered per (before,
+    after, expected): the cells of a sweep share most of their compressions (a 6 x 6 sweep of 100 steps
+    has 2,515 compressions and 637 distinct ones), and a view asks again for the ones it shows."""
+    key = (before, after, tuple(expected))
+    found = _RETENTIONS.get(key)
+    if found is None:
+        facts = extract_facts(before, expected)
+        kept: List[Fact] = []
+        lost: List[Fact] = []
+        for f in facts:  # each fact looked for once
+            (kept if is_in(after, f) else lost).append(f)
+        if _RETENTIONS_CHARS[0] > 8_000_000:
+            _RETENTIONS.clear()
+            _RETENTIONS_CHARS[0] = 0
+        _RETENTIONS_CHARS[0] += len(before) + len(after)
+        found = _RETENTIONS[key] = (tuple(facts), tuple(kept), tuple(lost))
+    return Retention(list(found[0]), list(found[1]), list(found[2]))
