@@ -247,7 +247,7 @@ def _reference_spans(line):
 _PIECES = list("aAbBzZ019 _-.:/\\@$€£₹%\"“”'()[]{},;!?\t") + [
     "USD", "INR", "Rs.", "ms", "Monday", "March", "Sept", "April", "Aug ", "Dec ", "Sun, ", "Wed ", "12 ", " 7", "2026-03-14", "02:17:09", "v4.18.2", "ID-2347",
     "https://x.io/a", "Asha Rao", "of ", " Pune", "3,072", "٣", "ERR_DB", "db.pool.max", "arXiv:2611.04217",
-    "C:\\x\\y.txt", "~/a/b", "src/lab/run.py", "a.rao@example.in", "ß", "Sørbø", "\u00a0", " 0.071% "]
+    "C:\\x\\y.txt", "~/a/b", "²", "x²_", "src/lab/run.py", "a.rao@example.in", "ß", "Sørbø", "\u00a0", " 0.071% "]
 
 
 def test_fast_fact_search_finds_exactly_what_the_patterns_find():

@@ -160,6 +160,7 @@ def _searcher(kind: str, pattern: re.Pattern) -> Optional[re.Pattern]:
 
 
 _SEARCHERS = {kind: _searcher(kind, pattern) for kind, pattern in _PATTERNS}
+_DIGIT = re.compile(r"\d")
 
 
 def _matches(kind: str, pattern: re.Pattern, text: str):
@@ -195,7 +196,7 @@ def line_fact_spans(line: str) -> tuple:
     """(start, end, kind, text) of each fact of one line, in order of start."""
     work = line
     spans: List[tuple] = []
-    has_digit = any(c.isdigit() for c in line)
+    has_digit = _DIGIT.search(line) is not None  # the patterns' digits are \d
     for kind, pattern in _PATTERNS:
         if not _may_match(kind, line, has_digit):
             continue
