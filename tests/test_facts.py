@@ -261,3 +261,17 @@ def test_fast_fact_search_finds_exactly_what_the_patterns_find():
         lines.add("".join(rnd.choice(_PIECES) for _ in range(rnd.randint(1, 40))))
     differing = [line for line in lines if line_fact_spans.__wrapped__(line) != _reference_spans(line)]
     assert not differing, differing[:3]
+
+
+def test_contains_answers_what_the_fact_pattern_finds():
+    """contains() checks boundaries by hand (no pattern compiled per fact); fact_pattern (the cards mark
+    facts with it) must find a fact exactly where contains() says it is."""
+    from scratchpad_lab.facts import fact_pattern
+    rnd = random.Random(151)
+    alphabet = list("aZ09_.,- é٣²x") + ["ID-1", "3.5", "12", "A"]
+    for _ in range(40000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
+        value = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 4)))
+        for relaxed in (False, True):
+            assert contains(text, value, relaxed) == (fact_pattern(value, relaxed).search(text) is not None), \
+                (text, value, relaxed)
