@@ -23,7 +23,7 @@
 
     The one unknown is d = (log created) - (click): the click's websocket message, the script rerun
     up to `Run(...)`. d >= 0, so latency_k over-estimates by d; d is bounded above by the time from
-    the click to the first appearance of the run's live view ("Live: Run n"), which the page draws
+    the click to the first appearance of the run's live view (its status row naming "Run n"), which the page draws
     in the same script run right after creating the Run. Both the raw figures and that bound are
     printed. A DOM change reaches the screen at the next frame (< 17 ms at 60 Hz), not included.
     An iteration the page never showed (two steps between refreshes) is counted at the first later
@@ -59,23 +59,20 @@ DEMO_PACE = "demo (0.5 s/step)"
 # In the page: stamp the Run click, and the first DOM change showing each iteration of the live run.
 PROBE_JS = """(runName) => {
   const now = () => performance.timeOrigin + performance.now();
-  // only the live view's metrics: those between the "Live: Run n" heading and the "Runs in this tab"
-  // heading (the finished run shown below the table has its own, and lingers while the page reruns)
-  const heading = (text) => [...document.querySelectorAll('h3')].find(h => h.innerText.trim() === text);
-  const within = (node, start, end) => start
-    && (start.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)
-    && !(end && (end.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING));
+  // the run slot's status row (st.container(key="live_status")): the live run, then the same run
+  // finished in the same place; its first bold word is the run's name
+  const row = () => document.querySelector('.st-key-live_status');
   const metric = (label) => {
-    const start = heading('Live: ' + runName), end = heading('Runs in this tab');
-    for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-      if (!within(m, start, end)) continue;
+    const r = row();
+    if (!r) return null;
+    for (const m of r.querySelectorAll('[data-testid="stMetric"]')) {
       const l = m.querySelector('[data-testid="stMetricLabel"]');
       const v = m.querySelector('[data-testid="stMetricValue"]');
       if (l && v && l.innerText.trim() === label) return v.innerText.trim();
     }
     return null;
   };
-  const liveShown = () => heading('Live: ' + runName) !== undefined;
+  const liveShown = () => [...(row()?.querySelectorAll('strong') ?? [])].some(s => s.innerText.trim() === runName);
   if (window.__lab && window.__lab.observer) window.__lab.observer.disconnect();
   const lab = window.__lab = {click: null, live: null, seen: {}, last: 0, finished: null, firstMessage: null};
   window.__wsHook = (t) => {

@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from streamlit.testing.v1 import AppTest
 
-    from scratchpad_lab.config import RunConfig
-    from scratchpad_lab.runner import Run, Source
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run, Source
     from synthetic import synthetic_trace
     from scratchpad_lab.ui.state import PLAY_RUNS
 
@@ -48,7 +48,7 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     record = Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=args.steps, seed=2024))).run()
     size = len(record.to_json().encode())
-    from scratchpad_lab import extractive, tokens
+    from scratchpad_lab.engine import extractive, tokens
 
     extractive.clear_caches()  # what is left is the record itself (the caches are the process's, not the tab's)
     tokens.clear_memos()

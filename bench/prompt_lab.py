@@ -20,8 +20,8 @@ sys.path.insert(0, str(REPO / "tests"))
 from fake_openai import FakeOpenAI, echo_marker  # noqa: E402
 from scratchpad_lab.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SummarizerSpec,  # noqa: E402
                                       snapshot_at_compression)
-from scratchpad_lab.providers import Endpoint  # noqa: E402
-from scratchpad_lab.records import load_record  # noqa: E402
+from scratchpad_lab.engine.providers import Endpoint  # noqa: E402
+from scratchpad_lab.files.records import load_record  # noqa: E402
 
 
 def main() -> None:

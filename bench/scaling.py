@@ -103,7 +103,7 @@ def lab_cmd(*args):
 
 def vocabulary_load(env) -> str:
     code = ("import time, tiktoken.load, gc\n"
-            "from scratchpad_lab import tokens\n"
+            "from scratchpad_lab.engine import tokens\n"
             "cache = tokens.install_vocabularies()\n"
             "url, h = tokens._VOCABS['o200k_base']\n"
             "t = time.perf_counter(); tiktoken.load.load_tiktoken_bpe(url, expected_hash=h); text = time.perf_counter() - t\n"

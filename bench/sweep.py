@@ -25,10 +25,10 @@ import time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
 
-from scratchpad_lab import compare as compare_mod
-from scratchpad_lab.compare import Setting, baseline_for, compare, grid, row
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.analysis import compare as compare_mod
+from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, grid, row
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
 
 SUMMARIZE_EVERY = (1, 2, 3, 5, 8, None)
@@ -66,8 +66,8 @@ def sweep(trace):
 _BUCKETS = (
     ("tiktoken encode (token counts)", lambda f, n: "tiktoken" in f or "CoreBPE" in n),
     ("facts / quality (rows: facts_retained)",
-     lambda f, n: f.endswith(("scratchpad_lab/facts.py", "scratchpad_lab/quality.py"))),
-    ("extractive summarizer", lambda f, n: f.endswith("scratchpad_lab/extractive.py")),
+     lambda f, n: f.endswith(("scratchpad_lab/analysis/facts.py", "scratchpad_lab/analysis/quality.py"))),
+    ("extractive summarizer", lambda f, n: f.endswith("scratchpad_lab/engine/extractive.py")),
     ("regex engine (re.sub / search / findall)",
      lambda f, n: n.startswith(("<method 'sub'", "<method 'search'", "<method 'findall'", "<method 'finditer'",
                                 "<method 'match'", "<method 'split' of 're"))
@@ -111,16 +111,16 @@ def profile(trace, top=25):
     lines.append(f"  {'total':<48}{sum(totals.values()):>8.2f}")
     lines.append("cumulative time of the main phases (s, under cProfile):")
     for label, endswith, func in (
-            ("Run.run (all replays)", "scratchpad_lab/runner.py", "run"),
-            ("Run.__init__ (building agent, middleware)", "scratchpad_lab/runner.py", "__init__"),
-            ("ExtractiveSummarizer.summarize", "scratchpad_lab/extractive.py", "summarize"),
-            ("TokenCounter.__call__", "scratchpad_lab/tokens.py", "__call__"),
-            ("compare.row (all rows)", "scratchpad_lab/compare.py", "row"),
-            ("quality.run_retention (facts_retained)", "scratchpad_lab/quality.py", "run_retention"),
-            ("quality.savings", "scratchpad_lab/quality.py", "savings"),
-            ("metrics.summarize_run", "scratchpad_lab/metrics.py", "summarize_run"),
-            ("facts.extract_facts", "scratchpad_lab/facts.py", "extract_facts"),
-            ("facts.contains", "scratchpad_lab/facts.py", "contains")):
+            ("Run.run (all replays)", "scratchpad_lab/engine/runner.py", "run"),
+            ("Run.__init__ (building agent, middleware)", "scratchpad_lab/engine/runner.py", "__init__"),
+            ("ExtractiveSummarizer.summarize", "scratchpad_lab/engine/extractive.py", "summarize"),
+            ("TokenCounter.__call__", "scratchpad_lab/engine/tokens.py", "__call__"),
+            ("compare.row (all rows)", "scratchpad_lab/analysis/compare.py", "row"),
+            ("quality.run_retention (facts_retained)", "scratchpad_lab/analysis/quality.py", "run_retention"),
+            ("quality.savings", "scratchpad_lab/analysis/quality.py", "savings"),
+            ("metrics.summarize_run", "scratchpad_lab/analysis/metrics.py", "summarize_run"),
+            ("facts.extract_facts", "scratchpad_lab/analysis/facts.py", "extract_facts"),
+            ("facts.contains", "scratchpad_lab/analysis/facts.py", "contains")):
         lines.append(f"  {label:<48}{_cumulative(stats, endswith, func):>8.2f}")
     out = io.StringIO()
     stats.stream = out

@@ -25,7 +25,7 @@ SPECS = ["autourgos-middleware:summarize_every=3,max_scratchpad_chars=3000,agent
 def draw() -> None:
     import streamlit as st
 
-    from scratchpad_lab.records import load_path
+    from scratchpad_lab.files.records import load_path
     from scratchpad_lab.strategies import parse_spec, run_strategies
     from scratchpad_lab.ui.strategies_chart import chart
 

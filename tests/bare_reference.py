@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 from autourgos_agent import Agent, CallbackHandler
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from scratchpad_lab.trace import Trace
+from scratchpad_lab.files.trace import Trace
 
 
 class _TraceLLM:

@@ -16,8 +16,6 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PACE_INSTANT = "instant"
 PACE_DEMO = "demo (0.5 s/step)"
-BEFORE_LABEL = "Before (scratchpad as the iteration started)"
-AFTER_LABEL = "After (what the agent is sent)"
 
 # Untrusted text a tool, a model or a file could bring in: raw HTML and a markdown remote image.
 HTML_PAYLOAD = "<img src=x onerror=alert(1)>"
@@ -88,6 +86,10 @@ def _texts(at: AppTest) -> List[str]:
     return [t.value for t in at.text]
 
 
+def _card_headings(at: AppTest) -> List[str]:
+    return [m.value for m in at.markdown if m.value.startswith("**Compression at iteration ")]
+
+
 def _answer_score_texts(at: AppTest) -> List[str]:
     return [t for t in _texts(at) if t.startswith("Answer score: ")]
 
@@ -143,13 +145,11 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
 
     assert _metric(app, "status") == "answered"
     assert int(_metric(app, "compressions")) == row["compressions"]
-    texts = _texts(app)
-    assert texts.count(BEFORE_LABEL) == row["compressions"]
-    assert texts.count(AFTER_LABEL) == row["compressions"]
-    headings = [m.value for m in app.markdown if m.value.startswith("**Compression at iteration ")]
-    assert len(headings) == row["compressions"]
-    card_metrics = {m.label for m in app.metric}
-    assert {"chars after", "tokens after", "after / before", "summarizer latency", "facts kept"} <= card_metrics
+    # one card per compression, and the newest once more at the top, in the one-screen view
+    assert len(_card_headings(app)) == row["compressions"] + 1
+    numbers = [m.value for m in app.markdown if " chars (" in m.value and "facts kept: **" in m.value]
+    assert len(numbers) == row["compressions"] + 1
+    assert all("no compression happened" not in n for n in numbers)
     scores = _answer_score_texts(app)
     assert scores == [f"Answer score: {row['answer score']:.0%} of the expected facts "
                       "(the scripted agent answers only from what is still in its scratchpad)"]
@@ -186,12 +186,14 @@ def test_running_again_with_another_summarize_every_adds_a_row_with_a_different_
 # ── settings ───────────────────────────────────────────────────────────────
 
 @pytest.mark.parametrize("preset, every, cap", [
-    ("Tight (every 2 / 2,000 chars", 2, 2_000),
-    ("Size only (off / 4,000 chars", "off", 4_000),
-    ("Off (no compression", "off", 1_000_000),
+    ("Tight (2 / 2,000)", 2, 2_000),
+    ("Size only (off / 4,000)", "off", 4_000),
+    ("Off (no compression)", "off", 1_000_000),
 ], ids=["tight", "size-only", "off"])
 def test_a_preset_fills_in_both_middleware_triggers(app, preset, every, cap):
-    """Presets are found by the start of their label, which names the two triggers they set."""
+    """Presets are found by the start of their label, which names the two triggers they set; each label
+    is short enough to be read whole in the sidebar (24 chars at most)."""
+    assert all(len(o) <= 24 for o in app.selectbox(key="play_preset").options)
     matching = [o for o in app.selectbox(key="play_preset").options if o.startswith(preset)]
     assert len(matching) == 1, app.selectbox(key="play_preset").options
     app.selectbox(key="play_preset").set_value(matching[0]).run()
@@ -230,7 +232,7 @@ def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
 
 
 def test_reset_restores_the_packages_prompt(app):
-    from scratchpad_lab.config import PACKAGE_PROMPT
+    from scratchpad_lab.engine.config import PACKAGE_PROMPT
 
     app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
     assert app.button(key="play_run").disabled
@@ -253,7 +255,7 @@ def test_opening_a_sample_run_adds_it_to_the_table_and_shows_it(app):
     assert table is not None and list(table["run"]) == [f"sample: {name}"]
     row = table.iloc[0]
     assert int(_metric(app, "compressions")) == row["compressions"]
-    assert _texts(app).count(BEFORE_LABEL) == row["compressions"]
+    assert len(_card_headings(app)) == row["compressions"] + (1 if row["compressions"] else 0)
     assert _metric(app, "status") != "running"
     assert app.selectbox(key="play_show_1").value == 0
 
@@ -327,8 +329,8 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
 
 def _crafted_record(**overrides):
     """A real run's record, with untrusted markup planted in every text a run can carry."""
-    from scratchpad_lab.config import RunConfig
-    from scratchpad_lab.runner import Run
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2), name="crafted").run()
     bad = "\n" + "\n".join(PAYLOADS) + "\n"
@@ -360,8 +362,11 @@ def test_untrusted_text_in_a_run_is_shown_only_as_code_or_text(monkeypatch, tmp_
 
     code = [c.value for c in at.code]
     for payload in PAYLOADS:
-        # before and after (two columns per card), prompt, reply, scratchpad, final answer
+        # prompt and reply of each card, the scratchpad and the whole-scratchpad popover, final answer
         assert sum(payload in c for c in code) >= 5, payload
+    # the merged diff shows them too, escaped character by character
+    merged = [m.value for m in at.markdown if "&#60;img src&#61;x onerror&#61;alert&#40;1&#41;&#62;" in m.value]
+    assert merged, "the word-level view shows the payload as escaped text"
     assert all(p not in m.value for m in at.markdown for p in PAYLOADS)
     for markup in _rendered_as_markup(at):
         for marker in MARKERS:
@@ -394,11 +399,13 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     preset = next(o for o in app.sidebar.selectbox(key="play_preset").options if o.startswith("Tight"))
     app.sidebar.selectbox(key="play_preset").set_value(preset).run()
     _run_to_the_end(app)  # presses Run
-    lost_lines = [t for t in _texts(app) if t.startswith("Lost (")]
-    assert any("A-1001" in t for t in lost_lines), lost_lines
+    from scratchpad_lab.markup import escape
+
+    lost_lines = [m.value for m in app.markdown if m.value.startswith("Lost ")]
+    assert any(f":red-badge[{escape('A-1001')}]" in t for t in lost_lines), lost_lines
     # Pick the compression that lost it and ask the order-number probe before and after.
     record = app.session_state["play_runs"][-1]
-    from scratchpad_lab.quality import annotate
+    from scratchpad_lab.analysis.quality import annotate
     at_iteration = next(c["iteration"] for c in annotate(record.events) if "A-1001" in c["facts_lost"])
     app.selectbox(key="loss_0_probe_at").set_value(at_iteration).run()
     probes = next(d.value for d in app.dataframe if "question" in d.value.columns)

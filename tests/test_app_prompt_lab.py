@@ -150,7 +150,7 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
         time.sleep(0.05)
     record = at.session_state["play_runs"][-1]
     assert record.config.prompt_name == "Ids v1"
-    table = at.dataframe[0].value
+    table = next(d.value for d in at.dataframe if "prompt" in d.value.columns)  # the runs table
     assert list(table["prompt"]) == ["Ids v1"]
     assert "Ids v1" in at.selectbox(key="play_show_1").format_func(0)
     # edited afterwards, it is no longer the named prompt
@@ -161,7 +161,7 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
         if at.session_state["play_active_run"] is None:
             break
         time.sleep(0.05)
-    assert list(at.dataframe[0].value["prompt"]) == ["Ids v1", "custom"]
+    assert list(next(d.value for d in at.dataframe if "prompt" in d.value.columns)["prompt"]) == ["Ids v1", "custom"]
 
 
 def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.records import RunRecord
-from scratchpad_lab.review import RecordedReviews
-from scratchpad_lab.runner import Run
+from scratchpad_lab.files.records import RunRecord
+from scratchpad_lab.engine.review import RecordedReviews
+from scratchpad_lab.engine.runner import Run
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EDIT = "Reviewed: order A-1001 for Asha Rao, ticket T-5521."

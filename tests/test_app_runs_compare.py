@@ -138,8 +138,8 @@ def test_opening_a_sample_and_moving_the_step_slider_shows_the_scratchpad_at_tha
 
 
 def test_a_run_made_in_this_tab_is_listed_and_opens(runs):
-    from scratchpad_lab.config import RunConfig
-    from scratchpad_lab.runner import Run
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run
 
     runs.session_state["play_runs"] = [Run(RunConfig.build(summarize_every=2), name="Run 1").run()]
     _ok(runs.run())
@@ -217,8 +217,8 @@ def test_read_upload_returns_a_message_instead_of_raising(kind):
 
 
 def test_read_upload_loads_a_run_record_and_a_trace():
-    from scratchpad_lab.records import RunRecord
-    from scratchpad_lab.trace import Trace
+    from scratchpad_lab.files.records import RunRecord
+    from scratchpad_lab.files.trace import Trace
 
     record, message = read_upload("a.json", _sample_bytes())
     assert isinstance(record, RunRecord) and message is None
@@ -284,7 +284,8 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
     result = cmp.session_state["cmp_result"]
     assert cmp.selectbox(key="cmp_cards_for").options == [f"Setting 1: {result.labels[0]}",
                                                           f"Setting 2: {result.labels[1]}"]
-    assert _texts(cmp).count("Before (scratchpad as the iteration started)") == compressions[0]
+    headings = [m.value for m in cmp.markdown if m.value.startswith("**Compression at iteration ")]
+    assert len(headings) == compressions[0]
     _ok(cmp.selectbox(key="cmp_cards_for").set_value(1).run())
     assert "This setting never compressed." in _texts(cmp)
     assert cmp.session_state["cmp_result"] is result, "choosing whose cards to show does not replay"

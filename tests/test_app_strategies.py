@@ -31,3 +31,21 @@ def test_one_strategy_is_not_a_comparison():
     at.multiselect(key="strat_pick").set_value(["langmem"]).run()
     at.button(key="strat_run").click().run()
     assert len(at.error) == 1 and "at least two" in at.error[0].value
+
+
+def test_a_model_endpoint_can_write_every_strategys_summaries():
+    from fake_openai import FakeOpenAI
+
+    at = _page()
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", "Summary: order A-1001, ticket T-5521.")
+        at.radio(key="strat_summarizer").set_value("endpoint").run()
+        at.selectbox(key="strat_sum_ep_provider").set_value("custom").run()
+        at.text_input(key="strat_sum_ep_base_url_custom").set_value(fake.url)
+        at.text_input(key="strat_sum_ep_model_custom").set_value("fake-model").run()
+        at.multiselect(key="strat_pick").set_value(["autourgos-middleware", "trim-only"]).run()
+        at.button(key="strat_run").click().run()
+        assert not at.exception and not at.error
+        asked = len(fake.requests)
+    calls = [t.value for t in at.text if t.value.startswith("summarizer calls: ")]
+    assert asked > 0 and calls[0] == f"summarizer calls: {asked}" and calls[1] == "summarizer calls: 0"

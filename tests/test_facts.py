@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchpad_lab.facts import KINDS, contains, extract_facts, retention
+from scratchpad_lab.analysis.facts import KINDS, contains, extract_facts, retention
 
 
 def _found(text, expected=()):
@@ -221,7 +221,7 @@ def test_a_50000_char_scratchpad_yields_every_planted_identifier_once():
 def _reference_spans(line):
     """line_fact_spans as it was written first: each kind's pattern.sub over the line, in order."""
     import re as _re
-    from scratchpad_lab import facts as F
+    from scratchpad_lab.analysis import facts as F
     work, spans = line, []
     has_digit = any(c.isdigit() for c in line)
     for kind, pattern in F._PATTERNS:
@@ -252,7 +252,7 @@ _PIECES = list("aAbBzZ019 _-.:/\\@$€£₹%\"“”'()[]{},;!?\t") + [
 
 def test_fast_fact_search_finds_exactly_what_the_patterns_find():
     from pathlib import Path
-    from scratchpad_lab.facts import line_fact_spans
+    from scratchpad_lab.analysis.facts import line_fact_spans
     lines = set()
     for path in sorted(Path(__file__).resolve().parents[1].glob("sample_runs/*.json")):
         lines.update(path.read_text(encoding="utf-8").replace("\\n", "\n").split("\n"))
@@ -266,7 +266,7 @@ def test_fast_fact_search_finds_exactly_what_the_patterns_find():
 def test_contains_answers_what_the_fact_pattern_finds():
     """contains() checks boundaries by hand (no pattern compiled per fact); fact_pattern (the cards mark
     facts with it) must find a fact exactly where contains() says it is."""
-    from scratchpad_lab.facts import fact_pattern
+    from scratchpad_lab.analysis.facts import fact_pattern
     rnd = random.Random(151)
     alphabet = list("aZ09_.,- é٣²x") + ["ID-1", "3.5", "12", "A"]
     for _ in range(40000):

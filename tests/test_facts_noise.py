@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.facts import extract_facts, line_facts
-from scratchpad_lab.quality import annotate
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.analysis.facts import extract_facts, line_facts
+from scratchpad_lab.analysis.quality import annotate
+from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.scenarios import SCENARIOS
 
 LABELS = json.loads((Path(__file__).parent / "data" / "facts_labelled.json").read_text(encoding="utf-8"))

@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.compare import Setting, compare
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.providers import Endpoint
-from scratchpad_lab.records import load_path
-from scratchpad_lab.replay import replay_source
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.analysis.compare import Setting, compare
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine.providers import Endpoint
+from scratchpad_lab.files.records import load_path
+from scratchpad_lab.files.replay import replay_source
+from scratchpad_lab.engine.runner import Run, Source
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KEY = "sk-server-key-must-stay-home-4c1d"

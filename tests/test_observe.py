@@ -8,11 +8,11 @@ import pytest
 import tiktoken
 from autourgos_summarizer import middleware as summarizer_middleware
 
-from scratchpad_lab.config import PACKAGE_PROMPT, RunConfig
-from scratchpad_lab.metrics import compressions, trims
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.config import PACKAGE_PROMPT, RunConfig
+from scratchpad_lab.analysis.metrics import compressions, trims
+from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.tokens import count_tokens, encoding_name_for_model
+from scratchpad_lab.engine.tokens import count_tokens, encoding_name_for_model
 
 TRIM_MARKER = "[...earlier steps trimmed...]\n"
 

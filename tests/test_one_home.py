@@ -10,20 +10,20 @@ from hypothesis import strategies as st
 from autourgos_summarizer import AutoSummarizeMiddleware
 from autourgos_summarizer import middleware as package_middleware
 
-from scratchpad_lab import triggers
-from scratchpad_lab.compare import Setting, baseline_for, compare, row
-from scratchpad_lab.config import RunConfig, package_prompt_fields
-from scratchpad_lab.events import Event
-from scratchpad_lab.extractive import ExtractiveSummarizer, salient_facts
-from scratchpad_lab.facts import expected_in, line_facts
-from scratchpad_lab.metrics import answer_score, summarize_run
-from scratchpad_lab.observe import RunObserver
-from scratchpad_lab.events import RunLog
-from scratchpad_lab.standins import compose_answer
-from scratchpad_lab.quality import savings
+from scratchpad_lab.analysis import triggers
+from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, row
+from scratchpad_lab.engine.config import RunConfig, package_prompt_fields
+from scratchpad_lab.engine.events import Event
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer, salient_facts
+from scratchpad_lab.analysis.facts import expected_in, line_facts
+from scratchpad_lab.analysis.metrics import answer_score, summarize_run
+from scratchpad_lab.engine.observe import RunObserver
+from scratchpad_lab.engine.events import RunLog
+from scratchpad_lab.engine.standins import compose_answer
+from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.scenarios import SCENARIOS
 from synthetic import synthetic_trace
-from scratchpad_lab.tokens import TokenCounter
+from scratchpad_lab.engine.tokens import TokenCounter
 
 
 class _Agent:

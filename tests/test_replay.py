@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bare_reference import bare_replay
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.extractive import ExtractiveSummarizer
-from scratchpad_lab.metrics import compressions, final_answer, trims
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.analysis.metrics import compressions, final_answer, trims
+from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.trace import Trace
+from scratchpad_lab.files.trace import Trace
 
 
 def _replay(trace, **settings_):

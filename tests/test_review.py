@@ -2,9 +2,9 @@
 keeps it, and a replay with the recorded verdicts gets the same compressions."""
 import threading
 
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.review import RecordedReviews, ReviewGate
-from scratchpad_lab.runner import Run
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine.review import RecordedReviews, ReviewGate
+from scratchpad_lab.engine.runner import Run
 
 CONFIG = dict(scenario="support-ticket", summarize_every=2, max_scratchpad_chars=1_000_000)
 EDIT = "My own summary: order A-1001, ticket T-5521."

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI
-from scratchpad_lab import providers
-from scratchpad_lab.config import ConfigError, RunConfig
-from scratchpad_lab.providers import (Endpoint, EndpointError, EndpointLLM, check_base_url, forbidden_address,
+from scratchpad_lab.engine import providers
+from scratchpad_lab.engine.config import ConfigError, RunConfig
+from scratchpad_lab.engine.providers import (Endpoint, EndpointError, EndpointLLM, check_base_url, forbidden_address,
                                       key_refusal, resolve_key, worth_retrying)
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.runner import Run, Source
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_KEY = "sk-server-own-3c9d"

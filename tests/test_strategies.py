@@ -9,7 +9,7 @@ from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
 from scratchpad_lab.strategies.messages import step_messages
 from scratchpad_lab.strategies.summarizer import extractive_chat_model
 from synthetic import synthetic_trace
-from scratchpad_lab.trace import Trace, TraceStep, TraceTool
+from scratchpad_lab.files.trace import Trace, TraceStep, TraceTool
 
 TIGHT = {
     "autourgos-middleware": {"summarize_every": 4, "max_scratchpad_chars": 3000, "agent_trim_chars": 8000},
@@ -196,7 +196,7 @@ def test_deepagents_strategy_gives_the_same_cut_and_offload_as_the_package_graph
 
 def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
     from autourgos_agent import Agent
-    from scratchpad_lab.extractive import ExtractiveSummarizer
+    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 
     trace = synthetic_trace(steps=30, seed=9, max_observation_chars=3000)
     result = run_strategies(trace, [make_spec("autourgos-builtin", {"summarize_every": 6, "max_scratchpad_chars": 4000})])[0]

@@ -11,10 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.providers import Endpoint
-from scratchpad_lab.records import load_any
-from scratchpad_lab.runner import Run, Source
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine.providers import Endpoint
+from scratchpad_lab.files.records import load_any
+from scratchpad_lab.engine.runner import Run, Source
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 STEP = '{"thought": "look \\udfff", "actions": [{"action": "search", "action_input": {"q": "a\\ud800"}}], "final_answer": null}'

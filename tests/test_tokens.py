@@ -8,8 +8,8 @@ import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
 
-from scratchpad_lab import tokens
-from scratchpad_lab.tokens import TokenCounter, count_tokens, encoding_name_for_model, install_vocabularies
+from scratchpad_lab.engine import tokens
+from scratchpad_lab.engine.tokens import TokenCounter, count_tokens, encoding_name_for_model, install_vocabularies
 
 
 def _tiktoken_sources():
@@ -163,7 +163,7 @@ def test_counting_line_by_line_gives_exactly_the_whole_texts_count(parts, encodi
 
 
 def test_a_recorded_scratchpad_counts_the_same_line_by_line_as_whole():
-    from scratchpad_lab.records import load_path
+    from scratchpad_lab.files.records import load_path
 
     record = load_path(tokens_sample())
     counter = TokenCounter()

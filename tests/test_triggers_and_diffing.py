@@ -1,9 +1,10 @@
 """The trigger gauge's predictions hold against the package; the diff tells kept from dropped lines."""
-from scratchpad_lab.config import RunConfig
-from scratchpad_lab.diffing import as_diff_text, diff_lines
-from scratchpad_lab.runner import Run, Source
+import re
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.analysis.diffing import as_diff_text, diff_lines
+from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.triggers import next_periodic, trigger_state
+from scratchpad_lab.analysis.triggers import next_periodic, trigger_state
 
 
 def _run(**settings):
@@ -52,3 +53,86 @@ def test_diff_marks_dropped_kept_and_partly_kept_lines():
     assert after_status["- …order A-1001 arrived with a cracked…"] == "carried"
     text = as_diff_text(diff.before)
     assert "- Thought: hmm" in text.splitlines() and "~ Observation: order A-1001" in text
+
+
+# ── word level and aligned side by side ─────────────────────────────────────
+
+def test_merged_words_reads_as_the_summary_with_dropped_words_in_place():
+    from scratchpad_lab.analysis.diffing import merged_words
+
+    before = "Step 2: order A-1001 phone, 499 EUR\nStep 3: shipping to 12 Baker St\n"
+    after = "[Summarized up to step 3]\n- order A-1001 phone\n"
+    pieces = merged_words(before, after)
+    assert "".join(t for t, s in pieces if s != "dropped").replace("\n", "") == after.replace("\n", "")
+    kept = [t for t, s in pieces if s == "kept"]
+    assert any("order A-1001 phone" in t for t in kept), pieces
+    dropped = " ".join(t for t, s in pieces if s == "dropped")
+    assert "499 EUR" in dropped and "Baker St" in dropped
+    assert ("[Summarized up to step 3]\n", "new") in pieces or any(
+        s == "new" and "[Summarized up to step 3]" in t for t, s in pieces)
+
+
+def test_a_few_common_words_inside_a_rewrite_are_not_shown_as_kept():
+    from scratchpad_lab.analysis.diffing import merged_words
+
+    pieces = merged_words("Thought: go to the step where the ticket is\n", "Summary up to the step 5\n")
+    assert [s for _, s in pieces] == ["dropped", "new"], pieces
+
+
+def test_side_by_side_lines_up_unchanged_lines_and_marks_each_line_once():
+    from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text
+
+    before = "alpha line one\nbeta line two is long enough\ngamma three\ndelta four\n"
+    after = "[Summarized up to step 4]\nalpha line one\nbeta line two is long\ndelta four\n"
+    rows = aligned_lines(before, after)
+    left, right = aligned_text(rows)
+    assert len(left.split("\n")) == len(right.split("\n")) == len(rows)
+    same = [(r.before, r.after) for r in rows if r.before is not None and r.before == r.after]
+    assert ("alpha line one", "alpha line one") in same and ("delta four", "delta four") in same
+    for line in left.split("\n") + right.split("\n"):
+        assert sum(line.startswith(m) for m in ("- ", "~ ", "+ ")) <= 1
+        assert not re.match(r"^[-~+] [-~+] ", line), line
+    marks = {r.before: r.before_mark for r in rows if r.before}
+    assert marks["beta line two is long enough"] == "~" and marks["gamma three"] == "-"
+    assert any(r.after == "[Summarized up to step 4]" and r.after_mark == "+" for r in rows)
+
+
+# ── charts that agree ───────────────────────────────────────────────────────
+
+def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn():
+    from scratchpad_lab.ui.charts import caps_frame
+
+    same = caps_frame(RunConfig.build(max_scratchpad_chars=15_000, agent_trim_chars=15_000), top=6_000)
+    assert list(same["label"]) == ["both caps: 15,000"] and bool(same["drawn"].iloc[0])
+    two = caps_frame(RunConfig.build(max_scratchpad_chars=4_000, agent_trim_chars=15_000), top=6_000)
+    assert list(two["label"]) == ["compress when over: 4,000", "agent's hard trim: 15,000"]
+    off = caps_frame(RunConfig.build(max_scratchpad_chars=1_000_000, agent_trim_chars=15_000), top=6_000)
+    assert off["label"].iloc[0].startswith("compress when over: 1,000,000") and not off["drawn"].iloc[0]
+
+
+def test_every_event_kind_has_one_colour_used_by_every_chart():
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
+
+    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5
+    assert event_scale().domain == [label for label, _ in EVENT_KINDS.values()]
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, agent_trim_chars=2_000)).run()
+    marks = marks_frame(record.events)
+    kinds = {event_kind(e) for e in record.events} - {None}
+    assert {"periodic", "trim"} <= kinds
+    assert set(marks["event"]) == {EVENT_KINDS[k][0] for k in kinds}
+    # events sit on the line: each mark's size is one of the line's points at its iteration
+    points = {(e.iteration, e.data.get("before_chars")) for e in record.events if e.kind == "iteration"}
+    assert all((int(r.iteration), int(r.size)) in points for r in marks.itertuples())
+
+
+def test_heatmap_labels_contrast_with_their_cell_and_cost_uses_its_own_ramp():
+    from scratchpad_lab.ui.charts import COST_RAMP, GOOD_RAMP, label_color, luminance, ramp_color
+
+    assert set(GOOD_RAMP).isdisjoint(COST_RAMP)
+    for ramp in (GOOD_RAMP, COST_RAMP):
+        for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+            bg = ramp_color(ramp, t)
+            fg = label_color(bg)
+            hi, lo = sorted((luminance(bg), luminance(fg)), reverse=True)
+            assert (hi + 0.05) / (lo + 0.05) >= 4.5, (ramp, t, bg, fg)

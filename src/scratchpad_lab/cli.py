@@ -19,15 +19,15 @@ from typing import Any, Dict, List, Optional
 
 from pydantic import ValidationError
 
-from .config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
-from .providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
+from .engine.config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
+from .engine.providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
                         key_var, resolve_key)
-from .metrics import answer_score, final_answer, summarize_run, trims
-from .records import RunRecord, load_path
-from .replay import Replay, replay_source, summarizer_notice
-from .runner import Run, Source
+from .analysis.metrics import answer_score, final_answer, summarize_run, trims
+from .files.records import RunRecord, load_path
+from .files.replay import Replay, replay_source, summarizer_notice
+from .engine.runner import Run, Source
 from .scenarios import list_scenarios
-from .trace import RecordError
+from .files.trace import RecordError
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
@@ -82,8 +82,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
 
 def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
     """The exact shape `run|replay --json` prints."""
-    from .narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
-    from .quality import annotate
+    from .analysis.narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
+    from .analysis.quality import annotate
     answer = final_answer(events)
     return {
         "iterations": sum(1 for e in events if e.kind == "iteration"),
@@ -152,7 +152,7 @@ def _list_of(convert, what: str):
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    from .analysis.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
@@ -309,7 +309,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         source, config = _source_and_config(args)
         run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
         if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
-            from .review import replay_reviews
+            from .engine.review import replay_reviews
             replay_reviews(run, load_path(args.file))
         record = run.run()
     except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:

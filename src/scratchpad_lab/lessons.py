@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
-from .config import RunConfig
-from .events import Event
-from .narrate import summary_cut_by_trim
-from .probes import run_probes, scenario_probes
-from .quality import annotate
+from .engine.config import RunConfig
+from .engine.events import Event
+from .analysis.narrate import summary_cut_by_trim
+from .analysis.probes import run_probes, scenario_probes
+from .analysis.quality import annotate
 
 Finder = Callable[[Sequence[Event]], Optional[int]]
 DEFAULT_PACE_S = 0.6   # seconds per scripted step while a lesson runs: slow enough to follow

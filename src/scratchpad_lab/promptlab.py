@@ -29,19 +29,19 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from .config import PACKAGE_PROMPT, PROMPT_PLACEHOLDERS, ConfigError, RunConfig, validate_prompt_template
-from .events import Event, RunLog
-from .extractive import ExtractiveSummarizer
-from .facts import Fact, extract_facts, retention
-from .metrics import of_kind
-from .observe import ObservedSummarizer, RunObserver
-from .pricing import cost_usd
-from .probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
-from .providers import Endpoint, EndpointLLM
-from .quality import flags_for
-from .records import RunRecord
-from .tokens import TokenCounter
-from .trace import RecordError, Trace
+from .engine.config import PACKAGE_PROMPT, PROMPT_PLACEHOLDERS, ConfigError, RunConfig, validate_prompt_template
+from .engine.events import Event, RunLog
+from .engine.extractive import ExtractiveSummarizer
+from .analysis.facts import Fact, extract_facts, retention
+from .analysis.metrics import of_kind
+from .engine.observe import ObservedSummarizer, RunObserver
+from .analysis.pricing import cost_usd
+from .analysis.probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
+from .engine.providers import Endpoint, EndpointLLM
+from .analysis.quality import flags_for
+from .files.records import RunRecord
+from .engine.tokens import TokenCounter
+from .files.trace import RecordError, Trace
 
 MAX_PROMPTS = 4
 MAX_SUMMARIZERS = 3
@@ -242,7 +242,7 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
     """A run record to take snapshots from: a trace is replayed with the package defaults."""
     if isinstance(loaded, RunRecord):
         return loaded
-    from .replay import replay_with_defaults  # what replaying a file means is decided there
+    from .files.replay import replay_with_defaults  # what replaying a file means is decided there
     return replay_with_defaults(loaded, name="", label=label)
 
 
@@ -552,7 +552,7 @@ def _cli_inputs(args):
     from pathlib import Path
 
     from .cli import cli_key, endpoint_for
-    from .records import load_path
+    from .files.records import load_path
 
     given = vars(args)
     prompts = []
@@ -608,7 +608,7 @@ def run_cli(args) -> int:
     import json
     import sys
 
-    from .providers import EndpointError
+    from .engine.providers import EndpointError
 
     try:
         snapshot, prompts, specs, probes = _cli_inputs(args)

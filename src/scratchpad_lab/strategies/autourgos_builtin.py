@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List
 
-from ..compare import NEVER
-from ..trace import Trace
+from ..analysis.compare import NEVER
+from ..files.trace import Trace
 from .autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from .result import StrategyResult
 from .settings import StrategySpec

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ..compare import NEVER, replay_one
-from ..config import RunConfig
-from ..events import Event
-from ..runner import Run, Source
-from ..trace import Trace
+from ..analysis.compare import NEVER, replay_one
+from ..engine.config import RunConfig
+from ..engine.events import Event
+from ..engine.runner import Run, Source
+from ..files.trace import Trace
 from .result import Quirk, StrategyResult
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec

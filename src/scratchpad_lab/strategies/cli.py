@@ -39,7 +39,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..cli import endpoint_for
-    from ..records import load_path
+    from ..files.records import load_path
     from .engine import run_strategies
     from .summarizer import SummarizerSpec
 

@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..events import RunLog
-from ..tokens import TokenCounter
-from ..trace import Trace
+from ..engine.events import RunLog
+from ..engine.tokens import TokenCounter
+from ..files.trace import Trace
 from .messages import MessageCounter, content_text, render_all, step_messages
 from .result import Quirk, StrategyResult
 from .settings import StrategySpec

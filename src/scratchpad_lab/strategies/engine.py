@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
-from ..records import RunRecord
-from ..replay import recorded_trajectory
-from ..tokens import TokenCounter
-from ..trace import Trace
+from ..files.records import RunRecord
+from ..files.replay import recorded_trajectory
+from ..engine.tokens import TokenCounter
+from ..files.trace import Trace
 from .result import StrategyResult
 from .settings import MAX_STRATEGIES, StrategyError, StrategySpec
 from .summarizer import SummarizerSpec

@@ -15,9 +15,9 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, List, Optional
 
-from ..events import RunLog
-from ..tokens import TokenCounter
-from ..trace import Trace
+from ..engine.events import RunLog
+from ..engine.tokens import TokenCounter
+from ..files.trace import Trace
 from .messages import MessageCounter, render_all, step_messages
 from .result import Quirk, StrategyResult
 from .settings import StrategySpec

@@ -19,7 +19,7 @@ import json
 from functools import lru_cache
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..trace import Trace
+from ..files.trace import Trace
 
 
 def _parse(response: str) -> Tuple[Any, list, Any]:

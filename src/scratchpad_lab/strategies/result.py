@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..events import Event
-from ..metrics import of_kind
-from ..facts import retention
-from ..quality import annotate, expected_values
+from ..engine.events import Event
+from ..analysis.metrics import of_kind
+from ..analysis.facts import retention
+from ..analysis.quality import annotate, expected_values
 from .messages import render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from ..engine.config import RunConfig, field_bounds
+
 NAMES = ("autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem")
 MIN_STRATEGIES, MAX_STRATEGIES = 1, 5
 
@@ -32,18 +34,24 @@ def _int(key, default, low, high, help_text, none_ok=False):
     return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text)
 
 
+def _run_knob(key, help_text, field=None):
+    """An autourgos setting: its default and range are RunConfig's (their one home)."""
+    field = field or key
+    low, high = field_bounds(field)
+    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every")
+
+
 STRATEGIES: Dict[str, Dict[str, Any]] = {
     "autourgos-middleware": {
         "title": "autourgos middleware",
         "about": "AutoSummarizeMiddleware replaces the whole scratchpad with a summary every N steps, or "
                  "when it is over a size cap and has grown; the agent's own trim still runs after each step.",
         "knobs": [
-            _int("summarize_every", 5, 1, 1000, "Summarize every N iterations (none = only the size trigger).",
-                 none_ok=True),
-            _int("max_scratchpad_chars", 15_000, 100, 1_000_000,
-                 "Also summarize when the scratchpad is longer than this many characters and has grown."),
-            _int("agent_trim_chars", 15_000, 200, 1_000_000,
-                 "The agent's own hard trim: after each step it keeps only the last N characters."),
+            _run_knob("summarize_every", "Summarize every N iterations (none = only the size trigger)."),
+            _run_knob("max_scratchpad_chars",
+                      "Also summarize when the scratchpad is longer than this many characters and has grown."),
+            _run_knob("agent_trim_chars",
+                      "The agent's own hard trim: after each step it keeps only the last N characters."),
         ],
     },
     "autourgos-builtin": {
@@ -51,10 +59,10 @@ STRATEGIES: Dict[str, Dict[str, Any]] = {
         "about": "The agent's own summarizer (Agent(summarize_every=..., summarizer_llm=...)), no middleware: "
                  "one number, max_scratchpad_chars, is both its size trigger and its hard trim.",
         "knobs": [
-            _int("summarize_every", 5, 1, 1000, "Summarize every N iterations (none = only the size trigger).",
-                 none_ok=True),
-            _int("max_scratchpad_chars", 15_000, 200, 1_000_000,
-                 "Both the size trigger and the agent's hard trim (the package shares one value)."),
+            _run_knob("summarize_every", "Summarize every N iterations (none = only the size trigger)."),
+            _run_knob("max_scratchpad_chars",
+                      "Both the size trigger and the agent's hard trim (the package shares one value).",
+                      field="agent_trim_chars"),
         ],
     },
     "trim-only": {
@@ -62,7 +70,7 @@ STRATEGIES: Dict[str, Dict[str, Any]] = {
         "about": "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the "
                  "cut [...earlier steps trimmed...].",
         "knobs": [
-            _int("agent_trim_chars", 15_000, 200, 1_000_000, "Keep only the last N characters after each step."),
+            _run_knob("agent_trim_chars", "Keep only the last N characters after each step."),
         ],
     },
     "deepagents": {

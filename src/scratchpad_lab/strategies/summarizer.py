@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from ..extractive import ExtractiveSummarizer
-from ..providers import Endpoint, EndpointLLM, check_base_url, resolve_key
-from ..tokens import TokenCounter
+from ..engine.extractive import ExtractiveSummarizer
+from ..engine.providers import Endpoint, EndpointLLM, check_base_url, resolve_key
+from ..engine.tokens import TokenCounter
 from .messages import content_text, render_all
 
 # deepagents and LangChain send the conversation inside a <messages> block of one prompt message.

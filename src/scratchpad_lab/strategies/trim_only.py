@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import List
 
-from ..compare import NEVER
-from ..trace import Trace
+from ..analysis.compare import NEVER
+from ..files.trace import Trace
 from .autourgos_middleware import base_config, observed_run
 from .result import StrategyResult
 from .settings import StrategySpec

@@ -1,17 +1,22 @@
-"""Compression cards: before and after side by side, what survived and what was dropped.
+"""Compression cards: what one compression kept, dropped and wrote, readable by a class.
 
-All scratchpad, prompt and reply text is untrusted (tool results, model output, uploaded files): it is
-only ever shown with st.code / st.text, never as markdown or HTML. Badges carry our own fixed words.
+The default view is one merged text at word level (kept words plain, dropped words struck through on
+red, words the summarizer wrote itself on blue); a toggle shows before and after side by side, with
+unchanged lines on the same row, in one scroll. Lost facts are chips above the text.
+
+All scratchpad, prompt, reply and fact text is untrusted (tool results, model output, uploaded files).
+It reaches st.markdown only through `scratchpad_lab.markup` (every character escaped, styling added
+around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from ..diffing import as_diff_text, diff_lines
-from ..facts import contains, fact_pattern
-
+from ..analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
+from ..analysis.facts import contains, fact_pattern
+from ..markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
 FLAG_BADGES = {
@@ -22,10 +27,12 @@ FLAG_BADGES = {
     "not_a_summary": ("not a summary", "red"),
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
-LOST_SHOWN = 40  # the list above the panels; every lost fact is marked in the before panel itself
 REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
                  "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
+CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
+CHIPS_COMPACT = 6  # in the live view: two lines at most
+NO_COMPRESSION = "no compression happened"
 
 
 def badges(c: Dict) -> List[tuple]:
@@ -39,53 +46,123 @@ def badges(c: Dict) -> List[tuple]:
 
 
 def mark_facts(text: str, facts: List[str]) -> str:
-    """The text with each lost fact wrapped in « », so a reader finds it at a glance."""
+    """The text with each lost fact wrapped in « », for plain-text views (st.code) of a scratchpad."""
     for fact in sorted(set(facts), key=len, reverse=True):
         if contains(text, fact):
             text = fact_pattern(fact).sub(lambda m: "«" + m.group(0) + "»", text)
     return text
 
 
-def compression_card(c: Dict, key: str, cost: Optional[float] = None) -> None:
-    """One compression: a compression event's data plus its iteration, annotated by quality.annotate
-    (facts_before, facts_lost, facts_retained, flags)."""
-    before, after = c.get("before", ""), c.get("after", "")
+def failed(c: Dict) -> bool:
+    """The package kept the scratchpad: the summarizer raised or replied nothing."""
+    return c.get("status") not in (None, "ok")
+
+
+def facts_kept_text(c: Dict) -> str:
+    if failed(c):
+        return NO_COMPRESSION
+    share = c.get("facts_retained")
+    return "—" if share is None else f"{share:.0%}"
+
+
+def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
+    spans = sorted((m.start(), m.end()) for f in set(facts) for m in fact_pattern(f).finditer(text))
+    out: List[Tuple[int, int]] = []
+    for start, end in spans:
+        if not out or start >= out[-1][1]:
+            out.append((start, end))
+    return out
+
+
+def merged_pieces(before: str, after: str, lost: List[str]) -> List[Tuple[str, str]]:
+    """(text, style) for markup.compose: kept plain, dropped struck through, new tinted; a lost fact
+    inside dropped text in bold, so a reader finds it at a glance."""
+    out: List[Tuple[str, str]] = []
+    for text, status in merged_words(before, after):
+        if status != "dropped":
+            out.append((text, "plain" if status == "kept" else "new"))
+            continue
+        pos = 0
+        for start, end in _fact_spans(text, lost):
+            out += [(text[pos:start], "dropped"), (text[start:end], "fact")]
+            pos = end
+        out.append((text[pos:], "dropped"))
+    out = [(t, s) for t, s in out if t]
+    while out and not out[0][0].strip():  # the scratchpad often starts with a line break
+        out.pop(0)
+    if out:
+        out[0] = (out[0][0].lstrip("\n"), out[0][1])
+    return out
+
+
+def _header(c: Dict, compact: bool) -> None:
+    words = " ".join(f":{color}-badge[{label}]" for label, color in badges(c))
+    st.markdown(f"**Compression at iteration {int(c['iteration'])}** {words}")
+    before_chars, after_chars = int(c.get("before_chars") or 0), int(c.get("after_chars") or 0)
+    ratio = " (unchanged)" if failed(c) else (f" ({after_chars / before_chars:.0%})" if before_chars else "")
+    tokens = f"{int(c.get('after_tokens') or 0):,} tokens" if compact else \
+        f"{int(c.get('before_tokens') or 0):,} → {int(c.get('after_tokens') or 0):,} tokens"
+    latency = "" if compact else f" · summarizer {float(c.get('latency_s') or 0):.2f} s"
+    st.markdown(f"{before_chars:,} → {after_chars:,} chars{ratio} · {tokens} · "
+                f"facts kept: **{facts_kept_text(c)}**{latency}")
+
+
+def _chips(c: Dict, shown: int) -> None:
     lost = list(c.get("facts_lost", []))
-    with st.container(border=True):
-        head, *badge_cols = st.columns([3] + [1] * len(badges(c)))
-        head.markdown(f"**Compression at iteration {int(c['iteration'])}**")
-        for col, (label, color) in zip(badge_cols, badges(c)):
-            col.badge(label, color=color)
+    if failed(c) or not lost:
+        if not failed(c) and c.get("facts_before"):
+            st.markdown(f":green-badge[every fact kept ({len(c['facts_before'])})]")
+        return
+    chips = " ".join(f":red-badge[{escape(f)}]" for f in lost[:shown])
+    more = f" +{len(lost) - shown} more" if len(lost) > shown else ""
+    st.markdown(f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts: {chips}{more} (all bold in the text)")
+
+
+def diff_view(c: Dict, key: str, height: int) -> None:
+    """The merged word-level text, or (toggle) before and after side by side, in one fixed-height scroll."""
+    before, after = str(c.get("before", "")), str(c.get("after", ""))
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        side = st.toggle("Side by side", key=f"{key}_side", width="content",
+                         help="Before and after in two panes; unchanged lines sit on the same row. "
+                              "- dropped, ~ partly kept, + written by the summarizer.")
+        if not side:
+            counts = word_counts(merged_words(before, after))
+            st.caption(f"words: {counts['kept']:,} kept · :red-background[~~{counts['dropped']:,} dropped~~] · "
+                       f":blue-background[{counts['new']:,} new]", width="content",
+                       help="Kept words plain; dropped words struck through on red; words the summarizer "
+                            "wrote itself on blue; lost facts in bold.")
+    if failed(c):
+        st.text("The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
+                + ": the package kept the scratchpad unchanged.")
+    if side:
+        left, right = aligned_text(aligned_lines(before, after))
+        with st.container(height=height, key=f"{key}_sbs"):
+            a, b = st.columns(2, gap="small")
+            a.caption("Before (scratchpad as the iteration started)")
+            a.code(left, language="diff")
+            b.caption("After (what the agent is sent)")
+            b.code(right, language="diff")
+        return
+    pieces = merged_pieces(before, after, list(c.get("facts_lost", [])))
+    with st.container(height=height, key=f"{key}_merged"):
+        st.markdown(compose(pieces))
+
+
+def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: int = 420,
+                     compact: bool = False) -> None:
+    """One compression: a compression event's data plus its iteration, annotated by quality.annotate
+    (facts_before, facts_lost, facts_retained, flags). `compact` (the live view) leaves out the prompt,
+    the raw reply and the cost line."""
+    with st.container(border=True, key=key, gap="xsmall"):
+        _header(c, compact)
         if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
             st.text(c["why"])
-        ratio = (c.get("after_chars", 0) / c["before_chars"]) if c.get("before_chars") else 0.0
-        m1, m2, m3, m4, m5 = st.columns(5)
-        share = c.get("facts_retained")
-        m5.metric("facts kept", "—" if share is None else f"{share:.0%}",
-                  help="Numbers, identifiers, dates, URLs, paths, e-mails, quoted strings and names in the "
-                       "scratchpad before, found again after.")
-        m1.metric("chars after", f"{c.get('after_chars', 0):,}", f"from {c.get('before_chars', 0):,}",
-                  delta_color="off", delta_arrow="off")
-        m2.metric("tokens after", f"{c.get('after_tokens', 0):,}", f"from {c.get('before_tokens', 0):,}",
-                  delta_color="off", delta_arrow="off")
-        m3.metric("after / before", f"{ratio:.0%}")
-        m4.metric("summarizer latency", f"{float(c.get('latency_s') or 0):.3f} s")
-        if lost:
-            shown = ", ".join(lost[:LOST_SHOWN]) + (f", … and {len(lost) - LOST_SHOWN} more" if len(lost) > LOST_SHOWN else "")
-            st.text(f"Lost ({len(lost)} of {len(c.get('facts_before', []))} facts, all marked « » below): " + shown)
-        diff = diff_lines(mark_facts(before, lost), after)
-        counts = diff.counts
-        st.caption(f"Lines of the scratchpad before: {counts['kept']} kept, {counts['partial']} partly kept (~), "
-                   f"{counts['dropped']} dropped (-). In the summary, + marks lines the summarizer wrote itself.")
-        left, right = st.columns(2)
-        with left:
-            st.text("Before (scratchpad as the iteration started)")
-            st.code(as_diff_text(diff.before), language="diff", height=360, wrap_lines=True)
-        with right:
-            st.text("After (what the agent is sent)")
-            st.code(as_diff_text(diff.after), language="diff", height=360, wrap_lines=True)
+        _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
+        diff_view(c, key, height)
         if c.get("error"):
             st.text("Summarizer error: " + str(c["error"]))
+        if compact:
+            return
         with st.expander("Prompt sent to the summarizer"):
             st.code(str(c.get("prompt", "")), language=None, wrap_lines=True, height=300)
         with st.expander("Raw reply"):

@@ -1,10 +1,57 @@
-"""Altair charts: the scratchpad size per iteration (the sawtooth), caps as lines, events marked."""
+"""Altair charts that agree with each other.
+
+- One colour per event kind (periodic, size, trim, empty, error) in every chart: `event_scale()`.
+- The size chart (the sawtooth) draws both caps, always labelled, even when they are equal ("both caps:
+  15,000") or far above the data (then named at the top edge instead of flattening the line); events
+  sit on the line; iteration axes are whole numbers; legends are never truncated.
+- The Compare overlay uses the Okabe-Ito palette: distinct hues for colour-blind readers.
+- Heatmaps say good vs bad by colour (tokens saved, facts kept, answer score: one green ramp, more is
+  better; summarizer tokens: an orange ramp, more is a cost), with each cell's label black or white by
+  the luminance of its own colour.
+"""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from ..config import RunConfig
-from ..events import Event
+from ..engine.config import RunConfig
+from ..engine.events import Event
+
+# event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
+EVENT_KINDS = {
+    "periodic": ("compression: periodic trigger", "#0072B2"),
+    "size": ("compression: size trigger", "#009E73"),
+    "trim": ("agent's hard trim", "#E69F00"),
+    "empty": ("summarizer replied nothing", "#CC79A7"),
+    "error": ("summarizer failed", "#D55E00"),
+}
+EVENT_DOMAIN = [label for label, _ in EVENT_KINDS.values()]
+EVENT_RANGE = [color for _, color in EVENT_KINDS.values()]
+
+
+def event_scale():
+    """The one colour scale of event kinds (altair is imported lazily: the first page does without it)."""
+    import altair as alt
+    return alt.Scale(domain=EVENT_DOMAIN, range=EVENT_RANGE)
+
+
+CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"]
+CAP_COLOR = "#555555"
+LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
+WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
+OFF_CHART = 10.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
+
+
+def event_kind(e: Event) -> Optional[str]:
+    """The kind an event is drawn as: a compression by its status (failed ones by how they failed),
+    else by its trigger; an agent trim; anything else is not marked."""
+    if e.kind == "trim":
+        return "trim"
+    if e.kind != "compression":
+        return None
+    status = e.data.get("status")
+    if status in ("empty", "error"):
+        return status
+    return e.data.get("reason") if e.data.get("reason") in ("periodic", "size") else "periodic"
 
 
 def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -> pd.DataFrame:
@@ -25,58 +72,154 @@ def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -
 
 
 def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
+    """Events on the line: a compression at the size its iteration started with (the top of its drop);
+    a trim at the size the next iteration started with (the bottom of the cut it made)."""
     import pandas as pd  # lazy: the first page does without it
+    starts = {e.iteration: e.data.get("before_chars" if unit == "chars" else "before_tokens", 0)
+              for e in events if e.kind == "iteration"}
     rows = []
     for e in events:
+        kind = event_kind(e)
+        if kind is None:
+            continue
         if e.kind == "compression":
             value = e.data.get("before_chars" if unit == "chars" else "before_tokens", 0)
-            rows.append({"iteration": e.iteration, "size": value,
-                         "event": f"compression ({e.data.get('reason')}, {e.data.get('status')})"})
-        elif e.kind == "trim" and unit == "chars":
-            rows.append({"iteration": e.iteration, "size": e.data.get("before_chars", 0), "event": "agent trim"})
-    return pd.DataFrame(rows, columns=["iteration", "size", "event"])
+            at, what = e.iteration, f"{e.data.get('before_chars', 0):,} → {e.data.get('after_chars', 0):,} chars"
+        else:
+            at = e.iteration + 1 if (e.iteration or 0) + 1 in starts else e.iteration
+            value = starts.get(at, 0)
+            what = f"after step {e.iteration}: {e.data.get('before_chars', 0):,} → {e.data.get('after_chars', 0):,} chars"
+        rows.append({"iteration": at, "size": value, "event": EVENT_KINDS[kind][0], "what": what})
+    return pd.DataFrame(rows, columns=["iteration", "size", "event", "what"])
 
 
-def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None):
-    import altair as alt  # lazy: the first page does without it
+def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
+    """Both caps, each labelled; one line labelled "both caps" when they are equal. A cap far above the
+    data (e.g. 1,000,000: compression off) is not drawn to scale, which would flatten the sawtooth: it
+    is named at the chart's top edge instead (`drawn` False)."""
     import pandas as pd  # lazy: the first page does without it
+    trigger, trim = config.max_scratchpad_chars, config.agent_trim_chars
+    caps = [("both caps", trigger)] if trigger == trim else \
+        [("compress when over", trigger), ("agent's hard trim", trim)]
+    rows = []
+    for name, value in caps:
+        off = value > top * OFF_CHART
+        rows.append({"cap": name, "value": value, "drawn": not off, "y": top * 1.15 if off else value,
+                     "label": f"{name}: {value:,}" + (" (far above: not drawn to scale)" if off else "")})
+    frame = pd.DataFrame(rows)
+    # two labels close together would overlap: the lower one goes under its line
+    frame["dy"] = -7
+    if len(frame) == 2 and abs(frame["y"].iloc[0] - frame["y"].iloc[1]) < 0.08 * max(frame["y"].max(), 1):
+        frame.loc[frame["y"].idxmin(), "dy"] = 12
+    return frame
+
+
+def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
+               height: int = 260):
+    import altair as alt  # lazy: the first page does without it
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]
     data = size_frame(events, unit)
-    title = "Scratchpad size (chars)" if unit == "chars" else "Scratchpad size (tokens)"
-    base = alt.Chart(data).encode(x=alt.X("iteration:Q", title="iteration", axis=alt.Axis(tickMinStep=1)))
-    line = base.mark_line(point=True).encode(
-        y=alt.Y("size:Q", title=title), order="seq:Q",
-        tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])
-    layers = [line]
+    title = "scratchpad chars" if unit == "chars" else "scratchpad tokens"
+    x = alt.X("iteration:Q", title="iteration", axis=alt.Axis(**WHOLE))
+    layers = [alt.Chart(data).mark_line(point=True, color="#333333").encode(
+        x=x, y=alt.Y("size:Q", title=title), order="seq:Q",
+        tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])]
     marks = marks_frame(events, unit)
-    if not marks.empty:
-        layers.append(alt.Chart(marks).mark_point(size=140, filled=True).encode(
-            x="iteration:Q", y="size:Q",
-            color=alt.Color("event:N", title="event", scale=alt.Scale(scheme="set1")),
-            shape=alt.Shape("event:N", legend=None), tooltip=["iteration:Q", "event:N", alt.Tooltip("size:Q", format=",")]))
+    layers.append(alt.Chart(marks).mark_point(size=150, filled=True, opacity=0.95).encode(
+        x=x, y="size:Q",
+        color=alt.Color("event:N", title=None, scale=event_scale(), legend=alt.Legend(**LEGEND)),
+        shape=alt.Shape("event:N", scale=alt.Scale(domain=EVENT_DOMAIN,
+                                                   range=["circle", "diamond", "triangle-down", "square", "cross"]),
+                        legend=None),
+        tooltip=["iteration:Q", "event:N", "what:N"]))
     if unit == "chars":
-        caps = pd.DataFrame([
-            {"cap": "compress when over (middleware)", "size": config.max_scratchpad_chars},
-            {"cap": "agent's hard trim", "size": config.agent_trim_chars},
-        ])
-        top = max([data["size"].max() if not data.empty else 0, 1]) * 1.6
-        caps = caps[caps["size"] <= top]
-        if not caps.empty:
-            layers.append(alt.Chart(caps).mark_rule(strokeDash=[6, 4]).encode(
-                y="size:Q", color=alt.Color("cap:N", title="cap", scale=alt.Scale(range=["#d62728", "#7f7f7f"])),
-                tooltip=["cap:N", alt.Tooltip("size:Q", format=",")]))
-    return alt.layer(*layers).resolve_scale(color="independent").properties(height=280)
+        top = max(float(data["size"].max()) if not data.empty else 0.0, 1.0)
+        caps = caps_frame(config, top)
+        layers.append(alt.Chart(caps[caps["drawn"]]).mark_rule(strokeDash=[6, 4], color=CAP_COLOR).encode(
+            y="y:Q", tooltip=["label:N"]))
+        for dy in sorted(set(caps["dy"])):
+            layers.append(alt.Chart(caps[caps["dy"] == dy]).mark_text(
+                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=12).encode(
+                x=alt.value(0), y="y:Q", text="label:N"))
+    return alt.layer(*layers).properties(height=height)
 
 
 def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
-    """Several runs' sawtooths in one chart (compare)."""
+    """Several runs' sawtooths in one chart (compare), one clearly different hue per setting."""
     import altair as alt  # lazy: the first page does without it
     import pandas as pd  # lazy: the first page does without it
     frames = [size_frame(events, unit, name) for name, events in series.items()]
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
+    names = list(series)
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("iteration:Q"), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
-        color=alt.Color("series:N", title="setting", legend=alt.Legend(labelLimit=360, orient="bottom", columns=2)),
+        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
+        color=alt.Color("series:N", title="setting", sort=names,
+                        scale=alt.Scale(domain=names, range=(CATEGORICAL * 2)[:max(len(names), 1)]),
+                        legend=alt.Legend(**{**LEGEND, "columns": 2})),
         tooltip=["series:N", "iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")],
     ).properties(height=300)
+
+
+# ── heatmaps ────────────────────────────────────────────────────────────────
+
+GOOD_RAMP = ["#f7fcf5", "#c7e9c0", "#74c476", "#238b45", "#00441b"]   # more is better
+COST_RAMP = ["#fff5eb", "#fdd0a2", "#fd8d3c", "#d94801", "#7f2704"]   # more is a cost
+
+
+def _rgb(hex_color: str) -> tuple:
+    return tuple(int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def ramp_color(ramp: List[str], t: float) -> str:
+    """The colour at t in [0, 1] along a ramp, interpolated in RGB as Vega does for the same range."""
+    t = min(max(t, 0.0), 1.0) * (len(ramp) - 1)
+    i = min(int(t), len(ramp) - 2)
+    a, b = _rgb(ramp[i]), _rgb(ramp[i + 1])
+    f = t - i
+    return "#" + "".join(f"{round(x + (y - x) * f):02x}" for x, y in zip(a, b))
+
+
+def luminance(hex_color: str) -> float:
+    """Relative luminance (WCAG) of a colour."""
+    def lin(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (lin(v) for v in _rgb(hex_color))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def label_color(background: str) -> str:
+    """Black or white, whichever contrasts more with the background."""
+    lum = luminance(background)
+    return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
+
+
+def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, good: bool = True):
+    """A sweep heatmap: summarize_every down, max_scratchpad_chars across, `field` as colour and label.
+    `good`: more is better (green ramp), else more is a cost (orange ramp)."""
+    import altair as alt  # lazy: the first page does without it
+    import pandas as pd  # lazy: the first page does without it
+    ramp = GOOD_RAMP if good else COST_RAMP
+    everies = list(dict.fromkeys(frame["summarize_every"]))
+    values = frame[field].astype(float)
+    lo, hi = (values.min(skipna=True), values.max(skipna=True)) if values.notna().any() else (0.0, 1.0)
+    span = (hi - lo) or 1.0
+    data = frame.copy()
+    data["_label_color"] = [label_color(ramp_color(ramp, (v - lo) / span if hi != lo else 0.5))
+                            if pd.notna(v) else "#000000" for v in values]
+    domain = [lo + span * k / (len(ramp) - 1) for k in range(len(ramp))] if hi != lo else [lo - 0.5, lo + 0.5]
+    scale = alt.Scale(domain=domain, range=ramp if hi != lo else [ramp[2], ramp[2]], interpolate="rgb")
+    base = alt.Chart(data).encode(
+        x=alt.X("max_scratchpad_chars:O", title="max_scratchpad_chars",
+                axis=alt.Axis(format=",", formatType="number", labelAngle=0)),
+        y=alt.Y("summarize_every:O", title="summarize_every", sort=everies))
+    cells = base.mark_rect().encode(
+        color=alt.Color(f"{field}:Q", title="better →" if good else "costlier →", scale=scale,
+                        legend=alt.Legend(format=number_format)),
+        tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
+                 alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
+    labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
+        text=alt.Text(f"{field}:Q", format=number_format),
+        color=alt.Color("_label_color:N", scale=None, legend=None))
+    return (cells + labels).properties(title=title)

@@ -14,19 +14,19 @@ from typing import Dict, List, Optional
 
 import streamlit as st
 
-from .. import compare as engine
-from ..config import ConfigError, RunConfig
-from ..metrics import model_ids, summarize_run
-from ..pricing import cost_usd
+from ..analysis import compare as engine
+from ..engine.config import ConfigError, RunConfig
+from ..analysis.metrics import model_ids, summarize_run
+from ..analysis.pricing import cost_usd
 from ..promptlab import check_prompt
-from ..providers import EndpointError
-from ..quality import FLAGS, annotate
-from ..records import RunRecord
-from ..settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
-from ..replay import replay_source, summarizer_notice
-from ..trace import RecordError
+from ..engine.providers import EndpointError
+from ..analysis.quality import FLAGS, annotate
+from ..files.records import RunRecord
+from ..analysis.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
+from ..files.replay import replay_source, summarizer_notice
+from ..files.trace import RecordError
 from .cards import compression_card
-from .charts import overlay_chart
+from .charts import heatmap, overlay_chart
 from .endpoints import endpoint_widgets
 from .runs_page import Entry, entries_with_upload, pick_entry, show_problem
 from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
@@ -174,26 +174,6 @@ def sweep_frame(result: Result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str):
-    import altair as alt  # lazy: the first page does without it
-    import pandas as pd  # lazy: the first page does without it
-    everies = list(dict.fromkeys(frame["summarize_every"]))
-    top = frame[field].max(skipna=True)
-    threshold = 0.6 * float(top) if pd.notna(top) else 0.0
-    base = alt.Chart(frame).encode(
-        x=alt.X("max_scratchpad_chars:O", title="max_scratchpad_chars",
-                axis=alt.Axis(format=",", formatType="number", labelAngle=0)),
-        y=alt.Y("summarize_every:O", title="summarize_every", sort=everies))
-    cells = base.mark_rect().encode(
-        color=alt.Color(f"{field}:Q", title=None, legend=alt.Legend(format=number_format)),
-        tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
-                 alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
-    labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
-        text=alt.Text(f"{field}:Q", format=number_format),
-        color=alt.condition(alt.datum[field] > threshold, alt.value("white"), alt.value("black")))
-    return (cells + labels).properties(title=title)
-
-
 def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None:
     _stale(result, signature)
     frame = sweep_frame(result)
@@ -205,7 +185,7 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
-            col.altair_chart(heatmap(frame, name, title, fmt), width="stretch",
+            col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens"), width="stretch",
                              height=120 + 34 * frame["summarize_every"].nunique())
     st.dataframe(frame, hide_index=True, key="cmp_sweep_numbers")
     cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",

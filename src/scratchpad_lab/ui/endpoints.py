@@ -10,9 +10,9 @@ from typing import Dict, Optional, Tuple
 import streamlit as st
 from pydantic import ValidationError
 
-from ..config import explain_validation_error
-from ..pricing import DEFAULT_PRICES
-from ..providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
+from ..engine.config import explain_validation_error
+from ..analysis.pricing import DEFAULT_PRICES
+from ..engine.providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
 from .state import PLAY_PRICE_ROWS
 
 

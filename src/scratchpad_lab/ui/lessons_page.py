@@ -13,8 +13,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ..lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
-from ..narrate import scratchpad_at_start, sentence_for
-from ..runner import Run
+from ..analysis.narrate import scratchpad_at_start, sentence_for
+from ..engine.runner import Run
 from ..scenarios import get_scenario
 from .state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
 from .view import render_run

@@ -4,14 +4,16 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import streamlit as st
 
-from ..metrics import summarize_run
-from ..quality import run_retention
-from ..records import RunRecord, load_record
-from ..trace import RecordError
+from ..engine.config import RunConfig
+from ..analysis.metrics import summarize_run
+from ..analysis.quality import run_retention
+from ..files.records import RunRecord, load_record
+from ..files.trace import RecordError
+from .cards import NO_COMPRESSION
 
 
 def samples_dir() -> Path:
@@ -54,6 +56,29 @@ def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
+def prompt_label(config: RunConfig) -> str:
+    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
+
+
+def facts_kept(events) -> object:
+    """Share of facts that survived the compressions that happened; failed compressions (the package
+    kept the scratchpad) are not counted as keeping anything. A text when none happened."""
+    comps = [e for e in events if e.kind == "compression"]
+    if not comps:
+        return "no compression"
+    if all(e.data.get("status") not in (None, "ok") for e in comps):
+        return NO_COMPRESSION
+    share = run_retention([e for e in events if e.kind != "compression" or e.data.get("status") in (None, "ok")])
+    return "—" if share is None else f"{share:.0%}"
+
+
+# the columns a person compares first come first, so they are on screen at 1280 px
+FIRST_COLUMNS = ["#", "run", "prompt", "answer score", "facts kept", "outcome"]
+
+
 def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
     rows = []
@@ -61,24 +86,30 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
         s = summarize_run(r.events, r.scenario, prices)
         c = r.config
         rows.append({
-            "#": i, "run": r.name or f"run {i}", "scenario": r.scenario or r.mode,
+            "#": i, "run": r.name or f"run {i}", "prompt": prompt_label(c), "answer score": s.answer_score,
+            "facts kept": facts_kept(r.events), "outcome": r.outcome, "compressions": s.compressions,
             "summarize_every": _every(c.summarize_every),
             "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
-            "summarizer": c.summarizer, "prompt": prompt_label(c), "compressions": s.compressions, "trims": s.trims,
+            "summarizer": c.summarizer, "scenario": r.scenario or r.mode, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
             "summarizer tokens in": s.summarizer_tokens_in, "summarizer tokens out": s.summarizer_tokens_out,
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
             "agent $": _usd(s.agent_cost_usd), "summarizer $": _usd(s.summarizer_cost_usd),
-            "facts kept": run_retention(r.events), "answer score": s.answer_score, "outcome": r.outcome,
         })
     return pd.DataFrame(rows)
 
 
-def prompt_label(config) -> str:
-    """The summarizer prompt as a person knows it (a RunConfig): its prompt-lab name, else default or custom."""
-    if config.prompt_name:
-        return config.prompt_name
-    return "custom" if config.summarizer_prompt else "package default"
+def runs_table(frame: pd.DataFrame, key: str) -> None:
+    """The runs table: the first columns sized to be read at 1280 px, the run's name pinned."""
+    st.dataframe(frame, hide_index=True, key=key, column_config={
+        "#": st.column_config.NumberColumn(width=40, pinned=True),
+        "run": st.column_config.TextColumn(width="medium", pinned=True),
+        "prompt": st.column_config.TextColumn(width="small"),
+        "answer score": st.column_config.NumberColumn(format="percent", width="small"),
+        "facts kept": st.column_config.TextColumn(width="small"),
+        "outcome": st.column_config.TextColumn(width="small"),
+        "compressions": st.column_config.NumberColumn(width="small"),
+    })
 
 
 def run_label(records: List[RunRecord], index: int) -> str:
@@ -97,18 +128,21 @@ def download_button(record: RunRecord, key: str, index: Optional[int] = None) ->
                        mime="application/json", key=key)
 
 
-def sample_picker(key: str) -> Optional[RunRecord]:
-    """A select box of the shipped sample runs and an Open button; returns the opened record."""
+def sample_picker(key: str, on_open: Callable[[RunRecord], None]) -> None:
+    """A select box of the shipped sample runs and an Open button. The record is opened in the button's
+    callback, before the page is drawn, so the view above the picker shows it in the same render."""
     files = sample_files()
     if not files:
         st.text("No sample runs found in sample_runs/.")
-        return None
+        return
     names = [p.name for p in files]
-    col_pick, col_open = st.columns([3, 1])
-    chosen = col_pick.selectbox("Recorded sample run", names, key=f"{key}_pick")
-    if col_open.button("Open sample", key=f"{key}_open"):
+
+    def _open() -> None:
         try:
-            return open_sample(files[names.index(chosen)])
+            on_open(open_sample(files[names.index(st.session_state[f"{key}_pick"])]))
         except RecordError as exc:
             st.session_state[f"{key}_error"] = str(exc)
-    return None
+
+    col_pick, col_open = st.columns([3, 1], vertical_alignment="bottom")
+    col_pick.selectbox("Recorded sample run", names, key=f"{key}_pick")
+    col_open.button("Open sample", key=f"{key}_open", on_click=_open, width="stretch")

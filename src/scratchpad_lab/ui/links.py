@@ -12,7 +12,7 @@ import streamlit as st
 
 from ..lessons import LESSONS
 from ..links import base_url, check_iteration, link_query, parse_link
-from ..trace import RecordError
+from ..files.trace import RecordError
 from .library import open_sample, sample_files
 from .state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
 

@@ -8,12 +8,13 @@ from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 
-from ..compare import compression_off
-from ..providers import EndpointError
-from ..probes import ProbeQuestion, run_probes, scenario_probes
-from ..quality import annotate, facts_by_step, run_retention, savings
-from ..records import RunRecord
-from ..trace import RecordError
+from ..analysis.compare import compression_off
+from ..engine.providers import EndpointError
+from ..analysis.probes import ProbeQuestion, run_probes, scenario_probes
+from ..analysis.quality import annotate, facts_by_step, savings
+from ..files.records import RunRecord
+from ..files.trace import RecordError
+from .library import facts_kept
 from .state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
 
@@ -54,10 +55,9 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
     """`model_factory`, when given, builds the summarizer model to ask probe questions with."""
     import pandas as pd  # lazy: the first page does without it
     st.subheader("What compression lost")
-    retained = run_retention(record.events)
     baseline = baseline_for_record(record)
     cols = st.columns(4)
-    cols[0].metric("facts kept across compressions", "—" if retained is None else f"{retained:.0%}")
+    cols[0].metric("facts kept across compressions", facts_kept(record.events))  # failed ones kept nothing
     if baseline is not None:
         s = savings(record.events, baseline.events)
         cols[1].metric("summarizer tokens spent", f"{s.summarizer_tokens:,}")

@@ -13,12 +13,12 @@ from typing import List, Optional, Tuple
 import pandas as pd
 import streamlit as st
 
-from ..config import PACKAGE_PROMPT
+from ..engine.config import PACKAGE_PROMPT
 from ..promptlab import (MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          PromptVariant, Snapshot, SnapshotError, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
-from ..probes import ProbeQuestion, scenario_probes
-from ..tokens import TokenCounter
+from ..analysis.probes import ProbeQuestion, scenario_probes
+from ..engine.tokens import TokenCounter
 from .cards import FLAG_BADGES, compression_card
 from .endpoints import endpoint_widgets
 from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..review import ReviewGate
+from ..engine.review import ReviewGate
 from ..scenarios import SCENARIOS
 from .cards import mark_facts
 from .state import PLAY_REVIEW

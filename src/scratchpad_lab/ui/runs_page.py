@@ -15,10 +15,10 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
-from ..config import ConfigError
-from ..records import RunRecord, load_any
-from ..replay import replay_source, replay_with_defaults, summarizer_notice
-from ..trace import RecordError, Trace
+from ..engine.config import ConfigError
+from ..files.records import RunRecord, load_any
+from ..files.replay import replay_source, replay_with_defaults, summarizer_notice
+from ..files.trace import RecordError, Trace
 from .library import download_button, open_sample, runs_frame, sample_files
 from .state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
@@ -60,6 +60,9 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace
     `name` is the uploader's file name: untrusted, so it is kept out of the message (which says
     "The uploaded file ...")."""
     del name  # the message must not quote it; the caller keeps it for a dataframe cell
+    if not data.strip():
+        return None, (f"{UPLOAD_WHERE} is empty ({len(data)} bytes): choose a run record or a trace "
+                      "(a .json file downloaded from this lab, or a scratchpad-lab/trace@1 file).")
     try:
         return load_any(data, UPLOAD_WHERE), None  # checked against schemas.py: types, sizes, kinds
     except RecordError as exc:

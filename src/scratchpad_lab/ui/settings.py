@@ -8,22 +8,29 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from ..config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
+from ..engine.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
 from ..scenarios import list_scenarios
 from .endpoints import endpoint_from_state, endpoint_widgets
 from .state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
-OFF_CAP = 1_000_000  # "no size trigger": the largest cap RunConfig allows
+OFF_CAP = field_bounds("max_scratchpad_chars")[1]  # "no size trigger": the largest cap RunConfig allows
+# Short enough to be read whole in the sidebar's select box: "every N / cap chars".
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
-    "Package defaults (every 5 / 15,000 chars)": (5, 15_000, 1_500),
-    "Tight (every 2 / 2,000 chars, 600-char summaries)": (2, 2_000, 600),
-    "Size only (off / 4,000 chars)": (None, 4_000, 1_500),
+    "Defaults (5 / 15,000)": (5, 15_000, 1_500),
+    "Tight (2 / 2,000)": (2, 2_000, 600),
+    "Size only (off / 4,000)": (None, 4_000, 1_500),
     "Off (no compression)": (None, OFF_CAP, 1_500),
 }
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
+# number settings: the label on screen and the RunConfig field whose range applies
+LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own hard trim (chars)",
+          K_BUDGET: "Extractive summary budget (chars)", K_TOOL_CAP: "Tool result cap (chars)",
+          K_MAX_IT: "Max iterations", K_WALL: "Wall-clock cap (s)"}
+FIELDS = {K_CAP: "max_scratchpad_chars", K_TRIM: "agent_trim_chars", K_BUDGET: "extractive_budget_chars",
+          K_TOOL_CAP: "max_tool_output_chars", K_MAX_IT: "max_iterations", K_WALL: "wall_clock_s"}
 AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
 
 SUMMARIZERS = {
@@ -80,15 +87,18 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                          placeholder=scenarios[st.session_state[K_SCENARIO]].task,
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
     sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
-                 help="Fills in the two middleware triggers below (and the extractive summary budget).")
+                 help="Fills in the two middleware triggers below: summarize every N iterations / compress "
+                      "when over N chars. Defaults are the package's own; Tight also writes 600-char summaries.")
     sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
-    sb.number_input("Compress when over (chars)", min_value=100, max_value=OFF_CAP, step=500, key=K_CAP,
+    sb.number_input(LABELS[K_CAP], step=500, key=K_CAP,
                     help="Middleware's size trigger (max_scratchpad_chars): compress when the scratchpad is "
                          "longer than this and has grown since the last summary.")
-    sb.number_input("Agent's own hard trim (chars)", min_value=200, max_value=OFF_CAP, step=500, key=K_TRIM,
+    _range_message(sb, K_CAP)
+    sb.number_input(LABELS[K_TRIM], step=500, key=K_TRIM,
                     help="Not the middleware: after every step the agent cuts its scratchpad to its last N "
                          "chars (its own max_scratchpad_chars), dropping the oldest text.")
+    _range_message(sb, K_TRIM)
     sb.selectbox("Summarizer", list(SUMMARIZERS), key=K_SUMMARIZER, format_func=SUMMARIZERS.get,
                  help="Who writes the summary. Extractive keeps the salient lines under a budget; no LLM. "
                       "'Same as agent' with the scripted agent also summarizes extractively (it is no model).")
@@ -102,22 +112,58 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         st.text_area("Summarizer prompt template", key=K_PROMPT, height=220,
                      help="Sent to the summarizer. Must contain {scratchpad}; may use {query} and {iteration}.")
         st.button("Reset to the package's prompt", on_click=_reset_prompt, key="play_reset_prompt")
-        st.number_input("Extractive summary budget (chars)", min_value=200, max_value=50_000, step=100,
+        st.number_input(LABELS[K_BUDGET], step=100,
                         key=K_BUDGET, help="The longest summary the extractive summarizer may write.")
-        st.number_input("Tool result cap (chars)", min_value=100, max_value=200_000, step=500, key=K_TOOL_CAP,
+        _range_message(st, K_BUDGET)
+        st.number_input(LABELS[K_TOOL_CAP], step=500, key=K_TOOL_CAP,
                         help="The agent cuts every tool result to this many chars before it enters the scratchpad.")
-        st.number_input("Max iterations", min_value=1, max_value=500, key=K_MAX_IT,
+        _range_message(st, K_TOOL_CAP)
+        st.number_input(LABELS[K_MAX_IT], step=1, key=K_MAX_IT,
                         help="The agent stops after this many steps without an answer.")
-        st.number_input("Wall-clock cap (s)", min_value=1, max_value=3600, key=K_WALL,
+        _range_message(st, K_MAX_IT)
+        st.number_input(LABELS[K_WALL], step=10, key=K_WALL,
                         help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
+        _range_message(st, K_WALL)
+    if range_problems():  # also said right under the widget; here so it shows with Advanced folded
+        sb.error("Run is off until every setting is in its range.")
     return config_from_state()
+
+
+def range_problem(key: str) -> Optional[str]:
+    """What is wrong with a number setting's value, naming the setting as the page does and the range
+    RunConfig allows (config.py is the one home of the ranges); None when it is fine."""
+    value = st.session_state.get(key)
+    lo, hi = field_bounds(FIELDS[key])
+    allowed = f"allowed: {_num(lo)} to {_num(hi)}"
+    if value is None:
+        return f"{LABELS[key]} is empty: enter a number ({allowed})."
+    if value < lo:
+        return f"{LABELS[key]} is {_num(value)}: the minimum is {_num(lo)} ({allowed})."
+    if value > hi:
+        return f"{LABELS[key]} is {_num(value)}: the maximum is {_num(hi)} ({allowed})."
+    return None
+
+
+def _num(value) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
+
+
+def range_problems() -> list:
+    return [p for p in (range_problem(k) for k in FIELDS) if p]
+
+
+def _range_message(container, key: str) -> None:
+    problem = range_problem(key)
+    if problem:
+        container.error(problem)
 
 
 def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
     """The run the settings describe now: (config, keys, None) or (None, {}, what to change).
-    Reads session state only, so a button callback sees settings changed in the same interaction."""
+    Reads session state only, so a button callback sees settings changed in the same interaction,
+    and a number out of its range is refused, never replaced by another value."""
     s = st.session_state
-    problems, keys = [], {}
+    problems, keys = range_problems(), {}
     agent_endpoint = summarizer_endpoint = None
     if s.get(K_AGENT) == "endpoint":
         agent_endpoint, keys["agent"], problem = endpoint_from_state("play_agent_ep", "Agent")

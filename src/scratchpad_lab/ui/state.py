@@ -11,6 +11,8 @@ PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown b
 PLAY_PRICES_BY_MODEL = "play_prices_by_model"  # {model prefix: (input, output) USD per 1M tokens}, read from the editor
 PLAY_PRICE_ROWS = "play_price_rows"    # the price editor's rows (a DataFrame) it starts from; set in endpoints.py
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
+PLAY_REFRESH_S = "play_refresh_s"      # the live view's refresh interval now (it backs off when renders are slow)
+PLAY_NEEDS_FULL = "play_needs_full_rerun"  # a run ended and the full page has not shown it yet
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
@@ -73,6 +75,8 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_START_ERROR, None)
     st.session_state.setdefault(PLAY_PRICES_BY_MODEL, None)
+    st.session_state.setdefault(PLAY_REFRESH_S, None)
+    st.session_state.setdefault(PLAY_NEEDS_FULL, False)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
     st.session_state.setdefault(RUNS_OPEN, None)

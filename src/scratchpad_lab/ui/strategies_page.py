@@ -15,12 +15,15 @@ import streamlit as st
 
 from ..strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from ..strategies.settings import MAX_STRATEGIES, knobs
-from ..trace import RecordError
+from ..engine.providers import EndpointError
+from ..files.trace import RecordError
+from .endpoints import endpoint_widgets
 from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from .state import STRAT_RESULT, STRAT_SOURCE, init_session
 from .strategies_chart import COLORS, chart
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
+SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
 ROW_LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
               "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
@@ -76,13 +79,30 @@ def _column(result, shown_quirks: int = 4) -> None:
                     language=None)
 
 
+def _summarizer_widgets() -> SummarizerSpec:
+    """One summarizer for every strategy: the offline extractive one, or a model at any OpenAI-compatible
+    endpoint (through langchain-openai for deepagents and LangMem, the lab's endpoint client for autourgos)."""
+    kind = st.radio("Summarizer (serves every strategy)", ["extractive", "endpoint"], horizontal=True,
+                    key="strat_summarizer", format_func=lambda k: SUMMARIZER_LABELS[k])
+    budget = st.number_input("Extractive summary budget (chars)", 200, 50_000, 1_500, 100, key="strat_budget",
+                             help="The offline summarizer keeps the salient lines of what it is given, up to this "
+                                  "many characters.", disabled=kind != "extractive")
+    if kind == "extractive":
+        return SummarizerSpec("extractive", int(budget))
+    endpoint, key, problem = endpoint_widgets(st.container(border=True), "strat_sum_ep", "Summarizer")
+    if problem:
+        st.error(problem)
+        st.stop()
+    return SummarizerSpec("endpoint", int(budget), endpoint, key or None)
+
+
 def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Strategies")
     st.caption("The same trajectory under the compression systems of the references, each through its real "
                "package: the autourgos middleware, the autourgos agent's built-in summarizer, the agent's trim "
                "alone, deepagents' summarization and file offload, and LangMem's running summary. One summarizer "
-               "(the offline extractive one) writes every summary.")
+               "writes every summary: the offline extractive one, or a model you connect.")
     with st.expander("Upload a run record or a trace"):
         added = upload_widget("strat_upload")
     entries, problems = all_entries()
@@ -103,9 +123,7 @@ def page() -> None:
             st.caption(STRATEGIES[name]["about"])
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
-    budget = st.number_input("Extractive summary budget (chars)", 200, 50_000, 1_500, 100, key="strat_budget",
-                             help="The offline summarizer keeps the salient lines of what it is given, up to this "
-                                  "many characters; every strategy uses it.")
+    summarizer = _summarizer_widgets()
     if st.button("Run strategies", type="primary", key="strat_run"):
         if len(picked) < 2:
             st.error("Pick at least two strategies to compare.")
@@ -118,10 +136,10 @@ def page() -> None:
             if specs:
                 bar = st.progress(0.0, text="starting")
                 try:
-                    results = run_strategies(entry.loaded, specs, SummarizerSpec("extractive", int(budget)),
+                    results = run_strategies(entry.loaded, specs, summarizer,
                                              progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
                     st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
-                except (StrategyError, RecordError) as exc:
+                except (StrategyError, RecordError, EndpointError) as exc:
                     show_problem("These strategies could not run on this trajectory.", str(exc))
                 bar.empty()
     shown: Shown = st.session_state.get(STRAT_RESULT)

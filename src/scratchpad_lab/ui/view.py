@@ -1,78 +1,169 @@
 """The run view: one renderer for a live run, a finished run and a loaded file.
 
 It reads only events (and the run's config), so what a person sees live is what they see again when
-they open the run later. Untrusted text (scratchpad, tool results, answers) goes through st.code/st.text.
+they open the run later. The top part is laid out to fit one screen (1280x800 and up): the status row
+with its controls, the scratchpad's newest text and the trigger panel on the left, the newest
+compression on the right, each in a keyed container (`<key>_status`, `<key>_scratchpad`,
+`<key>_triggers`, `<key>_diff`); the size chart and the timeline directly below. Untrusted text
+(scratchpad, tool results, answers, error messages) goes through st.code/st.text, or st.markdown only
+through `scratchpad_lab.markup`.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+import math
+from collections import Counter
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from ..config import RunConfig
-from ..events import Event
-from ..narrate import narrate, sentence_for
-from ..metrics import RunSummary, final_answer, model_ids, summarize_run
-from ..quality import annotate
-from ..pricing import cost_usd
-from ..triggers import trigger_state
+from ..engine.config import RunConfig
+from ..engine.events import Event
+from ..markup import escape
+from ..analysis.narrate import narrate, sentence_for
+from ..analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
+from ..analysis.pricing import cost_usd
+from ..analysis.quality import annotate
+from ..analysis.triggers import trigger_state
 from .cards import compression_card
 from .charts import size_chart
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
                 "max_iterations": "out of iterations", "error": "error"}
 
+# The one-screen layout (1280x800 with the sidebar open is the smallest it must fit)
+PANE_ROWS = 8           # visual lines of the scratchpad pane
+PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
+PANE_HEIGHT = 220       # px of the scratchpad pane
+DIFF_HEIGHT = 250       # px of the newest compression's text
+CHART_HEIGHT = 230
 
-def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool) -> None:
+# Our own fixed CSS (no untrusted text): a tighter page so the live view fits one screen.
+PAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 3rem;
+  padding-left: 2rem; padding-right: 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.7rem; padding: 0.2rem 0; }
+[class*="st-key-"][class*="_status"] [data-testid="stMetricValue"] { font-size: 1.45rem; }
+</style>"""
+
+
+def _paused(events: Sequence[Event]) -> bool:
+    pauses = [e.kind for e in events if e.kind in ("pause", "resume")]
+    return bool(pauses) and pauses[-1] == "pause"
+
+
+def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool,
+                controls: Optional[Callable[[], None]] = None, name: Optional[str] = None) -> None:
+    """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them."""
     state = trigger_state(events, config)
     finish = [e for e in events if e.kind == "finish"]
-    cols = st.columns(4)
-    cols[0].metric("iteration", f"{state.iteration} of {config.max_iterations}")
-    cols[1].metric("elapsed", f"{elapsed_s:.1f} s")
-    cols[2].metric("compressions", sum(1 for e in events if e.kind == "compression"))
     if finish:
-        cols[3].metric("status", OUTCOME_TEXT.get(finish[-1].data.get("outcome"), "finished"))
+        status = OUTCOME_TEXT.get(finish[-1].data.get("outcome"), "finished")
     else:
-        pauses = [e.kind for e in events if e.kind in ("pause", "resume")]
-        paused = bool(pauses) and pauses[-1] == "pause"
-        cols[3].metric("status", "paused" if paused else ("running" if live else "—"))
+        status = "paused" if _paused(events) else ("running" if live else "—")
+    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+        if name:  # a sample's name comes from its file name: escaped
+            st.markdown(f"**{escape(name)}**", width="content")
+        st.metric("iteration", f"{state.iteration} of {config.max_iterations}", width="content")
+        st.metric("compressions", sum(1 for e in events if e.kind == "compression"), width="content")
+        st.metric("status", status, width="content")
+        st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
+        if controls is not None:
+            controls()
+        iterations = [e for e in events if e.kind == "iteration"]
+        if iterations:
+            with st.popover("Whole scratchpad", width="content"):
+                st.code(str(iterations[-1].data.get("scratchpad", "") or "(empty)"), language=None,
+                        wrap_lines=True, height=500)
+
+
+def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
+    """(failed, total, why) when compressions failed: the summarizer raised or replied nothing."""
+    comps = [e for e in events if e.kind == "compression"]
+    bad = [e for e in comps if e.data.get("status") not in (None, "ok")]
+    if not bad:
+        return None
+    reasons = Counter(str(e.data.get("error") or "").strip() or
+                      ("the summarizer replied nothing" if e.data.get("status") == "empty" else "no reason given")
+                      for e in bad)
+    why, count = reasons.most_common(1)[0]
+    if len(reasons) > 1:
+        why += f" ({count} times; {len(reasons) - 1} other reason{'s' if len(reasons) > 2 else ''})"
+    return len(bad), len(comps), why
+
+
+def failure_banner(events: Sequence[Event]) -> None:
+    """Said once per run, above everything: how many compressions failed and why (the why may quote a
+    server, so it is escaped)."""
+    summary = failure_summary(events)
+    if summary is None:
+        return
+    failed, total, why = summary
+    st.error(f"**{failed} of {total} compressions failed**: {escape(why[:300])}. The package kept the "
+             "scratchpad each time, so nothing was compressed by those calls; facts kept reads "
+             "'no compression happened' for them.")
+
+
+def scratchpad_tail(text: str, rows: int = PANE_ROWS, cols: int = PANE_COLS) -> Tuple[str, int]:
+    """The newest part of the scratchpad that fits `rows` lines of `cols` chars (wrapped), with its first
+    line kept when it is a package marker ("[Summarized up to step N]", the trim marker) and a line
+    saying how many chars in between are not shown. Returns (text to show, chars left out)."""
+    lines = text.split("\n")
+    head = lines[0] if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]") else None
+    body = lines[1:] if head is not None else lines
+
+    def height(line: str) -> int:
+        return max(1, math.ceil(len(line) / cols))
+
+    if sum(height(line) for line in lines) <= rows:
+        return text, 0
+    budget = rows - 1 - (height(head) if head is not None else 0)
+    shown: List[str] = []
+    for line in reversed(body):
+        if height(line) > budget:
+            if not shown and budget > 0:  # the newest line alone is longer than the pane: its end
+                shown.append("…" + line[-(budget * cols - 1):])
+            break
+        shown.append(line)
+        budget -= height(line)
+    shown.reverse()
+    left_out = len(text) - len("\n".join(shown)) - (len(head) + 1 if head is not None else 0)
+    marker = f"… {left_out:,} earlier chars not shown"
+    return "\n".join(([head] if head is not None else []) + [marker] + shown), left_out
 
 
 def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> None:
     shown = [e for e in events if e.kind == "iteration" and (upto is None or e.iteration <= upto)]
     if not shown:
-        st.text("The scratchpad is empty until the first step is done.")
+        st.text("Scratchpad: empty until the first step is done.")
+        st.code("", language=None, height=PANE_HEIGHT)
         return
     last = shown[-1]
+    tail, _ = scratchpad_tail(str(last.data.get("scratchpad", "") or ""))
     st.text(f"Scratchpad sent at iteration {last.iteration}: {last.data.get('chars', 0):,} chars · "
             f"{last.data.get('tokens', 0):,} tokens")
-    st.code(last.data.get("scratchpad", "") or "(empty)", language=None, height=380, wrap_lines=True)
+    st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
 
 
 def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
     s = trigger_state(events, config, upto)
-    st.text("Compression triggers")
     if s.next_periodic is None:
-        st.text("Periodic: off")
+        periodic = "Periodic trigger: off"
     else:
-        st.text(f"Periodic: every {s.summarize_every} iterations · next at iteration {s.next_periodic} "
-                f"(in {s.next_periodic - s.iteration})")
+        periodic = (f"Periodic trigger: every {s.summarize_every} · next at iteration {s.next_periodic} "
+                    f"(in {s.next_periodic - s.iteration})")
+    st.text(periodic)
     st.progress(min(s.share_of_cap, 1.0),
-                text=f"Size vs the middleware's cap: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
+                text=f"Size vs compress-when-over cap: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
                      f"({s.share_of_cap:.0%})")
     st.progress(min(s.share_of_trim, 1.0),
                 text=f"Size vs the agent's hard trim: {s.chars:,} / {s.agent_trim_chars:,} chars "
                      f"({s.share_of_trim:.0%})")
-    if s.size_armed:
-        st.text("Size trigger: armed (the scratchpad has grown since the last summary)")
-    else:
-        st.text(f"Size trigger: disarmed until the scratchpad grows past {s.last_summarized_chars:,} chars")
+    armed = ("Size trigger armed" if s.size_armed else
+             f"Size trigger disarmed until over {s.last_summarized_chars:,} chars")
+    fired = ("last fired: none yet" if s.last_fired_iteration is None else
+             f"last fired: {s.last_fired_reason} at {s.last_fired_iteration} ({s.last_fired_status})")
+    st.text(f"{armed} · {fired}")
     st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
-    if s.last_fired_iteration is None:
-        st.text("Last fired: none yet")
-    else:
-        st.text(f"Last fired: {s.last_fired_reason} trigger at iteration {s.last_fired_iteration} "
-                f"({s.last_fired_status})")
 
 
 def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
@@ -109,31 +200,52 @@ def _cost_line(s: RunSummary) -> str:
             f"{s.summarizer_tokens_out:,} out, {_money(s.summarizer_cost_usd)}")
 
 
-def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
-               key: str = "run", upto: Optional[int] = None,
-               prices: Optional[dict] = None) -> None:
-    status_line(events, config, elapsed_s, live)
-    left, right = st.columns([3, 2])
+def _cards_upto(events: Sequence[Event], upto: Optional[int]) -> List[Dict]:
+    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
+            if upto is None or c["iteration"] <= upto]
+
+
+def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = None) -> None:
+    comps = [e for e in events if e.kind == "compression" and (upto is None or e.iteration <= upto)]
+    if not comps:
+        st.markdown("**Newest compression**")
+        st.text("No compression yet. The newest one appears here, the moment it happens: what it kept, "
+                "what it dropped and what the summarizer wrote.")
+        return
+    # annotate only the newest: the live view redraws this twice a second
+    newest = annotate([e for e in events if e.kind == "run_start"] + [comps[-1]])[0]
+    compression_card(newest, key=f"{key}_newest", height=DIFF_HEIGHT, compact=True)
+
+
+def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
+                   key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
+                   prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
+                   name: Optional[str] = None) -> None:
+    """The one-screen part: status and controls, scratchpad, triggers, newest compression; then the
+    size chart and the timeline."""
+    with st.container(key=f"{key}_status"):
+        status_line(events, config, elapsed_s, live, controls, name)
+    failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
+    left, right = st.columns([5, 6], gap="medium")
     with left:
-        scratchpad_panel(events, upto)
+        with st.container(key=f"{key}_scratchpad", gap="xsmall"):
+            scratchpad_panel(events, upto)
+        with st.container(key=f"{key}_triggers", gap="xsmall"):
+            trigger_panel(events, config, upto)
     with right:
-        trigger_panel(events, config, upto)
-    st.text("Timeline")
-    st.dataframe(timeline_frame([e for e in events if upto is None or e.iteration is None or e.iteration <= upto]),
-                 hide_index=True, height=200)
-    unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit")
-    st.altair_chart(size_chart(events, config, unit, upto), width="stretch")
-    cards = [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
-             if upto is None or c["iteration"] <= upto]
-    st.subheader(f"Compressions ({len(cards)})")
-    if not cards:
-        st.text("No compression yet.")
-    _, summarizer_model = model_ids(events)
-    for i, c in enumerate(reversed(cards)):
-        cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
-        compression_card(c, key=f"{key}_card_{i}", cost=cost)
+        with st.container(key=f"{key}_diff"):
+            newest_compression(events, key, upto)
+    shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
+    chart_col, table_col = st.columns([3, 2], gap="medium")
+    if show_chart:
+        with chart_col:
+            unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit",
+                            label_visibility="collapsed")
+            st.altair_chart(size_chart(events, config, unit, upto, height=CHART_HEIGHT), width="stretch")
+    with table_col:
+        st.text("Timeline")
+        st.dataframe(timeline_frame(shown), hide_index=True, height=CHART_HEIGHT + 30)
     answer = final_answer(events)
-    errors = [e for e in events if e.kind == "error"]
     if answer is not None:
         st.subheader("Final answer")
         summary = summarize_run(events, prices=prices)
@@ -142,5 +254,27 @@ def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapse
             st.text(f"Answer score: {summary.answer_score:.0%} of the expected facts "
                     "(the scripted agent answers only from what is still in its scratchpad)")
         st.code(answer, language=None, wrap_lines=True)
-    for e in errors:  # the message may quote a server's words: shown as text, not markdown
-        st.text("Run ended: " + str(e.data.get("message", "")))
+    for e in events:  # the message may quote a server's words: shown as text, not markdown
+        if e.kind == "error":
+            st.text("Run ended: " + str(e.data.get("message", "")))
+
+
+def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] = None,
+                 prices: Optional[dict] = None) -> None:
+    """Every compression, newest first."""
+    cards = _cards_upto(events, upto)
+    st.subheader(f"Compressions ({len(cards)})")
+    if not cards:
+        st.text("No compression yet.")
+    _, summarizer_model = model_ids(events)
+    for i, c in enumerate(reversed(cards)):
+        cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
+        compression_card(c, key=f"{key}_card_{i}", cost=cost)
+
+
+def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
+               key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
+               prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None) -> None:
+    render_run_top(events, config, live=live, elapsed_s=elapsed_s, key=key, upto=upto, show_chart=show_chart,
+                   prices=prices, controls=controls)
+    render_cards(events, key=key, upto=upto, prices=prices)

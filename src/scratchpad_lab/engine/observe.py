@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from autourgos_agent import Agent
 
-from . import triggers
+from ..analysis import triggers
 from .config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from .events import RunLog
 from .providers import EndpointError

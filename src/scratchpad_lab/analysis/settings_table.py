@@ -11,8 +11,8 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from .compare import MAX_SETTINGS, Setting
-from .config import ConfigError, RunConfig, allowed_range
-from .promptlab import check_prompt
+from ..engine.config import ConfigError, RunConfig, allowed_range
+from ..promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
 SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .events import Event
-from .facts import retention
+from ..analysis.facts import retention
 
 VERDICTS = ("accepted", "edited", "rejected")
 

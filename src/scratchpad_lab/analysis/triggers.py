@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-from .config import RunConfig
-from .events import Event
+from ..engine.config import RunConfig
+from ..engine.events import Event
 
 
 @dataclass

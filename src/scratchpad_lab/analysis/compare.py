@@ -17,14 +17,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from .config import RunConfig
+from ..engine.config import RunConfig
 from .metrics import summarize_run
-from .providers import Endpoint
+from ..engine.providers import Endpoint
 from .quality import run_retention, savings
-from .records import RunRecord
-from .replay import replay_source
-from .runner import Run, Source
-from .trace import Trace
+from ..files.records import RunRecord
+from ..files.replay import replay_source
+from ..engine.runner import Run, Source
+from ..files.trace import Trace
 
 MAX_SETTINGS = 6
 MAX_GRID = 6

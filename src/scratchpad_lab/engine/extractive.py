@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import List, Optional, Sequence
 
 from .config import package_prompt_fields
-from .facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
+from ..analysis.facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
 
 DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
 _SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)

@@ -72,7 +72,7 @@ _NOT_NAMES = {"Step", "Thought", "Action", "Observation", "Final", "Answer", "Su
               "INFO", "WARN", "DEBUG"} | set(_DAYS.split("|")) | set(_MONTHS.split("|")) | \
     {day + "s" for day in _DAYS.split("|") if len(day) > 3}
 _COMMON_WORDS = frozenset(
-    line.strip() for line in (Path(__file__).parent / "data" / "common_words.txt").read_text(encoding="utf-8").splitlines()
+    line.strip() for line in (Path(__file__).resolve().parents[1] / "data" / "common_words.txt").read_text(encoding="utf-8").splitlines()
     if line.strip() and not line.startswith("#"))
 # What may come right before a sentence's (or a quotation's, or a title's) first word.
 _SENTENCE_OPENERS = tuple('.!?:;"“‘([{]-*•>')

@@ -36,7 +36,7 @@ class ProbeResult:
 
 
 def scenario_probes(scenario_name: Optional[str]) -> List[ProbeQuestion]:
-    from .scenarios import SCENARIOS
+    from ..scenarios import SCENARIOS
 
     scenario = SCENARIOS.get(scenario_name or "")
     return [ProbeQuestion(p.question, p.answer) for p in scenario.probes] if scenario else []

@@ -4,8 +4,8 @@ Streamlit-free. This module is the one definition of what a file may hold: the l
 records.py) validate through it, the CLI and the pages load through them, and the JSON Schema it
 generates is what the README publishes for people who write traces from their own agents:
 
-    python -m scratchpad_lab.schemas trace     # the trace format's JSON Schema
-    python -m scratchpad_lab.schemas run       # the run record's
+    python -m scratchpad_lab.files.schemas trace     # the trace format's JSON Schema
+    python -m scratchpad_lab.files.schemas run       # the run record's
 
 Types are strict (no "3" for 3, no true for 1), numbers finite, text and lists bounded, kinds and
 outcomes `Literal`s. An event's payload may carry fields not listed here (newer writers add some);
@@ -20,8 +20,8 @@ from typing import Annotated, Any, Dict, List, Literal, Optional, Union, get_arg
 from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model,
                       field_validator)
 
-from .config import RunConfig
-from .events import EVENT_KINDS, EventKind
+from ..engine.config import RunConfig
+from ..engine.events import EVENT_KINDS, EventKind
 
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
 RUN_SCHEMA = "scratchpad-lab/run@1"

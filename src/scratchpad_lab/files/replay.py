@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
-from .config import RunConfig
+from ..engine.config import RunConfig
 from .records import RunRecord
-from .runner import Run, Source
+from ..engine.runner import Run, Source
 from .trace import RecordError, Trace
 
 EXTRACTIVE_NOTE = "this replay uses the offline extractive summarizer unless you choose another"

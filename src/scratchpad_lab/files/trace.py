@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from .schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_BYTES, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
                       explain)
-from .untrusted import clean_json, may_hold_surrogates
+from ..engine.untrusted import clean_json, may_hold_surrogates
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -18,9 +18,9 @@ import json
 from typing import Any, Dict, List, Optional
 
 from .extractive import ExtractiveSummarizer
-from .facts import expected_in
-from .scenarios import Scenario
-from .trace import Trace
+from ..analysis.facts import expected_in
+from ..scenarios import Scenario
+from ..files.trace import Trace
 
 # The last fixed line of the agent's prompt before the context (autourgos_agent.prompt.LOGIC_PROMPT).
 _CONTEXT_ANCHOR = 'explaining your reasoning for this step.\n\n'

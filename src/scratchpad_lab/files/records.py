@@ -15,8 +15,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
-from .config import ConfigError, RunConfig
-from .events import Event
+from ..engine.config import ConfigError, RunConfig
+from ..engine.events import Event
 from .schemas import OUTCOMES, RUN_SCHEMA, TRACE_SCHEMA, RunRecordFile  # noqa: F401
 from .trace import RecordError, Trace, parse_json_bytes, read_file_bytes, validated
 

@@ -153,14 +153,20 @@ class RunConfig(BaseModel):
         return RunConfig.build(**{**self.model_dump(), **changes})
 
 
-def allowed_range(name: str) -> str:
-    field = RunConfig.model_fields.get(name)
-    if field is None:
-        return ""
+def field_bounds(name: str) -> tuple:
+    """(lowest, highest) a RunConfig field allows: the one home of every setting's range."""
     lo = hi = None
-    for meta in field.metadata:
+    for meta in RunConfig.model_fields[name].metadata:
         lo = getattr(meta, "ge", lo)
         hi = getattr(meta, "le", hi)
+    return lo, hi
+
+
+def allowed_range(name: str) -> str:
+    """The allowed range of a RunConfig field, in words ("" for a field without one)."""
+    if name not in RunConfig.model_fields:
+        return ""
+    lo, hi = field_bounds(name)
     if lo is None and hi is None:
         return ""
     text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"

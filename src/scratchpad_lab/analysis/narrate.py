@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Sequence
 
-from .config import RunConfig
-from .events import Event
+from ..engine.config import RunConfig
+from ..engine.events import Event
 from .triggers import next_periodic
 
 SUMMARY_HEADER = "[Summarized up to step {iteration}]"  # what the package writes at the top of a summary

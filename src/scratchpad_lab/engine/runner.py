@@ -23,11 +23,11 @@ from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserve
                       WallClockExceeded)
 from .providers import EndpointError, EndpointLLM, resolve_key
 from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
-from .records import RunRecord, package_versions
-from .scenarios import Scenario, get_scenario
+from ..files.records import RunRecord, package_versions
+from ..scenarios import Scenario, get_scenario
 from .silent import SilentSummarizer
 from .tokens import TokenCounter
-from .trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
+from ..files.trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
 
 @dataclass

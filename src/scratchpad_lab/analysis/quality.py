@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from .events import Event
-from .extractive import sections_from_template
+from ..engine.events import Event
+from ..engine.extractive import sections_from_template
 from .facts import Fact, extract_facts, is_in, retention
 from .metrics import of_kind
 
@@ -62,7 +62,7 @@ def flags_for(c: Dict, template: Optional[str] = None) -> List[str]:
 
 def expected_values(events: Sequence[Event]) -> List[str]:
     """The scenario's expected fact values for a run, if it is a scenario run."""
-    from .scenarios import SCENARIOS
+    from ..scenarios import SCENARIOS
 
     starts = of_kind(events, "run_start")
     name = starts[0].data.get("scenario") if starts else None

@@ -1,0 +1,181 @@
+"""The playground as a demo needs it, driven through the real app with AppTest: settings that never
+lie, a failing summarizer said once, and a live refresh that backs off when renders are slow.
+
+AppTest never fires `st.fragment(run_every=...)` by itself: a running Run is followed with `at.run()`
+in a bounded polling loop; no test sleeps for a fixed time."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fake_openai import FakeOpenAI
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _open(monkeypatch) -> AppTest:
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _poll_until(at: AppTest, done, rounds: int = 200) -> bool:
+    for _ in range(rounds):
+        if done(at):
+            return True
+        threading.Event().wait(0.05)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    return done(at)
+
+
+@pytest.fixture
+def app(monkeypatch) -> AppTest:
+    return _open(monkeypatch)
+
+
+# ── settings that never lie ─────────────────────────────────────────────────
+
+@pytest.mark.parametrize("key, value, label, bound", [
+    ("play_max_scratchpad_chars", 50, "Compress when over (chars)", "the minimum is 100"),
+    ("play_agent_trim_chars", 2_000_000, "Agent's own hard trim (chars)", "the maximum is 1,000,000"),
+    ("play_max_iterations", 0, "Max iterations", "the minimum is 1"),
+], ids=["cap-50", "trim-2M", "iterations-0"])
+def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run(app, key, value, label, bound):
+    from scratchpad_lab.engine.config import field_bounds
+    from scratchpad_lab.ui.settings import FIELDS
+
+    app.number_input(key=key).set_value(value).run()
+    lo, hi = field_bounds(FIELDS[key])
+    beside = [e.value for e in app.sidebar.error if e.value.startswith(label)]
+    assert len(beside) == 1, [e.value for e in app.sidebar.error]
+    assert bound in beside[0] and f"allowed: {lo:,} to {hi:,}" in beside[0]
+    assert app.button(key="play_run").disabled
+    main = [e.value for e in app.main.error if e.value.startswith("Fix this setting to run: ")]
+    assert len(main) == 1 and label in main[0]
+    # the widget shows what was typed, and that is what the settings hold: no silent replacement
+    assert app.number_input(key=key).value == value
+
+    app.number_input(key=key).set_value(lo).run()
+    assert not app.error and not app.button(key="play_run").disabled
+
+
+def test_a_click_on_run_with_an_out_of_range_value_starts_nothing(app):
+    """A browser can send the typed value and the Run click in one rerun: the run must not start with
+    any other value than the one on screen (AppTest sends both together)."""
+    app.number_input(key="play_max_scratchpad_chars").set_value(50)
+    app.button(key="play_run").click().run()
+    assert app.session_state["play_active_run"] is None
+    assert app.session_state["play_runs"] == []
+
+
+def test_a_value_in_range_typed_with_the_click_is_the_one_the_run_uses(app):
+    app.select_slider(key="play_pacing").set_value("instant")
+    app.number_input(key="play_max_scratchpad_chars").set_value(3_100)
+    app.button(key="play_run").click().run()
+    assert _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+    assert app.session_state["play_runs"][-1].config.max_scratchpad_chars == 3_100
+
+
+# ── a failing summarizer, said once ─────────────────────────────────────────
+
+def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_percent(app):
+    with FakeOpenAI() as server:
+        server.default = ("status", 401)
+        app.select_slider(key="play_pacing").set_value("instant")
+        app.sidebar.selectbox(key="play_summarizer").set_value("endpoint").run()
+        app.sidebar.selectbox(key="play_sum_ep_provider").set_value("custom").run()
+        app.sidebar.text_input(key="play_sum_ep_base_url_custom").set_value(server.url)
+        app.sidebar.text_input(key="play_sum_ep_model_custom").set_value("tiny-sum")
+        app.sidebar.text_input(key="play_sum_ep_key").set_value("sk-test-not-a-real-key")
+        app.sidebar.selectbox(key="play_summarize_every").set_value(3).run()
+        assert not app.button(key="play_run").disabled, [e.value for e in app.error]
+        app.button(key="play_run").click().run()
+        assert _poll_until(app, lambda a: a.session_state["play_active_run"] is None), "the run did not end"
+
+    record = app.session_state["play_runs"][-1]
+    comps = [e for e in record.events if e.kind == "compression"]
+    assert comps and all(e.data["status"] == "error" for e in comps)
+    banners = [e.value for e in app.error if "compressions failed" in e.value]
+    assert len(banners) == 1, "said once, not once per card"
+    assert banners[0].startswith(f"**{len(comps)} of {len(comps)} compressions failed**")
+    assert "401" in banners[0], banners[0]
+    table = next(d.value for d in app.dataframe if "facts kept" in d.value.columns)
+    assert table.iloc[-1]["facts kept"] == "no compression happened"
+    numbers = [m.value for m in app.markdown if "facts kept: **" in m.value]
+    assert numbers and all("facts kept: **no compression happened**" in n for n in numbers)
+    assert not [m.value for m in app.markdown if "100%" in m.value]
+    kept = [m.value for m in app.metric if m.label == "facts kept across compressions"]
+    assert kept == ["no compression happened"]
+
+
+# ── the live refresh backs off ──────────────────────────────────────────────
+
+def test_refresh_interval_backs_off_when_a_render_is_slower_than_its_interval_and_recovers():
+    from scratchpad_lab.ui.playground import LIVE_REFRESH_S, MAX_REFRESH_S, refresh_interval
+
+    assert refresh_interval(0.05, LIVE_REFRESH_S) == LIVE_REFRESH_S
+    slower = refresh_interval(0.9, LIVE_REFRESH_S)
+    assert slower == pytest.approx(1.8), "at least twice the render time"
+    assert refresh_interval(0.5, slower) == slower, "a render within the interval keeps it"
+    assert refresh_interval(30.0, slower) == MAX_REFRESH_S
+    assert refresh_interval(0.01, slower) == pytest.approx(0.9), "quick renders halve it back"
+    assert refresh_interval(0.01, 0.5) == LIVE_REFRESH_S, "never below the base"
+
+
+class _SlowClock:
+    """time.monotonic for the playground module: every reading is a second after the last, so every
+    render 'takes' one second."""
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
+    import scratchpad_lab.ui.playground as playground
+
+    app.select_slider(key="play_pacing").set_value("slow (1 s/step)").run()
+    app.button(key="play_run").click().run()
+    run = app.session_state["play_active_run"]
+    try:
+        # (on a busy machine a real render may already have lengthened it a little: no check here)
+        assert run is not None and not run.finished
+        monkeypatch.setattr(playground, "time", _SlowClock())
+        app.run()
+        assert app.session_state["play_refresh_s"] >= 2.0, "a 1 s render gets at least a 2 s interval"
+    finally:
+        run.stop()
+        monkeypatch.undo()
+        _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+
+
+# ── small things a demo trips on ────────────────────────────────────────────
+
+@pytest.mark.parametrize("data", [b"", b"  \n"], ids=["0-bytes", "blank"])
+def test_an_empty_upload_says_the_file_is_empty(data):
+    from scratchpad_lab.ui.runs_page import read_upload
+
+    loaded, problem = read_upload("empty.json", data)
+    assert loaded is None
+    assert problem.startswith("The uploaded file is empty"), problem
+
+
+def test_stop_and_pause_sit_together_in_the_status_row(app):
+    app.select_slider(key="play_pacing").set_value("slow (1 s/step)").run()
+    app.button(key="play_run").click().run()
+    run = app.session_state["play_active_run"]
+    try:
+        keys = [b.key for b in app.button]
+        assert keys.index("play_pause") == keys.index("play_stop") + 1, keys  # drawn next to each other
+        assert not app.button(key="play_stop").disabled and not app.button(key="play_pause").disabled
+    finally:
+        run.stop()
+        _poll_until(app, lambda a: a.session_state["play_active_run"] is None)

@@ -1,0 +1,194 @@
+"""The playground on a projector: in real headless Chromium at 1500x1000 and at 1280x800 (the sidebar
+open), everything a presenter talks about while a run is going is on one screen, and a setting out of
+its range disables Run with a message naming the allowed minimum.
+
+The four parts of the live view are keyed containers (`st.container(key="live_status")`, ...);
+Streamlit gives each the CSS class `st-key-<key>`, which is how they are found here. Screenshots go
+to test-artifacts/.
+"""
+from __future__ import annotations
+
+import pytest
+
+from browser_support import ARTIFACTS, browser, server, sync_api  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1500, 1000), (1280, 800)]
+LIVE_KEYS = ["live_status", "live_scratchpad", "live_triggers", "live_diff"]
+RUN_TIMEOUT_MS = 40_000
+
+# The status metric's value, and each keyed container's box, read in one go (the run keeps going).
+LIVE_STATE_JS = """(keys) => {
+  let status = null;
+  for (const m of document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    if (l && l.innerText.trim() === 'status') status = m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
+  }
+  const main = document.querySelector('[data-testid="stMain"]');
+  const boxes = {};
+  for (const k of keys) {
+    const e = document.querySelector('.st-key-' + k);
+    if (!e) { boxes[k] = null; continue; }
+    const r = e.getBoundingClientRect();
+    boxes[k] = {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height};
+  }
+  const heading = [...document.querySelectorAll('.st-key-live_diff strong')]
+    .some(e => e.innerText.startsWith('Compression at iteration'));
+  const stale = document.querySelectorAll('[data-stale="true"]').length;
+  return {status, boxes, heading, stale, scrolled: (main ? main.scrollTop : 0) + window.scrollY};
+}"""
+
+
+def _open(browser, server, width: int, height: int):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(server)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+    return context, page
+
+
+@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_while_a_run_goes_status_scratchpad_triggers_and_newest_compression_share_one_screen(
+        browser, server, width, height):
+    context, page = _open(browser, server, width, height)
+    try:
+        page.get_by_role("button", name="Run", exact=True).click()
+        # once a compression has happened and while the run is still going
+        try:
+            page.wait_for_function(f"() => {{ const s = ({LIVE_STATE_JS})({LIVE_KEYS!r}); "
+                                   "return s.status === 'running' && s.heading && s.stale === 0; }",
+                                   timeout=RUN_TIMEOUT_MS)
+        except sync_api.TimeoutError:
+            raise AssertionError(f"no settled moment with a compression while running: "
+                                 f"{page.evaluate(LIVE_STATE_JS, LIVE_KEYS)}") from None
+        state = page.evaluate(LIVE_STATE_JS, LIVE_KEYS)
+        page.screenshot(path=str(ARTIFACTS / f"demo-live-{width}x{height}.png"))
+        assert state["status"] == "running", "measured while the run is still going"
+        assert state["scrolled"] == 0, "nobody scrolled"
+        for key, box in state["boxes"].items():
+            assert box is not None, f"{key} is not on the page"
+            assert box["height"] > 40 and box["width"] > 200, (key, box)
+            assert box["left"] >= 0 and box["top"] >= 0, (key, box)
+            assert box["right"] <= width and box["bottom"] <= height, f"{key} reaches outside {width}x{height}: {box}"
+        print(f"{width}x{height}:", {k: [round(v) for v in (b['left'], b['top'], b['right'], b['bottom'])]
+                                     for k, b in state["boxes"].items()})
+        # the run ends by itself (about seven seconds at the demo pacing)
+        page.wait_for_function(f"() => ({LIVE_STATE_JS})({LIVE_KEYS!r}).status === 'answered'",
+                               timeout=RUN_TIMEOUT_MS)
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stBaseButton-primary\"]')?.disabled"
+                               " && document.querySelector('input[aria-label=\"Show run\"]')", timeout=RUN_TIMEOUT_MS)
+        # the finished run stays where the live one was
+        after = page.evaluate(LIVE_STATE_JS, LIVE_KEYS)
+        assert after["status"] == "answered" and after["scrolled"] == 0
+        for key in LIVE_KEYS:
+            assert abs(after["boxes"][key]["top"] - state["boxes"][key]["top"]) <= 2, (key, state, after)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_typing_50_into_compress_when_over_disables_run_and_names_the_minimum(browser, server, width, height):
+    from scratchpad_lab.engine.config import field_bounds
+
+    lowest = field_bounds("max_scratchpad_chars")[0]
+    context, page = _open(browser, server, width, height)
+    try:
+        box = page.locator('[data-testid="stSidebar"]').get_by_label("Compress when over (chars)", exact=True)
+        box.fill("50")
+        box.press("Enter")
+        run = page.get_by_role("button", name="Run", exact=True)
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stBaseButton-primary\"]')?.disabled",
+                               timeout=RUN_TIMEOUT_MS)
+        assert run.is_disabled()
+        message = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]').filter(
+            has_text="Compress when over (chars) is 50")
+        message.wait_for()
+        assert f"the minimum is {lowest:,}" in message.inner_text()
+        assert box.input_value() == "50", "the widget keeps what was typed"
+        page.screenshot(path=str(ARTIFACTS / f"demo-range-{width}x{height}.png"))
+
+        box.fill(str(lowest))
+        box.press("Enter")
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stBaseButton-primary\"]')?.disabled",
+                               timeout=RUN_TIMEOUT_MS)
+        assert message.count() == 0
+    finally:
+        context.close()
+
+
+# ── untrusted text in the word-level diff ──────────────────────────────────
+
+XSS = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "![x](http://evil.invalid/a.png)",
+       "[click](http://evil.invalid/l)", "www.evil.invalid", "ops@evil.invalid", ":red[INJECTED]",
+       "`tick`", "$x^2$", "<iframe src=http://evil.invalid></iframe>"]
+
+# Every element inside the rendered markdown of the compression cards, by tag, and their text.
+MARKDOWN_DOM_JS = """() => {
+  const tags = {}; let text = '';
+  for (const m of document.querySelectorAll('[class*="st-key-runs_view_card_"] [data-testid="stMarkdownContainer"]')) {
+    m.querySelectorAll('*').forEach(e => tags[e.tagName] = (tags[e.tagName] || 0) + 1);
+    text += m.innerText + '\\n';
+  }
+  return {tags, text, dialogs: window.__labDialogs || 0};
+}"""
+
+
+@pytest.fixture
+def crafted_record(tmp_path):
+    """A real run's record with every payload planted in the text each compression dropped and wrote."""
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run
+
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=4), name="crafted").run()
+    for e in record.events:
+        if e.kind == "compression":
+            e.data["before"] = e.data["before"] + "\n" + "\n".join(XSS[:5]) + "\n"
+            e.data["after"] = e.data["after"] + "\n" + "\n".join(XSS[5:]) + "\n"
+    path = tmp_path / "crafted-run.json"
+    record.save(path)
+    return path
+
+
+def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser, server, crafted_record):
+    context, page = _open(browser, server, 1500, 1000)
+    try:
+        page.on("dialog", lambda d: (page.evaluate("() => window.__labDialogs = (window.__labDialogs || 0) + 1"),
+                                     d.dismiss()))
+        page.goto(server + "/runs")
+        page.locator(".st-key-runs_upload input[type=file]").wait_for(state="attached")
+        page.locator(".st-key-runs_upload input[type=file]").set_input_files(str(crafted_record))
+        # open the upload (the page may keep another run open)
+        opened = page.get_by_role("combobox", name="Open run", exact=True)
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stDataFrame\"]')].length > 0")
+        for _ in range(3):
+            if opened.input_value().startswith("upload #1"):
+                break
+            opened.click()
+            option = page.get_by_role("option").filter(has_text="upload #1")
+            try:
+                option.first.wait_for(timeout=5_000)
+                option.first.click()
+                page.wait_for_function("() => document.querySelector('input[aria-label=\"Open run\"]')"
+                                       "?.value?.startsWith('upload #1')", timeout=10_000)
+            except sync_api.TimeoutError:
+                page.keyboard.press("Escape")
+        assert opened.input_value().startswith("upload #1"), opened.input_value()
+        page.wait_for_function("""() => [...document.querySelectorAll('[class*="st-key-runs_view_card_"] strong')]
+            .some(e => e.innerText.startsWith('Compression at iteration'))""", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_function("() => document.querySelectorAll('[data-stale=\"true\"]').length === 0")
+        dom = page.evaluate(MARKDOWN_DOM_JS)
+        page.screenshot(path=str(ARTIFACTS / "demo-xss-card.png"))
+        for payload in ["<img src=x onerror=alert(1)>", "![x](http://evil.invalid/a.png)", ":red[INJECTED]",
+                        "<iframe src=http://evil.invalid></iframe>", "$x^2$", "`tick`"]:
+            assert payload in dom["text"].replace("\u2060", ""), f"{payload!r} is not shown as text"
+        made = {t for t in dom["tags"] if t not in {"P", "SPAN", "DEL", "STRONG", "BR", "DIV"}}
+        assert not made, f"untrusted text made elements: {dom['tags']}"
+        hostile = page.evaluate("""() => document.querySelectorAll(
+            '[data-testid="stMain"] img, [data-testid="stMain"] iframe, [data-testid="stMain"] script, '
+            + '[data-testid="stMain"] a[href*="evil.invalid"], [data-testid="stMain"] a[href^="mailto:"]').length""")
+        assert hostile == 0
+        assert dom["dialogs"] == 0
+    finally:
+        context.close()
