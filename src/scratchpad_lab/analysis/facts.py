@@ -299,7 +299,10 @@ def is_in(text: str, fact: Fact) -> bool:
 
 
 _RETENTIONS: Dict[tuple, tuple] = {}  # (before, after, expected) -> (facts, kept, lost)
-_RETENTIONS_CHARS = [0]  # the texts the memo holds, in chars: it is emptied past 8 million (~8 MB)
+# The texts the memo's keys refer to, in chars (they are the events' own strings, shared, not copies):
+# emptied past 32 million, so a 1,600-step run's compressions (~9 million) stay remembered while its
+# views redraw, and a sweep never keeps more than ~32 MB of finished cells' texts alive.
+_RETENTIONS_CHARS = [0]
 
 
 def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retention:
@@ -314,7 +317,7 @@ def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retentio
         lost: List[Fact] = []
         for f in facts:  # each fact looked for once
             (kept if is_in(after, f) else lost).append(f)
-        if _RETENTIONS_CHARS[0] > 8_000_000:
+        if _RETENTIONS_CHARS[0] > 32_000_000:
             _RETENTIONS.clear()
             _RETENTIONS_CHARS[0] = 0
         _RETENTIONS_CHARS[0] += len(before) + len(after)
