@@ -275,7 +275,7 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
     page = 1
     if pages > 1:
         page = int(st.number_input(f"Page of compression cards (1-{pages}, newest first)", min_value=1,
-                                   max_value=pages, value=1, step=1, key=f"{key}_cards_page_{pages}"))
+                                   max_value=pages, value=1, step=1, key=f"{key}_cards_page_{pages}", width=320))
     first = (page - 1) * CARDS_PER_PAGE
     shown = comps[::-1][first:first + CARDS_PER_PAGE]
     if pages > 1:
