@@ -1,6 +1,6 @@
 """The Prompt lab page: one scratchpad, 1-4 prompts x 1-3 summarizers, side by side.
 
-The engine is promptlab.py; this module draws widgets and the matrix. Everything a summarizer or a
+The engine is the promptlab package; this module draws widgets and the matrix. Everything a summarizer or a
 file wrote (summaries, scratchpads, lost facts, uploaded names) is shown with st.text / st.code only;
 badges carry our own words and numbers. Widget values are also kept in PL_KEPT, because Streamlit
 drops a widget's state when its page is left, and a person who tried the prompt in the playground

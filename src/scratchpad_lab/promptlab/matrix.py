@@ -1,178 +1,33 @@
-"""Prompt lab: one scratchpad, several summarizer prompts x several summarizers, side by side.
+"""Prompt lab: snapshots, summarizers, and the prompts x summarizers matrix (concurrent, cancellable),
+each cell through the package's own middleware path.
 
-Streamlit-free, so the page, the CLI and the tests share it. What it guarantees:
-
-- a **snapshot** is a scratchpad the middleware saw (or would see): the K-th compression of a run,
-  the scratchpad as iteration N started, a trace replayed with the package defaults to find one, or
-  pasted text;
-- every cell goes through the package's own path: a real `AutoSummarizeMiddleware` is fired once on
-  a stand-in agent holding the snapshot, its summarizer wrapped by the run observer (observe.py), so
-  the prompt is formatted exactly as in a run (the package formats its prompt, the observer swaps in
-  the custom template for that very scratchpad), the scratchpad after is what the package writes, and
-  the compression event is recorded by the same hook as in a run;
-- calls run concurrently, at most `per_endpoint` at a time per endpoint, and each cell can be
-  cancelled (a cell not started never starts; a call in flight is abandoned, its reply ignored);
-- each cell is scored by the one home of each rule: facts (facts.py), flags (quality.py), probes
-  (probes.py), cost (pricing.py).
-"""
-from __future__ import annotations
+Streamlit-free."""
 
 import copy
-import difflib
 import re
-import string
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from .engine.config import PACKAGE_PROMPT, PROMPT_PLACEHOLDERS, ConfigError, RunConfig, validate_prompt_template
-from .engine.events import Event, RunLog
-from .engine.extractive import ExtractiveSummarizer
-from .analysis.facts import Fact, extract_facts, retention
-from .analysis.metrics import of_kind
-from .engine.observe import ObservedSummarizer, RunObserver
-from .analysis.pricing import cost_usd
-from .analysis.probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
-from .engine.providers import Endpoint, EndpointLLM
-from .analysis.quality import flags_for
-from .files.records import RunRecord
-from .engine.tokens import TokenCounter
-from .files.trace import RecordError, Trace
+from ..engine.config import PACKAGE_PROMPT, ConfigError, RunConfig
+from ..engine.events import Event, RunLog
+from ..engine.extractive import ExtractiveSummarizer
+from ..analysis.facts import Fact, extract_facts, retention
+from ..analysis.metrics import of_kind
+from ..engine.observe import ObservedSummarizer, RunObserver
+from ..analysis.pricing import cost_usd
+from ..analysis.probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
+from ..engine.providers import Endpoint, EndpointLLM
+from ..analysis.quality import flags_for
+from ..files.records import RunRecord
+from ..engine.tokens import TokenCounter
+from ..files.trace import Trace
 
-MAX_PROMPTS = 4
-MAX_SUMMARIZERS = 3
-MAX_PROMPT_CHARS = 20_000
-PER_ENDPOINT = 4  # concurrent calls per endpoint: within what hosted APIs and local servers take
-
-# ── the prompt library ──────────────────────────────────────────────────────────────────────────
-
-PROMPT_LIBRARY: Dict[str, str] = {
-    "Package default": PACKAGE_PROMPT,
-    "Keep every identifier and number": (
-        "You compress an AI agent's working notes so it can keep working on its task.\n\n"
-        "Task: {query}\nSteps so far: {iteration}\n\n"
-        "Rewrite the notes below as short bullet points. Copy EVERY identifier, code, number, amount, "
-        "date, time, name, e-mail, URL and file path exactly as written; never round or paraphrase them. "
-        "Drop reasoning that led nowhere.\n\n"
-        "--- NOTES ---\n{scratchpad}\n--- END ---\n"),
-    "Structured (intent / summary / artifacts / next steps)": (
-        "Summarize the agent's scratchpad below so the agent can continue its task from your summary "
-        "alone.\n\nTask: {query}\nSteps completed: {iteration}\n\n"
-        "--- SCRATCHPAD ---\n{scratchpad}\n--- END ---\n\n"
-        "Answer with exactly these sections:\n"
-        "SESSION INTENT: ...\n"
-        "SUMMARY: ...\n"
-        "ARTIFACTS: ...\n"
-        "NEXT STEPS: ...\n"),
-    "One paragraph": (
-        "In one paragraph of plain prose, summarize what this agent has found so far for the task "
-        "\"{query}\" after {iteration} steps. Keep the facts it will need to finish.\n\n{scratchpad}\n"),
-}
-
-PLACEHOLDER_HELP = {
-    "scratchpad": "the agent's notes being compressed (required: without it the summarizer sees nothing)",
-    "query": "the task the agent was given",
-    "iteration": "how many steps the agent has done when the compression happens",
-}
-_SYNONYMS = {"task": "query", "question": "query", "goal": "query", "prompt": "query",
-             "step": "iteration", "steps": "iteration", "n": "iteration", "iterations": "iteration",
-             "context": "scratchpad", "notes": "scratchpad", "text": "scratchpad", "history": "scratchpad",
-             "memory": "scratchpad", "input": "scratchpad"}
-_BRACED = re.compile(r"\{([^{}\n]{0,60})\}")
-
-
-@dataclass
-class PromptCheck:
-    """What a person's prompt will do, in plain words. `template` is what runs (None: it cannot run
-    yet); `fix` is a corrected prompt the page offers with one click."""
-
-    text: str
-    template: Optional[str]
-    problems: List[str] = field(default_factory=list)   # must change before it can run
-    notes: List[str] = field(default_factory=list)      # runs, but probably not as meant
-    fix: Optional[str] = None
-    fix_label: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.template is not None
-
-
-def literal_template(text: str) -> str:
-    """The template that sends `text` with every brace literal except the three placeholders."""
-    out, pos = [], 0
-    for m in re.finditer(r"\{(query|iteration|scratchpad)\}", text):
-        out.append(text[pos:m.start()].replace("{", "{{").replace("}", "}}"))
-        out.append(m.group(0))
-        pos = m.end()
-    out.append(text[pos:].replace("{", "{{").replace("}", "}}"))
-    return "".join(out)
-
-
-def _closest(name: str) -> Optional[str]:
-    low = name.strip().lower().replace(" ", "_")
-    if low in _SYNONYMS:
-        return _SYNONYMS[low]
-    match = difflib.get_close_matches(low, PROMPT_PLACEHOLDERS, n=1, cutoff=0.6)
-    return match[0] if match else None
-
-
-def check_prompt(text: str) -> PromptCheck:
-    """Validate a prompt with the package's rule (config.validate_prompt_template) and say in plain
-    words what it will do and how to fix it. A prompt that the rule accepts runs as written; one
-    with unknown {names} runs with them sent as literal text; one without {scratchpad} cannot run."""
-    if not text.strip():
-        return PromptCheck(text, None, ["The prompt is empty. Start from one of the library's prompts."],
-                           fix=PACKAGE_PROMPT, fix_label="Start from the package's prompt")
-    if len(text) > MAX_PROMPT_CHARS:
-        return PromptCheck(text, None, [f"The prompt is {len(text):,} characters; the limit is "
-                                        f"{MAX_PROMPT_CHARS:,}. Shorten it."])
-    try:
-        return PromptCheck(text, validate_prompt_template(text))
-    except ConfigError:
-        pass
-    check = PromptCheck(text, None)
-    template = literal_template(text)
-    fixed = text
-    unknown = [m for m in _BRACED.finditer(text) if m.group(1) not in PROMPT_PLACEHOLDERS]
-    renames = {}
-    for m in unknown:
-        shown = m.group(0)
-        target = _closest(m.group(1))
-        if target and target not in renames.values():
-            renames[shown] = "{" + target + "}"
-            check.notes.append(f"{shown} is not a word the lab fills in, so it will be sent as the text "
-                               f"“{shown}”. Did you mean {{{target}}}, {PLACEHOLDER_HELP[target].split(' (')[0]}?")
-        else:
-            check.notes.append(f"{shown} is not a word the lab fills in, so the summarizer will see the text "
-                               f"“{shown}” as written. The fill-in words are {{scratchpad}}, {{query}} and "
-                               "{iteration}.")
-    for old, new in renames.items():
-        fixed = fixed.replace(old, new)
-    if "{scratchpad}" not in text:
-        renamed = "{scratchpad}" in fixed
-        check.problems.append("The prompt has no {scratchpad}, so the summarizer would never see the notes it "
-                              "should compress. Put {scratchpad} where the notes belong, or use the fix: " +
-                              ("it writes {scratchpad} where you probably meant it." if renamed else
-                               "it adds it at the end."))
-        if not renamed:
-            fixed = fixed.rstrip("\n") + "\n\n{scratchpad}"
-    if fixed != text:
-        check.fix = fixed
-        check.fix_label = ("Add {scratchpad} at the end" if not renames else
-                           "Use " + ", ".join(f"{v} for {k}" for k, v in renames.items()) +
-                           (" and add {scratchpad}" if "{scratchpad}" not in text and "{scratchpad}" not in renames.values() else ""))
-    if not check.problems:
-        try:
-            check.template = validate_prompt_template(template)
-        except ConfigError as exc:  # literal_template always yields a valid one; say so if not
-            check.problems.append(str(exc))
-    return check
-
+from .prompts import MAX_PROMPTS, MAX_SUMMARIZERS, PER_ENDPOINT, check_prompt
 
 # ── snapshots ───────────────────────────────────────────────────────────────────────────────────
 
@@ -194,7 +49,7 @@ class Snapshot:
 
     @property
     def expected(self) -> List[str]:
-        from .scenarios import SCENARIOS
+        from ..scenarios import SCENARIOS
         return [f.value for f in SCENARIOS[self.scenario].expected_facts] if self.scenario in SCENARIOS else []
 
 
@@ -242,7 +97,7 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
     """A run record to take snapshots from: a trace is replayed with the package defaults."""
     if isinstance(loaded, RunRecord):
         return loaded
-    from .files.replay import replay_with_defaults  # what replaying a file means is decided there
+    from ..files.replay import replay_with_defaults  # what replaying a file means is decided there
     return replay_with_defaults(loaded, name="", label=label)
 
 
@@ -517,114 +372,3 @@ def prompt_file_name(name: str) -> str:
     return safe[:60] + ".txt"
 
 
-# ── command line: `scratchpad-lab prompt-lab` (registered in cli.py) ───────────────────────────
-
-class _Append(__import__("argparse").Action):
-    """--summarizer and --summarizer-model share one ordered list, so columns keep the order given."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        items = list(getattr(namespace, "columns", None) or [])
-        items.append(("model", values) if option_string == "--summarizer-model" else ("extractive", values))
-        namespace.columns = items
-
-
-def add_cli(sub) -> None:
-    p = sub.add_parser("prompt-lab", help="try summarizer prompts x summarizers on one scratchpad")
-    p.add_argument("source", help="a run record or a trace (a trace is replayed with the package defaults)")
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--compression", type=int, metavar="K", help="the scratchpad before the K-th compression")
-    which.add_argument("--iteration", type=int, metavar="N", help="the scratchpad as iteration N started")
-    p.add_argument("--prompt-file", action="append", required=True, metavar="FILE",
-                   help=f"a prompt template file (1 to {MAX_PROMPTS}); its file name names it")
-    p.add_argument("--summarizer", action=_Append, choices=["extractive"], help="the offline extractive column")
-    p.add_argument("--summarizer-model", action=_Append, metavar="NAME", help="an endpoint model column (repeatable)")
-    p.add_argument("--summarizer-base-url", action="append", metavar="URL",
-                   help="one per --summarizer-model in order, or one for all (default: OpenAI)")
-    p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
-    p.add_argument("--send-key-to-custom-url", action="store_true",
-                   help="send a provider's own key variable to a custom base URL too")
-    p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question")
-    p.add_argument("--json", action="store_true", help="print one JSON object per cell")
-
-
-def _cli_inputs(args):
-    """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
-    from pathlib import Path
-
-    from .cli import cli_key, endpoint_for
-    from .files.records import load_path
-
-    given = vars(args)
-    prompts = []
-    if len(args.prompt_file) > MAX_PROMPTS:
-        raise ValueError(f"give at most {MAX_PROMPTS} --prompt-file")
-    for name in args.prompt_file:
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read --prompt-file {name}: {exc}") from None
-        check = check_prompt(text)
-        if not check.ok:
-            raise ValueError(f"--prompt-file {name}: " + " ".join(check.problems))
-        prompts.append(PromptVariant(Path(name).name, text))
-    columns = given.get("columns") or [("extractive", "extractive")]
-    models = [v for kind, v in columns if kind == "model"]
-    urls = given.get("summarizer_base_url") or []
-    if urls and not models:
-        raise ValueError("--summarizer-base-url needs --summarizer-model")
-    if len(urls) not in (0, 1, len(models)):
-        raise ValueError(f"{len(urls)} --summarizer-base-url for {len(models)} --summarizer-model: give one for "
-                         "all, or one per model in order")
-    if len(columns) > MAX_SUMMARIZERS:
-        raise ValueError(f"give at most {MAX_SUMMARIZERS} summarizers")
-    specs, m = [], 0
-    for kind, value in columns:
-        if kind == "extractive":
-            specs.append(SummarizerSpec())
-            continue
-        url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
-        m += 1
-        endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(SummarizerSpec(endpoint, cli_key(endpoint, given, "summarizer")))
-    probes = []
-    for text in given.get("probe") or []:
-        question, sep, answer = text.partition("=")
-        if not sep or not question.strip() or not answer.strip():
-            raise ValueError(f"--probe {text!r} should be QUESTION=ANSWER")
-        probes.append(ProbeQuestion(question.strip(), answer.strip()))
-    loaded = load_path(args.source)
-    record = record_for(loaded, Path(args.source).name)
-    label = Path(args.source).name
-    if given.get("compression") is not None:
-        snapshot = snapshot_at_compression(record, args.compression, label)
-    else:
-        snapshot = snapshot_at_iteration(record, args.iteration, label)
-    return snapshot, prompts, specs, probes
-
-
-def run_cli(args) -> int:
-    """0: the cells ran (some may be empty or errors); 2: bad arguments or files; 1: no cell could run
-    (every cell is an error: e.g. no endpoint could be reached)."""
-    import json
-    import sys
-
-    from .engine.providers import EndpointError
-
-    try:
-        snapshot, prompts, specs, probes = _cli_inputs(args)
-        matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
-    except (ValueError, RecordError, EndpointError) as exc:  # ConfigError, SnapshotError are ValueErrors
-        print(f"scratchpad-lab: error: {exc}", file=sys.stderr)
-        return 2
-    matrix.run()
-    if "json" in vars(args):
-        print(json.dumps(matrix.to_json(), ensure_ascii=False))
-    else:
-        print(f"snapshot: {snapshot.label}: {len(snapshot.scratchpad):,} chars, {len(snapshot.facts())} facts")
-        for c in matrix.cells:
-            d = c.to_json()
-            kept = len(d["facts_before"]) - len(d["facts_lost"])
-            print(f"{d['prompt']:<28} {d['summarizer']:<20} {d['status']:<6} {d['before_chars']:>7,} -> "
-                  f"{d['after_chars']:>7,} chars, facts kept {kept}/{len(d['facts_before'])}, "
-                  f"{d['latency_s']:.2f} s" + (f", error: {d['error']}" if d["error"] else ""))
-    return 0 if any(c.status in ("ok", "empty") for c in matrix.cells) else 1
