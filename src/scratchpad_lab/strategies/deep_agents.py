@@ -30,7 +30,7 @@ from ..files.trace import Trace
 from .messages import MessageCounter, content_text, render_all, step_messages
 from .result import Quirk, StrategyResult
 from .settings import StrategySpec
-from .summarizer import SummarizerSpec, call_recorder
+from .summarizer import SummarizerSpec, recorded_chat_model
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -98,9 +98,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     s = spec.resolved()
     count = counter or TokenCounter(None)
     tokens = MessageCounter(count)
-    model = summarizer.chat_model(s.get("max_input_tokens"))
-    calls = call_recorder(count)
-    model.callbacks = [calls]
+    model, calls = recorded_chat_model(summarizer, count, s.get("max_input_tokens"))
     log = RunLog()
     log.emit("run_start", task=trace.task, config={"strategy": spec.name, **s}, mode="strategy",
              label=spec.title(), summarizer_model_id=summarizer.model_id)

@@ -21,7 +21,7 @@ from ..files.trace import Trace
 from .messages import MessageCounter, render_all, step_messages
 from .result import Quirk, StrategyResult
 from .settings import StrategySpec
-from .summarizer import SummarizerSpec, call_recorder
+from .summarizer import SummarizerSpec, recorded_chat_model
 
 
 def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
@@ -39,9 +39,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     s = spec.resolved()
     count = counter or TokenCounter(None)
     tokens = MessageCounter(count)
-    model = summarizer.chat_model()
-    calls = call_recorder(count)
-    model.callbacks = [calls]
+    model, calls = recorded_chat_model(summarizer, count)
     log = RunLog()
     log.emit("run_start", task=trace.task, config={"strategy": spec.name, **s}, mode="strategy",
              label=spec.title(), summarizer_model_id=summarizer.model_id)

@@ -117,6 +117,16 @@ def _extractive_class():
     return ExtractiveChatModel
 
 
+def recorded_chat_model(summarizer: "SummarizerSpec", counter: TokenCounter,
+                        max_input_tokens: Optional[int] = None):
+    """(model, calls): the LangChain chat model a message-based strategy summarizes with, every call it
+    makes recorded in `calls.calls`."""
+    model = summarizer.chat_model(max_input_tokens)
+    calls = call_recorder(counter)
+    model.callbacks = [calls]
+    return model, calls
+
+
 def call_recorder(counter: TokenCounter):
     """A LangChain callback handler that records every chat-model call it sees."""
     from langchain_core.callbacks import BaseCallbackHandler
