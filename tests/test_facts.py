@@ -214,3 +214,64 @@ def test_a_50000_char_scratchpad_yields_every_planted_identifier_once():
     assert identifiers == planted
     assert len({f.text for f in facts}) == len(facts)
     assert not any(f.kind == "name" for f in facts)  # only structure words and tool names are capitalized
+
+
+# ── the fast search finds exactly what each kind's own pattern finds ────────
+
+def _reference_spans(line):
+    """line_fact_spans as it was written first: each kind's pattern.sub over the line, in order."""
+    import re as _re
+    from scratchpad_lab.analysis import facts as F
+    work, spans = line, []
+    has_digit = any(c.isdigit() for c in line)
+    for kind, pattern in F._PATTERNS:
+        if not F._may_match(kind, line, has_digit):
+            continue
+
+        def claim(m, kind=kind):
+            group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
+            start, end = m.span(group)
+            raw = line[start:end]
+            value = raw.strip()
+            start += len(raw) - len(raw.lstrip())
+            if kind == "name":
+                value, start = F._trim_name(line, m, value)
+                if not value:
+                    return m.group(0)
+            spans.append((start, start + len(value), kind, value))
+            return " " * len(m.group(0))
+        work = pattern.sub(claim, work)
+    return tuple(sorted(spans, key=lambda span: span[0]))
+
+
+_PIECES = list("aAbBzZ019 _-.:/\\@$€£₹%\"“”'()[]{},;!?\t") + [
+    "USD", "INR", "Rs.", "ms", "Monday", "March", "Sept", "April", "Aug ", "Dec ", "Sun, ", "Wed ", "12 ", " 7", "2026-03-14", "02:17:09", "v4.18.2", "ID-2347",
+    "https://x.io/a", "Asha Rao", "of ", " Pune", "3,072", "٣", "ERR_DB", "db.pool.max", "arXiv:2611.04217",
+    "C:\\x\\y.txt", "~/a/b", "²", "x²_", "src/lab/run.py", "a.rao@example.in", "ß", "Sørbø", "\u00a0", " 0.071% "]
+
+
+def test_fast_fact_search_finds_exactly_what_the_patterns_find():
+    from pathlib import Path
+    from scratchpad_lab.analysis.facts import line_fact_spans
+    lines = set()
+    for path in sorted(Path(__file__).resolve().parents[1].glob("sample_runs/*.json")):
+        lines.update(path.read_text(encoding="utf-8").replace("\\n", "\n").split("\n"))
+    rnd = random.Random(15)
+    for _ in range(20000):
+        lines.add("".join(rnd.choice(_PIECES) for _ in range(rnd.randint(1, 40))))
+    differing = [line for line in lines if line_fact_spans.__wrapped__(line) != _reference_spans(line)]
+    assert not differing, differing[:3]
+
+
+def test_contains_answers_what_the_fact_pattern_finds():
+    """contains() checks boundaries by hand (no pattern compiled per fact); fact_pattern (the cards mark
+    facts with it) must find a fact exactly where contains() says it is."""
+    from scratchpad_lab.analysis.facts import fact_pattern
+    rnd = random.Random(151)
+    alphabet = list("aZ09_.,- é٣²x") + ["ID-1", "3.5", "12", "A"]
+    for _ in range(40000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
+        value = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 4)))
+        for relaxed in (False, True):
+            assert contains(text, value, relaxed) == (fact_pattern(value, relaxed).search(text) is not None), \
+                (text, value, relaxed)

@@ -22,10 +22,7 @@ from pydantic import ValidationError
 from .engine.config import ConfigError, RunConfig, explain_validation_error, validate_prompt_template
 from .engine.providers import (NO_KEY_PLACEHOLDER, PROVIDERS, Endpoint, EndpointError, key_bindings, key_refusal,
                         key_var, resolve_key)
-from .analysis.compare import Setting, grid, sweep_rows
 from .analysis.metrics import answer_score, final_answer, summarize_run, trims
-from .analysis.narrate import why_compressions, why_trims
-from .analysis.quality import annotate
 from .files.records import RunRecord, load_path
 from .files.replay import Replay, replay_source, summarizer_notice
 from .engine.runner import Run, Source
@@ -85,6 +82,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
 
 def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
     """The exact shape `run|replay --json` prints."""
+    from .analysis.narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
+    from .analysis.quality import annotate
     answer = final_answer(events)
     return {
         "iterations": sum(1 for e in events if e.kind == "iteration"),
@@ -103,7 +102,13 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
     }
 
 
-def build_parser() -> argparse.ArgumentParser:
+_LIGHT_COMMANDS = ("scenarios", "run", "replay", "sweep")
+
+
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The whole parser; given the `command` about to run, when that is one of the engine's own, the
+    prompt-lab and strategies subcommands are registered by name only (their parsers import their
+    engines, which such a command never needs: start-up time)."""
     parser = _Parser(argument_default=argparse.SUPPRESS, prog="scratchpad-lab", description="See what scratchpad compression does to an agent.")
     sub = parser.add_subparsers(dest="command", required=True,
                                 parser_class=lambda **kw: _Parser(argument_default=argparse.SUPPRESS, **kw))
@@ -123,6 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    if command in _LIGHT_COMMANDS:
+        sub.add_parser("prompt-lab")
+        sub.add_parser("strategies")
+        return parser
     from .promptlab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
     from .strategies.cli import add_parser as add_strategies_parser  # cheap: no LangChain import
@@ -143,6 +152,7 @@ def _list_of(convert, what: str):
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from .analysis.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
@@ -282,7 +292,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     # The middleware logs each failed or empty summary; the run records them as compression events.
     logging.getLogger("autourgos_summarizer").setLevel(logging.ERROR)
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
         if args.command == "scenarios":
             for sc in list_scenarios():
                 print(f"{sc.name:<16} {sc.title}: {sc.description}")

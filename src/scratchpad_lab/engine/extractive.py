@@ -81,17 +81,19 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
         return line
     # Keep the part with the most salient facts (found once in the whole line; a window counts the
     # facts wholly inside it): slide a window in coarse steps.
-    spans = line_fact_spans(line)
+    spans = [(fact_start, fact_end, value, _weight(kind, value))
+             for fact_start, fact_end, kind, value in line_fact_spans(line)]
     starts = [span[0] for span in spans]
     best, best_at = -1, 0
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
         inside: dict = {}
-        for fact_start, fact_end, kind, value in spans[bisect_left(starts, start):]:
-            if fact_start >= start + cap:
+        stop = start + cap
+        for fact_start, fact_end, value, weight in spans[bisect_left(starts, start):]:
+            if fact_start >= stop:
                 break
-            if fact_end <= start + cap:
-                inside.setdefault(value, _weight(kind, value))
-        found = sum(inside.values()) + (2 if _LABELLED.match(line[start:start + cap]) else 0)
+            if fact_end <= stop and value not in inside:
+                inside[value] = weight
+        found = sum(inside.values()) + (2 if _LABELLED.match(line[start:stop]) else 0)
         if found > best:
             best, best_at = found, start
     piece = line[best_at:best_at + cap]

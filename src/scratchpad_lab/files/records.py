@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -24,13 +25,19 @@ _PACKAGES = ("autourgos-agent", "autourgos-summarizer", "autourgos-openaichat", 
 
 
 def package_versions() -> Dict[str, str]:
-    out = {}
+    return dict(_installed_versions())
+
+
+@lru_cache(maxsize=1)
+def _installed_versions() -> tuple:
+    """Read once per process (~20 ms of metadata lookups; the modules running are the ones imported)."""
+    out = []
     for name in _PACKAGES:
         try:
-            out[name] = metadata.version(name)
+            out.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+            out.append((name, "not installed"))
+    return tuple(out)
 
 
 @dataclass

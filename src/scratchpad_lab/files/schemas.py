@@ -43,13 +43,13 @@ Seconds = Annotated[float, Field(ge=-1e9, le=1e9)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid")
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", defer_build=True)
 
 
 class _Payload(BaseModel):
     """An event's data: the listed fields are checked; others are kept as they are (forward compatible)."""
 
-    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="allow")
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="allow", defer_build=True)
 
 
 # ── traces ──────────────────────────────────────────────────────────────────

@@ -66,7 +66,7 @@ def facts_kept_text(c: Dict) -> str:
 
 
 def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
-    spans = sorted((m.start(), m.end()) for f in set(facts) for m in fact_pattern(f).finditer(text))
+    spans = sorted((m.start(), m.end()) for f in set(facts) if f in text for m in fact_pattern(f).finditer(text))
     out: List[Tuple[int, int]] = []
     for start, end in spans:
         if not out or start >= out[-1][1]:

@@ -51,11 +51,19 @@ def _probe_list(record: RunRecord) -> List[ProbeQuestion]:
     return scenario_probes(record.scenario) + [ProbeQuestion(q, a) for q, a in user]
 
 
+LOSS_AUTO_STEPS = 400  # a longer run works out savings and facts by step when asked (a few seconds)
+
+
 def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[], Any]] = None) -> None:
     """`model_factory`, when given, builds the summarizer model to ask probe questions with."""
     import pandas as pd  # lazy: the first page does without it
     st.subheader("What compression lost")
-    baseline = baseline_for_record(record)
+    steps = sum(1 for e in record.events if e.kind == "iteration")
+    detailed = steps <= LOSS_AUTO_STEPS or st.toggle(
+        "Work out tokens saved and facts by step", key=f"{key}_detailed",
+        help=f"This run has {steps:,} steps: the figures replay it with compression off and read every tool "
+             "result again, which takes a few seconds.")
+    baseline = baseline_for_record(record) if detailed else None
     cols = st.columns(4)
     cols[0].metric("facts kept across compressions", facts_kept(record.events))  # failed ones kept nothing
     if baseline is not None:
@@ -67,15 +75,15 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
         if s.summarizer_tokens:
             st.text("Compression paid for itself at iteration " + str(s.payback_iteration)
                     if s.payback_iteration else "Compression never paid for itself in this run.")
-    chart = facts_chart(record)
+    chart = facts_chart(record) if detailed else None
     if chart is not None:
         st.text("Facts still in the agent's context at the end, by the step whose tool results brought them in")
         st.altair_chart(chart, width="stretch")
-    comps = annotate(record.events)
+    comps = [e for e in record.events if e.kind == "compression"]
     if not comps:
         return
     st.text("Probe questions: still answerable after a compression?")
-    iterations = [c["iteration"] for c in comps]
+    iterations = [e.iteration for e in comps]
     chosen = st.selectbox("Compression", iterations, key=f"{key}_probe_at",
                           format_func=lambda i: f"iteration {i}")
     with st.expander("Add your own probe"):
@@ -87,7 +95,8 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
     if not probes:
         st.text("No probes for this run: add one above.")
         return
-    c = next(c for c in comps if c["iteration"] == chosen)
+    starts = [e for e in record.events if e.kind == "run_start"]
+    c = annotate(starts + [next(e for e in comps if e.iteration == chosen)])[0]  # only the one asked about
     results = run_probes(c["before"], c["after"], probes)
     if model_factory is not None and st.button("Ask the summarizer model too", key=f"{key}_probe_llm"):
         try:

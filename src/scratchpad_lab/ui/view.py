@@ -200,9 +200,13 @@ def _cost_line(s: RunSummary) -> str:
             f"{s.summarizer_tokens_out:,} out, {_money(s.summarizer_cost_usd)}")
 
 
-def _cards_upto(events: Sequence[Event], upto: Optional[int]) -> List[Dict]:
-    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(events)
-            if upto is None or c["iteration"] <= upto]
+CARDS_PER_PAGE = 10  # a long run has hundreds of compressions: only the cards on show are annotated and drawn
+
+
+def annotated_cards(events: Sequence[Event], compressions: Sequence[Event]) -> List[Dict]:
+    """The cards of the given compression events only (facts, flags, narration), in their order."""
+    starts = [e for e in events if e.kind == "run_start"]
+    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(starts + list(compressions))]
 
 
 def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = None) -> None:
@@ -261,13 +265,24 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
 
 def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] = None,
                  prices: Optional[dict] = None) -> None:
-    """Every compression, newest first."""
-    cards = _cards_upto(events, upto)
-    st.subheader(f"Compressions ({len(cards)})")
-    if not cards:
+    """Every compression, newest first, CARDS_PER_PAGE at a time (a page picker when there are more)."""
+    comps = [e for e in events if e.kind == "compression" and (upto is None or e.iteration <= upto)]
+    st.subheader(f"Compressions ({len(comps)})")
+    if not comps:
         st.text("No compression yet.")
+        return
+    pages = -(-len(comps) // CARDS_PER_PAGE)
+    page = 1
+    if pages > 1:
+        page = int(st.number_input(f"Page of compression cards (1-{pages}, newest first)", min_value=1,
+                                   max_value=pages, value=1, step=1, key=f"{key}_cards_page_{pages}", width=320))
+    first = (page - 1) * CARDS_PER_PAGE
+    shown = comps[::-1][first:first + CARDS_PER_PAGE]
+    if pages > 1:
+        st.caption(f"Compressions at iterations {shown[0].iteration} to {shown[-1].iteration} "
+                   f"({first + 1}-{first + len(shown)} of {len(comps)}, newest first)")
     _, summarizer_model = model_ids(events)
-    for i, c in enumerate(reversed(cards)):
+    for i, c in enumerate(annotated_cards(events, shown), start=first):
         cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
         compression_card(c, key=f"{key}_card_{i}", cost=cost)
 
