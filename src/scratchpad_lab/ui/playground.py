@@ -72,12 +72,20 @@ def _controls(run: Optional[Run]) -> None:
                   help="Uses the agent's own pause(): it stops before its next step.")
 
 
-def _live() -> None:
+def _live(record=None, name: str = "") -> None:
+    """The run slot: the live run, or (no run going) the finished run on show. One fragment draws both,
+    so a last refresh tick after a run ends redraws the finished run instead of clearing its status row."""
     started = time.monotonic()
     run = st.session_state.get(PLAY_ACTIVE)
     if run is None:
         if st.session_state.get(PLAY_NEEDS_FULL):
             st.rerun()  # the full rerun that shows the finished run has not happened: ask again
+        if record is not None:
+            end = [e for e in record.events if e.kind == "finish"]
+            render_run_top(record.events, record.config, live=False, key=VIEW_KEY,
+                           prices=st.session_state.get(PLAY_PRICES_BY_MODEL),
+                           elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0,
+                           controls=lambda: _controls(None), name=name)
         return
     review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
     events = run.log.snapshot()
@@ -176,15 +184,10 @@ def page() -> None:
         st.text(st.session_state.pop(PLAY_START_ERROR))
 
     interval = st.session_state.get(PLAY_REFRESH_S) or LIVE_REFRESH_S
-    st.fragment(run_every=interval if running else None)(_live)()
     index = _shown_index(runs)
-    record = None
-    if not running and index is not None:
-        record = runs[index]
-        end = [e for e in record.events if e.kind == "finish"]
-        render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
-                       elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0,
-                       controls=lambda: _controls(None), name=record.name or f"run {index + 1}")
+    record = runs[index] if not running and index is not None else None
+    st.fragment(run_every=interval if running else None)(_live)(
+        record, (record.name or f"run {index + 1}") if record is not None else "")
 
     st.subheader("Runs in this tab")
     sample_picker("play_sample", on_open=_open_record)
