@@ -192,3 +192,30 @@ def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser
         assert dom["dialogs"] == 0
     finally:
         context.close()
+
+
+def test_a_fast_run_keeps_its_status_row_once_finished_and_shown(browser, server):
+    """Pacing instant: the run ends before the live view's first ticks; the finished run, once the
+    "Show run" picker is drawn (the full rerun after the end), still has its status row and stays so
+    while the page settles (a late refresh tick used to clear it)."""
+    context, page = _open(browser, server, 1280, 800)
+    try:
+        slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').get_by_role("slider", name="Pacing")
+        slider.press("Home")
+        for _ in range(200):  # bounded: the widget's value reaches the page with the rerun
+            if slider.get_attribute("aria-valuetext") == "instant":
+                break
+            page.wait_for_timeout(100)
+        assert slider.get_attribute("aria-valuetext") == "instant"
+        page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
+                               ".getAttribute('data-test-script-state') === 'notRunning'")
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.locator('input[aria-label="Show run"]').wait_for(timeout=RUN_TIMEOUT_MS)
+        settled = ("() => document.querySelector('[data-testid=\"stApp\"]')"
+                   ".getAttribute('data-test-script-state') === 'notRunning'")
+        for _ in range(3):  # each settled page, after any late tick, still shows the finished run's status
+            page.wait_for_function(settled, timeout=RUN_TIMEOUT_MS)
+            assert page.evaluate(LIVE_STATE_JS, ["live_status"])["status"] == "answered"
+            page.wait_for_timeout(500)  # let a pending refresh tick (0.4 s interval) arrive, if any
+    finally:
+        context.close()
