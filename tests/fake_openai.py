@@ -104,3 +104,10 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.stalled.set()
         self.shutdown()
         self.server_close()
+
+
+# A scripted agent's replies, for tests that drive the real agent through this server: one tool step on
+# the support-ticket scenario, then a final answer.
+STEP = json.dumps({"thought": "Read the ticket.", "actions": [
+    {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None})
+ANSWER = json.dumps({"thought": "done", "actions": [], "final_answer": "Order A-1001 for Asha Rao."})

@@ -9,15 +9,12 @@ import time
 
 import pytest
 
-from fake_openai import FakeOpenAI
+from fake_openai import ANSWER, STEP, FakeOpenAI
 from scratchpad_lab.engine.config import RunConfig
 from scratchpad_lab.engine.providers import Endpoint, EndpointError, resolve_key
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.files.trace import MAX_STEP_RESPONSE_BYTES
 
-STEP = json.dumps({"thought": "Read the ticket.", "actions": [
-    {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None})
-ANSWER = json.dumps({"thought": "done", "actions": [], "final_answer": "Order A-1001 for Asha Rao."})
 
 
 @pytest.fixture

@@ -1,30 +1,24 @@
 """Issue 9: keys go only where they belong, every wait is bounded, hosted mode connects only where it
 checked. Real-model paths run against the in-process fake chat server (tests/fake_openai.py)."""
-import ipaddress
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from fake_openai import FakeOpenAI
-from scratchpad_lab.engine import providers
+from fake_openai import ANSWER, STEP, FakeOpenAI
 from scratchpad_lab.engine.config import ConfigError, RunConfig
 from scratchpad_lab.engine.providers import (Endpoint, EndpointError, EndpointLLM, check_base_url, forbidden_address,
                                       key_refusal, resolve_key, worth_retrying)
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.runner import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_KEY = "sk-server-own-3c9d"
-STEP = json.dumps({"thought": "Read the ticket.", "actions": [
-    {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None})
-ANSWER = json.dumps({"thought": "done", "actions": [], "final_answer": "Order A-1001 for Asha Rao."})
 
 
 @pytest.fixture
