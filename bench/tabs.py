@@ -23,19 +23,17 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import tempfile
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(REPO / "tests"))
+from browser_support import CHROMIUM, CHROMIUM_ARGS as ARGS, free_port, healthy, stop_server  # noqa: E402
+
 FINISHED_JS = """() => {
   const row = document.querySelector('.st-key-live_status');
   const pick = document.querySelector('input[aria-label="Show run"]');
@@ -89,20 +87,6 @@ def report(proc, trim: bool = False) -> str:
             return "    " + text[len(before):].strip().replace("\n", "\n    ")
         time.sleep(0.1)
     return "    (no report)"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as reply:
-            return reply.status == 200
-    except OSError:
-        return False
 
 
 def main() -> int:
@@ -210,11 +194,7 @@ def main() -> int:
               f"after_{last[0]:.0f}s={last[1]:.0f}MB threads_after={last[2]} after_visit_and_trim={after_visit:.0f}MB")
         return 0
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
 
 if __name__ == "__main__":

@@ -37,10 +37,10 @@ def draw() -> None:
 
 def capture(out: Path) -> None:
     sys.path.insert(0, str(REPO / "tests"))
-    from browser_support import CHROMIUM, CHROMIUM_ARGS, _free_port
+    from browser_support import CHROMIUM, CHROMIUM_ARGS, free_port, stop_server
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", __file__, "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--browser.gatherUsageStats", "false"], cwd=REPO, env=dict(os.environ),
@@ -65,12 +65,7 @@ def capture(out: Path) -> None:
             chart.screenshot(path=str(out))
             browser.close()
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_server(proc)
     print(f"wrote {out}")
 
 

@@ -27,13 +27,13 @@ if not os.path.exists(CHROMIUM):
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests need Python Playwright")
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
     try:
         with urllib.request.urlopen(url + "/_stcore/health", timeout=1) as reply:
             return reply.status == 200
@@ -41,10 +41,20 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """End a server started for a test or a bench: politely, then for sure."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`streamlit run app.py` on a free localhost port; killed at teardown."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "SCRATCHPAD_LAB_SAMPLES"}
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     with open(log_path, "wb") as log:
@@ -56,19 +66,14 @@ def server(tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while not _healthy(url):
+        while not healthy(url):
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
                             + log_path.read_text(errors="replace")[-3000:])
             threading.Event().wait(0.1)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        stop_server(proc)
 
 
 @pytest.fixture(scope="module")
