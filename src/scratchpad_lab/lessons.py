@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
-from .engine.config import RunConfig
+from .engine.config import DEFAULT_PACE_S, RunConfig  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
 from .engine.events import Event
 from .analysis.narrate import summary_cut_by_trim
 from .analysis.probes import run_probes, scenario_probes
 from .analysis.quality import annotate
 
 Finder = Callable[[Sequence[Event]], Optional[int]]
-DEFAULT_PACE_S = 0.6   # seconds per scripted step while a lesson runs: slow enough to follow
 
 
 # ── finders: where a moment happened, read from the events ─────────────────

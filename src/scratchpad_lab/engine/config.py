@@ -46,6 +46,10 @@ def package_prompt_fields(prompt: str) -> Optional[dict]:
         return None
     return {"query": m.group("query"), "iteration": int(m.group("iteration")), "scratchpad": m.group("scratchpad")}
 
+# Seconds per scripted step while a lesson runs: slow enough to follow. Here rather than in lessons.py so
+# the session defaults (ui/state.py) do not import the lessons and the analysis they need.
+DEFAULT_PACE_S = 0.6
+
 SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 
 

@@ -10,9 +10,7 @@ from typing import Dict
 
 import streamlit as st
 
-from ..lessons import LESSONS
 from ..links import base_url, check_iteration, link_query, parse_link
-from ..files.trace import RecordError
 from .library import open_sample, sample_files
 from .state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
 
@@ -21,6 +19,7 @@ RUNS_STEP = "runs_step"     # the Runs page's step slider (runs_page._step_slide
 
 
 def _open_sample(target) -> None:
+    from ..files.trace import RecordError  # lazy, as below: app.py imports this module for every first page
     files = {p.name: p for p in sample_files()}
     try:
         record = open_sample(files[target.sample])
@@ -45,6 +44,7 @@ def open_from_link(pages: Dict[str, "st.Page"]) -> None:
     if not params:
         return
     st.query_params.clear()
+    from ..lessons import LESSONS  # lazy: only a link needs the lessons (and the analysis they import)
     target = parse_link(params, [p.name for p in sample_files()], [item.number for item in LESSONS])
     if target.page == "runs":
         _open_sample(target)

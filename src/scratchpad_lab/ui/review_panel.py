@@ -6,12 +6,16 @@ the run pausing. Scratchpad and proposal text are untrusted: st.code and a text 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from ..engine.review import ReviewGate
 from ..scenarios import SCENARIOS
-from .cards import mark_facts
 from .state import PLAY_REVIEW
+
+if TYPE_CHECKING:
+    from ..engine.review import ReviewGate
+# The switch is on the first page; the gate (fact analysis) and the cards are imported where a run uses them.
 
 
 def review_switch() -> None:
@@ -25,6 +29,7 @@ def review_switch() -> None:
 def attach_review(run) -> None:
     """Called as a run starts: with the switch on, every summarizer reply waits for a decision."""
     if st.session_state.get(PLAY_REVIEW):
+        from ..engine.review import ReviewGate
         scenario = SCENARIOS.get(run.config.scenario or "")
         expected = [f.value for f in scenario.expected_facts] if scenario else []
         run.observer.reviewer = ReviewGate(run.observer.stop_event, expected)
@@ -35,6 +40,8 @@ def _edit(gate: ReviewGate, key: str) -> None:
 
 
 def review_panel(run) -> None:
+    from ..engine.review import ReviewGate
+    from .cards import mark_facts
     gate = getattr(run.observer, "reviewer", None)
     if not isinstance(gate, ReviewGate) or run.finished:
         return

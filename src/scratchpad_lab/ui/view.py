@@ -26,6 +26,7 @@ from ..analysis.quality import annotate
 from ..analysis.triggers import trigger_state
 from .cards import compression_card
 from .charts import size_chart
+from .style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
                 "max_iterations": "out of iterations", "error": "error"}
@@ -37,13 +38,6 @@ PANE_HEIGHT = 220       # px of the scratchpad pane
 DIFF_HEIGHT = 250       # px of the newest compression's text
 CHART_HEIGHT = 230
 
-# Our own fixed CSS (no untrusted text): a tighter page so the live view fits one screen.
-PAGE_CSS = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 3rem;
-  padding-left: 2rem; padding-right: 2rem; }
-[data-testid="stMainBlockContainer"] h1 { font-size: 1.7rem; padding: 0.2rem 0; }
-[class*="st-key-"][class*="_status"] [data-testid="stMetricValue"] { font-size: 1.45rem; }
-</style>"""
 
 
 def _paused(events: Sequence[Event]) -> bool:

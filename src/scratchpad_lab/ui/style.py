@@ -1,0 +1,10 @@
+"""The page's own fixed style (no untrusted text in it). A module of its own, with nothing to import,
+so the first page can apply it without importing the run view (ui/view.py) and the analysis behind it."""
+
+# A tighter page so the live view fits one screen.
+PAGE_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 3rem;
+  padding-left: 2rem; padding-right: 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.7rem; padding: 0.2rem 0; }
+[class*="st-key-"][class*="_status"] [data-testid="stMetricValue"] { font-size: 1.45rem; }
+</style>"""
