@@ -8,8 +8,9 @@ and prints the process's resident memory (VmRSS) after each step, with the recor
 brackets, the same after glibc's malloc_trim has handed freed memory back to the OS (what is still
 held, not the allocator's high-water mark; each trim also lowers the next raw figure). The libraries
 the run view imports (pandas, pyarrow, altair: the process's, once) are imported and counted before
-the run is shown, so "showing it" is the tab's own cost. A record opened again must cost (almost) nothing: the run list holds references, and a shipped sample
-opened twice is one object (ui/library.open_sample); downloads build their JSON only when pressed.
+the run is shown, so "showing it" is the tab's own cost. A record opened again must cost (almost)
+nothing: the run list holds references, and a shipped sample opened twice is one object
+(ui/library.open_sample); downloads build their JSON only when pressed.
 """
 from __future__ import annotations
 
