@@ -20,14 +20,35 @@ EVENT_KINDS: Tuple[str, ...] = get_args(EventKind)
 
 @dataclass
 class Event:
+    """`data` is the stored form (what `to_dict` writes); code reads it through `payload`, the kind's
+    model from schemas.py (`e.payload.tokens`, with the model's default when a field is absent)."""
+
     kind: EventKind
     t: float                      # seconds since the run started
     iteration: Optional[int] = None
     data: Dict[str, Any] = field(default_factory=dict)
+    # The payload, built on the first read and kept: not part of the event's value (equality, repr, file).
+    _payload: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:  # a new kind needs its payload model in schemas.py first
             raise ValueError(f"unknown event kind {self.kind!r}")
+
+    @property
+    def payload(self) -> Any:
+        """`data` as the kind's payload model (schemas.PAYLOADS), built without validation: the lab's own
+        events are its own, and a file's were validated when it was loaded. Fields the model does not list
+        are kept too (`extra="allow"`) and read the same way."""
+        payload = self._payload
+        if payload is None:
+            from ..files.schemas import PAYLOADS  # schemas.py imports this module: imported on first read
+            payload = self._payload = PAYLOADS[self.kind].model_construct(**self.data)
+        return payload
+
+    def amend(self, **data: Any) -> None:
+        """Add to or change an event's data after it was emitted (a strategy that learns more later)."""
+        self.data.update(data)
+        self._payload = None
 
     def to_dict(self) -> Dict[str, Any]:
         return {"kind": self.kind, "t": round(self.t, 4), "iteration": self.iteration, "data": self.data}

@@ -114,8 +114,8 @@ class RunStartData(_Payload):
     scenario: Optional[Name] = None
     tools: List[ToolInfo] = Field(default_factory=list, max_length=MAX_TOOLS)
     agent_model: Optional[Name] = None
-    agent_model_id: Optional[Name] = None
-    summarizer_model_id: Optional[Name] = None
+    agent_model_id: Optional[Name] = Field("scripted", description="absent: the offline scripted agent")
+    summarizer_model_id: Optional[Name] = Field("extractive", description="absent: the offline extractive summarizer")
     label: Optional[Name] = None
 
 
@@ -157,11 +157,17 @@ class CompressionData(_Payload):
     before_tokens: Count = 0
     after_tokens: Count = 0
     error: Optional[Text] = None
+    review: Optional[Literal["accepted", "edited", "rejected", "abandoned"]] = Field(
+        None, description="review mode: what the person did with the summarizer's proposal (response is what was used)")
+    proposal: Optional[Text] = Field(None, description="review mode: the summarizer's own reply, before the review")
+    summarizer_called: bool = Field(True, description="false when a strategy cut without calling its summarizer")
 
 
 class TrimData(_Payload):
     before_chars: Count = 0
     after_chars: Count = 0
+    before: Optional[Text] = Field(None, description="the scratchpad before the trim, when the writer kept it")
+    after: Optional[Text] = Field(None, description="... and after it")
 
 
 class LlmCallData(_Payload):
