@@ -45,7 +45,7 @@ class StrategyResult:
 
     @property
     def sent_tokens(self) -> List[int]:
-        return [int(e.data.get("tokens", 0)) for e in of_kind(self.events, "iteration")]
+        return [int(e.payload.tokens) for e in of_kind(self.events, "iteration")]
 
     def sent_text(self, iteration: int) -> str:
         """What the model was sent at this iteration (1-based), as plain text."""
@@ -55,7 +55,7 @@ class StrategyResult:
             return ""
         for e in of_kind(self.events, "iteration"):
             if e.iteration == iteration:
-                return str(e.data.get("scratchpad", ""))
+                return str(e.payload.scratchpad)
         return ""
 
     def row(self) -> Dict[str, Any]:
@@ -65,10 +65,10 @@ class StrategyResult:
         return {
             "strategy": self.name,
             "settings": dict(self.settings),
-            "compressions": sum(1 for e in comps if e.data.get("status") == "ok"),
-            "summarizer_calls": sum(1 for e in comps if e.data.get("summarizer_called", True)),
-            "summarizer_tokens_in": sum(int(e.data.get("tokens_in") or 0) for e in comps),
-            "summarizer_tokens_out": sum(int(e.data.get("tokens_out") or 0) for e in comps),
+            "compressions": sum(1 for e in comps if e.payload.status == "ok"),
+            "summarizer_calls": sum(1 for e in comps if e.payload.summarizer_called),
+            "summarizer_tokens_in": sum(int(e.payload.tokens_in or 0) for e in comps),
+            "summarizer_tokens_out": sum(int(e.payload.tokens_out or 0) for e in comps),
             "peak_context_tokens": max(sent, default=0),
             "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
             "context_tokens_saved": sum(b - s for b, s in zip(self.baseline_tokens, sent)),
@@ -87,8 +87,8 @@ def facts_retained(events: List[Event]) -> Optional[float]:
         kept += len(c["facts_before"]) - len(c["facts_lost"])
     expected = expected_values(events)
     for e in of_kind(events, "trim"):
-        if "before" in e.data:
-            r = retention(str(e.data["before"]), str(e.data.get("after", "")), expected)
+        if e.payload.before is not None:  # a trim that carries its text
+            r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
             total += len(r.before)
             kept += len(r.kept)
     return round(kept / total, 4) if total else None
