@@ -9,13 +9,25 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Tuple, get_args
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, get_args
 
 # Every kind an event can have. What each kind's `data` holds is defined in schemas.py (one pydantic model
 # per kind), which is also what a loaded file is checked against.
 EventKind = Literal["run_start", "iteration", "trigger", "compression", "trim", "llm_call", "tool_call", "thought",
                     "pause", "resume", "final_answer", "error", "finish"]
 EVENT_KINDS: Tuple[str, ...] = get_args(EventKind)
+
+
+def _payload_of() -> Callable[[str, Dict[str, Any]], Any]:
+    """schemas.payload_of, imported on the first read (schemas.py imports this module)."""
+    global _PAYLOAD_OF
+    if _PAYLOAD_OF is None:
+        from ..files.schemas import payload_of
+        _PAYLOAD_OF = payload_of
+    return _PAYLOAD_OF
+
+
+_PAYLOAD_OF: Optional[Callable[[str, Dict[str, Any]], Any]] = None
 
 
 @dataclass
@@ -41,8 +53,7 @@ class Event:
         are kept too (`extra="allow"`) and read the same way."""
         payload = self._payload
         if payload is None:
-            from ..files.schemas import PAYLOADS  # schemas.py imports this module: imported on first read
-            payload = self._payload = PAYLOADS[self.kind].model_construct(**self.data)
+            payload = self._payload = _payload_of()(self.kind, self.data)
         return payload
 
     def amend(self, **data: Any) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union, get_args
+from typing import Annotated, Any, Callable, Dict, List, Literal, Optional, Union, get_args
 
 from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model,
                       field_validator)
@@ -216,6 +216,47 @@ PAYLOADS: Dict[str, type] = {
     "error": ErrorData, "finish": FinishData,
 }
 assert set(PAYLOADS) == set(EVENT_KINDS), "every event kind has a payload model"
+
+
+def _constructor(model: type) -> Callable[[Dict[str, Any]], Any]:
+    """`model.model_construct(**data)`, in a fraction of the time: the same instance (fields from `data`,
+    the model's defaults for the others, unlisted keys as extras, no validation), without its per-field
+    alias and default lookups, which cost several microseconds per event on runs of 10,000 events."""
+    fields = model.__pydantic_fields__
+    assert not any(f.alias or f.validation_alias for f in fields.values()), "payload fields have no aliases"
+    assert not model.__pydantic_post_init__
+    defaults = {n: f.default for n, f in fields.items() if not f.is_required() and f.default_factory is None}
+    factories = [(n, f.default_factory) for n, f in fields.items() if f.default_factory is not None]
+    names = frozenset(fields)
+    new, setattr_ = model.__new__, object.__setattr__
+
+    def construct(data: Dict[str, Any]) -> Any:
+        values = defaults.copy()
+        if names.issuperset(data):  # the lab's own events: every key is a listed field
+            values.update(data)
+            given, extra = set(data), {}
+        else:
+            extra = {k: v for k, v in data.items() if k not in names}
+            values.update((k, v) for k, v in data.items() if k in names)
+            given = names.intersection(data)
+        for name, factory in factories:
+            if name not in given:
+                values[name] = factory()
+        payload = new(model)
+        setattr_(payload, "__dict__", values)
+        setattr_(payload, "__pydantic_fields_set__", given)
+        setattr_(payload, "__pydantic_extra__", extra)
+        setattr_(payload, "__pydantic_private__", None)
+        return payload
+    return construct
+
+
+_CONSTRUCTORS = {kind: _constructor(model) for kind, model in PAYLOADS.items()}
+
+
+def payload_of(kind: str, data: Dict[str, Any]) -> Any:
+    """An event's data as its kind's payload model, unvalidated (what `Event.payload` returns)."""
+    return _CONSTRUCTORS[kind](data)
 _NEEDS_ITERATION = {"iteration", "trigger", "compression", "trim"}
 
 
