@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 from autourgos_agent import (AgentLLMError, AgentMaxIterationsError, AgentParseError,
                              AgentTimeoutError)
@@ -218,21 +218,24 @@ def _root(exc: BaseException) -> BaseException:
     return exc.__cause__ if isinstance(exc, AgentLLMError) and exc.__cause__ is not None else exc
 
 
+def _over_wall_clock(config: RunConfig, remedy: str, detail: str = "") -> Tuple[str, str]:
+    return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s{detail}; raise wall_clock_s, "
+                       f"or {remedy}.")
+
+
 def _explain(exc: BaseException, config: RunConfig):
     """(outcome, one sentence a user can act on) for every way a run can end early."""
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
-    if isinstance(root, WallClockExceeded):
-        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s ({root}); raise "
-                           "wall_clock_s, or check that the model's server answers.")
+    if isinstance(root, WallClockExceeded):  # the lab's cap, passed during a model call
+        return _over_wall_clock(config, "check that the model's server answers", f" ({root})")
     if isinstance(root, EndpointError):
         return "error", f"The agent's model call failed: {root}"
     if isinstance(root, TraceExhausted):
         return "error", f"The replay ended early: {root}"
-    if isinstance(exc, AgentTimeoutError):
-        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s; raise "
-                           "wall_clock_s or lower the pacing delay.")
+    if isinstance(exc, AgentTimeoutError):  # the agent's own check of the same cap, between steps
+        return _over_wall_clock(config, "lower the pacing delay")
     if isinstance(exc, AgentMaxIterationsError):
         return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
                                   "answer; raise max_iterations.")

@@ -24,11 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..engine.events import RunLog
 from ..engine.tokens import TokenCounter
 from ..files.trace import Trace
 from .messages import MessageCounter, content_text, render_all, step_messages
-from .result import Quirk, StrategyResult
+from .result import Quirk, StrategyResult, message_run_log
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec, recorded_chat_model
 
@@ -99,9 +98,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     count = counter or TokenCounter(None)
     tokens = MessageCounter(count)
     model, calls = recorded_chat_model(summarizer, count, s.get("max_input_tokens"))
-    log = RunLog()
-    log.emit("run_start", task=trace.task, config={"strategy": spec.name, **s}, mode="strategy",
-             label=spec.title(), summarizer_model_id=summarizer.model_id)
+    log = message_run_log(trace.task, spec.name, s, spec.title(), summarizer.model_id)
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..engine.events import Event
+from ..engine.events import Event, RunLog
 from ..analysis.metrics import of_kind
 from ..analysis.facts import retention
 from ..analysis.quality import annotate, expected_values
@@ -21,6 +21,15 @@ from .messages import render_all
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
             "facts_retained", "offloaded_files")
+
+
+def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
+    """A message strategy's run log, opened with its `run_start`: the strategy and its resolved settings
+    stand as the run's config (the autourgos strategies run the lab's own `Run`, which opens its own)."""
+    log = RunLog()
+    log.emit("run_start", task=task, config={"strategy": name, **settings}, mode="strategy", label=label,
+             summarizer_model_id=summarizer_model_id)
+    return log
 
 
 @dataclass
