@@ -118,6 +118,11 @@ def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
     return list(found.values())
 
 
+# Every month name the datetime pattern knows starts with one of these; every ISO date has "d-dd-".
+_MONTH_HEADS = tuple(dict.fromkeys(month[:3] for month in _MONTHS.split("|")))
+_ISO_DATE_HINT = re.compile(r"-\d\d-(?<=\d-\d\d-)")
+
+
 def _may_match(kind: str, line: str, has_digit: bool) -> bool:
     """False when a kind's pattern cannot match the line (a character it needs is absent): skipping
     it saves a regex pass over a long tool-result line and finds exactly the same facts."""
@@ -127,7 +132,10 @@ def _may_match(kind: str, line: str, has_digit: bool) -> bool:
         return "@" in line
     if kind == "path":
         return "/" in line or "\\" in line
-    if kind in ("datetime", "number"):
+    if kind == "datetime":  # a date has "-dd-", a time ":", the other forms a month's name
+        return has_digit and (":" in line or any(month in line for month in _MONTH_HEADS)
+                              or _ISO_DATE_HINT.search(line) is not None)
+    if kind == "number":
         return has_digit
     if kind == "identifier":
         return has_digit or "_" in line or "." in line
@@ -147,7 +155,11 @@ def _may_match(kind: str, line: str, has_digit: bool) -> bool:
 _FIRST_CHARS = {"url": "h", "datetime": r"\dMTWFSJAOND", "number": r"\d$€£₹UEIGR", "quoted": '"“', "name": "A-Z"}
 # Kinds whose every match starts at the line's start or right after a non-word character, with what
 # must follow there for any of the kind's alternatives to match (a cheap test that skips plain words).
-_AT_WORD_START = {"identifier": r"[A-Za-z0-9]*[\d:_.\-]", "path": r"[~./]|[A-Za-z]:\\|[\w.-]+/"}
+# (For identifiers: a run of digits with two dots, or a word whose letters and digits end at "-_.:", or a
+# few capitals before two digits; each alternative of the pattern starts so, and a plain word or a
+# plain number like 166.9ms is passed over at once.)
+_AT_WORD_START = {"identifier": r"\d++\.\d++\.|[A-Za-z][A-Za-z0-9]*+[-_.:]|[A-Z]{1,5}\d\d",
+                  "path": r"[~./]|[A-Za-z]:\\|[\w.-]+/"}
 
 
 def _searcher(kind: str, pattern: re.Pattern) -> Optional[re.Pattern]:
