@@ -232,7 +232,7 @@ def _reference_spans(line):
             value = raw.strip()
             start += len(raw) - len(raw.lstrip())
             if kind == "name":
-                value, start = F._trim_name(line, m, value)
+                value, start = F._trim_name(line, m.start(), m.end(), value)
                 if not value:
                     return m.group(0)
             spans.append((start, start + len(value), kind, value))
