@@ -199,3 +199,17 @@ def test_invoke_reads_any_package_prompt_back_into_its_parts(scratchpad, query, 
     prompt = PACKAGE_PROMPT.format(query=query, iteration=iteration, scratchpad=scratchpad)
     assert summarizer.invoke(prompt) == summarizer.summarize(
         scratchpad=scratchpad, query=query, iteration=iteration, template=None)
+
+
+def test_long_lines_are_cut_exactly_where_the_plain_pattern_cuts_them():
+    import random
+    import re
+
+    from scratchpad_lab.engine.extractive import _PIECE_BREAK
+
+    plain = re.compile(r"(?<=[.;!?])\s+|\\n|\s\|\s")  # the rule as first written: the oracle
+    rnd = random.Random(7)
+    alphabet = list("ab .;!?\\n|\t\n") + [" | ", "\\n", ". ", "x.", "  "]
+    for _ in range(30000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        assert _PIECE_BREAK.split(text) == plain.split(text), text

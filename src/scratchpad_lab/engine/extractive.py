@@ -117,8 +117,14 @@ def _split_observation(line: str) -> List[str]:
     """Tool results often come as one long line; cut them into sentence-sized pieces."""
     if len(line) <= _LINE_CAP:
         return [line]
-    pieces = re.split(r"(?<=[.;!?])\s+|\\n|\s\|\s", line)
+    pieces = _PIECE_BREAK.split(line)
     return [p for p in pieces if p.strip()]
+
+
+# Where a long line is cut: whitespace after . ; ! or ?, a literal "\n", or " | ". Written to start with
+# a character class so the engine skips to the candidates (it splits exactly as
+# r"(?<=[.;!?])\s+|\\n|\s\|\s" does; tests/test_extractive.py compares the two).
+_PIECE_BREAK = re.compile(r"[\s\\](?:(?<=[.;!?]\s)\s*|(?<=\\)n|(?<=\s)\|\s)")
 
 
 @lru_cache(maxsize=512)
