@@ -193,26 +193,38 @@ class ExtractiveSummarizer:
     @staticmethod
     def _select(candidates: List[tuple], room: int) -> set:
         """Greedy coverage: take the line that adds the most facts not yet kept per char it costs,
-        until nothing fits or nothing new is left. Ties go to the earlier line."""
+        until nothing fits or nothing new is left. Ties go to the earlier line.
+
+        Each line's gain (the weight of its facts not yet kept) is kept up to date as facts get
+        covered instead of being summed again for every line at every pick. The weights are
+        quarters, halves and small whole numbers, so the running sums are exact: the same picks."""
         covered: set = set()
         kept: set = set()
+        gains = [sum(cand[3].values()) for cand in candidates]  # candidates[k][0] == k
+        roots = [(len(cand[1]) + 3) ** 0.5 for cand in candidates]
+        holders: dict = {}  # fact -> the lines that have it
+        for cand in candidates:
+            for fact in cand[3]:
+                holders.setdefault(fact, []).append(cand[0])
         pool = list(candidates)
         while pool and room > 0:
             best, best_value = None, 0.0
             for cand in pool:
-                cost = len(cand[1]) + 3
-                if cost > room:
+                if len(cand[1]) + 3 > room:
                     continue
-                gain = sum(weight for fact, weight in cand[3].items() if fact not in covered)
-                value = gain / (cost ** 0.5)
+                value = gains[cand[0]] / roots[cand[0]]
                 if value > best_value:
                     best, best_value = cand, value
             if best is None:
                 break
             kept.add(best[0])
-            covered.update(best[3])
+            for fact in best[3]:
+                if fact not in covered:
+                    covered.add(fact)
+                    for order in holders[fact]:
+                        gains[order] -= candidates[order][3][fact]
             room -= len(best[1]) + 3
-            pool = [c for c in pool if c is not best and any(f not in covered for f in c[3])]
+            pool = [c for c in pool if c is not best and gains[c[0]] > 0]
         # Room left after every fact is covered: keep the other salient lines too, earliest first.
         for cand in candidates:
             cost = len(cand[1]) + 3
