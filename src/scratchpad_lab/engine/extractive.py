@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import lru_cache
+from itertools import islice
 from typing import List, Optional, Sequence
 
 from .config import package_prompt_fields
@@ -88,7 +89,7 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
         inside: dict = {}
         stop = start + cap
-        for fact_start, fact_end, value, weight in spans[bisect_left(starts, start):]:
+        for fact_start, fact_end, value, weight in islice(spans, bisect_left(starts, start), None):
             if fact_start >= stop:
                 break
             if fact_end <= stop and value not in inside:
