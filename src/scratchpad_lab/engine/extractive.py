@@ -191,10 +191,21 @@ class ExtractiveSummarizer:
         fixed = [header] + [f"{name}:" for name in sections] + [status]
         return self.budget_chars - sum(len(x) + 1 for x in fixed)
 
+    @classmethod
+    def _select(cls, candidates: List[tuple], room: int) -> set:
+        kept, room = cls._greedy(candidates, room)
+        # Room left after every fact is covered: keep the other salient lines too, earliest first.
+        for cand in candidates:
+            cost = len(cand[1]) + 3
+            if cand[0] not in kept and cost <= room:
+                kept.add(cand[0])
+                room -= cost
+        return kept
+
     @staticmethod
-    def _select(candidates: List[tuple], room: int) -> set:
+    def _greedy(candidates: List[tuple], room: int) -> tuple:
         """Greedy coverage: take the line that adds the most facts not yet kept per char it costs,
-        until nothing fits or nothing new is left. Ties go to the earlier line.
+        until nothing fits or nothing new is left. Ties go to the earlier line. Returns (kept, room left).
 
         Each line's gain (the weight of its facts not yet kept) is kept up to date as facts get
         covered instead of being summed again for every line at every pick. The weights are
@@ -226,13 +237,7 @@ class ExtractiveSummarizer:
                         gains[order] -= candidates[order][3][fact]
             room -= len(best[1]) + 3
             pool = [c for c in pool if c is not best and gains[c[0]] > 0]
-        # Room left after every fact is covered: keep the other salient lines too, earliest first.
-        for cand in candidates:
-            cost = len(cand[1]) + 3
-            if cand[0] not in kept and cost <= room:
-                kept.add(cand[0])
-                room -= cost
-        return kept
+        return kept, room
 
     def _status_line(self, scratchpad: str, iteration: int) -> str:
         steps = re.findall(r"^Step (\d+):", scratchpad, re.M)
