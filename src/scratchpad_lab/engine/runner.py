@@ -114,6 +114,9 @@ class Run:
             max_execution_time=config.wall_clock_s,
             max_scratchpad_chars=config.agent_trim_chars,
             max_tool_output_chars=config.max_tool_output_chars,
+            # A replayed tool answers from the trace at once: one worker runs a step's calls in order
+            # without handing each to a thread (the same results; live runs keep the package's default).
+            **({"max_tool_workers": 1} if self.source.kind == "trace" else {}),
             observer=obs,
         )
         if idle_stop_s:
