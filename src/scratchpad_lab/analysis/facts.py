@@ -206,7 +206,7 @@ def _matches(kind: str, pattern: re.Pattern, text: str):
         if start < end:
             continue
         end = found.end(1)
-        yield (start, end, *_value_span(found, 2, groups + 1))
+        yield (start, end, *_value_span(found, 2, groups + 1)) if groups else (start, end, start, end)
 
 
 @lru_cache(maxsize=65536)

@@ -20,7 +20,7 @@ from .config import RunConfig
 from .events import RunLog
 from .extractive import ExtractiveSummarizer
 from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
-                      WallClockExceeded)
+                      WallClockExceeded, presign_hooks)
 from .providers import EndpointError, EndpointLLM, resolve_key
 from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from ..files.records import RunRecord, package_versions
@@ -105,7 +105,8 @@ class Run:
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
-            middleware=[self.middleware, obs.post_hook],
+            # The middleware's hooks presigned: the agent inspects each handler's signature per event.
+            middleware=[presign_hooks(self.middleware), obs.post_hook],
             tools=[obs.wrap_tool(t) for t in tools],
             # A replay runs the trace's steps (one more, so a trace without a final answer ends with the
             # replayer's own message); max_iterations bounds live (scripted or model) runs.
@@ -113,6 +114,9 @@ class Run:
             max_execution_time=config.wall_clock_s,
             max_scratchpad_chars=config.agent_trim_chars,
             max_tool_output_chars=config.max_tool_output_chars,
+            # A replayed tool answers from the trace at once: one worker runs a step's calls in order
+            # without handing each to a thread (the same results; live runs keep the package's default).
+            **({"max_tool_workers": 1} if self.source.kind == "trace" else {}),
             observer=obs,
         )
         if idle_stop_s:
