@@ -69,6 +69,21 @@ def test_every_strategys_payloads_read_what_it_emitted():
     _assert_payload_is_the_data(events)
 
 
+def test_every_event_every_strategy_emits_is_one_a_run_record_may_hold():
+    """What the lab writes must load back: each strategy's events pass the run record's own event schema
+    (a deepagents or LangMem compression is a size trigger; the package's own rule is in `trigger`)."""
+    from pydantic import TypeAdapter
+
+    from scratchpad_lab.files.schemas import EventFile
+
+    adapter = TypeAdapter(EventFile)
+    events = _strategy_runs()
+    for e in events:
+        adapter.validate_python(e.to_dict())
+    triggers = {e.payload.trigger for e in events if e.kind == "compression"}
+    assert {"deepagents: context over its token trigger", "langmem: over max_tokens_before_summary"} <= triggers
+
+
 def test_an_absent_field_reads_as_the_models_default_and_extras_as_attributes():
     e = Event("iteration", 0.0, 3, {"chars": 12, "messages": 4})
     assert (e.payload.chars, e.payload.tokens, e.payload.scratchpad, e.payload.messages) == (12, 0, "", 4)

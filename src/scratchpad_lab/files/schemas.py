@@ -143,6 +143,7 @@ class TriggerData(_Payload):
 
 class CompressionData(_Payload):
     reason: Literal["periodic", "size"]
+    trigger: Optional[Name] = Field(None, description="a compared strategy's own rule that fired (deepagents, LangMem)")
     status: Literal["ok", "empty", "error"]
     before: Text
     after: Text

@@ -142,8 +142,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
                 call = calls.calls[-1] if len(calls.calls) > calls_before else {}
                 before_text, after_text = render_all(effective), render_all(sent)
-                log.emit("compression", iteration, reason="deepagents trigger", status="ok" if call.get(
-                    "response", "").strip() or not call else "empty",
+                status = "ok" if call.get("response", "").strip() or not call else "empty"
+                log.emit("compression", iteration, reason="size", trigger="deepagents: context over its token trigger",
+                    status=status,
                     before=before_text, after=after_text, prompt=call.get("prompt", ""),
                     response=call.get("response", content_text(event["summary_message"])),
                     model=summarizer.label, latency_s=call.get("latency_s", 0.0),

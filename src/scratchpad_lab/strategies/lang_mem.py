@@ -70,7 +70,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             received = {getattr(m, "id", None) for m in call.get("messages", [])}
             unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
-            log.emit("compression", iteration, reason="over max_tokens_before_summary",
+            log.emit("compression", iteration, reason="size", trigger="langmem: over max_tokens_before_summary",
                      status="ok" if content_text_of(result) else "empty",
                      before=before_text, after=after_text, prompt=call.get("prompt", ""),
                      response=call.get("response", result.running_summary.summary), model=summarizer.label,
