@@ -12,6 +12,9 @@ fed the summaries the lab wrote (read from the lab's run record), so it pays not
 Also printed: what loading the o200k vocabulary costs from tiktoken's text form and from the lab's
 pre-parsed form.
 
+Also printed: what exact figures cost per step at the least (tiktoken over each distinct text the replay
+counts, once; the fact search over each distinct line it reads, once), next to the bare step.
+
 Targets (issue 15): replay of 200 steps <= 3.0x bare; each further step (200 -> 1,600) <= 2.0x what it
 costs bare; the 6 x 6 sweep of 100 steps <= 4 single replays.
 """
@@ -117,6 +120,53 @@ def vocabulary_load(env) -> str:
             f"{pre:.3f} s; the whole first get_encoding (read + tiktoken's Encoding build) {whole:.3f} s")
 
 
+FLOOR = r"""
+import functools, json, sys, time
+from scratchpad_lab.analysis import facts
+from scratchpad_lab.engine import extractive, tokens
+from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.files.records import load_path
+
+trace = load_path(sys.argv[1])
+encoding = tokens.get_encoding("o200k_base")
+encoded, scanned = [], []
+real_encoding, real_spans = tokens.get_encoding, facts.line_fact_spans.__wrapped__
+
+class Spy:
+    def encode(self, text, **kwargs):
+        encoded.append(text)
+        return encoding.encode(text, **kwargs)
+
+tokens.get_encoding = lambda name: Spy()
+def spy(line):
+    scanned.append(line)
+    return real_spans(line)
+facts.line_fact_spans = extractive.line_fact_spans = functools.lru_cache(maxsize=8192)(spy)  # as remembered
+Run(RunConfig.build(scenario=None, summarizer="extractive"), Source.for_trace(trace)).run()
+tokens.get_encoding = real_encoding
+started = time.process_time()
+for text in encoded:
+    encoding.encode(text, disallowed_special=())
+encode_s = time.process_time() - started
+started = time.process_time()
+for line in scanned:
+    real_spans(line)
+facts_s = time.process_time() - started
+steps = len(trace.steps)
+print(json.dumps({"encode_ms": encode_s / steps * 1000, "facts_ms": facts_s / steps * 1000,
+                  "encoded_chars": sum(map(len, encoded)) / steps, "scanned_chars": sum(map(len, scanned)) / steps}))
+"""
+
+
+def floor(trace_path, env) -> dict:
+    """What exact figures cost per step at the least: tiktoken over each distinct text the replay counts,
+    once, and the fact search over each distinct line it reads, once (CPU seconds, in one process)."""
+    out = subprocess.run([sys.executable, "-c", FLOOR, str(trace_path)], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", default="200,800,1600")
@@ -167,6 +217,12 @@ def main(argv=None) -> int:
             per = lab_step / bare_step if bare_step > 0 else float("inf")
             print(f"each further step {first} -> {last}: lab {lab_step * 1000:.2f} ms, bare {bare_step * 1000:.2f} ms, "
                   f"ratio {per:.2f} (target <= {PER_STEP_TARGET}) {'OK' if per <= PER_STEP_TARGET else 'OVER'}")
+            cost = floor(tmp / f"trace-{last}.json", env)
+            least = (cost["encode_ms"] + cost["facts_ms"]) / 1000
+            print(f"what exact figures cost per step at the least ({last} steps, each distinct text once): tiktoken "
+                  f"{cost['encode_ms']:.2f} ms over {cost['encoded_chars']:,.0f} chars, fact search "
+                  f"{cost['facts_ms']:.2f} ms over {cost['scanned_chars']:,.0f} chars; with the bare step that is "
+                  f"{(bare_step + least) / bare_step:.2f}x the bare step before any other work")
 
         trace = tmp / f"trace-{args.sweep_steps}.json"
         one, sweep = float("inf"), float("inf")

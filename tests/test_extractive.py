@@ -199,3 +199,55 @@ def test_invoke_reads_any_package_prompt_back_into_its_parts(scratchpad, query, 
     prompt = PACKAGE_PROMPT.format(query=query, iteration=iteration, scratchpad=scratchpad)
     assert summarizer.invoke(prompt) == summarizer.summarize(
         scratchpad=scratchpad, query=query, iteration=iteration, template=None)
+
+
+def test_long_lines_are_cut_exactly_where_the_plain_pattern_cuts_them():
+    import random
+    import re
+
+    from scratchpad_lab.engine.extractive import _PIECE_BREAK
+
+    plain = re.compile(r"(?<=[.;!?])\s+|\\n|\s\|\s")  # the rule as first written: the oracle
+    rnd = random.Random(7)
+    alphabet = list("ab .;!?\\n|\t\n") + [" | ", "\\n", ". ", "x.", "  "]
+    for _ in range(30000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        assert _PIECE_BREAK.split(text) == plain.split(text), text
+
+
+def _plain_greedy(candidates, room):
+    """The greedy choice as first written (every gain summed again at every pick): the oracle."""
+    covered, kept, pool = set(), set(), list(candidates)
+    while pool and room > 0:
+        best, best_value = None, 0.0
+        for cand in pool:
+            cost = len(cand[1]) + 3
+            if cost > room:
+                continue
+            gain = sum(weight for fact, weight in cand[3].items() if fact not in covered)
+            if gain / (cost ** 0.5) > best_value:
+                best, best_value = cand, gain / (cost ** 0.5)
+        if best is None:
+            break
+        kept.add(best[0])
+        covered.update(best[3])
+        room -= len(best[1]) + 3
+        pool = [c for c in pool if c is not best and any(f not in covered for f in c[3])]
+    return kept, room
+
+
+def test_the_greedy_line_choice_keeps_exactly_the_lines_the_plain_greedy_keeps():
+    import random
+
+    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+
+    rnd = random.Random(11)
+    facts = [f"F{i}" for i in range(40)]
+    for _ in range(3000):
+        candidates = []
+        for order in range(rnd.randint(0, 30)):
+            chosen = rnd.sample(facts, rnd.randint(1, 6))
+            weights = {f: rnd.choice([0.25, 0.5, 1, 1.5, 2, 3]) for f in chosen}
+            candidates.append((order, "x" * rnd.randint(4, 240), rnd.random() < 0.5, weights))
+        room = rnd.randint(0, 2000)
+        assert ExtractiveSummarizer._greedy(candidates, room) == _plain_greedy(candidates, room)

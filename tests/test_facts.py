@@ -223,10 +223,7 @@ def _reference_spans(line):
     import re as _re
     from scratchpad_lab.analysis import facts as F
     work, spans = line, []
-    has_digit = any(c.isdigit() for c in line)
-    for kind, pattern in F._PATTERNS:
-        if not F._may_match(kind, line, has_digit):
-            continue
+    for kind, pattern in F._PATTERNS:  # every kind over every line: no skipping, so the skips are checked too
 
         def claim(m, kind=kind):
             group = next((i for i in range(1, (m.re.groups or 0) + 1) if m.group(i)), 0)
@@ -235,7 +232,7 @@ def _reference_spans(line):
             value = raw.strip()
             start += len(raw) - len(raw.lstrip())
             if kind == "name":
-                value, start = F._trim_name(line, m, value)
+                value, start = F._trim_name(line, m.start(), m.end(), value)
                 if not value:
                     return m.group(0)
             spans.append((start, start + len(value), kind, value))
@@ -246,7 +243,7 @@ def _reference_spans(line):
 
 _PIECES = list("aAbBzZ019 _-.:/\\@$€£₹%\"“”'()[]{},;!?\t") + [
     "USD", "INR", "Rs.", "ms", "Monday", "March", "Sept", "April", "Aug ", "Dec ", "Sun, ", "Wed ", "12 ", " 7", "2026-03-14", "02:17:09", "v4.18.2", "ID-2347",
-    "https://x.io/a", "Asha Rao", "of ", " Pune", "3,072", "٣", "ERR_DB", "db.pool.max", "arXiv:2611.04217",
+    "https://x.io/a", "Asha Rao", "2026-", "-03-", "9:", "INV88", "NX22", "v4.", "1.2.3", "Sept", "Mar 3", "Jan", "of ", " Pune", "3,072", "٣", "ERR_DB", "db.pool.max", "arXiv:2611.04217",
     "C:\\x\\y.txt", "~/a/b", "²", "x²_", "src/lab/run.py", "a.rao@example.in", "ß", "Sørbø", "\u00a0", " 0.071% "]
 
 

@@ -341,3 +341,44 @@ def test_a_trace_that_answers_at_once_gives_an_answer_and_no_compression(steps):
     record = _run(synthetic_trace(steps=steps, seed=0, parse_error_rate=0.0), summarize_every=1).run()
     assert record.outcome == "answered"
     assert record.final_answer == f"Finished after {steps} steps."
+
+
+def test_presigned_hooks_get_the_same_arguments_and_the_agent_stops_inspecting_them(monkeypatch):
+    """The lab gives the middleware's hooks (and its own) their signature once: the agent still
+    decides from the same signature whether to pass agent=, async hooks stay async, and a whole run
+    inspects no hook function per event (before: ~7 introspections per step)."""
+    from autourgos_agent.base import CallbackHandler, CallbackManager
+    from autourgos_summarizer import AutoSummarizeMiddleware
+
+    from scratchpad_lab.engine.observe import presign_hooks
+
+    class Narrow(CallbackHandler):
+        def on_tool_end(self, tool_name, result):  # no agent=, no **kwargs
+            self.seen = (tool_name, result)
+
+        async def on_tool_start(self, tool_name, tool_input, agent=None):
+            return tool_name
+
+    narrow = Narrow()
+    originals = {name: getattr(narrow, name) for name in dir(narrow) if name.startswith("on_")}
+    presign_hooks(narrow)
+    for name, original in originals.items():
+        assert CallbackManager._accepts_agent_kwarg(getattr(narrow, name)) == \
+            CallbackManager._accepts_agent_kwarg(original), name
+    assert inspect.iscoroutinefunction(narrow.on_tool_start)
+    narrow.on_tool_end("search", "ok")
+    assert narrow.seen == ("search", "ok")
+
+    introspected = []
+    real = inspect._signature_from_function
+    monkeypatch.setattr(inspect, "_signature_from_function",
+                        lambda *a, **k: introspected.append(1) or real(*a, **k))
+    counts = []
+    for steps in (20, 60):
+        introspected.clear()
+        run = _run(synthetic_trace(steps=steps, seed=3))
+        run.run()
+        assert isinstance(run.middleware, AutoSummarizeMiddleware)
+        assert len(_events(run, "compression")) > 3
+        counts.append(len(introspected))
+    assert counts[0] == counts[1] < 30  # once per hook and tool at the start; per event it would grow

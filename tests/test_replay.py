@@ -128,3 +128,16 @@ def _package_fires(iteration, chars, last, *, every, cap):
         middleware._set_last_summarized_length(agent, last)
     middleware.on_iteration_start(iteration, agent)
     return probe.calls == 1
+
+
+def test_a_replay_runs_its_tools_in_order_on_one_worker_and_a_scenario_keeps_the_packages_default():
+    from autourgos_agent import Agent
+
+    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.engine.runner import Run, Source
+    from synthetic import synthetic_trace
+
+    replay = Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=5, seed=1)))
+    assert replay.agent.MAX_TOOL_WORKERS == 1
+    scenario = Run(RunConfig.build(scenario="support-ticket"))
+    assert scenario.agent.MAX_TOOL_WORKERS == Agent.MAX_TOOL_WORKERS

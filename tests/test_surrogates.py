@@ -78,3 +78,19 @@ def test_uploading_it_on_the_runs_and_compare_pages_shows_it_without_an_error(tm
     assert not at.exception
     texts = " ".join(str(t.value) for t in list(at.text) + list(at.code))
     assert "\ufffd" in texts
+
+
+def test_the_quick_surrogate_check_has_no_false_negatives():
+    import json
+    import random
+
+    from scratchpad_lab.engine.untrusted import _LONE_SURROGATE, may_hold_surrogates
+
+    rnd = random.Random(3)
+    alphabet = ["a", "é", "\\", "u", "d", "8", "\ud800", "\udfff", "\ud83d\ude00", "😀", '"', " "]
+    for _ in range(20000):
+        value = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 8)))
+        for ascii_only in (True, False):
+            text = json.dumps({"k": value}, ensure_ascii=ascii_only)
+            holds = _LONE_SURROGATE.search(json.loads(text)["k"]) is not None
+            assert not holds or may_hold_surrogates(text), text

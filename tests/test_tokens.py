@@ -194,3 +194,24 @@ def test_the_pre_parsed_vocabulary_is_tiktokens_own_and_a_tampered_one_is_ignore
 
     written.write_bytes(marshal.dumps({b"hello": 0}, 2))  # someone else's file in the shared cache
     assert tokens._ranks("cl100k_base", empty_cache) == truth
+
+
+def test_a_newline_alone_is_one_token_in_both_encodings():
+    for name in ("cl100k_base", "o200k_base"):  # what TokenCounter adds for a line's own newline
+        assert len(tokens.get_encoding(name).encode("\n", disallowed_special=())) == 1
+
+
+_ends = st.sampled_from(["a", "Z", "9", "12345", "word", "x1", ".", "!", " ", "\t", "é", "日本", "'s", "ms", "-", "]"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_pieces, max_size=30), _ends, st.booleans(), st.sampled_from(["gpt-4", "gpt-4o"]))
+def test_a_line_counted_with_and_without_its_newline_gives_tiktokens_counts_either_way(parts, end, newline_first,
+                                                                                     model):
+    line = "".join(parts) + end
+    counter = TokenCounter(model)
+    encoding = tokens.get_encoding(counter.encoding_name)
+    order = [line + "\n", line] if newline_first else [line, line + "\n"]
+    for text in order:  # the second reuses what the first remembered
+        assert counter(text) == len(encoding.encode(text, disallowed_special=()))
+    assert counter(line + "\nnext") == len(encoding.encode(line + "\nnext", disallowed_special=()))

@@ -256,15 +256,15 @@ def cli_key(endpoint: Endpoint, given: Dict[str, Any], role: str) -> str:
 
 def summarizer_failures(record: RunRecord) -> Optional[str]:
     """One stderr line when compressions failed: how many, where the summarizer is, and why."""
-    comps = [e.data for e in record.events if e.kind == "compression"]
-    failed = [c for c in comps if c.get("status") == "error"]
+    comps = [e.payload for e in record.events if e.kind == "compression"]
+    failed = [c for c in comps if c.status == "error"]
     if not failed:
         return None
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
     return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
-            f"was left as it was. Last error: {failed[-1].get('error')}")
+            f"was left as it was. Last error: {failed[-1].error}")
 
 
 def _human(record: RunRecord) -> str:
@@ -275,12 +275,12 @@ def _human(record: RunRecord) -> str:
         lines.append(f"answer score: {s.answer_score:.2f}")
     for e in record.events:
         if e.kind == "compression":
-            d = e.data
-            lines.append(f"  iteration {e.iteration:>3}: {d['reason']:<8} {d['status']:<5} "
-                         f"{d['before_chars']:>7,} -> {d['after_chars']:>7,} chars")
+            d = e.payload
+            lines.append(f"  iteration {e.iteration:>3}: {d.reason:<8} {d.status:<5} "
+                         f"{d.before_chars:>7,} -> {d.after_chars:>7,} chars")
         elif e.kind == "trim":
-            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.data['before_chars']:,} -> "
-                         f"{e.data['after_chars']:,} chars")
+            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.payload.before_chars:,} -> "
+                         f"{e.payload.after_chars:,} chars")
     if record.error:
         lines.append(f"error: {record.error}")
     if record.final_answer:

@@ -34,8 +34,8 @@ def nth_compression(n: int, reason: Optional[str] = None, status: Optional[str] 
     """The iteration of the n-th (1-based) compression with this reason and status."""
     def find(events: Sequence[Event]) -> Optional[int]:
         found = [e.iteration for e in _compressions(events)
-                 if (reason is None or e.data.get("reason") == reason)
-                 and (status is None or e.data.get("status") == status)]
+                 if (reason is None or e.payload.reason == reason)
+                 and (status is None or e.payload.status == status)]
         return int(found[n - 1]) if len(found) >= n else None
     return find
 
@@ -47,16 +47,16 @@ def first_quiet_after(after: Finder) -> Finder:
         if start is None:
             return None
         quiet = [e.iteration for e in _triggers(events)
-                 if e.iteration > start and not e.data.get("fired") and e.data.get("chars")]
+                 if e.iteration > start and not e.payload.fired and e.payload.chars]
         return int(quiet[0]) if quiet else None
     return find
 
 
 def first_size_refire(events: Sequence[Event]) -> Optional[int]:
     """The first size-trigger compression after an earlier summary: the trigger re-armed by growth."""
-    checks = {e.iteration: e.data for e in _triggers(events)}
+    last = {e.iteration: e.payload.last_summarized_chars for e in _triggers(events)}
     for e in _compressions(events):
-        if e.data.get("reason") == "size" and checks.get(e.iteration, {}).get("last_summarized_chars") is not None:
+        if e.payload.reason == "size" and last.get(e.iteration) is not None:
             return int(e.iteration)
     return None
 
@@ -64,8 +64,8 @@ def first_size_refire(events: Sequence[Event]) -> Optional[int]:
 def first_disarmed(events: Sequence[Event]) -> Optional[int]:
     """The first iteration over the cap where the size trigger was disarmed (not grown since the last summary)."""
     for e in _triggers(events):
-        d = e.data
-        if d.get("over_cap") and not d.get("size_armed") and not d.get("fired"):
+        d = e.payload
+        if d.over_cap and not d.size_armed and not d.fired:
             return int(e.iteration)
     return None
 
@@ -98,7 +98,7 @@ def first_lost_fact(events: Sequence[Event]) -> Optional[int]:
 
 def _scenario(events: Sequence[Event]) -> Optional[str]:
     starts = [e for e in events if e.kind == "run_start"]
-    return starts[0].data.get("scenario") if starts else None
+    return starts[0].payload.scenario if starts else None
 
 
 def probe_flips(events: Sequence[Event], iteration: int) -> List[str]:
@@ -106,14 +106,14 @@ def probe_flips(events: Sequence[Event], iteration: int) -> List[str]:
     probes = scenario_probes(_scenario(events))
     for e in _compressions(events):
         if e.iteration == iteration:
-            results = run_probes(e.data.get("before") or "", e.data.get("after") or "", probes)
+            results = run_probes(e.payload.before or "", e.payload.after or "", probes)
             return [r.question for r in results if r.answerable_before and not r.answerable_after]
     return []
 
 
 def first_probe_flip(events: Sequence[Event]) -> Optional[int]:
     for e in _compressions(events):
-        if e.data.get("status") == "ok" and probe_flips(events, int(e.iteration)):
+        if e.payload.status == "ok" and probe_flips(events, int(e.iteration)):
             return int(e.iteration)
     return None
 

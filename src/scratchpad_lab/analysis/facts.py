@@ -78,10 +78,10 @@ _COMMON_WORDS = frozenset(
 _SENTENCE_OPENERS = tuple('.!?:;"“‘([{]-*•>')
 
 
-def _trim_name(text: str, m: re.Match, value: str) -> tuple:
+def _trim_name(text: str, m_start: int, m_end: int, value: str) -> tuple:
     """(name, start) without leading ordinary words ("When Asha Rao" -> "Asha Rao"), or ("", 0) when
     no name is left: an ordinary word, or a single word that starts a line or labels a value."""
-    start = m.start()
+    start = m_start
     words = value.split(" ")
     while words and (words[0] in _NOT_NAMES or words[0] in ("of", "de", "van", "von")):
         start += len(words[0]) + 1
@@ -92,7 +92,7 @@ def _trim_name(text: str, m: re.Match, value: str) -> tuple:
     if len(words) == 1:
         line_start = text.rfind("\n", 0, start) + 1
         before = text[line_start:start].rstrip()
-        if not before.strip(" \t-*•>") or text[m.end():m.end() + 1] == ":" or before.endswith(_SENTENCE_OPENERS) \
+        if not before.strip(" \t-*•>") or text[m_end:m_end + 1] == ":" or before.endswith(_SENTENCE_OPENERS) \
                 or value.lower() in _COMMON_WORDS:
             return "", 0
     return value, start
@@ -118,6 +118,11 @@ def extract_facts(text: str, expected: Iterable[str] = ()) -> List[Fact]:
     return list(found.values())
 
 
+# Every month name the datetime pattern knows starts with one of these; every ISO date has "d-dd-".
+_MONTH_HEADS = tuple(dict.fromkeys(month[:3] for month in _MONTHS.split("|")))
+_ISO_DATE_HINT = re.compile(r"-\d\d-(?<=\d-\d\d-)")
+
+
 def _may_match(kind: str, line: str, has_digit: bool) -> bool:
     """False when a kind's pattern cannot match the line (a character it needs is absent): skipping
     it saves a regex pass over a long tool-result line and finds exactly the same facts."""
@@ -127,7 +132,10 @@ def _may_match(kind: str, line: str, has_digit: bool) -> bool:
         return "@" in line
     if kind == "path":
         return "/" in line or "\\" in line
-    if kind in ("datetime", "number"):
+    if kind == "datetime":  # a date has "-dd-", a time ":", the other forms a month's name
+        return has_digit and (":" in line or any(month in line for month in _MONTH_HEADS)
+                              or _ISO_DATE_HINT.search(line) is not None)
+    if kind == "number":
         return has_digit
     if kind == "identifier":
         return has_digit or "_" in line or "." in line
@@ -147,15 +155,20 @@ def _may_match(kind: str, line: str, has_digit: bool) -> bool:
 _FIRST_CHARS = {"url": "h", "datetime": r"\dMTWFSJAOND", "number": r"\d$€£₹UEIGR", "quoted": '"“', "name": "A-Z"}
 # Kinds whose every match starts at the line's start or right after a non-word character, with what
 # must follow there for any of the kind's alternatives to match (a cheap test that skips plain words).
-_AT_WORD_START = {"identifier": r"[A-Za-z0-9]*[\d:_.\-]", "path": r"[~./]|[A-Za-z]:\\|[\w.-]+/"}
+# (For identifiers: a run of digits with two dots, or a word whose letters and digits end at "-_.:", or a
+# few capitals before two digits; each alternative of the pattern starts so, and a plain word or a
+# plain number like 166.9ms is passed over at once.)
+_AT_WORD_START = {"identifier": r"\d++\.\d++\.|[A-Za-z][A-Za-z0-9]*+[-_.:]|[A-Z]{1,5}\d\d",
+                  "path": r"[~./]|[A-Za-z]:\\|[\w.-]+/"}
 
 
 def _searcher(kind: str, pattern: re.Pattern) -> Optional[re.Pattern]:
+    """The search for `kind`: its whole pattern is captured as group 1 (its own groups follow)."""
     if kind in _FIRST_CHARS:
         first = f"[{_FIRST_CHARS[kind]}]"
-        return re.compile(rf"{first}(?<=(?={pattern.pattern}){first})")
+        return re.compile(rf"{first}(?<=(?=({pattern.pattern})){first})")
     if kind in _AT_WORD_START:
-        return re.compile(rf"\W(?={_AT_WORD_START[kind]})(?=(?:{pattern.pattern}))")
+        return re.compile(rf"\W(?={_AT_WORD_START[kind]})(?=({pattern.pattern}))")
     return None
 
 
@@ -163,26 +176,37 @@ _SEARCHERS = {kind: _searcher(kind, pattern) for kind, pattern in _PATTERNS}
 _DIGIT = re.compile(r"\d")
 
 
+def _value_span(m: re.Match, first: int, last: int) -> tuple:
+    """The span of the first of groups first..last that matched something (a quoted fact's inside),
+    else of group first - 1 (the whole match)."""
+    for i in range(first, last + 1):
+        if m.group(i):
+            return m.span(i)
+    return m.span(first - 1)
+
+
 def _matches(kind: str, pattern: re.Pattern, text: str):
-    """The matches `pattern.finditer(text)` gives (none of these patterns matches empty text), found faster."""
+    """(start, end, value start, value end) of each match `pattern.finditer(text)` gives (none of these
+    patterns matches empty text), found faster: one pass of the kind's searcher, which reports every
+    place the pattern matches; a place inside the previous match is passed over, as finditer would."""
+    groups = pattern.groups
     searcher = _SEARCHERS[kind]
     if searcher is None:
-        yield from pattern.finditer(text)
+        for m in pattern.finditer(text):
+            yield (*m.span(), *_value_span(m, 1, groups))
         return
-    word_start = kind in _AT_WORD_START
-    pos = 0
-    if word_start:  # a match at the very start has no non-word character before it
+    end = 0
+    if kind in _AT_WORD_START:  # a match at the very start has no non-word character before it
         m = pattern.match(text, 0)
         if m:
-            yield m
-            pos = m.end()
-    while True:
-        found = searcher.search(text, pos - 1 if word_start and pos else pos)
-        if found is None:
-            return
-        m = pattern.match(text, found.end() if word_start else found.start())
-        yield m
-        pos = m.end()
+            yield (*m.span(), *_value_span(m, 1, groups))
+            end = m.end()
+    for found in searcher.finditer(text):
+        start = found.start(1)
+        if start < end:
+            continue
+        end = found.end(1)
+        yield (start, end, *_value_span(found, 2, groups + 1)) if groups else (start, end, start, end)
 
 
 @lru_cache(maxsize=65536)
@@ -201,20 +225,16 @@ def line_fact_spans(line: str) -> tuple:
         if not _may_match(kind, line, has_digit):
             continue
 
-        groups = pattern.groups
         pieces, last = [], 0  # what pattern.sub() gives, each match replaced by blanks once claimed
-        for m in _matches(kind, pattern, work):
-            group = next((i for i in range(1, groups + 1) if m.group(i)), 0) if groups else 0
-            start, end = m.span(group)
+        for m_start, m_end, start, end in _matches(kind, pattern, work):
             raw = line[start:end]
             value = raw.strip()  # from the line itself: earlier kinds blanked `work`
             if value is not raw:
                 start += len(raw) - len(raw.lstrip())
-            m_start, m_end = m.span()
             pieces.append(work[last:m_start])
             last = m_end
             if kind == "name":
-                value, start = _trim_name(line, m, value)  # context from the line itself
+                value, start = _trim_name(line, m_start, m_end, value)  # context from the line itself
                 if not value:
                     pieces.append(work[m_start:m_end])
                     continue

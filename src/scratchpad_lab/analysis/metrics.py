@@ -28,7 +28,7 @@ def trims(events: Sequence[Event]) -> List[Dict[str, Any]]:
 
 def final_answer(events: Sequence[Event]) -> Optional[str]:
     found = of_kind(events, "final_answer")
-    return found[-1].data.get("text") if found else None
+    return found[-1].payload.text if found else None
 
 
 def answer_score(answer: Optional[str], scenario: Optional[str]) -> Optional[float]:
@@ -73,8 +73,8 @@ class RunSummary:
 def model_ids(events: Sequence[Event]) -> tuple:
     """(agent model id, summarizer model id) as the run recorded them."""
     starts = of_kind(events, "run_start")
-    data = starts[0].data if starts else {}
-    return data.get("agent_model_id", "scripted"), data.get("summarizer_model_id", "extractive")
+    start = (starts[0] if starts else Event("run_start", 0.0)).payload  # none: the payload's defaults
+    return start.agent_model_id, start.summarizer_model_id
 
 
 def summarize_run(events: Sequence[Event], scenario: Optional[str] = None,
@@ -82,32 +82,32 @@ def summarize_run(events: Sequence[Event], scenario: Optional[str] = None,
     iterations = of_kind(events, "iteration")
     calls = of_kind(events, "llm_call")
     agent_model, summarizer_model = model_ids(events)
-    agent_in = sum(int(e.data.get("tokens_in") or 0) for e in calls)
-    agent_out = sum(int(e.data.get("tokens_out") or 0) for e in calls)
+    agent_in = sum(int(e.payload.tokens_in or 0) for e in calls)
+    agent_out = sum(int(e.payload.tokens_out or 0) for e in calls)
     comps = of_kind(events, "compression")
-    tokens = [e.data.get("tokens", 0) for e in iterations]
+    tokens = [e.payload.tokens for e in iterations]
     finish = of_kind(events, "finish")
     if scenario is None:
         starts = of_kind(events, "run_start")
-        scenario = starts[0].data.get("scenario") if starts else None
-    summarizer_in = sum(int(e.data.get("tokens_in") or 0) for e in comps)
-    summarizer_out = sum(int(e.data.get("tokens_out") or 0) for e in comps)
+        scenario = starts[0].payload.scenario if starts else None
+    summarizer_in = sum(int(e.payload.tokens_in or 0) for e in comps)
+    summarizer_out = sum(int(e.payload.tokens_out or 0) for e in comps)
     return RunSummary(
         agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
         agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
         summarizer_cost_usd=cost_usd(summarizer_model, summarizer_in, summarizer_out, prices),
         iterations=len(iterations),
         compressions=len(comps),
-        compressions_ok=sum(1 for e in comps if e.data.get("status") == "ok"),
+        compressions_ok=sum(1 for e in comps if e.payload.status == "ok"),
         trims=len(of_kind(events, "trim")),
-        peak_chars=max([e.data.get("chars", 0) for e in iterations] + [0]),
+        peak_chars=max([e.payload.chars for e in iterations] + [0]),
         peak_tokens=max(tokens + [0]),
         mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
         context_tokens=sum(tokens),
         summarizer_calls=len(comps),
         summarizer_tokens_in=summarizer_in,
         summarizer_tokens_out=summarizer_out,
-        summarizer_latency_s=round(sum(float(e.data.get("latency_s") or 0) for e in comps), 4),
+        summarizer_latency_s=round(sum(float(e.payload.latency_s or 0) for e in comps), 4),
         answer_score=answer_score(final_answer(events), scenario),
-        outcome=finish[-1].data.get("outcome") if finish else None,
+        outcome=finish[-1].payload.outcome if finish else None,
     )

@@ -10,11 +10,14 @@ inputs and what the package then did. (The next periodic iteration comes from tr
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..engine.config import RunConfig
 from ..engine.events import Event
 from .triggers import next_periodic
+
+if TYPE_CHECKING:
+    from ..files.schemas import TriggerData
 
 SUMMARY_HEADER = "[Summarized up to step {iteration}]"  # what the package writes at the top of a summary
 _ERROR_SHOWN = 160
@@ -35,7 +38,7 @@ def _largest_cap() -> int:
 def _run_config(events: Sequence[Event]) -> dict:
     for e in events:
         if e.kind == "run_start":
-            return dict(e.data.get("config") or {})
+            return dict(e.payload.config or {})
     return {}
 
 
@@ -49,64 +52,63 @@ def _by_iteration(events: Sequence[Event], kind: str) -> Dict[int, Event]:
 
 # ── the trigger check ──────────────────────────────────────────────────────
 
-def _fired_clause(t: dict, reason: Optional[str], iteration: int) -> str:
-    if not t.get("recorded", True):  # a record without its trigger check: only what the compression says
+def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: int) -> str:
+    if t is None:  # a record without its trigger check: only what the compression says
         return (f"At iteration {iteration} the {reason or 'unknown'} trigger fired (this record has no trigger "
                 "check to say more)")
     if reason == "periodic":
-        return (f"Iteration {iteration} is a multiple of summarize_every = {t.get('summarize_every')}, "
+        return (f"Iteration {iteration} is a multiple of summarize_every = {t.summarize_every}, "
                 "so the periodic trigger fired")
-    last = t.get("last_summarized_chars")
+    last = t.last_summarized_chars
     grown = ("no summary has been written yet" if last is None
              else f"has grown since the last summary ({_n(last)} chars)")
-    return (f"The scratchpad ({_n(t.get('chars', 0))} chars) is over the {_n(t.get('max_scratchpad_chars', 0))} "
+    return (f"The scratchpad ({_n(t.chars)} chars) is over the {_n(t.max_scratchpad_chars or 0)} "
             f"cap and {grown}, so the size trigger fired")
 
 
 def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
     """Why a compression happened and what came of it, from its trigger check and its status."""
-    c = compression.data
+    c = compression.payload
     iteration = int(compression.iteration or 0)
-    t = dict(trigger.data) if trigger is not None else {"recorded": False, "over_cap": False}
-    clause = _fired_clause(t, c.get("reason"), iteration)
-    status = c.get("status")
-    if status == "ok":
-        return (f"{clause}: the summarizer replaced {_n(c.get('before_chars', 0))} chars with a "
-                f"{_n(c.get('after_chars', 0))}-char summary.")
-    if status == "empty":
-        if not t.get("recorded", True):
+    t = trigger.payload if trigger is not None else None
+    clause = _fired_clause(t, c.reason, iteration)
+    if c.status == "ok":
+        return (f"{clause}: the summarizer replaced {_n(c.before_chars)} chars with a "
+                f"{_n(c.after_chars)}-char summary.")
+    if c.status == "empty":
+        if t is None:
             retry = "will try again when a trigger next fires"
-        elif t.get("over_cap"):
+        elif t.over_cap:
             retry = "will try again next iteration, since the scratchpad is still over the cap"
         else:
-            upcoming = next_periodic(iteration, t.get("summarize_every"))
+            upcoming = next_periodic(iteration, t.summarize_every)
             retry = f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
         return (f"{clause}, but the summarizer replied nothing; the package kept the scratchpad "
-                f"({_n(c.get('before_chars', 0))} chars) and {retry} (a wasted call).")
-    error = " ".join(str(c.get("error") or "an error").split())
+                f"({_n(c.before_chars)} chars) and {retry} (a wasted call).")
+    error = " ".join(str(c.error or "an error").split())
     if len(error) > _ERROR_SHOWN:
         error = error[:_ERROR_SHOWN] + "…"
     return (f"{clause}, but the summarizer failed ({error}); the package kept the scratchpad "
-            f"({_n(c.get('before_chars', 0))} chars) unchanged.")
+            f"({_n(c.before_chars)} chars) unchanged.")
 
 
 def quiet_sentence(trigger: Event) -> str:
     """Why the middleware did nothing at an iteration, from its recorded trigger check."""
-    t = trigger.data
+    t = trigger.payload
     iteration = int(trigger.iteration or 0)
-    chars, cap, every = int(t.get("chars") or 0), int(t.get("max_scratchpad_chars") or 0), t.get("summarize_every")
+    chars, cap, every = int(t.chars or 0), int(t.max_scratchpad_chars or 0), t.summarize_every
     if chars == 0:
         return f"At iteration {iteration} the scratchpad is empty: there is nothing to compress."
-    if every is None and cap >= _largest_cap() and not t.get("over_cap"):
+    if every is None and cap >= _largest_cap() and not t.over_cap:
         return (f"Compression is off (no periodic trigger, and the cap is the largest allowed): the scratchpad "
                 f"({_n(chars)} chars) goes to the agent as it is.")
-    if t.get("over_cap") and not t.get("size_armed"):
+    if t.over_cap and not t.size_armed:
         return (f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but has not grown since the last "
-                f"summary ({_n(t.get('last_summarized_chars') or 0)} chars): the size trigger stays disarmed.")
+                f"summary ({_n(t.last_summarized_chars or 0)} chars): the size trigger stays disarmed.")
     periodic = ("the periodic trigger is off" if every is None else
                 f"iteration {iteration} is not a multiple of summarize_every = {every} "
                 f"(next at {next_periodic(iteration, every)})")
-    if t.get("over_cap"):  # over the cap and armed, yet the package did not fire (e.g. native mode)
+    if t.over_cap:  # over the cap and armed, yet the package did not fire (e.g. native mode)
         return f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but the middleware did not compress."
     return f"The scratchpad ({_n(chars)} chars) is under the {_n(cap)} cap and {periodic}: nothing is due."
 
@@ -121,12 +123,12 @@ class _Index:
         self.triggers = _by_iteration(events, "trigger")
         self.compressions = _by_iteration(events, "compression")
         self.trims = _by_iteration(events, "trim")
-        self.sent = {i: e.data.get("scratchpad") for i, e in _by_iteration(events, "iteration").items()}
+        self.sent = {i: e.payload.scratchpad for i, e in _by_iteration(events, "iteration").items()}
 
     def at_start(self, iteration: int) -> Optional[str]:
         """The scratchpad as iteration `iteration` started, before the middleware touched it."""
         if iteration in self.compressions:
-            return self.compressions[iteration].data.get("before")
+            return self.compressions[iteration].payload.before
         return self.sent.get(iteration)
 
     def summary_cut(self, iteration: int) -> Optional[int]:
@@ -142,9 +144,9 @@ class _Index:
     def summary_tail_kept(self, written: int, text: str) -> bool:
         """Is the last line of the summary written at `written` still in `text`?"""
         e = self.compressions.get(written)
-        if e is None or e.data.get("status") != "ok":
+        if e is None or e.payload.status != "ok":
             return False
-        lines = [ln for ln in str(e.data.get("after") or "").splitlines() if ln.strip()]
+        lines = [ln for ln in str(e.payload.after or "").splitlines() if ln.strip()]
         return len(lines) > 1 and lines[-1] in text
 
     def summary_kept(self, iteration: int) -> Optional[int]:
@@ -164,11 +166,11 @@ def summary_cut_by_trim(events: Sequence[Event], iteration: int) -> Optional[int
 
 
 def _trim_sentence(idx: _Index, trim: Event) -> str:
-    d = trim.data
+    d = trim.payload
     iteration = int(trim.iteration or 0)
     keep = idx.config.get("agent_trim_chars")
-    kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.get('after_chars', 0))} chars"
-    head = (f"The agent cut its scratchpad from {_n(d.get('before_chars', 0))} chars to {kept} "
+    kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.after_chars)} chars"
+    head = (f"The agent cut its scratchpad from {_n(d.before_chars)} chars to {kept} "
             "(its own hard trim, not the summarizer)")
     after = idx.at_start(iteration + 1)
     cut = idx.summary_cut(iteration)

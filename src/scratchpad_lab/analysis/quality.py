@@ -65,14 +65,14 @@ def expected_values(events: Sequence[Event]) -> List[str]:
     from ..scenarios import SCENARIOS
 
     starts = of_kind(events, "run_start")
-    name = starts[0].data.get("scenario") if starts else None
+    name = starts[0].payload.scenario if starts else None
     return [f.value for f in SCENARIOS[name].expected_facts] if name in SCENARIOS else []
 
 
 def annotate(events: Sequence[Event]) -> List[Dict]:
     """Every compression with its facts before, facts lost, retention share and flags."""
     starts = of_kind(events, "run_start")
-    config = starts[0].data.get("config", {}) if starts else {}
+    config = starts[0].payload.config if starts else {}
     template = config.get("summarizer_prompt")
     expected = expected_values(events)
     out = []
@@ -107,12 +107,12 @@ class StepFacts:
 def facts_by_step(events: Sequence[Event]) -> List[StepFacts]:
     """For each step, the facts its tool results brought in, and how many the final context still holds."""
     iterations = of_kind(events, "iteration")
-    final_context = iterations[-1].data.get("scratchpad", "") if iterations else ""
+    final_context = iterations[-1].payload.scratchpad if iterations else ""
     expected = expected_values(events)
     seen: set = set()
     per_step: Dict[int, List[Fact]] = {}
     for e in of_kind(events, "tool_call"):
-        for fact in extract_facts(str(e.data.get("result", "")), expected):
+        for fact in extract_facts(str(e.payload.result), expected):
             if fact.text not in seen:
                 seen.add(fact.text)
                 per_step.setdefault(e.iteration or 0, []).append(fact)
@@ -132,10 +132,10 @@ def savings(events: Sequence[Event], baseline: Sequence[Event]) -> Savings:
     """Summarizer tokens spent against context tokens saved, iteration by iteration."""
     spent_at: Dict[int, int] = {}
     for e in of_kind(events, "compression"):
-        spent_at[e.iteration] = spent_at.get(e.iteration, 0) + int(e.data.get("tokens_in") or 0) + \
-            int(e.data.get("tokens_out") or 0)
-    on = {e.iteration: int(e.data.get("tokens", 0)) for e in of_kind(events, "iteration")}
-    off = {e.iteration: int(e.data.get("tokens", 0)) for e in of_kind(baseline, "iteration")}
+        p = e.payload
+        spent_at[e.iteration] = spent_at.get(e.iteration, 0) + int(p.tokens_in or 0) + int(p.tokens_out or 0)
+    on = {e.iteration: int(e.payload.tokens) for e in of_kind(events, "iteration")}
+    off = {e.iteration: int(e.payload.tokens) for e in of_kind(baseline, "iteration")}
     net, spent, saved, payback = 0, 0, 0, None
     for iteration in sorted(on):
         cost = spent_at.get(iteration, 0)

@@ -76,13 +76,15 @@ def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int
         if upto is not None and e.iteration is not None and e.iteration > upto:
             break
         if e.kind == "trigger":
-            last_len = e.data.get("last_summarized_chars")
+            last_len = e.payload.last_summarized_chars
         elif e.kind == "compression":
-            fired_it, fired_reason, fired_status = e.iteration, e.data.get("reason"), e.data.get("status")
-            if e.data.get("status") == "ok":
-                last_len = e.data.get("after_chars")
+            p = e.payload
+            fired_it, fired_reason, fired_status = e.iteration, p.reason, p.status
+            if p.status == "ok":  # a file may leave after_chars out: then, as before any summary, unknown
+                last_len = p.after_chars if "after_chars" in p.model_fields_set else None
         elif e.kind == "iteration":
-            iteration, chars, tokens = e.iteration or 0, e.data.get("chars", 0), e.data.get("tokens", 0)
+            p = e.payload
+            iteration, chars, tokens = e.iteration or 0, p.chars, p.tokens
     armed = size_armed(chars, last_len)
     return TriggerState(iteration=iteration, chars=chars, tokens=tokens, summarize_every=every,
                         max_scratchpad_chars=cap, agent_trim_chars=trim_cap,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Literal, Optional, Tuple, get_args
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, get_args
 
 # Every kind an event can have. What each kind's `data` holds is defined in schemas.py (one pydantic model
 # per kind), which is also what a loaded file is checked against.
@@ -18,16 +18,48 @@ EventKind = Literal["run_start", "iteration", "trigger", "compression", "trim", 
 EVENT_KINDS: Tuple[str, ...] = get_args(EventKind)
 
 
+def _payload_of() -> Callable[[str, Dict[str, Any]], Any]:
+    """schemas.payload_of, imported on the first read (schemas.py imports this module)."""
+    global _PAYLOAD_OF
+    if _PAYLOAD_OF is None:
+        from ..files.schemas import payload_of
+        _PAYLOAD_OF = payload_of
+    return _PAYLOAD_OF
+
+
+_PAYLOAD_OF: Optional[Callable[[str, Dict[str, Any]], Any]] = None
+
+
 @dataclass
 class Event:
+    """`data` is the stored form (what `to_dict` writes); code reads it through `payload`, the kind's
+    model from schemas.py (`e.payload.tokens`, with the model's default when a field is absent)."""
+
     kind: EventKind
     t: float                      # seconds since the run started
     iteration: Optional[int] = None
     data: Dict[str, Any] = field(default_factory=dict)
+    # The payload, built on the first read and kept: not part of the event's value (equality, repr, file).
+    _payload: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in EVENT_KINDS:  # a new kind needs its payload model in schemas.py first
             raise ValueError(f"unknown event kind {self.kind!r}")
+
+    @property
+    def payload(self) -> Any:
+        """`data` as the kind's payload model (schemas.PAYLOADS), built without validation: the lab's own
+        events are its own, and a file's were validated when it was loaded. Fields the model does not list
+        are kept too (`extra="allow"`) and read the same way."""
+        payload = self._payload
+        if payload is None:
+            payload = self._payload = _payload_of()(self.kind, self.data)
+        return payload
+
+    def amend(self, **data: Any) -> None:
+        """Add to or change an event's data after it was emitted (a strategy that learns more later)."""
+        self.data.update(data)
+        self._payload = None
 
     def to_dict(self) -> Dict[str, Any]:
         return {"kind": self.kind, "t": round(self.t, 4), "iteration": self.iteration, "data": self.data}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import lru_cache
+from itertools import islice
 from typing import List, Optional, Sequence
 
 from .config import package_prompt_fields
@@ -88,7 +89,7 @@ def _clip(line: str, cap: int = _LINE_CAP) -> str:
     for start in range(0, len(line) - cap + 1, max(1, cap // 4)):
         inside: dict = {}
         stop = start + cap
-        for fact_start, fact_end, value, weight in spans[bisect_left(starts, start):]:
+        for fact_start, fact_end, value, weight in islice(spans, bisect_left(starts, start), None):
             if fact_start >= stop:
                 break
             if fact_end <= stop and value not in inside:
@@ -117,8 +118,14 @@ def _split_observation(line: str) -> List[str]:
     """Tool results often come as one long line; cut them into sentence-sized pieces."""
     if len(line) <= _LINE_CAP:
         return [line]
-    pieces = re.split(r"(?<=[.;!?])\s+|\\n|\s\|\s", line)
+    pieces = _PIECE_BREAK.split(line)
     return [p for p in pieces if p.strip()]
+
+
+# Where a long line is cut: whitespace after . ; ! or ?, a literal "\n", or " | ". Written to start with
+# a character class so the engine skips to the candidates (it splits exactly as
+# r"(?<=[.;!?])\s+|\\n|\s\|\s" does; tests/test_extractive.py compares the two).
+_PIECE_BREAK = re.compile(r"[\s\\](?:(?<=[.;!?]\s)\s*|(?<=\\)n|(?<=\s)\|\s)")
 
 
 @lru_cache(maxsize=512)
@@ -184,29 +191,9 @@ class ExtractiveSummarizer:
         fixed = [header] + [f"{name}:" for name in sections] + [status]
         return self.budget_chars - sum(len(x) + 1 for x in fixed)
 
-    @staticmethod
-    def _select(candidates: List[tuple], room: int) -> set:
-        """Greedy coverage: take the line that adds the most facts not yet kept per char it costs,
-        until nothing fits or nothing new is left. Ties go to the earlier line."""
-        covered: set = set()
-        kept: set = set()
-        pool = list(candidates)
-        while pool and room > 0:
-            best, best_value = None, 0.0
-            for cand in pool:
-                cost = len(cand[1]) + 3
-                if cost > room:
-                    continue
-                gain = sum(weight for fact, weight in cand[3].items() if fact not in covered)
-                value = gain / (cost ** 0.5)
-                if value > best_value:
-                    best, best_value = cand, value
-            if best is None:
-                break
-            kept.add(best[0])
-            covered.update(best[3])
-            room -= len(best[1]) + 3
-            pool = [c for c in pool if c is not best and any(f not in covered for f in c[3])]
+    @classmethod
+    def _select(cls, candidates: List[tuple], room: int) -> set:
+        kept, room = cls._greedy(candidates, room)
         # Room left after every fact is covered: keep the other salient lines too, earliest first.
         for cand in candidates:
             cost = len(cand[1]) + 3
@@ -214,6 +201,43 @@ class ExtractiveSummarizer:
                 kept.add(cand[0])
                 room -= cost
         return kept
+
+    @staticmethod
+    def _greedy(candidates: List[tuple], room: int) -> tuple:
+        """Greedy coverage: take the line that adds the most facts not yet kept per char it costs,
+        until nothing fits or nothing new is left. Ties go to the earlier line. Returns (kept, room left).
+
+        Each line's gain (the weight of its facts not yet kept) is kept up to date as facts get
+        covered instead of being summed again for every line at every pick. The weights are
+        quarters, halves and small whole numbers, so the running sums are exact: the same picks."""
+        covered: set = set()
+        kept: set = set()
+        gains = [sum(cand[3].values()) for cand in candidates]  # candidates[k][0] == k
+        roots = [(len(cand[1]) + 3) ** 0.5 for cand in candidates]
+        holders: dict = {}  # fact -> the lines that have it
+        for cand in candidates:
+            for fact in cand[3]:
+                holders.setdefault(fact, []).append(cand[0])
+        pool = list(candidates)
+        while pool and room > 0:
+            best, best_value = None, 0.0
+            for cand in pool:
+                if len(cand[1]) + 3 > room:
+                    continue
+                value = gains[cand[0]] / roots[cand[0]]
+                if value > best_value:
+                    best, best_value = cand, value
+            if best is None:
+                break
+            kept.add(best[0])
+            for fact in best[3]:
+                if fact not in covered:
+                    covered.add(fact)
+                    for order in holders[fact]:
+                        gains[order] -= candidates[order][3][fact]
+            room -= len(best[1]) + 3
+            pool = [c for c in pool if c is not best and gains[c[0]] > 0]
+        return kept, room
 
     def _status_line(self, scratchpad: str, iteration: int) -> str:
         steps = re.findall(r"^Step (\d+):", scratchpad, re.M)

@@ -244,6 +244,10 @@ class RunObserver:
             self.record_raw_observation(position, str(result))
             return result
 
+        try:  # the agent binds each call's input to the tool's signature: read it once, not per call
+            recorded.__signature__ = inspect.signature(func)
+        except (TypeError, ValueError):  # not introspectable: the agent finds that out itself, as before
+            pass
         return {**tool, "func": recorded}
 
     # ── trace ───────────────────────────────────────────────────────────────
@@ -268,6 +272,18 @@ def _presigned(method):
     return handler
 
 
+def presign_hooks(handler: Any, names: Optional[Tuple[str, ...]] = None) -> Any:
+    """`handler` with each of its hook methods (`on_*`, or `names`) replaced, on the instance, by the
+    presigned function calling it: the same method runs with the same arguments, and the agent's
+    per-event signature check costs next to nothing. Coroutine hooks are left as they are (the agent
+    tells them apart by their type). Returns the handler."""
+    for name in names or tuple(n for n in dir(handler) if n.startswith("on_")):
+        method = getattr(handler, name, None)
+        if callable(method) and not inspect.iscoroutinefunction(method):
+            setattr(handler, name, _presigned(method))
+    return handler
+
+
 class _PostMiddlewareHook:
     """Registered after the middleware. Not a CallbackHandler subclass on purpose: the agent fires
     every event at every handler that has a method for it, so this one has only the six it uses."""
@@ -277,8 +293,7 @@ class _PostMiddlewareHook:
 
     def __init__(self, obs: RunObserver) -> None:
         self.obs = obs
-        for name in self._HOOKS:  # instance attributes: getattr(hook, name) is the presigned function
-            setattr(self, name, _presigned(getattr(self, name)))
+        presign_hooks(self, self._HOOKS)  # instance attributes: getattr(hook, name) is the presigned function
 
     def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
         obs = self.obs

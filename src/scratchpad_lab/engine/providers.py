@@ -18,14 +18,13 @@ Safety and limits:
 - a base URL with a user name or password in it is refused; redirects are never followed;
 - hosted mode (SCRATCHPAD_LAB_HOSTED=1) resolves the host once, refuses every special-purpose
   address (loopback, private, link-local, shared, reserved, multicast, metadata, and IPv4 addresses
-  embedded in IPv6 forms), connects to exactly the address it checked, and tightens every limit.
+  embedded in IPv6 forms), connects to exactly the address it checked (addresses.py), and tightens
+  every limit.
 Every failure a person will meet becomes one sentence that says what to do (`explain_error`).
 """
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
 import threading
 import time
 from typing import Any, Callable, Dict, Optional, Tuple
@@ -33,6 +32,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .addresses import pinned_transport, public_address
 from .untrusted import clean_text
 
 HOSTED_ENV = "SCRATCHPAD_LAB_HOSTED"
@@ -123,32 +123,6 @@ class Endpoint(BaseModel):
         return self.model_copy(update={k: min(getattr(self, k), hosted) for k, (_, hosted) in LIMITS.items()})
 
 
-# Addresses no hosted lab may call whatever the ipaddress module says about them (cloud metadata).
-METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
-    "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"))
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
-
-
-def forbidden_address(address) -> bool:
-    """True for every address a hosted lab must not connect to: anything not globally routable
-    (loopback, private, link-local, shared 100.64/10, reserved, documentation, unspecified), multicast,
-    the cloud metadata addresses, and IPv6 forms that carry such an IPv4 address (mapped, 6to4,
-    Teredo, NAT64)."""
-    address = ipaddress.ip_address(address)
-    if address in METADATA_ADDRESSES:
-        return True
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
-        embedded += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF) for net in _NAT64 if address in net]
-        embedded = [inner for inner in embedded if inner is not None]
-        if embedded:  # judge the IPv4 address it carries, not the wrapper
-            return any(forbidden_address(inner) for inner in embedded)
-        if address.is_site_local:
-            return True
-    return (not address.is_global or address.is_multicast or address.is_private or address.is_loopback
-            or address.is_link_local or address.is_reserved or address.is_unspecified)
-
-
 def _parse_base_url(url: str):
     parsed = urlparse(url)
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -172,17 +146,9 @@ def check_base_url(url: str) -> Optional[str]:
     if parsed.scheme != "https":
         raise EndpointError("In hosted mode only https base URLs are allowed.")
     try:
-        infos = socket.getaddrinfo(parsed.hostname, parsed.port or 443, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        raise EndpointError(f"The host {parsed.hostname!r} cannot be resolved; check the base URL.") from None
-    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
-    for address in addresses:
-        if forbidden_address(address):
-            raise EndpointError(f"In hosted mode the base URL may not point at {address} (a local, private, "
-                                "reserved or metadata address). Use a public endpoint.")
-    if not addresses:
-        raise EndpointError(f"The host {parsed.hostname!r} cannot be resolved; check the base URL.")
-    return str(addresses[0])
+        return public_address(parsed.hostname, parsed.port or 443)
+    except ValueError as exc:
+        raise EndpointError(str(exc)) from None
 
 
 def _without_userinfo(url: str) -> str:
@@ -276,26 +242,6 @@ def resolve_key(endpoint: "Endpoint", typed_key: Optional[str] = None, secrets: 
     return NO_KEY_PLACEHOLDER
 
 
-def _pinned_transport(hostname: str, address: str):
-    """An httpx transport that connects to `address` (the one check_base_url approved) whatever DNS
-    says now, while the request keeps its Host header and TLS checks the certificate for `hostname`."""
-    import sys
-
-    import openai
-
-    # The HTTP library openai's own client is built on (httpx, or its successor httpx2).
-    httpx = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0]]
-
-    class _Pinned(httpx.HTTPTransport):
-        def handle_request(self, request):
-            if (request.url.host or "").lower() == hostname:
-                request.url = request.url.copy_with(host=address)
-                request.extensions = {**request.extensions, "sni_hostname": hostname}
-            return super().handle_request(request)
-
-    return _Pinned()
-
-
 def _chat_model_class():
     """OpenAIChatModel whose HTTP clients never follow redirects and, in hosted mode, connect only to
     the address that was checked (built lazily: openai is heavy)."""
@@ -310,7 +256,7 @@ def _chat_model_class():
             extra = {}
             if self.pinned:
                 host = (urlparse(self.base_url).hostname or "").lower()
-                extra = {"transport": _pinned_transport(host, self.pinned)}
+                extra = {"transport": pinned_transport(host, self.pinned)}
             self._client = openai.OpenAI(
                 http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout, **extra),
                 **common)

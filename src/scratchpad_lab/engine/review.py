@@ -94,8 +94,8 @@ class RecordedReviews:
     """A reviewed run's decisions, given back in order on replay: the same reply for each compression."""
 
     def __init__(self, events: Sequence[Event]) -> None:
-        self.decisions = [(e.data["review"], e.data.get("response", ""))
-                          for e in events if e.kind == "compression" and e.data.get("review") in VERDICTS]
+        self.decisions = [(e.payload.review, e.payload.response)
+                          for e in events if e.kind == "compression" and e.payload.review in VERDICTS]
         self.used = 0
 
     def __call__(self, call: Dict[str, Any], agent: Any, iteration: int) -> Tuple[str, str]:
@@ -107,7 +107,7 @@ class RecordedReviews:
 
 
 def reviewed(events: Sequence[Event]) -> bool:
-    return any(e.kind == "compression" and e.data.get("review") for e in events)
+    return any(e.kind == "compression" and e.payload.review for e in events)
 
 
 _SAME = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars", "summarizer",

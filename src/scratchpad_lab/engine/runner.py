@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 from autourgos_agent import (AgentLLMError, AgentMaxIterationsError, AgentParseError,
                              AgentTimeoutError)
@@ -20,7 +20,7 @@ from .config import RunConfig
 from .events import RunLog
 from .extractive import ExtractiveSummarizer
 from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
-                      WallClockExceeded)
+                      WallClockExceeded, presign_hooks)
 from .providers import EndpointError, EndpointLLM, resolve_key
 from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from ..files.records import RunRecord, package_versions
@@ -105,7 +105,8 @@ class Run:
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
-            middleware=[self.middleware, obs.post_hook],
+            # The middleware's hooks presigned: the agent inspects each handler's signature per event.
+            middleware=[presign_hooks(self.middleware), obs.post_hook],
             tools=[obs.wrap_tool(t) for t in tools],
             # A replay runs the trace's steps (one more, so a trace without a final answer ends with the
             # replayer's own message); max_iterations bounds live (scripted or model) runs.
@@ -113,6 +114,9 @@ class Run:
             max_execution_time=config.wall_clock_s,
             max_scratchpad_chars=config.agent_trim_chars,
             max_tool_output_chars=config.max_tool_output_chars,
+            # A replayed tool answers from the trace at once: one worker runs a step's calls in order
+            # without handing each to a thread (the same results; live runs keep the package's default).
+            **({"max_tool_workers": 1} if self.source.kind == "trace" else {}),
             observer=obs,
         )
         if idle_stop_s:
@@ -218,21 +222,24 @@ def _root(exc: BaseException) -> BaseException:
     return exc.__cause__ if isinstance(exc, AgentLLMError) and exc.__cause__ is not None else exc
 
 
+def _over_wall_clock(config: RunConfig, remedy: str, detail: str = "") -> Tuple[str, str]:
+    return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s{detail}; raise wall_clock_s, "
+                       f"or {remedy}.")
+
+
 def _explain(exc: BaseException, config: RunConfig):
     """(outcome, one sentence a user can act on) for every way a run can end early."""
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
-    if isinstance(root, WallClockExceeded):
-        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s ({root}); raise "
-                           "wall_clock_s, or check that the model's server answers.")
+    if isinstance(root, WallClockExceeded):  # the lab's cap, passed during a model call
+        return _over_wall_clock(config, "check that the model's server answers", f" ({root})")
     if isinstance(root, EndpointError):
         return "error", f"The agent's model call failed: {root}"
     if isinstance(root, TraceExhausted):
         return "error", f"The replay ended early: {root}"
-    if isinstance(exc, AgentTimeoutError):
-        return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s; raise "
-                           "wall_clock_s or lower the pacing delay.")
+    if isinstance(exc, AgentTimeoutError):  # the agent's own check of the same cap, between steps
+        return _over_wall_clock(config, "lower the pacing delay")
     if isinstance(exc, AgentMaxIterationsError):
         return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
                                   "answer; raise max_iterations.")

@@ -171,6 +171,9 @@ def _seam_split(text: str) -> list:
     return parts
 
 
+_ASCII_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
 def clear_memos() -> None:
     for memo in _MEMOS.values():
         memo.clear()
@@ -185,18 +188,31 @@ class TokenCounter:
         self.model = model
         self.encoding_name = encoding_name_for_model(model)
         self._memo: dict = _MEMOS.setdefault(self.encoding_name, {})
+        self._recent: dict = {}  # the last few whole texts counted, with their counts
 
     def __call__(self, text: str) -> int:
         if not text:
             return 0
+        recent = self._recent  # a step counts the same scratchpad as it starts, as it is sent and in its prompt
+        total = recent.get(text)
+        if total is not None:
+            return total
         memo = self._memo
         total = 0
         for part in _seam_split(text):
-            hit = memo.get(part)
+            # A line ending in a letter or digit counts one "\n" more with its newline than without (the
+            # newline is a piece of its own), so "X\n" and "X" share one memo entry: a scratchpad's last
+            # line gets its newline at the next step, and would otherwise be encoded twice.
+            newline = part[-1:] == "\n" and part[-2:-1] in _ASCII_ALNUM
+            key = part[:-1] if newline else part
+            hit = memo.get(key)
             if hit is None:
-                hit = len(get_encoding(self.encoding_name).encode(part, disallowed_special=()))
+                hit = len(get_encoding(self.encoding_name).encode(key, disallowed_special=()))
                 if len(memo) >= _MEMO_CAP:
                     memo.clear()
-                memo[part] = hit
-            total += hit
+                memo[key] = hit
+            total += hit + newline  # "\n" alone is one token in both encodings (tests/test_tokens.py)
+        if len(recent) >= 4:
+            recent.clear()
+        recent[text] = total
         return total

@@ -22,7 +22,11 @@ def clean_text(text: str) -> str:
 
 def may_hold_surrogates(json_text: str) -> bool:
     """Whether decoding this JSON text can yield a lone surrogate (cheap; no false negatives)."""
-    return bool(_SURROGATE_ESCAPE.search(json_text) or _LONE_SURROGATE.search(json_text))
+    # The substring and ASCII tests run at memory speed and settle almost every file (a 7.7 MB trace:
+    # milliseconds instead of ~0.1 s of regex scanning); the patterns decide the rest.
+    if "\\u" in json_text and _SURROGATE_ESCAPE.search(json_text):
+        return True
+    return not json_text.isascii() and _LONE_SURROGATE.search(json_text) is not None
 
 
 def clean_json(value: Any) -> Any:

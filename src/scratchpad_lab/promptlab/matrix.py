@@ -55,7 +55,7 @@ class Snapshot:
 
 def _task(record: RunRecord) -> str:
     starts = of_kind(record.events, "run_start")
-    return str(starts[0].data.get("task", "")) if starts else ""
+    return str(starts[0].payload.task) if starts else ""
 
 
 def compressions_of(record: RunRecord) -> List[Event]:
@@ -74,7 +74,7 @@ def snapshot_at_compression(record: RunRecord, k: int, label: str = "run") -> Sn
     if not 1 <= k <= len(comps):
         raise SnapshotError(f"{label} has {len(comps)} compression(s); --compression must be 1 to {len(comps)}.")
     e = comps[k - 1]
-    return Snapshot(str(e.data.get("before", "")), _task(record), int(e.iteration or 1),
+    return Snapshot(str(e.payload.before), _task(record), int(e.iteration or 1),
                     f"{label}, compression {k} (iteration {e.iteration})", record.scenario,
                     record.config.extractive_budget_chars)
 
@@ -86,7 +86,7 @@ def snapshot_at_iteration(record: RunRecord, n: int, label: str = "run") -> Snap
         last = max(events) if events else 0
         raise SnapshotError(f"{label} has iterations 1 to {last}; --iteration must be in that range.")
     comp = next((e for e in compressions_of(record) if e.iteration == n), None)
-    text = str(comp.data.get("before", "")) if comp else str(events[n].data.get("scratchpad", ""))
+    text = str(comp.payload.before) if comp else str(events[n].payload.scratchpad)
     if not text.strip():
         raise SnapshotError(f"The scratchpad is empty as iteration {n} of {label} starts; pick a later iteration.")
     return Snapshot(text, _task(record), n, f"{label}, iteration {n}", record.scenario,

@@ -71,7 +71,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         events = log.snapshot()
         for e in reversed(events):  # the lab's hook emitted this iteration's event just before
             if e.kind == "iteration" and e.iteration == iteration:
-                e.data.update(chars=len(after), tokens=count(after), scratchpad=after)
+                e.amend(chars=len(after), tokens=count(after), scratchpad=after)
                 break
         log.emit("compression", iteration, reason=reason, status=status, before=before, after=after,
                  prompt=call["prompt"], response=call["response"], model=summarizer.label,

@@ -33,7 +33,7 @@ def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec) -> List[int]:
     """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
     the agent's max_tool_output_chars, as the agent always does)."""
     record = replay_one(Source.for_trace(trace), base_config(summarizer), {**NEVER, "agent_trim_chars": NO_TRIM})
-    return [int(e.data.get("tokens", 0)) for e in record.events if e.kind == "iteration"]
+    return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
 
 
 def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,
@@ -51,7 +51,7 @@ def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]]
         if trimmed != scratchpad and len(log) > count:
             for e in reversed(log.snapshot()):
                 if e.kind == "trim":
-                    e.data.update(before=scratchpad, after=trimmed)
+                    e.amend(before=scratchpad, after=trimmed)
                     break
         return trimmed
 
@@ -63,9 +63,10 @@ def trim_quirks(events: List[Event]) -> List[Quirk]:
     """The agent's blunt trim cutting away the head of a summary (its marker line is gone after)."""
     out: List[Quirk] = []
     for e in events:
-        before, after = str(e.data.get("before", "")), str(e.data.get("after", ""))
-        if e.kind == "trim" and any(m in before for m in SUMMARY_MARKERS) and \
-                not any(m in after for m in SUMMARY_MARKERS):
+        if e.kind != "trim":
+            continue
+        before, after = str(e.payload.before or ""), str(e.payload.after or "")
+        if any(m in before for m in SUMMARY_MARKERS) and not any(m in after for m in SUMMARY_MARKERS):
             out.append(Quirk(e.iteration or 0, "trim-dropped-summary",
                              "The agent's hard trim cut the scratchpad from the front and took the summary's "
                              "head with it: the summary is no longer whole in what is sent."))

@@ -24,11 +24,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..engine.events import RunLog
 from ..engine.tokens import TokenCounter
 from ..files.trace import Trace
 from .messages import MessageCounter, content_text, render_all, step_messages
-from .result import Quirk, StrategyResult
+from .result import Quirk, StrategyResult, message_run_log
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec, recorded_chat_model
 
@@ -99,9 +98,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     count = counter or TokenCounter(None)
     tokens = MessageCounter(count)
     model, calls = recorded_chat_model(summarizer, count, s.get("max_input_tokens"))
-    log = RunLog()
-    log.emit("run_start", task=trace.task, config={"strategy": spec.name, **s}, mode="strategy",
-             label=spec.title(), summarizer_model_id=summarizer.model_id)
+    log = message_run_log(trace.task, spec.name, s, spec.title(), summarizer.model_id)
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
@@ -145,8 +142,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
                 call = calls.calls[-1] if len(calls.calls) > calls_before else {}
                 before_text, after_text = render_all(effective), render_all(sent)
-                log.emit("compression", iteration, reason="deepagents trigger", status="ok" if call.get(
-                    "response", "").strip() or not call else "empty",
+                status = "ok" if call.get("response", "").strip() or not call else "empty"
+                log.emit("compression", iteration, reason="size", trigger="deepagents: context over its token trigger",
+                    status=status,
                     before=before_text, after=after_text, prompt=call.get("prompt", ""),
                     response=call.get("response", content_text(event["summary_message"])),
                     model=summarizer.label, latency_s=call.get("latency_s", 0.0),

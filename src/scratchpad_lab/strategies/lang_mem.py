@@ -15,11 +15,10 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, List, Optional
 
-from ..engine.events import RunLog
 from ..engine.tokens import TokenCounter
 from ..files.trace import Trace
 from .messages import MessageCounter, render_all, step_messages
-from .result import Quirk, StrategyResult
+from .result import Quirk, StrategyResult, message_run_log
 from .settings import StrategySpec
 from .summarizer import SummarizerSpec, recorded_chat_model
 
@@ -40,9 +39,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     count = counter or TokenCounter(None)
     tokens = MessageCounter(count)
     model, calls = recorded_chat_model(summarizer, count)
-    log = RunLog()
-    log.emit("run_start", task=trace.task, config={"strategy": spec.name, **s}, mode="strategy",
-             label=spec.title(), summarizer_model_id=summarizer.model_id)
+    log = message_run_log(trace.task, spec.name, s, spec.title(), summarizer.model_id)
     steps = step_messages(trace)
     messages: List[Any] = list(steps[0])
     running = None
@@ -73,7 +70,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             received = {getattr(m, "id", None) for m in call.get("messages", [])}
             unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
-            log.emit("compression", iteration, reason="over max_tokens_before_summary",
+            log.emit("compression", iteration, reason="size", trigger="langmem: over max_tokens_before_summary",
                      status="ok" if content_text_of(result) else "empty",
                      before=before_text, after=after_text, prompt=call.get("prompt", ""),
                      response=call.get("response", result.running_summary.summary), model=summarizer.label,

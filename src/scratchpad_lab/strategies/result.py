@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from ..engine.events import Event
+from ..engine.events import Event, RunLog
 from ..analysis.metrics import of_kind
 from ..analysis.facts import retention
 from ..analysis.quality import annotate, expected_values
@@ -21,6 +21,15 @@ from .messages import render_all
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
             "facts_retained", "offloaded_files")
+
+
+def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
+    """A message strategy's run log, opened with its `run_start`: the strategy and its resolved settings
+    stand as the run's config (the autourgos strategies run the lab's own `Run`, which opens its own)."""
+    log = RunLog()
+    log.emit("run_start", task=task, config={"strategy": name, **settings}, mode="strategy", label=label,
+             summarizer_model_id=summarizer_model_id)
+    return log
 
 
 @dataclass
@@ -45,7 +54,7 @@ class StrategyResult:
 
     @property
     def sent_tokens(self) -> List[int]:
-        return [int(e.data.get("tokens", 0)) for e in of_kind(self.events, "iteration")]
+        return [int(e.payload.tokens) for e in of_kind(self.events, "iteration")]
 
     def sent_text(self, iteration: int) -> str:
         """What the model was sent at this iteration (1-based), as plain text."""
@@ -55,7 +64,7 @@ class StrategyResult:
             return ""
         for e in of_kind(self.events, "iteration"):
             if e.iteration == iteration:
-                return str(e.data.get("scratchpad", ""))
+                return str(e.payload.scratchpad)
         return ""
 
     def row(self) -> Dict[str, Any]:
@@ -65,10 +74,10 @@ class StrategyResult:
         return {
             "strategy": self.name,
             "settings": dict(self.settings),
-            "compressions": sum(1 for e in comps if e.data.get("status") == "ok"),
-            "summarizer_calls": sum(1 for e in comps if e.data.get("summarizer_called", True)),
-            "summarizer_tokens_in": sum(int(e.data.get("tokens_in") or 0) for e in comps),
-            "summarizer_tokens_out": sum(int(e.data.get("tokens_out") or 0) for e in comps),
+            "compressions": sum(1 for e in comps if e.payload.status == "ok"),
+            "summarizer_calls": sum(1 for e in comps if e.payload.summarizer_called),
+            "summarizer_tokens_in": sum(int(e.payload.tokens_in or 0) for e in comps),
+            "summarizer_tokens_out": sum(int(e.payload.tokens_out or 0) for e in comps),
             "peak_context_tokens": max(sent, default=0),
             "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
             "context_tokens_saved": sum(b - s for b, s in zip(self.baseline_tokens, sent)),
@@ -87,8 +96,8 @@ def facts_retained(events: List[Event]) -> Optional[float]:
         kept += len(c["facts_before"]) - len(c["facts_lost"])
     expected = expected_values(events)
     for e in of_kind(events, "trim"):
-        if "before" in e.data:
-            r = retention(str(e.data["before"]), str(e.data.get("after", "")), expected)
+        if e.payload.before is not None:  # a trim that carries its text
+            r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
             total += len(r.before)
             kept += len(r.kept)
     return round(kept / total, 4) if total else None

@@ -48,10 +48,10 @@ def event_kind(e: Event) -> Optional[str]:
         return "trim"
     if e.kind != "compression":
         return None
-    status = e.data.get("status")
+    status, reason = e.payload.status, e.payload.reason
     if status in ("empty", "error"):
         return status
-    return e.data.get("reason") if e.data.get("reason") in ("periodic", "size") else "periodic"
+    return reason if reason in ("periodic", "size") else "periodic"  # a strategy's own reasons: drawn as periodic
 
 
 def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -> pd.DataFrame:
@@ -63,9 +63,10 @@ def size_frame(events: Sequence[Event], unit: str = "chars", series: str = "") -
     seq = 0
     for e in events:
         if e.kind == "iteration":
-            rows.append({"iteration": e.iteration, "size": e.data.get(key_before, 0), "seq": seq, "point": "start",
+            p = e.payload
+            rows.append({"iteration": e.iteration, "size": getattr(p, key_before), "seq": seq, "point": "start",
                          "series": series})
-            rows.append({"iteration": e.iteration, "size": e.data.get(key_after, 0), "seq": seq + 1, "point": "sent",
+            rows.append({"iteration": e.iteration, "size": getattr(p, key_after), "seq": seq + 1, "point": "sent",
                          "series": series})
             seq += 2
     return pd.DataFrame(rows, columns=["iteration", "size", "seq", "point", "series"])
@@ -75,20 +76,21 @@ def marks_frame(events: Sequence[Event], unit: str = "chars") -> pd.DataFrame:
     """Events on the line: a compression at the size its iteration started with (the top of its drop);
     a trim at the size the next iteration started with (the bottom of the cut it made)."""
     import pandas as pd  # lazy: the first page does without it
-    starts = {e.iteration: e.data.get("before_chars" if unit == "chars" else "before_tokens", 0)
-              for e in events if e.kind == "iteration"}
+    key_before = "before_chars" if unit == "chars" else "before_tokens"
+    starts = {e.iteration: getattr(e.payload, key_before) for e in events if e.kind == "iteration"}
     rows = []
     for e in events:
         kind = event_kind(e)
         if kind is None:
             continue
         if e.kind == "compression":
-            value = e.data.get("before_chars" if unit == "chars" else "before_tokens", 0)
-            at, what = e.iteration, f"{e.data.get('before_chars', 0):,} → {e.data.get('after_chars', 0):,} chars"
+            p = e.payload
+            value = getattr(p, key_before)
+            at, what = e.iteration, f"{p.before_chars:,} → {p.after_chars:,} chars"
         else:
             at = e.iteration + 1 if (e.iteration or 0) + 1 in starts else e.iteration
             value = starts.get(at, 0)
-            what = f"after step {e.iteration}: {e.data.get('before_chars', 0):,} → {e.data.get('after_chars', 0):,} chars"
+            what = f"after step {e.iteration}: {e.payload.before_chars:,} → {e.payload.after_chars:,} chars"
         rows.append({"iteration": at, "size": value, "event": EVENT_KINDS[kind][0], "what": what})
     return pd.DataFrame(rows, columns=["iteration", "size", "event", "what"])
 

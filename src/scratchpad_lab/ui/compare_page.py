@@ -193,7 +193,7 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
     record = result.records[cell]
     end = [e for e in record.events if e.kind == "finish"]
     render_run(record.events, record.config, live=False, key="cmp_sweep_view", prices=prices,
-               elapsed_s=float(end[-1].data.get("elapsed_s") or 0) if end else 0.0)
+               elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)
 
 
 def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:

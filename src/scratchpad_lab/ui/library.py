@@ -74,9 +74,9 @@ def facts_kept(events) -> object:
     comps = [e for e in events if e.kind == "compression"]
     if not comps:
         return "no compression"
-    if all(e.data.get("status") not in (None, "ok") for e in comps):
+    if all(e.payload.status != "ok" for e in comps):
         return NO_COMPRESSION
-    share = run_retention([e for e in events if e.kind != "compression" or e.data.get("status") in (None, "ok")])
+    share = run_retention([e for e in events if e.kind != "compression" or e.payload.status == "ok"])
     return "—" if share is None else f"{share:.0%}"
 
 

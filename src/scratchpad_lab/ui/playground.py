@@ -89,7 +89,7 @@ def _live(record=None, name: str = "") -> None:
             end = [e for e in record.events if e.kind == "finish"]
             render_run_top(record.events, record.config, live=False, key=VIEW_KEY,
                            prices=st.session_state.get(PLAY_PRICES_BY_MODEL),
-                           elapsed_s=float(end[-1].data.get("elapsed_s", 0)) if end else 0.0,
+                           elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
                            controls=lambda: _controls(None), name=name)
         return
     review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject

@@ -97,7 +97,7 @@ def _snapshot_section() -> Optional[Snapshot]:
         if at == "Before a compression":
             k = c2.selectbox("Compression", list(range(1, len(comps) + 1)), key=f"pl_k_{entry.key}",
                              format_func=lambda i: f"#{i} at iteration {comps[i - 1].iteration} "
-                                                   f"({comps[i - 1].data.get('before_chars', 0):,} chars)")
+                                                   f"({comps[i - 1].payload.before_chars:,} chars)")
             return snapshot_at_compression(record, int(k), "the run")
         its = iterations_of(record)
         n = c2.selectbox("Iteration", its, index=len(its) - 1, key=f"pl_n_{entry.key}")

@@ -240,4 +240,4 @@ def page() -> None:
     record = entry.record
     end = [e for e in record.events if e.kind == "finish"]
     render_run(record.events, record.config, live=False, key="runs_view", upto=step, prices=prices,
-               elapsed_s=float(end[-1].data.get("elapsed_s") or 0) if end else 0.0)
+               elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)

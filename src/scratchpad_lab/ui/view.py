@@ -51,7 +51,7 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
     state = trigger_state(events, config)
     finish = [e for e in events if e.kind == "finish"]
     if finish:
-        status = OUTCOME_TEXT.get(finish[-1].data.get("outcome"), "finished")
+        status = OUTCOME_TEXT.get(finish[-1].payload.outcome, "finished")
     else:
         status = "paused" if _paused(events) else ("running" if live else "—")
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
@@ -66,19 +66,18 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         iterations = [e for e in events if e.kind == "iteration"]
         if iterations:
             with st.popover("Whole scratchpad", width="content"):
-                st.code(str(iterations[-1].data.get("scratchpad", "") or "(empty)"), language=None,
+                st.code(str(iterations[-1].payload.scratchpad or "(empty)"), language=None,
                         wrap_lines=True, height=500)
 
 
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
     """(failed, total, why) when compressions failed: the summarizer raised or replied nothing."""
     comps = [e for e in events if e.kind == "compression"]
-    bad = [e for e in comps if e.data.get("status") not in (None, "ok")]
+    bad = [e.payload for e in comps if e.payload.status != "ok"]
     if not bad:
         return None
-    reasons = Counter(str(e.data.get("error") or "").strip() or
-                      ("the summarizer replied nothing" if e.data.get("status") == "empty" else "no reason given")
-                      for e in bad)
+    reasons = Counter(str(c.error or "").strip() or
+                      ("the summarizer replied nothing" if c.status == "empty" else "no reason given") for c in bad)
     why, count = reasons.most_common(1)[0]
     if len(reasons) > 1:
         why += f" ({count} times; {len(reasons) - 1} other reason{'s' if len(reasons) > 2 else ''})"
@@ -132,9 +131,9 @@ def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> Non
         st.code("", language=None, height=PANE_HEIGHT)
         return
     last = shown[-1]
-    tail, _ = scratchpad_tail(str(last.data.get("scratchpad", "") or ""))
-    st.text(f"Scratchpad sent at iteration {last.iteration}: {last.data.get('chars', 0):,} chars · "
-            f"{last.data.get('tokens', 0):,} tokens")
+    sent = last.payload
+    tail, _ = scratchpad_tail(str(sent.scratchpad or ""))
+    st.text(f"Scratchpad sent at iteration {last.iteration}: {sent.chars:,} chars · {sent.tokens:,} tokens")
     st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
 
 
@@ -169,14 +168,14 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
         row = rows.setdefault(e.iteration, {"iteration": e.iteration, "chars sent": 0, "tools": "",
                                             "compression": "", "trim": ""})
         if e.kind == "iteration":
-            row["chars sent"] = e.data.get("chars", 0)
+            row["chars sent"] = e.payload.chars
         elif e.kind == "tool_call":
-            row["tools"] = (row["tools"] + ", " if row["tools"] else "") + str(e.data.get("tool", ""))
+            row["tools"] = (row["tools"] + ", " if row["tools"] else "") + str(e.payload.tool)
         elif e.kind == "compression":
-            row["compression"] = f"{e.data.get('reason')} · {e.data.get('status')} · " \
-                                 f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
+            p = e.payload
+            row["compression"] = f"{p.reason} · {p.status} · {p.before_chars:,}→{p.after_chars:,}"
         elif e.kind == "trim":
-            row["trim"] = f"{e.data.get('before_chars', 0):,}→{e.data.get('after_chars', 0):,}"
+            row["trim"] = f"{e.payload.before_chars:,}→{e.payload.after_chars:,}"
         elif e.kind == "final_answer":
             row["tools"] = "final answer"
     whys = narrate(events)  # one sentence per iteration: why it did or did not compress
@@ -254,7 +253,7 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
         st.code(answer, language=None, wrap_lines=True)
     for e in events:  # the message may quote a server's words: shown as text, not markdown
         if e.kind == "error":
-            st.text("Run ended: " + str(e.data.get("message", "")))
+            st.text("Run ended: " + str(e.payload.message))
 
 
 def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] = None,

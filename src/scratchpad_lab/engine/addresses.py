@@ -1,0 +1,74 @@
+"""Which addresses a hosted lab may connect to, and how it holds to the one it checked.
+
+Streamlit-free; used by providers.py in hosted mode (SCRATCHPAD_LAB_HOSTED=1). A base URL's host is
+resolved once; every address DNS gives must be public (not loopback, private, link-local, shared,
+reserved, documentation, multicast or a cloud metadata address, nor an IPv6 form that carries such an
+IPv4 address); the connection then goes to exactly that address (DNS pinning), so a name that resolves
+elsewhere a moment later (DNS rebinding) reaches nothing new.
+"""
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+# Addresses no hosted lab may call whatever the ipaddress module says about them (cloud metadata).
+METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254"))
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+
+def forbidden_address(address) -> bool:
+    """True for every address a hosted lab must not connect to: anything not globally routable
+    (loopback, private, link-local, shared 100.64/10, reserved, documentation, unspecified), multicast,
+    the cloud metadata addresses, and IPv6 forms that carry such an IPv4 address (mapped, 6to4,
+    Teredo, NAT64)."""
+    address = ipaddress.ip_address(address)
+    if address in METADATA_ADDRESSES:
+        return True
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+        embedded += [ipaddress.IPv4Address(int(address) & 0xFFFFFFFF) for net in _NAT64 if address in net]
+        embedded = [inner for inner in embedded if inner is not None]
+        if embedded:  # judge the IPv4 address it carries, not the wrapper
+            return any(forbidden_address(inner) for inner in embedded)
+        if address.is_site_local:
+            return True
+    return (not address.is_global or address.is_multicast or address.is_private or address.is_loopback
+            or address.is_link_local or address.is_reserved or address.is_unspecified)
+
+
+def public_address(hostname: str, port: int) -> str:
+    """The address to connect to for `hostname`, resolved once, if every address it resolves to is
+    public; ValueError with the sentence to show otherwise."""
+    try:
+        infos = socket.getaddrinfo(hostname, port, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        raise ValueError(f"The host {hostname!r} cannot be resolved; check the base URL.") from None
+    addresses = [ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos]
+    for address in addresses:
+        if forbidden_address(address):
+            raise ValueError(f"In hosted mode the base URL may not point at {address} (a local, private, "
+                             "reserved or metadata address). Use a public endpoint.")
+    if not addresses:
+        raise ValueError(f"The host {hostname!r} cannot be resolved; check the base URL.")
+    return str(addresses[0])
+
+
+def pinned_transport(hostname: str, address: str):
+    """An httpx transport that connects to `address` (the one public_address approved) whatever DNS
+    says now, while the request keeps its Host header and TLS checks the certificate for `hostname`."""
+    import sys
+
+    import openai
+
+    # The HTTP library openai's own client is built on (httpx, or its successor httpx2).
+    httpx = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0]]
+
+    class _Pinned(httpx.HTTPTransport):
+        def handle_request(self, request):
+            if (request.url.host or "").lower() == hostname:
+                request.url = request.url.copy_with(host=address)
+                request.extensions = {**request.extensions, "sni_hostname": hostname}
+            return super().handle_request(request)
+
+    return _Pinned()
