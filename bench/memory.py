@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         print(f"{what}: {raw:.0f} MB [{held:.0f} MB held{change}]")
 
     report("app after its first page")
-    from scratchpad_lab.engine import extractive, tokens
+    from scratchpad_lab.engine import tokens
 
     Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=5, seed=1))).run()  # warm-up
     tokens.count_tokens("the vocabulary, once per process")
