@@ -126,11 +126,12 @@ def main(argv=None) -> int:
         return 1
     print(f"drawing the run took {time.perf_counter() - started:.1f} s")
     report("the record in the tab's run list and shown")
-    clear_process_caches()
-    report("  the same, the process's caches cleared")
+    print(f"  the record's objects now: {deep_mb(record):.1f} MB (what the view cached on its events)")
     at.session_state[PLAY_RUNS] = [record, record]
     at.run()
     report("the same record opened again")
+    clear_process_caches()
+    report("  the same, the process's caches (facts, tokens, summaries) cleared")
     runs = at.session_state[PLAY_RUNS]
     print(f"the run list holds {len(runs)} references to {len({id(r) for r in runs})} record object(s)")
     if at.exception:
