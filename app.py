@@ -5,15 +5,15 @@ from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.state import init_session
 
-st.set_page_config(page_title="Scratchpad Lab", page_icon="🗜️", layout="wide")
+st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
 init_session()
 pages = {
-    "playground": st.Page("pages/playground.py", title="Playground", icon="▶️", default=True),
-    "runs": st.Page("pages/runs.py", title="Runs", icon="🗂️"),
-    "compare": st.Page("pages/compare.py", title="Compare", icon="⚖️"),
-    "prompt_lab": st.Page("pages/prompt_lab.py", title="Prompt lab", icon="🧪"),
-    "strategies": st.Page("pages/strategies.py", title="Strategies", icon="🔀"),
-    "lessons": st.Page("pages/lessons.py", title="Lessons", icon="🎓"),
+    "playground": st.Page("pages/playground.py", title="Playground", icon=":material/play_arrow:", default=True),
+    "runs": st.Page("pages/runs.py", title="Runs", icon=":material/folder_open:"),
+    "compare": st.Page("pages/compare.py", title="Compare", icon=":material/balance:"),
+    "prompt_lab": st.Page("pages/prompt_lab.py", title="Prompt lab", icon=":material/science:"),
+    "strategies": st.Page("pages/strategies.py", title="Strategies", icon=":material/alt_route:"),
+    "lessons": st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
 }
 pg = st.navigation(list(pages.values()))
 open_from_link(pages)

@@ -59,7 +59,7 @@ def show_note() -> None:
     note = st.session_state.get(LINK_NOTE)
     if note:
         st.session_state[LINK_NOTE] = None
-        st.info(note, icon="🔗")  # our own words and validated numbers only
+        st.info(note, icon=":material/link:")  # our own words and validated numbers only
 
 
 def current_query(page_title: str) -> str:

@@ -70,7 +70,7 @@ def _column(result, shown_quirks: int = 4) -> None:
     if result.error:
         show_problem("This strategy stopped early.", result.error)
     for q in result.quirks[:shown_quirks]:
-        st.warning(_quirk_line(q), icon="⚠️")
+        st.warning(_quirk_line(q), icon=":material/warning:")
     if len(result.quirks) > shown_quirks:
         st.caption(f"{len(result.quirks) - shown_quirks} more like this.")
     for path, content in list(result.files.items())[:10]:
@@ -169,6 +169,6 @@ def page() -> None:
             st.text(f"{STRATEGIES[result.name]['title']}: {tokens:,} tokens, {len(text):,} chars")
             for q in result.quirks:
                 if q.iteration == step:
-                    st.warning(_quirk_line(q), icon="⚠️")
+                    st.warning(_quirk_line(q), icon=":material/warning:")
             st.code(text[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(text) > SHOW_CHARS else ""),
                     language=None, height=420, wrap_lines=True)
