@@ -369,13 +369,17 @@ class _PostMiddlewareHook:
 _PACKAGE_PROMPT_HEAD = PACKAGE_PROMPT_HEAD
 
 
-class ObservedLLM:
-    """Wraps the agent's LLM: timing, stop, and routing the package's fallback summarizer call."""
+class _Observed:
+    """A model the run calls through its observer: the model itself, the observer, the model's name."""
 
     def __init__(self, inner: Any, obs: RunObserver, model: str) -> None:
         self.inner = inner
         self.obs = obs
         self.model = model
+
+
+class ObservedLLM(_Observed):
+    """Wraps the agent's LLM: timing, stop, and routing the package's fallback summarizer call."""
 
     def invoke(self, prompt: Any, **kwargs: Any) -> Any:
         obs = self.obs
@@ -394,13 +398,8 @@ class ObservedLLM:
         return reply
 
 
-class ObservedSummarizer:
+class ObservedSummarizer(_Observed):
     """The middleware's own `llm=`: every call goes through the observer."""
-
-    def __init__(self, inner: Any, obs: RunObserver, model: str) -> None:
-        self.inner = inner
-        self.obs = obs
-        self.model = model
 
     def invoke(self, prompt: Any, **kwargs: Any) -> Any:
         return self.obs.summarize_call(self.inner, prompt, model=self.model)
