@@ -215,3 +215,42 @@ def test_a_line_counted_with_and_without_its_newline_gives_tiktokens_counts_eith
     for text in order:  # the second reuses what the first remembered
         assert counter(text) == len(encoding.encode(text, disallowed_special=()))
     assert counter(line + "\nnext") == len(encoding.encode(line + "\nnext", disallowed_special=()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_pieces, max_size=12), min_size=1, max_size=8), st.sampled_from(["gpt-4", "gpt-4o"]),
+       st.lists(st.integers(min_value=0, max_value=7), max_size=4))
+def test_a_text_counted_as_it_grows_step_by_step_gives_tiktokens_count_at_every_step(steps, model, detours):
+    """A scratchpad grows by whole steps and is counted at each; the counter reuses the earlier count up
+    to its last seam (and other texts counted in between must not confuse it)."""
+    counter = TokenCounter(model)
+    encoding = tokens.get_encoding(counter.encoding_name)
+    text = ""
+    for k, step in enumerate(steps):
+        text += "".join(step)
+        if k in detours:  # something else counted in between (a prompt's fixed part, a reply)
+            counter("Reply: " + text[-7:])
+        assert counter(text) == len(encoding.encode(text, disallowed_special=())), repr(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_pieces, min_size=1, max_size=30), st.lists(_pieces, max_size=10), st.integers(min_value=0),
+       st.sampled_from(["gpt-4", "gpt-4o"]))
+def test_a_text_sharing_only_part_of_an_earlier_one_is_still_counted_exactly(first, other, keep, model):
+    """The earlier count is reused only up to a seam that the new text still has (a text that differs
+    right after a newline, as a trimmed or summarized scratchpad does, is not mistaken for a longer one)."""
+    counter = TokenCounter(model)
+    encoding = tokens.get_encoding(counter.encoding_name)
+    a = "".join(first)
+    b = a[:keep % (len(a) + 1)] + "".join(other)
+    for text in (a, b):
+        assert counter(text) == len(encoding.encode(text, disallowed_special=())), repr(text)
+
+
+@pytest.mark.parametrize("model", ["gpt-4", "gpt-4o"])
+@pytest.mark.parametrize("second", ["Step 1\n\nStep 2", "Step 1\n/var/log/x", "Step 1\n   indented", "Step 1\n\n\n"])
+def test_a_text_that_merges_across_the_earlier_texts_last_seam_is_counted_whole(model, second):
+    counter = TokenCounter(model)
+    encoding = tokens.get_encoding(counter.encoding_name)
+    for text in ("Step 1\nStep 2", second):
+        assert counter(text) == len(encoding.encode(text, disallowed_special=())), repr(text)

@@ -194,12 +194,20 @@ class TokenCounter:
         if not text:
             return 0
         recent = self._recent  # a step counts the same scratchpad as it starts, as it is sent and in its prompt
-        total = recent.get(text)
-        if total is not None:
-            return total
+        known = recent.get(text)
+        if known is not None:
+            return known[0]
+        # A text that goes on from one counted just before (the scratchpad a step later) has that text's
+        # parts up to its last seam: they are not split and looked up again, only the rest is.
+        total, start = 0, 0
+        for head, cut, before_cut in (entry[1:] for entry in recent.values()):
+            if cut and text.startswith(head):  # head: up to and including the first char after the seam
+                total, start = before_cut, cut
+                break
         memo = self._memo
-        total = 0
-        for part in _seam_split(text):
+        hit = 0
+        parts = _seam_split(text[start:] if start else text)
+        for part in parts:
             # A line ending in a letter or digit counts one "\n" more with its newline than without (the
             # newline is a piece of its own), so "X\n" and "X" share one memo entry: a scratchpad's last
             # line gets its newline at the next step, and would otherwise be encoded twice.
@@ -211,8 +219,10 @@ class TokenCounter:
                 if len(memo) >= _MEMO_CAP:
                     memo.clear()
                 memo[key] = hit
-            total += hit + newline  # "\n" alone is one token in both encodings (tests/test_tokens.py)
-        if len(recent) >= 4:
+            hit += newline  # "\n" alone is one token in both encodings (tests/test_tokens.py)
+            total += hit
+        if len(recent) >= 8:
             recent.clear()
-        recent[text] = total
+        cut = len(text) - len(parts[-1])  # where the last part starts
+        recent[text] = (total, text[:cut + 1] if cut else "", cut, total - hit)
         return total
