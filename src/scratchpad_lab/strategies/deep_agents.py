@@ -26,10 +26,10 @@ from typing import Any, Dict, List, Optional
 
 from ..engine.tokens import TokenCounter
 from ..files.trace import Trace
-from .messages import MessageCounter, content_text, render_all, step_messages
-from .result import Quirk, StrategyResult, message_run_log
+from .messages import content_text, render_all, step_messages
+from .result import Quirk, StrategyResult, start_message_run
 from .settings import StrategySpec
-from .summarizer import SummarizerSpec, recorded_chat_model
+from .summarizer import SummarizerSpec
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -94,11 +94,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     from langgraph.prebuilt.tool_node import ToolCallRequest
     from langgraph.types import Command
 
-    s = spec.resolved()
-    count = counter or TokenCounter(None)
-    tokens = MessageCounter(count)
-    model, calls = recorded_chat_model(summarizer, count, s.get("max_input_tokens"))
-    log = message_run_log(trace.task, spec.name, s, spec.title(), summarizer.model_id)
+    s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter,
+                                                    input_limit="max_input_tokens")
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:

@@ -17,10 +17,10 @@ from typing import Any, Dict, List, Optional
 
 from ..engine.tokens import TokenCounter
 from ..files.trace import Trace
-from .messages import MessageCounter, render_all, step_messages
-from .result import Quirk, StrategyResult, message_run_log
+from .messages import render_all, step_messages
+from .result import Quirk, StrategyResult, start_message_run
 from .settings import StrategySpec
-from .summarizer import SummarizerSpec, recorded_chat_model
+from .summarizer import SummarizerSpec
 
 
 def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
@@ -35,11 +35,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     from langchain_core.messages import SystemMessage
     from langmem.short_term import summarize_messages
 
-    s = spec.resolved()
-    count = counter or TokenCounter(None)
-    tokens = MessageCounter(count)
-    model, calls = recorded_chat_model(summarizer, count)
-    log = message_run_log(trace.task, spec.name, s, spec.title(), summarizer.model_id)
+    s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter)
     steps = step_messages(trace)
     messages: List[Any] = list(steps[0])
     running = None

@@ -16,7 +16,8 @@ from ..engine.events import Event, RunLog
 from ..analysis.metrics import of_kind
 from ..analysis.facts import retention
 from ..analysis.quality import annotate, expected_values
-from .messages import render_all
+from ..engine.tokens import TokenCounter
+from .messages import MessageCounter, render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
@@ -30,6 +31,20 @@ def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, 
     log.emit("run_start", task=task, config={"strategy": name, **settings}, mode="strategy", label=label,
              summarizer_model_id=summarizer_model_id)
     return log
+
+
+def start_message_run(trace: Any, spec: Any, summarizer: Any, counter: Optional[TokenCounter] = None,
+                      input_limit: Optional[str] = None) -> tuple:
+    """What a strategy over chat messages starts from: (its resolved settings, the message token counter,
+    the recorded summarizer chat model, its calls, the run log opened with run_start).
+    `input_limit` names the setting that caps the summarizer's input, if the strategy has one."""
+    from .summarizer import recorded_chat_model
+
+    settings = spec.resolved()
+    count = counter or TokenCounter(None)
+    model, calls = recorded_chat_model(summarizer, count, settings.get(input_limit) if input_limit else None)
+    log = message_run_log(trace.task, spec.name, settings, spec.title(), summarizer.model_id)
+    return settings, MessageCounter(count), model, calls, log
 
 
 @dataclass
