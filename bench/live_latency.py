@@ -48,9 +48,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+sys.path.insert(0, str(REPO / "tests"))
+from browser_support import CHROMIUM, CHROMIUM_ARGS, free_port, stop_server  # noqa: E402  (one home for these)
 COLD_START_TARGET_S = 6.0
 LATENCY_MEDIAN_TARGET_S = 1.5
 FIRST_PAGE_RATIO_TARGET = 1.3
@@ -119,12 +118,6 @@ WS_HOOK_JS = """(() => {
 })();"""
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def port_open(port: int) -> bool:
     try:
         socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -140,15 +133,6 @@ def start_server(port: int, log, script: str = "app.py") -> subprocess.Popen:
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
 
 
 def wait_port(proc: subprocess.Popen, port: int, timeout_s: float = 60.0) -> None:
