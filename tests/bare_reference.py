@@ -10,7 +10,7 @@ one worker (`max_tool_workers=1`), so the k-th call to start is the k-th action 
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from autourgos_agent import Agent, CallbackHandler
 from autourgos_summarizer import AutoSummarizeMiddleware
@@ -27,6 +27,29 @@ class _TraceLLM:
         response = self.trace.steps[self.next].response
         self.next += 1
         return response
+
+
+def trace_llm_and_tools(trace: Trace) -> Tuple[_TraceLLM, List[Dict[str, Any]]]:
+    """A bare agent's LLM that answers with the trace's steps in order, and the trace's tools, each answering
+    with the recorded observation of its position in the current step (count the calls per step)."""
+    llm = _TraceLLM(trace)
+    counters: Dict[int, int] = {}
+    lock = threading.Lock()
+
+    def make(name: str):
+        def replayed(*_args: Any, **_kwargs: Any) -> str:
+            index = llm.next - 1
+            with lock:
+                position = counters.get(index, 0)
+                counters[index] = position + 1
+            observations = trace.steps[index].observations
+            return observations[position] if position < len(observations) else ""
+        return replayed
+
+    tools = [{"name": t.name, "description": t.description or t.name,
+              "parameters": t.parameters or {"type": "object", "properties": {}}, "func": make(t.name)}
+             for t in trace.tools]
+    return llm, tools
 
 
 class _Recorder(CallbackHandler):
@@ -78,23 +101,7 @@ def bare_replay(trace: Trace, summarizer_llm: Any, *, summarize_every: Optional[
     """Replay `trace` through the bare packages; with record=False nothing at all is observed."""
     shared: Dict[str, Any] = {"iteration": 0, "before": "", "calls_before": 0, "summarizer_calls": 0,
                               "compressions": [], "trims": []}
-    counters: Dict[int, int] = {}
-    lock = threading.Lock()
-
-    def make(name: str):
-        def replayed(*_args: Any, **_kwargs: Any) -> str:
-            index = llm.next - 1
-            with lock:
-                position = counters.get(index, 0)
-                counters[index] = position + 1
-            observations = trace.steps[index].observations
-            return observations[position] if position < len(observations) else ""
-        return replayed
-
-    llm = _TraceLLM(trace)
-    tools = [{"name": t.name, "description": t.description or t.name,
-              "parameters": t.parameters or {"type": "object", "properties": {}}, "func": make(t.name)}
-             for t in trace.tools]
+    llm, tools = trace_llm_and_tools(trace)
     middleware = AutoSummarizeMiddleware(summarize_every=summarize_every, max_scratchpad_chars=max_scratchpad_chars,
                                          llm=_CountingSummarizer(summarizer_llm, shared if record else None))
     handlers: List[Any] = [_Recorder(shared, False), middleware, _Recorder(shared, True)] if record else [middleware]

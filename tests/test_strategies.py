@@ -1,6 +1,5 @@
 """Strategies: each pinned to its real package, on synthetic trajectories (invented material)."""
 import json
-import threading
 
 import pytest
 
@@ -8,6 +7,7 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
 from scratchpad_lab.strategies.messages import step_messages
 from scratchpad_lab.strategies.summarizer import extractive_chat_model
+from bare_reference import trace_llm_and_tools
 from synthetic import synthetic_trace
 from scratchpad_lab.files.trace import Trace, TraceStep, TraceTool
 
@@ -203,32 +203,13 @@ def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
     lab = [(e.iteration, e.data["before"]) for e in result.events if e.kind == "compression"]
 
     calls = []
-    lock = threading.Lock()
 
     class Summarizer:
         def invoke(self, prompt):
             calls.append((agent_state["iteration"], agent.scratchpad))
             return ExtractiveSummarizer(1500).invoke(prompt)
 
-    class LLM:
-        next = 0
-
-        def invoke(self, prompt, **kwargs):
-            LLM.next += 1
-            return trace.steps[LLM.next - 1].response
-
-    counters = {}
-
-    def make(name):
-        def replayed(*args, **kwargs):
-            index = LLM.next - 1
-            with lock:
-                position = counters.get(index, 0)
-                counters[index] = position + 1
-            obs = trace.steps[index].observations
-            return obs[position] if position < len(obs) else ""
-        return replayed
-
+    llm, tools = trace_llm_and_tools(trace)
     agent_state = {"iteration": 0}
 
     class Count:
@@ -237,8 +218,7 @@ def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
 
     from autourgos_agent import CallbackHandler
     counter = type("C", (CallbackHandler,), {"on_iteration_start": Count.on_iteration_start})()
-    agent = Agent(llm=LLM(), tools=[{"name": t.name, "description": t.description, "parameters": t.parameters,
-                                     "func": make(t.name)} for t in trace.tools],
+    agent = Agent(llm=llm, tools=tools,
                   middleware=[counter], summarize_every=6, max_scratchpad_chars=4000, summarizer_llm=Summarizer(),
                   max_iterations=len(trace.steps) + 1, max_tool_workers=1)
     agent.invoke(trace.task)
