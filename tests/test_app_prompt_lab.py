@@ -40,6 +40,17 @@ def _wait_matrix(at: AppTest) -> AppTest:
     raise AssertionError("the matrix did not finish in 20 s")
 
 
+def _run_in_playground(at: AppTest) -> None:
+    """Press the playground's Run and poll until the run has ended (bounded: 20 s)."""
+    at.button(key="play_run").click().run()
+    for _ in range(400):
+        _ok(at.run())
+        if at.session_state["play_active_run"] is None:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the run did not end in 20 s")
+
+
 def _add_model(at: AppTest, url: str) -> None:
     at.number_input(key="pl_n_summarizers").set_value(2).run()
     at.selectbox(key="pl_sum_kind_1").set_value("endpoint").run()
@@ -142,12 +153,7 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
     at = _ok(lab.switch_page("pages/playground.py").run())
     assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
     at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
-    at.button(key="play_run").click().run()
-    for _ in range(400):
-        _ok(at.run())
-        if at.session_state["play_active_run"] is None:
-            break
-        time.sleep(0.05)
+    _run_in_playground(at)
     record = at.session_state["play_runs"][-1]
     assert record.config.prompt_name == "Ids v1"
     table = next(d.value for d in at.dataframe if "prompt" in d.value.columns)  # the runs table
@@ -155,12 +161,7 @@ def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
     assert "Ids v1" in at.selectbox(key="play_show_1").format_func(0)
     # edited afterwards, it is no longer the named prompt
     at.sidebar.text_area(key="play_summarizer_prompt").input("Changed.\n{scratchpad}").run()
-    at.button(key="play_run").click().run()
-    for _ in range(400):
-        _ok(at.run())
-        if at.session_state["play_active_run"] is None:
-            break
-        time.sleep(0.05)
+    _run_in_playground(at)
     assert list(next(d.value for d in at.dataframe if "prompt" in d.value.columns)["prompt"]) == ["Ids v1", "custom"]
 
 
