@@ -99,6 +99,17 @@ def page(browser, server):
         context.close()
 
 
+# The script is not running, no element is left over from an earlier run (data-stale) or still a
+# placeholder (stSkeleton), and the "Running..." status widget is gone.
+IDLE_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelectorAll('[data-stale="true"]').length === 0
+    && document.querySelector('[data-testid="stSkeleton"]') === null
+    && document.querySelector('[data-testid="stStatusWidget"]') === null;
+}"""
+
+
 # Counts the page's script runs that end from now on (stApp's data-test-script-state goes
 # running -> notRunning), so a step can wait until the rerun a widget change or an action caused is over.
 COUNT_RERUNS_JS = """() => {

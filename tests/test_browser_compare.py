@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -43,17 +43,6 @@ def trace_file(tmp_path) -> Path:
 
 
 # ── page state ─────────────────────────────────────────────────────────────
-
-# The script is not running, no element is left over from an earlier run (data-stale) or still a
-# placeholder (stSkeleton), and the "Running..." status widget is gone.
-IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
-    && document.querySelectorAll('[data-stale="true"]').length === 0
-    && document.querySelector('[data-testid="stSkeleton"]') === null
-    && document.querySelector('[data-testid="stStatusWidget"]') === null;
-}"""
-
 
 # One entry per column that shows a setting (its subheader is "Setting N"): the heading, the label
 # under it (st.text) and the value of its compressions metric (null until drawn).

@@ -13,19 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 RUN_TIMEOUT_MS = 120_000
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
-
-IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
-    && document.querySelectorAll('[data-stale="true"]').length === 0
-    && document.querySelector('[data-testid="stSkeleton"]') === null
-    && document.querySelector('[data-testid="stStatusWidget"]') === null;
-}"""
 
 STATE_JS = """() => ({
   texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 60),
