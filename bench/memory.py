@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from streamlit.testing.v1 import AppTest
 
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.engine.runner import Run, Source
     from synthetic import synthetic_trace
     from scratchpad_lab.ui.state import PLAY_RUNS

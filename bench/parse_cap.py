@@ -14,10 +14,10 @@ import time
 
 from autourgos_agent.runtime import parse_json_object
 
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.files.records import load_any
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.records import load_any
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.files.trace import MAX_STEP_RESPONSE_BYTES, RecordError
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, RecordError
 
 SHAPES = {
     "open string of }": lambda n: ('{"a":"' + "}" * n)[:n],

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthe
 from scratchpad_lab.analysis.metrics import summarize_run  # noqa: E402
 from scratchpad_lab.analysis.quality import facts_by_step  # noqa: E402
 from scratchpad_lab.analysis.triggers import trigger_state  # noqa: E402
-from scratchpad_lab.engine.config import RunConfig  # noqa: E402
-from scratchpad_lab.engine.events import Event  # noqa: E402
+from scratchpad_lab.model.config import RunConfig  # noqa: E402
+from scratchpad_lab.model.events import Event  # noqa: E402
 from scratchpad_lab.engine.runner import Run, Source  # noqa: E402
 from synthetic import synthetic_trace  # noqa: E402
 

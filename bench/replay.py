@@ -25,7 +25,7 @@ import time
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
 
 from bare_reference import bare_replay
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace

@@ -125,8 +125,8 @@ import functools, json, sys, time
 from scratchpad_lab.analysis import facts
 from scratchpad_lab.engine import extractive, tokens
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.files.records import load_path
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.records import load_path
 
 trace = load_path(sys.argv[1])
 encoding = tokens.get_encoding("o200k_base")

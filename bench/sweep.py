@@ -25,9 +25,9 @@ import time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
 
-from scratchpad_lab.analysis import compare as compare_mod
-from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, grid, row
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.engine import compare as compare_mod
+from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, row
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
 
@@ -115,7 +115,7 @@ def profile(trace, top=25):
             ("Run.__init__ (building agent, middleware)", "scratchpad_lab/engine/runner.py", "__init__"),
             ("ExtractiveSummarizer.summarize", "scratchpad_lab/engine/extractive.py", "summarize"),
             ("TokenCounter.__call__", "scratchpad_lab/engine/tokens.py", "__call__"),
-            ("compare.row (all rows)", "scratchpad_lab/analysis/compare.py", "row"),
+            ("compare.row (all rows)", "scratchpad_lab/engine/compare.py", "row"),
             ("quality.run_retention (facts_retained)", "scratchpad_lab/analysis/quality.py", "run_retention"),
             ("quality.savings", "scratchpad_lab/analysis/quality.py", "savings"),
             ("metrics.summarize_run", "scratchpad_lab/analysis/metrics.py", "summarize_run"),

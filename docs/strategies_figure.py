@@ -25,8 +25,8 @@ SPECS = ["autourgos-middleware:summarize_every=3,max_scratchpad_chars=3000,agent
 def draw() -> None:
     import streamlit as st
 
-    from scratchpad_lab.files.records import load_path
-    from scratchpad_lab.strategies import parse_spec, run_strategies
+    from scratchpad_lab.model.records import load_path
+    from scratchpad_lab.engine.strategies import parse_spec, run_strategies
     from scratchpad_lab.ui.strategies_chart import chart
 
     st.set_page_config(layout="wide")

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from autourgos_agent import Agent, CallbackHandler
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from scratchpad_lab.files.trace import Trace
+from scratchpad_lab.model.trace import Trace
 
 
 class _TraceLLM:

@@ -15,11 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, grid, replay_one, row
-from scratchpad_lab.files.replay import replay_source
+from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, replay_one, row
+from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.analysis.metrics import summarize_run
 from scratchpad_lab.analysis.quality import annotate, facts_by_step
-from scratchpad_lab.files.records import load_path
+from scratchpad_lab.model.records import load_path
 from synthetic import synthetic_trace
 
 REPO = Path(__file__).resolve().parents[1]

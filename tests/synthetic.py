@@ -10,7 +10,7 @@ import json
 import random
 from typing import List, Optional
 
-from scratchpad_lab.files.trace import Trace, TraceStep, TraceTool
+from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
 
 _WORDS = ("latency", "cache", "replica", "request", "timeout", "shard", "queue", "retry", "backoff", "index",
           "vendor", "invoice", "region", "cluster", "quota", "ticket", "courier", "refund", "policy", "probe")

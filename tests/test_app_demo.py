@@ -47,7 +47,7 @@ def app(monkeypatch) -> AppTest:
     ("play_max_iterations", 0, "Max iterations", "the minimum is 1"),
 ], ids=["cap-50", "trim-2M", "iterations-0"])
 def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run(app, key, value, label, bound):
-    from scratchpad_lab.engine.config import field_bounds
+    from scratchpad_lab.model.config import field_bounds
     from scratchpad_lab.ui.settings import FIELDS
 
     app.number_input(key=key).set_value(value).run()

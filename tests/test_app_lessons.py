@@ -3,7 +3,7 @@ on the question with its answer folded. Presenter mode too. Bounded polling, nev
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.lessons import LESSONS
+from scratchpad_lab.engine.lessons import LESSONS
 from scratchpad_lab.ui.presenter import PRESENTER_CSS
 from scratchpad_lab.ui.state import LESSON_RUN
 

@@ -113,7 +113,7 @@ def _set_pacing(at: AppTest, pacing: str) -> None:
 # ── loading ────────────────────────────────────────────────────────────────
 
 def test_the_page_loads_and_shows_the_scenario_task(app):
-    from scratchpad_lab.scenarios import get_scenario
+    from scratchpad_lab.model.scenarios import get_scenario
 
     task = get_scenario(app.session_state["play_scenario"]).task
     assert "Task given to the agent: " + task in _texts(app)
@@ -123,7 +123,7 @@ def test_the_page_loads_and_shows_the_scenario_task(app):
 
 
 def test_choosing_another_scenario_shows_its_task(app):
-    from scratchpad_lab.scenarios import get_scenario
+    from scratchpad_lab.model.scenarios import get_scenario
 
     app.selectbox(key="play_scenario").set_value("log-triage").run()
     assert "Task given to the agent: " + get_scenario("log-triage").task in _texts(app)
@@ -232,7 +232,7 @@ def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
 
 
 def test_reset_restores_the_packages_prompt(app):
-    from scratchpad_lab.engine.config import PACKAGE_PROMPT
+    from scratchpad_lab.model.config import PACKAGE_PROMPT
 
     app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
     assert app.button(key="play_run").disabled
@@ -329,7 +329,7 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
 
 def _crafted_record(**overrides):
     """A real run's record, with untrusted markup planted in every text a run can carry."""
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.engine.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2), name="crafted").run()
@@ -399,7 +399,7 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     preset = next(o for o in app.sidebar.selectbox(key="play_preset").options if o.startswith("Tight"))
     app.sidebar.selectbox(key="play_preset").set_value(preset).run()
     _run_to_the_end(app)  # presses Run
-    from scratchpad_lab.markup import escape
+    from scratchpad_lab.ui.markup import escape
 
     lost_lines = [m.value for m in app.markdown if m.value.startswith("Lost ")]
     assert any(f":red-badge[{escape('A-1001')}]" in t for t in lost_lines), lost_lines

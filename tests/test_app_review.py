@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.files.records import RunRecord
+from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.review import RecordedReviews
 from scratchpad_lab.engine.runner import Run
 

@@ -138,7 +138,7 @@ def test_opening_a_sample_and_moving_the_step_slider_shows_the_scratchpad_at_tha
 
 
 def test_a_run_made_in_this_tab_is_listed_and_opens(runs):
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.engine.runner import Run
 
     runs.session_state["play_runs"] = [Run(RunConfig.build(summarize_every=2), name="Run 1").run()]
@@ -217,8 +217,8 @@ def test_read_upload_returns_a_message_instead_of_raising(kind):
 
 
 def test_read_upload_loads_a_run_record_and_a_trace():
-    from scratchpad_lab.files.records import RunRecord
-    from scratchpad_lab.files.trace import Trace
+    from scratchpad_lab.model.records import RunRecord
+    from scratchpad_lab.model.trace import Trace
 
     record, message = read_upload("a.json", _sample_bytes())
     assert isinstance(record, RunRecord) and message is None

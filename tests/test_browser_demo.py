@@ -90,7 +90,7 @@ def test_while_a_run_goes_status_scratchpad_triggers_and_newest_compression_shar
 
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_typing_50_into_compress_when_over_disables_run_and_names_the_minimum(browser, server, width, height):
-    from scratchpad_lab.engine.config import field_bounds
+    from scratchpad_lab.model.config import field_bounds
 
     lowest = field_bounds("max_scratchpad_chars")[0]
     context, page = _open(browser, server, width, height)
@@ -138,7 +138,7 @@ MARKDOWN_DOM_JS = """() => {
 @pytest.fixture
 def crafted_record(tmp_path):
     """A real run's record with every payload planted in the text each compression dropped and wrote."""
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.engine.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=4), name="crafted").run()

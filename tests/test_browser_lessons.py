@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from browser_support import browser, page, server, sync_api  # noqa: F401 (fixtures)
-from scratchpad_lab.lessons import lesson
+from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ import subprocess
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.files.records import RunRecord, load_path, load_record
-from scratchpad_lab.scenarios import SCENARIOS
-from scratchpad_lab.files.trace import Trace
+from scratchpad_lab.model.records import RunRecord, load_path, load_record
+from scratchpad_lab.model.scenarios import SCENARIOS
+from scratchpad_lab.model.trace import Trace
 
 SCENARIO_NAMES = ["support-ticket", "research-digest", "log-triage"]
 TOP_KEYS = {"iterations", "final_answer", "error", "answer_score", "compressions", "trims"}

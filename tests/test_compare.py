@@ -9,8 +9,8 @@ import socket
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, grid, row
-from scratchpad_lab.files.records import load_path
+from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, row
+from scratchpad_lab.model.records import load_path
 from synthetic import synthetic_trace
 
 ROW_KEYS = {"summarize_every", "max_scratchpad_chars", "compressions", "summarizer_calls", "summarizer_tokens_in",

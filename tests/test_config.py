@@ -6,7 +6,7 @@ from autourgos_agent import Agent
 from autourgos_summarizer import AutoSummarizeMiddleware
 from autourgos_summarizer import middleware as summarizer_middleware
 
-from scratchpad_lab.engine.config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 
 
 def _middleware_default(name):

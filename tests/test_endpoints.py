@@ -10,10 +10,11 @@ import time
 import pytest
 
 from fake_openai import ANSWER, STEP, FakeOpenAI
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.engine.providers import Endpoint, EndpointError, resolve_key
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.engine.providers import resolve_key
+from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.files.trace import MAX_STEP_RESPONSE_BYTES
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES
 
 
 

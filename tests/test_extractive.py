@@ -5,8 +5,9 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scratchpad_lab.engine.config import PACKAGE_PROMPT
-from scratchpad_lab.engine.extractive import DEFAULT_SECTIONS, ExtractiveSummarizer
+from scratchpad_lab.model.config import PACKAGE_PROMPT
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.model.config import DEFAULT_SECTIONS
 from synthetic import synthetic_trace
 
 SCRATCHPAD = """Step 1:

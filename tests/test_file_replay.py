@@ -13,11 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.analysis.compare import Setting, compare
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.engine.providers import Endpoint
-from scratchpad_lab.files.records import load_path
-from scratchpad_lab.files.replay import replay_source
+from scratchpad_lab.engine.compare import Setting, compare
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.records import load_path
+from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.engine.runner import Run, Source
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -19,8 +19,8 @@ DEFERRED = [
     "scratchpad_lab.engine.extractive", "scratchpad_lab.engine.review",
     "scratchpad_lab.ui.view", "scratchpad_lab.ui.cards", "scratchpad_lab.ui.charts", "scratchpad_lab.ui.loss",
     "scratchpad_lab.analysis.facts", "scratchpad_lab.analysis.quality", "scratchpad_lab.analysis.metrics",
-    "scratchpad_lab.analysis.narrate", "scratchpad_lab.files.schemas", "scratchpad_lab.files.records",
-    "scratchpad_lab.lessons",
+    "scratchpad_lab.analysis.narrate", "scratchpad_lab.model.schemas", "scratchpad_lab.model.records",
+    "scratchpad_lab.engine.lessons",
 ]
 
 FIRST_RUN = """
@@ -61,4 +61,4 @@ def test_a_lesson_link_still_opens_its_lesson_on_the_first_page():
     # the lessons are imported only when a link needs them; the link must still work from a cold start
     page = first_run({"lesson": "2"})
     assert not page["exception"], page["exception"]
-    assert "scratchpad_lab.lessons" in page["modules"]
+    assert "scratchpad_lab.engine.lessons" in page["modules"]

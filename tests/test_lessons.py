@@ -1,8 +1,8 @@
 """Lessons: every pause point is found in a real run's events, and moves when the run does."""
 import pytest
 
-from scratchpad_lab.engine.events import Event
-from scratchpad_lab.lessons import LESSONS, find_moment, first_disarmed, lesson, nth_compression, probe_flips
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.engine.lessons import LESSONS, find_moment, first_disarmed, lesson, nth_compression, probe_flips
 from scratchpad_lab.analysis.metrics import compressions
 from scratchpad_lab.engine.runner import Run
 

@@ -2,7 +2,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.links import base_url, check_iteration, link_query, parse_link
+from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 
 SAMPLES = ["support-ticket-tight.json", "log-triage-defaults.json"]
 LESSONS = [1, 2, 3, 4, 5]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.ui import loss, view
 from scratchpad_lab.ui.state import PLAY_RUNS, PLAY_SHOWN

@@ -7,7 +7,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from scratchpad_lab.markup import LINE_BREAK, compose, escape, styled
+from scratchpad_lab.ui.markup import LINE_BREAK, compose, escape, styled
 
 PAYLOADS = [
     "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "![x](http://evil.invalid/a.png)",

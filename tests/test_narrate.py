@@ -5,7 +5,7 @@ import json
 import pytest
 
 from scratchpad_lab import cli
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.metrics import compressions, trims
 from scratchpad_lab.analysis.narrate import narrate, sentence_for, why_compressions, why_trims
 from scratchpad_lab.engine.runner import Run, Source
@@ -176,7 +176,7 @@ def test_a_hostile_summarizer_error_in_the_narration_is_shown_only_as_plain_text
     from streamlit.testing.v1 import AppTest
 
     def app():
-        from scratchpad_lab.engine.config import RunConfig
+        from scratchpad_lab.model.config import RunConfig
         from scratchpad_lab.engine.runner import Run, Source
         from scratchpad_lab.ui.view import render_run
 

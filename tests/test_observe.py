@@ -8,7 +8,7 @@ import pytest
 import tiktoken
 from autourgos_summarizer import middleware as summarizer_middleware
 
-from scratchpad_lab.engine.config import PACKAGE_PROMPT, RunConfig
+from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.metrics import compressions, trims
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.files.records import RunRecord
+from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.ui.state import PLAY_ACTIVE, PLAY_RUNS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -11,17 +11,17 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from autourgos_summarizer import middleware as package_middleware
 
 from scratchpad_lab.analysis import triggers
-from scratchpad_lab.analysis.compare import Setting, baseline_for, compare, row
-from scratchpad_lab.engine.config import RunConfig, package_prompt_fields
-from scratchpad_lab.engine.events import Event
+from scratchpad_lab.engine.compare import Setting, baseline_for, compare, row
+from scratchpad_lab.model.config import RunConfig, package_prompt_fields
+from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer, salient_facts
 from scratchpad_lab.analysis.facts import expected_in, line_facts
 from scratchpad_lab.analysis.metrics import answer_score, summarize_run
 from scratchpad_lab.engine.observe import RunObserver
-from scratchpad_lab.engine.events import RunLog
+from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.engine.standins import compose_answer
 from scratchpad_lab.analysis.quality import savings
-from scratchpad_lab.scenarios import SCENARIOS
+from scratchpad_lab.model.scenarios import SCENARIOS
 from synthetic import synthetic_trace
 from scratchpad_lab.engine.tokens import TokenCounter
 

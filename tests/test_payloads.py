@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.engine.events import EVENT_KINDS, Event, RunLog
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import EVENT_KINDS, Event, RunLog
 from scratchpad_lab.engine.runner import Run
-from scratchpad_lab.files.records import load_path
-from scratchpad_lab.files.schemas import PAYLOADS, payload_of
-from scratchpad_lab.strategies import NAMES, make_spec, run_strategies
+from scratchpad_lab.model.records import load_path
+from scratchpad_lab.model.payloads import PAYLOADS, payload_of
+from scratchpad_lab.engine.strategies import NAMES, make_spec, run_strategies
 from synthetic import synthetic_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_every_event_every_strategy_emits_is_one_a_run_record_may_hold():
     (a deepagents or LangMem compression is a size trigger; the package's own rule is in `trigger`)."""
     from pydantic import TypeAdapter
 
-    from scratchpad_lab.files.schemas import EventFile
+    from scratchpad_lab.model.schemas import EventFile
 
     adapter = TypeAdapter(EventFile)
     events = _strategy_runs()

@@ -7,14 +7,14 @@ import pytest
 
 from fake_openai import FakeOpenAI, echo_marker, prompt_of
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.config import PACKAGE_PROMPT, RunConfig
+from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.facts import contains
 from scratchpad_lab.engine.observe import ObservedSummarizer
-from scratchpad_lab.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, SummarizerSpec,
+from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, SummarizerSpec,
                                       check_prompt, compress_once, differing, snapshot_at_compression,
                                       snapshot_at_iteration)
-from scratchpad_lab.engine.providers import Endpoint
-from scratchpad_lab.files.records import load_record
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.records import load_record
 from scratchpad_lab.engine.runner import Run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-defaults.json"

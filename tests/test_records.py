@@ -7,11 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchpad_lab import cli
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.files.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.files.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
+from scratchpad_lab.model.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
 
 
 def _real_run(**settings_):

@@ -6,12 +6,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bare_reference import bare_replay
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.metrics import compressions, final_answer, trims
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.files.trace import Trace
+from scratchpad_lab.model.trace import Trace
 
 
 def _replay(trace, **settings_):
@@ -133,7 +133,7 @@ def _package_fires(iteration, chars, last, *, every, cap):
 def test_a_replay_runs_its_tools_in_order_on_one_worker_and_a_scenario_keeps_the_packages_default():
     from autourgos_agent import Agent
 
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.engine.runner import Run, Source
     from synthetic import synthetic_trace
 

@@ -34,7 +34,7 @@ def test_every_sweep_row_is_the_recorded_row(name, now):
 def test_the_cli_sweep_shared_over_processes_gives_the_recorded_rows(processes):
     from snapshot import SWEEP, _inputs
 
-    from scratchpad_lab.analysis.compare import _can_fork, grid, sweep_rows
+    from scratchpad_lab.engine.compare import _can_fork, grid, sweep_rows
 
     assert processes == 1 or _can_fork()  # the pool path is really taken
     for name, loaded in _inputs():

@@ -2,7 +2,7 @@
 keeps it, and a replay with the recorded verdicts gets the same compressions."""
 import threading
 
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.review import RecordedReviews, ReviewGate
 from scratchpad_lab.engine.runner import Run
 

@@ -21,8 +21,8 @@ from autourgos_agent.testing import ScriptedFakeLLM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchpad_lab import scenarios
-from scratchpad_lab.scenarios import (
+from scratchpad_lab.model import scenarios
+from scratchpad_lab.model.scenarios import (
     DEMO_NOTICE,
     SCENARIOS,
     ExpectedFact,
@@ -270,7 +270,7 @@ def test_log_triage_failing_host_is_found_with_a_10000_char_cut():
 def test_log_results_are_10k_to_30k_chars():
     name = "log-triage"
     fetch = tools_of(get_scenario(name))["fetch_logs"]["func"]
-    spec = json.loads((Path(scenarios.__file__).parent / "data" / "log_triage.json").read_text())
+    spec = json.loads((Path(scenarios.__file__).parents[1] / "data" / "log_triage.json").read_text())
     for service in spec["services"]:
         for window in spec["windows"]:
             assert 10_000 <= len(fetch(service=service, window=window)) <= 30_000, (service, window)
@@ -287,11 +287,11 @@ def test_research_articles_are_2500_to_5000_chars_and_the_plan_reads_them_all():
 
 def test_logs_are_identical_in_a_fresh_process_with_another_hash_seed():
     name = "log-triage"
-    code = ("from scratchpad_lab.scenarios import get_scenario; import hashlib; "
+    code = ("from scratchpad_lab.model.scenarios import get_scenario; import hashlib; "
             "f = {t['name']: t['func'] for t in get_scenario('log-triage').tools}; "
             "print(hashlib.sha256(f['fetch_logs'](service='checkout-api', window='02:00-04:00').encode()).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "12345",
-           "PYTHONPATH": os.pathsep.join([str(Path(scenarios.__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join([str(Path(scenarios.__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     (log,) = [r for _, a, r in plan_results(name) if a["action_input"] == {"service": "checkout-api", "window": "02:00-04:00"}]
     assert out.strip() == hashlib.sha256(log.encode()).hexdigest()

@@ -7,11 +7,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from scratchpad_lab.engine.events import EVENT_KINDS, Event, RunLog
-from scratchpad_lab.files.records import RunRecord, load_any, load_path
-from scratchpad_lab.files.schemas import PAYLOADS, json_schema
+from scratchpad_lab.model.events import EVENT_KINDS, Event, RunLog
+from scratchpad_lab.model.records import RunRecord, load_any, load_path
+from scratchpad_lab.model.schemas import json_schema
+from scratchpad_lab.model.payloads import PAYLOADS
 from synthetic import synthetic_trace
-from scratchpad_lab.files.trace import RecordError
+from scratchpad_lab.model.trace import RecordError
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted((ROOT / "sample_runs").glob("*.json"))
@@ -30,7 +31,7 @@ def test_the_readme_publishes_the_trace_schema_the_loader_uses():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- trace-schema -->\s*```json\n(.*?)```", readme, re.S)
     assert block, "README has the trace schema block"
-    assert json.loads(block.group(1)) == json_schema("trace"), "regenerate: python -m scratchpad_lab.files.schemas trace"
+    assert json.loads(block.group(1)) == json_schema("trace"), "regenerate: python -m scratchpad_lab.model.schemas trace"
 
 
 def test_the_published_schema_and_the_loader_agree_on_good_and_bad_traces():

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from fake_openai import ANSWER, STEP, FakeOpenAI
-from scratchpad_lab.engine.config import ConfigError, RunConfig
+from scratchpad_lab.model.config import ConfigError, RunConfig
 from scratchpad_lab.engine.addresses import forbidden_address
-from scratchpad_lab.engine.providers import (Endpoint, EndpointError, EndpointLLM, check_base_url, key_refusal,
-                                             resolve_key, worth_retrying)
+from scratchpad_lab.engine.providers import EndpointLLM, check_base_url, key_refusal, resolve_key, worth_retrying
+from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.engine.runner import Run
 
 ROOT = Path(__file__).resolve().parents[1]

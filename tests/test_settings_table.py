@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.analysis.settings_table import default_table, parse_table
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.engine.settings_table import default_table, parse_table
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GOOD = {"summarize_every": "5", "max_scratchpad_chars": 4000}

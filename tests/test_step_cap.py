@@ -9,11 +9,11 @@ import pytest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.engine.providers import Endpoint
-from scratchpad_lab.files.records import load_any
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.records import load_any
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.files.trace import MAX_STEP_RESPONSE_BYTES, RecordError
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, RecordError
 
 END = json.dumps({"thought": "done", "actions": [], "final_answer": "ok"})
 

@@ -4,12 +4,12 @@ import json
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
-from scratchpad_lab.strategies.messages import step_messages
-from scratchpad_lab.strategies.summarizer import extractive_chat_model
+from scratchpad_lab.engine.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
+from scratchpad_lab.engine.strategies.messages import step_messages
+from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
 from bare_reference import trace_llm_and_tools
 from synthetic import synthetic_trace
-from scratchpad_lab.files.trace import Trace, TraceStep, TraceTool
+from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
 
 TIGHT = {
     "autourgos-middleware": {"summarize_every": 4, "max_scratchpad_chars": 3000, "agent_trim_chars": 8000},

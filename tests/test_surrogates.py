@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.engine.config import RunConfig
-from scratchpad_lab.engine.providers import Endpoint
-from scratchpad_lab.files.records import load_any
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.records import load_any
 from scratchpad_lab.engine.runner import Run, Source
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -84,7 +84,7 @@ def test_the_quick_surrogate_check_has_no_false_negatives():
     import json
     import random
 
-    from scratchpad_lab.engine.untrusted import _LONE_SURROGATE, may_hold_surrogates
+    from scratchpad_lab.model.untrusted import _LONE_SURROGATE, may_hold_surrogates
 
     rnd = random.Random(3)
     alphabet = ["a", "é", "\\", "u", "d", "8", "\ud800", "\udfff", "\ud83d\ude00", "😀", '"', " "]

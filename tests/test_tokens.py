@@ -163,7 +163,7 @@ def test_counting_line_by_line_gives_exactly_the_whole_texts_count(parts, encodi
 
 
 def test_a_recorded_scratchpad_counts_the_same_line_by_line_as_whole():
-    from scratchpad_lab.files.records import load_path
+    from scratchpad_lab.model.records import load_path
 
     record = load_path(tokens_sample())
     counter = TokenCounter()

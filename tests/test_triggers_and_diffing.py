@@ -1,6 +1,6 @@
 """The trigger gauge's predictions hold against the package; the diff tells kept from dropped lines."""
 import re
-from scratchpad_lab.engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.diffing import as_diff_text, diff_lines
 from scratchpad_lab.engine.runner import Run, Source
 from synthetic import synthetic_trace
@@ -111,7 +111,7 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
 
 
 def test_every_event_kind_has_one_colour_used_by_every_chart():
-    from scratchpad_lab.engine.config import RunConfig
+    from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
 
     assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5

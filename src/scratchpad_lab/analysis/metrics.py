@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
-from ..engine.events import Event
-from .facts import expected_in
-from .pricing import cost_usd
-from ..scenarios import SCENARIOS
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis.facts import expected_in
+from scratchpad_lab.analysis.pricing import cost_usd
+from scratchpad_lab.model.scenarios import SCENARIOS
 
 
 def of_kind(events: Sequence[Event], kind: str) -> List[Event]:

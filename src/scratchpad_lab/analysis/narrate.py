@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from ..engine.config import RunConfig
-from ..engine.events import Event
-from .triggers import next_periodic
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis.triggers import next_periodic
 
 if TYPE_CHECKING:
-    from ..files.schemas import TriggerData
+    from scratchpad_lab.model.payloads import TriggerData
 
 SUMMARY_HEADER = "[Summarized up to step {iteration}]"  # what the package writes at the top of a summary
 _ERROR_SHOWN = 160

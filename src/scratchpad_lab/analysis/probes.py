@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
-from .facts import contains
+from scratchpad_lab.analysis.facts import contains
 
 PROBE_PROMPT = ("Answer in one short sentence using only facts stated in this context. If they are not "
                 "stated, say you do not know.\n\nContext:\n{context}\n\nQuestion: {question}")
@@ -36,7 +36,7 @@ class ProbeResult:
 
 
 def scenario_probes(scenario_name: Optional[str]) -> List[ProbeQuestion]:
-    from ..scenarios import SCENARIOS
+    from scratchpad_lab.model.scenarios import SCENARIOS
 
     scenario = SCENARIOS.get(scenario_name or "")
     return [ProbeQuestion(p.question, p.answer) for p in scenario.probes] if scenario else []

@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from ..engine.events import Event
-from ..engine.extractive import sections_from_template
-from .facts import Fact, extract_facts, is_in, retention
-from .metrics import of_kind
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.model.config import sections_from_template
+from scratchpad_lab.analysis.facts import Fact, extract_facts, is_in, retention
+from scratchpad_lab.analysis.metrics import of_kind
 
 FLAGS = ("empty", "error_text", "longer_than_input", "unchanged", "not_a_summary", "wasted_call")
 _ERROR_REPLY = re.compile(
@@ -62,7 +62,7 @@ def flags_for(c: Dict, template: Optional[str] = None) -> List[str]:
 
 def expected_values(events: Sequence[Event]) -> List[str]:
     """The scenario's expected fact values for a run, if it is a scenario run."""
-    from ..scenarios import SCENARIOS
+    from scratchpad_lab.model.scenarios import SCENARIOS
 
     starts = of_kind(events, "run_start")
     name = starts[0].payload.scenario if starts else None

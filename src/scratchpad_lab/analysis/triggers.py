@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
-from ..engine.config import RunConfig
-from ..engine.events import Event
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
 
 
 @dataclass

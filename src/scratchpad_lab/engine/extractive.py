@@ -18,24 +18,15 @@ from functools import lru_cache
 from itertools import islice
 from typing import List, Optional, Sequence
 
-from .config import package_prompt_fields
-from ..analysis.facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
+from scratchpad_lab.model.config import package_prompt_fields, sections_from_template
+from scratchpad_lab.analysis.facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
 
-DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
-_SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
 _STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summary of steps 1-\d+\]|\[Summary\]|"
                         r"\[\.\.\.earlier steps trimmed\.\.\.\]|(?:Key findings|Tool results):)\s*$")
 _LINE_CAP = 240
 _BULLET = re.compile(r"^\s*- (?=\S)")
 # "Name: Asha Rao" carries a fact; the agent's own step labels (Thought:, Action:, ...) do not.
 _LABELLED = re.compile(r"^\s*(?:- )?(?!(?:Thought|Action|Observation|Step|Final Answer)\b)[A-Z][A-Za-z ]{1,30}: \S")
-
-
-def sections_from_template(template: Optional[str]) -> Sequence[str]:
-    if not template:
-        return DEFAULT_SECTIONS
-    found = [m.group(1).strip() for m in _SECTION_RE.finditer(template)]
-    return tuple(dict.fromkeys(found)) or DEFAULT_SECTIONS
 
 
 _STOP = {"that", "this", "with", "from", "have", "what", "which", "when", "then", "into", "there", "their",

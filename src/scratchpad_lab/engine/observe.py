@@ -28,11 +28,11 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from autourgos_agent import Agent
 
-from ..analysis import triggers
-from .config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
-from .events import RunLog
-from .providers import EndpointError
-from .tokens import TokenCounter
+from scratchpad_lab.analysis import triggers
+from scratchpad_lab.model.config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
+from scratchpad_lab.model.events import RunLog
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.engine.tokens import TokenCounter
 
 
 class RunStopped(Exception):

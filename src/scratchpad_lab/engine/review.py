@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .events import Event
-from ..analysis.facts import retention
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis.facts import retention
 
 VERDICTS = ("accepted", "edited", "rejected")
 

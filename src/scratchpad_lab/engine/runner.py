@@ -16,18 +16,19 @@ from autourgos_agent import (AgentLLMError, AgentMaxIterationsError, AgentParseE
                              AgentTimeoutError)
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from .config import RunConfig
-from .events import RunLog
-from .extractive import ExtractiveSummarizer
-from .observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import RunLog
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded, presign_hooks)
-from .providers import EndpointError, EndpointLLM, resolve_key
-from .standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
-from ..files.records import RunRecord, package_versions
-from ..scenarios import Scenario, get_scenario
-from .silent import SilentSummarizer
-from .tokens import TokenCounter
-from ..files.trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
+from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.engine.standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
+from scratchpad_lab.model.records import RunRecord, package_versions
+from scratchpad_lab.model.scenarios import Scenario, get_scenario
+from scratchpad_lab.engine.silent import SilentSummarizer
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
 
 
 @dataclass

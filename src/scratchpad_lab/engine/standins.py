@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
-from .extractive import ExtractiveSummarizer
-from ..analysis.facts import expected_in
-from ..scenarios import Scenario
-from ..files.trace import Trace
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.analysis.facts import expected_in
+from scratchpad_lab.model.scenarios import Scenario
+from scratchpad_lab.model.trace import Trace
 
 # The last fixed line of the agent's prompt before the context (autourgos_agent.prompt.LOGIC_PROMPT).
 _CONTEXT_ANCHOR = 'explaining your reasoning for this step.\n\n'

@@ -5,7 +5,7 @@ red, words the summarizer wrote itself on blue); a toggle shows before and after
 unchanged lines on the same row, in one scroll. Lost facts are chips above the text.
 
 All scratchpad, prompt, reply and fact text is untrusted (tool results, model output, uploaded files).
-It reaches st.markdown only through `scratchpad_lab.markup` (every character escaped, styling added
+It reaches st.markdown only through `scratchpad_lab.ui.markup` (every character escaped, styling added
 around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Dict, List, Optional, Tuple
 
 import streamlit as st
 
-from ..analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
-from ..analysis.facts import contains, fact_pattern
-from ..markup import compose, escape
+from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
+from scratchpad_lab.analysis.facts import contains, fact_pattern
+from scratchpad_lab.ui.markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
 FLAG_BADGES = {

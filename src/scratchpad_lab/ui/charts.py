@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from ..engine.config import RunConfig
-from ..engine.events import Event
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
 EVENT_KINDS = {

@@ -14,23 +14,23 @@ from typing import Dict, List, Optional
 
 import streamlit as st
 
-from ..analysis import compare as engine
-from ..engine.config import ConfigError, RunConfig
-from ..analysis.metrics import model_ids, summarize_run
-from ..analysis.pricing import cost_usd
-from ..promptlab import check_prompt
-from ..engine.providers import EndpointError
-from ..analysis.quality import FLAGS, annotate
-from ..files.records import RunRecord
-from ..analysis.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
-from ..files.replay import replay_source, summarizer_notice
-from ..files.trace import RecordError
-from .cards import compression_card
-from .charts import heatmap, overlay_chart
-from .endpoints import endpoint_widgets
-from .runs_page import Entry, entries_with_upload, pick_entry, show_problem
-from .state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
-from .view import render_run
+from scratchpad_lab.engine import compare as engine
+from scratchpad_lab.model.config import ConfigError, RunConfig
+from scratchpad_lab.analysis.metrics import model_ids, summarize_run
+from scratchpad_lab.analysis.pricing import cost_usd
+from scratchpad_lab.engine.promptlab import check_prompt
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.analysis.quality import FLAGS, annotate
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.engine.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
+from scratchpad_lab.engine.replay import replay_source, summarizer_notice
+from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui.cards import compression_card
+from scratchpad_lab.ui.charts import heatmap, overlay_chart
+from scratchpad_lab.ui.endpoints import endpoint_widgets
+from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry, show_problem
+from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
+from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]

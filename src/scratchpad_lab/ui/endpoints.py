@@ -10,10 +10,11 @@ from typing import Dict, Optional, Tuple
 import streamlit as st
 from pydantic import ValidationError
 
-from ..engine.config import explain_validation_error
-from ..analysis.pricing import DEFAULT_PRICES
-from ..engine.providers import PROVIDERS, Endpoint, check_connection, hosted_mode, key_refusal, resolve_key
-from .state import PLAY_PRICE_ROWS
+from scratchpad_lab.model.config import explain_validation_error
+from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
+from scratchpad_lab.engine.providers import check_connection, key_refusal, resolve_key
+from scratchpad_lab.model.endpoint import PROVIDERS, Endpoint, hosted_mode
+from scratchpad_lab.ui.state import PLAY_PRICE_ROWS
 
 
 def plain(text: str) -> str:

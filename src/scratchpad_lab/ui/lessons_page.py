@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
-from ..analysis.narrate import scratchpad_at_start, sentence_for
-from ..engine.runner import Run
-from ..scenarios import get_scenario
-from .state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
-from .view import render_run
+from scratchpad_lab.engine.lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
+from scratchpad_lab.analysis.narrate import scratchpad_at_start, sentence_for
+from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.model.scenarios import get_scenario
+from scratchpad_lab.ui.state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
+from scratchpad_lab.ui.view import render_run
 
 LIVE_REFRESH_S = 0.4
 IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run

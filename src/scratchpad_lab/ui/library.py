@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from ..engine.config import RunConfig
+from scratchpad_lab.model.config import RunConfig
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..files.records import RunRecord
+    from scratchpad_lab.model.records import RunRecord
 # The sample picker is on the first page; the analysis, the file schemas and the cards are imported
 # where a run is shown or opened (lazily, below), so the first page does without them.
 
@@ -41,7 +41,7 @@ def open_sample(path: Path) -> RunRecord:
     with _OPENED_LOCK:
         record = _OPENED.get(key)
     if record is None:
-        from ..files.records import load_record
+        from scratchpad_lab.model.records import load_record
         record = load_record(path)
         record.name = f"sample: {path.name}"
         with _OPENED_LOCK:
@@ -69,8 +69,8 @@ def prompt_label(config: RunConfig) -> str:
 def facts_kept(events) -> object:
     """Share of facts that survived the compressions that happened; failed compressions (the package
     kept the scratchpad) are not counted as keeping anything. A text when none happened."""
-    from ..analysis.quality import run_retention
-    from .cards import NO_COMPRESSION
+    from scratchpad_lab.analysis.quality import run_retention
+    from scratchpad_lab.ui.cards import NO_COMPRESSION
     comps = [e for e in events if e.kind == "compression"]
     if not comps:
         return "no compression"
@@ -87,7 +87,7 @@ FIRST_COLUMNS = ["#", "run", "prompt", "answer score", "facts kept", "outcome"]
 def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
 
-    from ..analysis.metrics import summarize_run
+    from scratchpad_lab.analysis.metrics import summarize_run
     rows = []
     for i, r in enumerate(records, start=1):
         s = summarize_run(r.events, r.scenario, prices)
@@ -145,7 +145,7 @@ def sample_picker(key: str, on_open: Callable[[RunRecord], None]) -> None:
     names = [p.name for p in files]
 
     def _open() -> None:
-        from ..files.trace import RecordError
+        from scratchpad_lab.model.trace import RecordError
         try:
             on_open(open_sample(files[names.index(st.session_state[f"{key}_pick"])]))
         except RecordError as exc:

@@ -1,6 +1,6 @@
 """Links in the app: open the moment a link names (once, on arrival), and show the link for what is on screen.
 
-Parsing and validation live in scratchpad_lab.links (streamlit-free); this module only moves validated
+Parsing and validation live in scratchpad_lab.model.links (streamlit-free); this module only moves validated
 values into session state and switches page. The note shown for a bad link is ours (links.py never
 quotes the URL), and the link shown for copying is built from our own validated values.
 """
@@ -10,16 +10,16 @@ from typing import Dict
 
 import streamlit as st
 
-from ..links import base_url, check_iteration, link_query, parse_link
-from .library import open_sample, sample_files
-from .state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
+from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
+from scratchpad_lab.ui.library import open_sample, sample_files
+from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
 
 RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
 RUNS_STEP = "runs_step"     # the Runs page's step slider (runs_page._step_slider's widget key)
 
 
 def _open_sample(target) -> None:
-    from ..files.trace import RecordError  # lazy, as below: app.py imports this module for every first page
+    from scratchpad_lab.model.trace import RecordError  # lazy, as below: app.py imports this module for every first page
     files = {p.name: p for p in sample_files()}
     try:
         record = open_sample(files[target.sample])
@@ -44,7 +44,7 @@ def open_from_link(pages: Dict[str, "st.Page"]) -> None:
     if not params:
         return
     st.query_params.clear()
-    from ..lessons import LESSONS  # lazy: only a link needs the lessons (and the analysis they import)
+    from scratchpad_lab.engine.lessons import LESSONS  # lazy: only a link needs the lessons (and the analysis they import)
     target = parse_link(params, [p.name for p in sample_files()], [item.number for item in LESSONS])
     if target.page == "runs":
         _open_sample(target)

@@ -8,14 +8,14 @@ from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 
-from ..analysis.compare import compression_off
-from ..engine.providers import EndpointError
-from ..analysis.probes import ProbeQuestion, run_probes, scenario_probes
-from ..analysis.quality import annotate, facts_by_step, savings
-from ..files.records import RunRecord
-from ..files.trace import RecordError
-from .library import facts_kept
-from .state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
+from scratchpad_lab.engine.compare import compression_off
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_probes
+from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui.library import facts_kept
+from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
 
 

@@ -21,18 +21,19 @@ from typing import TYPE_CHECKING, Optional
 
 import streamlit as st
 
-from ..engine.providers import EndpointError, EndpointLLM
-from ..scenarios import DEMO_NOTICE, get_scenario
-from .endpoints import price_table
-from .library import download_button, run_label, runs_frame, runs_table, sample_picker
-from .settings import K_SCENARIO, config_from_state, sidebar_settings
-from .state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
+from scratchpad_lab.engine.providers import EndpointLLM
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.scenarios import DEMO_NOTICE, get_scenario
+from scratchpad_lab.ui.endpoints import price_table
+from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
+from scratchpad_lab.ui.settings import K_SCENARIO, config_from_state, sidebar_settings
+from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
-from .review_panel import attach_review, review_panel, review_switch
-from .style import PAGE_CSS
+from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
+from scratchpad_lab.ui.style import PAGE_CSS
 
 if TYPE_CHECKING:
-    from ..engine.runner import Run
+    from scratchpad_lab.engine.runner import Run
 # The first page (no run yet) draws the settings, the Run button and the sample picker only: the runner
 # (the agent, the observers, the tokenizer), the run view, the cards and the loss panel are imported
 # where a run is started or shown, so the first page does without them (bench/live_latency.py).
@@ -85,7 +86,7 @@ def _live(record=None, name: str = "") -> None:
         if st.session_state.get(PLAY_NEEDS_FULL):
             st.rerun()  # the full rerun that shows the finished run has not happened: ask again
         if record is not None:
-            from .view import render_run_top  # lazy (see the imports); a look-up once imported
+            from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
             end = [e for e in record.events if e.kind == "finish"]
             render_run_top(record.events, record.config, live=False, key=VIEW_KEY,
                            prices=st.session_state.get(PLAY_PRICES_BY_MODEL),
@@ -93,7 +94,7 @@ def _live(record=None, name: str = "") -> None:
                            controls=lambda: _controls(None), name=name)
         return
     review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
-    from .view import render_run_top
+    from scratchpad_lab.ui.view import render_run_top
     events = run.log.snapshot()
     render_run_top(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=VIEW_KEY, prices=st.session_state.get(PLAY_PRICES_BY_MODEL), controls=lambda: _controls(run),
@@ -116,7 +117,7 @@ def _probe_model(config, keys):
 
 
 def _start_run() -> None:
-    from ..engine.runner import Run
+    from scratchpad_lab.engine.runner import Run
     config, keys, _ = config_from_state()  # the settings as they are now, even if changed with this click
     active = st.session_state[PLAY_ACTIVE]
     if config is None or (active is not None and not active.finished):
@@ -211,8 +212,8 @@ def page() -> None:
                    format_func=lambda i: run_label(runs, i),
                    on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
     if record is not None:
-        from .loss import loss_panel
-        from .view import render_cards
+        from scratchpad_lab.ui.loss import loss_panel
+        from scratchpad_lab.ui.view import render_cards
         with down:
             download_button(record, key=f"play_download_{index}", index=index)
         render_cards(record.events, key=f"shown_{index}", prices=prices)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .state import PRESENTER
+from scratchpad_lab.ui.state import PRESENTER
 
 PRESENTER_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {

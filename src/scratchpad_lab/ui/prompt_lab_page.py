@@ -13,17 +13,17 @@ from typing import List, Optional, Tuple
 import pandas as pd
 import streamlit as st
 
-from ..engine.config import PACKAGE_PROMPT
-from ..promptlab import (MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+from scratchpad_lab.model.config import PACKAGE_PROMPT
+from scratchpad_lab.engine.promptlab import (MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          PromptVariant, Snapshot, SnapshotError, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
-from ..analysis.probes import ProbeQuestion, scenario_probes
-from ..engine.tokens import TokenCounter
-from .cards import FLAG_BADGES, compression_card
-from .endpoints import endpoint_widgets
-from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from .settings import K_PROMPT
-from .state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
+from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
+from scratchpad_lab.ui.endpoints import endpoint_widgets
+from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from scratchpad_lab.ui.settings import K_PROMPT
+from scratchpad_lab.ui.state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
 REFRESH_S = 0.4

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ..scenarios import SCENARIOS
-from .state import PLAY_REVIEW
+from scratchpad_lab.model.scenarios import SCENARIOS
+from scratchpad_lab.ui.state import PLAY_REVIEW
 
 if TYPE_CHECKING:
-    from ..engine.review import ReviewGate
+    from scratchpad_lab.engine.review import ReviewGate
 # The switch is on the first page; the gate (fact analysis) and the cards are imported where a run uses them.
 
 
@@ -29,7 +29,7 @@ def review_switch() -> None:
 def attach_review(run) -> None:
     """Called as a run starts: with the switch on, every summarizer reply waits for a decision."""
     if st.session_state.get(PLAY_REVIEW):
-        from ..engine.review import ReviewGate
+        from scratchpad_lab.engine.review import ReviewGate
         scenario = SCENARIOS.get(run.config.scenario or "")
         expected = [f.value for f in scenario.expected_facts] if scenario else []
         run.observer.reviewer = ReviewGate(run.observer.stop_event, expected)
@@ -40,8 +40,8 @@ def _edit(gate: ReviewGate, key: str) -> None:
 
 
 def review_panel(run) -> None:
-    from ..engine.review import ReviewGate
-    from .cards import mark_facts
+    from scratchpad_lab.engine.review import ReviewGate
+    from scratchpad_lab.ui.cards import mark_facts
     gate = getattr(run.observer, "reviewer", None)
     if not isinstance(gate, ReviewGate) or run.finished:
         return

@@ -15,14 +15,14 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
-from ..engine.config import ConfigError
-from ..files.records import RunRecord, load_any
-from ..files.replay import replay_source, replay_with_defaults, summarizer_notice
-from ..files.trace import RecordError, Trace
-from .library import download_button, open_sample, runs_frame, sample_files
-from .state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
+from scratchpad_lab.model.config import ConfigError
+from scratchpad_lab.model.records import RunRecord, load_any
+from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
+from scratchpad_lab.model.trace import RecordError, Trace
+from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
+from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
-from .view import render_run
+from scratchpad_lab.ui.view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."

@@ -8,10 +8,10 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from ..engine.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
-from ..scenarios import list_scenarios
-from .endpoints import endpoint_from_state, endpoint_widgets
-from .state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
+from scratchpad_lab.model.scenarios import list_scenarios
+from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
+from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
 OFF_CAP = field_bounds("max_scratchpad_chars")[1]  # "no size trigger": the largest cap RunConfig allows

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ..engine.config import DEFAULT_PACE_S
+from scratchpad_lab.model.config import DEFAULT_PACE_S
 
 PLAY_ACTIVE = "play_active_run"        # the Run going on now (or None); the worker appends to its log
 PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in this tab, oldest first

@@ -1,6 +1,6 @@
 """The Strategies page: one trajectory replayed under two to five compression systems, side by side.
 
-Each strategy runs through its real package (`scratchpad_lab.strategies`); the LangChain packages load
+Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
 only when a LangChain strategy runs. The last result is kept in session state, so moving the step
 slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
 in dataframe cells; headings and quirk lines are our own words, numbers and package-made file paths.
@@ -13,14 +13,14 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from ..strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
-from ..strategies.settings import MAX_STRATEGIES, knobs
-from ..engine.providers import EndpointError
-from ..files.trace import RecordError
-from .endpoints import endpoint_widgets
-from .runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from .state import STRAT_RESULT, STRAT_SOURCE, init_session
-from .strategies_chart import COLORS, chart
+from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
+from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui.endpoints import endpoint_widgets
+from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from scratchpad_lab.ui.state import STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.ui.strategies_chart import COLORS, chart
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}

@@ -6,7 +6,7 @@ with its controls, the scratchpad's newest text and the trigger panel on the lef
 compression on the right, each in a keyed container (`<key>_status`, `<key>_scratchpad`,
 `<key>_triggers`, `<key>_diff`); the size chart and the timeline directly below. Untrusted text
 (scratchpad, tool results, answers, error messages) goes through st.code/st.text, or st.markdown only
-through `scratchpad_lab.markup`.
+through `scratchpad_lab.ui.markup`.
 """
 from __future__ import annotations
 
@@ -16,17 +16,17 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
-from ..engine.config import RunConfig
-from ..engine.events import Event
-from ..markup import escape
-from ..analysis.narrate import narrate, sentence_for
-from ..analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
-from ..analysis.pricing import cost_usd
-from ..analysis.quality import annotate
-from ..analysis.triggers import trigger_state
-from .cards import compression_card
-from .charts import size_chart
-from .style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.analysis.narrate import narrate, sentence_for
+from scratchpad_lab.analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
+from scratchpad_lab.analysis.pricing import cost_usd
+from scratchpad_lab.analysis.quality import annotate
+from scratchpad_lab.analysis.triggers import trigger_state
+from scratchpad_lab.ui.cards import compression_card
+from scratchpad_lab.ui.charts import size_chart
+from scratchpad_lab.ui.style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
                 "max_iterations": "out of iterations", "error": "error"}

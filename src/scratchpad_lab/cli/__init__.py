@@ -1,0 +1,308 @@
+"""`scratchpad-lab`: the engine from the command line, no browser, no streamlit import.
+
+    scratchpad-lab scenarios
+    scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
+    scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
+
+Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
+2 bad arguments or a bad file (one line on stderr, no traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+
+from scratchpad_lab.model.config import ConfigError, RunConfig, validate_prompt_template
+from scratchpad_lab.engine.keys import cli_keys, endpoint_for
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
+from scratchpad_lab.model.records import RunRecord, load_path
+from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
+from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.model.scenarios import list_scenarios
+from scratchpad_lab.model.trace import RecordError
+
+EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, not usage + message
+        raise _UsageError(f"{self.prog}: {message} (see --help)")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _summarize_every(value: str) -> Optional[int]:
+    if value.strip().lower() in ("none", "off"):
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or 'none', got {value!r}") from None
+
+
+def _add_settings(p: argparse.ArgumentParser) -> None:
+    # Unset settings are absent from the namespace (SUPPRESS), so a replay keeps the file's own settings.
+    g = p.add_argument_group("compression settings (unset ones keep the file's settings on replay)")
+    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|none",
+                   help="middleware: compress every N iterations (none = off)")
+    g.add_argument("--max-scratchpad-chars", type=int, metavar="N",
+                   help="middleware: also compress when the scratchpad is over N chars and has grown")
+    g.add_argument("--agent-trim-chars", type=int, metavar="N",
+                   help="the agent's own hard trim of its scratchpad (its max_scratchpad_chars)")
+    g.add_argument("--max-tool-output-chars", type=int, metavar="N", help="the agent cuts tool results to N chars")
+    g.add_argument("--max-iterations", type=int, metavar="N")
+    g.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"])
+    g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
+    g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
+    g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
+    m = p.add_argument_group("real models (any OpenAI-compatible endpoint; keys only from the environment)")
+    m.add_argument("--agent-model", metavar="NAME", help="a real model decides instead of the scripted agent")
+    m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")
+    m.add_argument("--summarizer-model", metavar="NAME", help="a real model writes the summaries")
+    m.add_argument("--summarizer-base-url", metavar="URL", help="the summarizer model's endpoint (default: OpenAI)")
+    m.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for both endpoints "
+                   "(a provider's own variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
+    m.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="also send a provider's key variable to a base URL that is not that provider's")
+    m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
+    p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
+    p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
+    """The exact shape `run|replay --json` prints."""
+    from scratchpad_lab.analysis.narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
+    from scratchpad_lab.analysis.quality import annotate
+    answer = final_answer(events)
+    return {
+        "iterations": sum(1 for e in events if e.kind == "iteration"),
+        "final_answer": answer,
+        "error": error,
+        "answer_score": answer_score(answer, scenario),
+        "compressions": [
+            {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
+             "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
+             "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
+             "flags": c["flags"], "error": c.get("error"), "why": why}
+            for c, why in zip(annotate(events), why_compressions(events))
+        ],
+        "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"],
+                   "why": why} for t, why in zip(trims(events), why_trims(events))],
+    }
+
+
+_LIGHT_COMMANDS = ("scenarios", "run", "replay", "sweep")
+
+
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The whole parser; given the `command` about to run, when that is one of the engine's own, the
+    prompt-lab and strategies subcommands are registered by name only (their parsers import their
+    engines, which such a command never needs: start-up time)."""
+    parser = _Parser(argument_default=argparse.SUPPRESS, prog="scratchpad-lab", description="See what scratchpad compression does to an agent.")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                parser_class=lambda **kw: _Parser(argument_default=argparse.SUPPRESS, **kw))
+    sub.add_parser("scenarios", help="list the built-in scenarios")
+    run = sub.add_parser("run", help="run a built-in scenario with the real agent and middleware")
+    run.add_argument("--scenario", default="support-ticket")
+    _add_settings(run)
+    replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
+    replay.add_argument("file")
+    _add_settings(replay)
+    sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
+    sweep.add_argument("file")
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
+                       help="up to 6 values (none = periodic trigger off)")
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[15000], metavar="N,N,...",
+                       help="up to 6 values")
+    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
+    sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    if command in _LIGHT_COMMANDS:
+        sub.add_parser("prompt-lab")
+        sub.add_parser("strategies")
+        return parser
+    from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
+    add_prompt_lab(sub)
+    from scratchpad_lab.cli.strategies import add_parser as add_strategies_parser  # cheap: no LangChain import
+    add_strategies_parser(sub)
+    return parser
+
+
+def _list_of(convert, what: str):
+    def parse(text: str) -> list:
+        try:
+            values = [convert(v.strip()) for v in text.split(",") if v.strip()]
+        except (ValueError, argparse.ArgumentTypeError):
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {what}, got {text!r}") from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {what}")
+        return values
+    return parse
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    given = vars(args)
+    loaded = load_path(args.file)
+    extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
+    _say_summarizer(replay_source(loaded), extra)
+    settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
+    for s in settings:  # refuse a bad value before any replay starts
+        RunConfig.build(**s.changes())
+    rows = sweep_rows(loaded, settings)
+    if "json" in given:
+        print(json.dumps(rows, ensure_ascii=False))
+    else:
+        for r in rows:
+            every = "off" if r["summarize_every"] is None else r["summarize_every"]
+            print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
+                  f"saved {r['context_tokens_saved']:>9,} context tokens, summarizer {r['summarizer_tokens_in']:,} in"
+                  f" / {r['summarizer_tokens_out']:,} out, answer score {r['answer_score']}")
+    return EXIT_OK
+
+
+_FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_scratchpad_chars",
+           "agent_trim_chars": "agent_trim_chars", "max_tool_output_chars": "max_tool_output_chars",
+           "max_iterations": "max_iterations", "summarizer": "summarizer",
+           "extractive_budget": "extractive_budget_chars", "wall_clock": "wall_clock_s"}
+
+
+def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
+    given = vars(args)
+    out: Dict[str, Any] = {field: given[arg] for arg, field in _FIELDS.items() if arg in given}
+    if "prompt_file" in given:
+        try:
+            text = Path(given["prompt_file"]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
+        out["summarizer_prompt"] = validate_prompt_template(text)
+    key_env = given.get("api_key_env", "")
+    if "agent_model" in given:
+        out["agent_endpoint"] = endpoint_for(given["agent_model"], given.get("agent_base_url"), key_env)
+    if "summarizer_model" in given:
+        out["summarizer_endpoint"] = endpoint_for(given["summarizer_model"], given.get("summarizer_base_url"), key_env)
+        out["summarizer"] = "endpoint"
+    if "task" in given:
+        out["task"] = given["task"]
+    for flag in ("agent_base_url", "summarizer_base_url"):
+        if flag in given and flag.replace("base_url", "model") not in given:
+            raise _UsageError(f"--{flag.replace('_', '-')} needs --{flag.replace('base_url', 'model').replace('_', '-')}")
+    return out
+
+
+def _source_and_config(args: argparse.Namespace):
+    overrides = _overrides(args)
+    if args.command == "run":
+        return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
+    for flag in ("agent_model", "task"):
+        if flag in vars(args):
+            raise _UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
+                              f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
+    replay = replay_source(load_path(args.file), label=Path(args.file).name)
+    _say_summarizer(replay, overrides)
+    return replay.source, replay.config.replace(**overrides)
+
+
+def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
+    """On stderr: the file named a summarizer model that this replay will not call."""
+    notice = summarizer_notice(replay)
+    if notice and "summarizer" not in chosen:
+        print(f"scratchpad-lab: {notice}", file=sys.stderr)
+
+
+def summarizer_failures(record: RunRecord) -> Optional[str]:
+    """One stderr line when compressions failed: how many, where the summarizer is, and why."""
+    comps = [e.payload for e in record.events if e.kind == "compression"]
+    failed = [c for c in comps if c.status == "error"]
+    if not failed:
+        return None
+    config = record.config
+    endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
+    where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
+    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
+            f"was left as it was. Last error: {failed[-1].error}")
+
+
+def _human(record: RunRecord) -> str:
+    s = summarize_run(record.events, record.scenario)
+    lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
+             f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
+    if s.answer_score is not None:
+        lines.append(f"answer score: {s.answer_score:.2f}")
+    for e in record.events:
+        if e.kind == "compression":
+            d = e.payload
+            lines.append(f"  iteration {e.iteration:>3}: {d.reason:<8} {d.status:<5} "
+                         f"{d.before_chars:>7,} -> {d.after_chars:>7,} chars")
+        elif e.kind == "trim":
+            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.payload.before_chars:,} -> "
+                         f"{e.payload.after_chars:,} chars")
+    if record.error:
+        lines.append(f"error: {record.error}")
+    if record.final_answer:
+        lines.append("final answer:\n" + record.final_answer)
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    # The middleware logs each failed or empty summary; the run records them as compression events.
+    logging.getLogger("autourgos_summarizer").setLevel(logging.ERROR)
+    try:
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
+        if args.command == "scenarios":
+            for sc in list_scenarios():
+                print(f"{sc.name:<16} {sc.title}: {sc.description}")
+            return EXIT_OK
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "prompt-lab":
+            from scratchpad_lab.cli.prompt_lab import run_cli as prompt_lab
+            return prompt_lab(args)
+        if args.command == "strategies":
+            from scratchpad_lab.cli.strategies import run as run_strategies_command
+            return run_strategies_command(args)
+        source, config = _source_and_config(args)
+        run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
+        if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
+            from scratchpad_lab.engine.review import replay_reviews
+            replay_reviews(run, load_path(args.file))
+        record = run.run()
+    except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"scratchpad-lab: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if "out" in args:
+            record.save(args.out)
+        if "trace_out" in args and record.trace is not None:
+            Path(args.trace_out).write_text(json.dumps(record.trace.to_dict(), ensure_ascii=False, indent=1),
+                                            encoding="utf-8")
+    except OSError as exc:
+        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if "json" in args:
+            print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
+        else:
+            print(_human(record))
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
+        sys.stdout = None
+    if record.outcome != "answered":
+        print(f"scratchpad-lab: {record.outcome}: {record.error}", file=sys.stderr)
+    failed = summarizer_failures(record)
+    if failed:
+        print(failed, file=sys.stderr)
+    return EXIT_OK if record.outcome == "answered" else EXIT_NO_ANSWER
+
+

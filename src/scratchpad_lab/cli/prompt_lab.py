@@ -1,0 +1,122 @@
+"""`scratchpad-lab prompt-lab`: the prompt lab from a terminal (registered in scratchpad_lab.cli)."""
+
+
+
+from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
+from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, SummarizerSpec, record_for, snapshot_at_compression,
+                     snapshot_at_iteration)
+from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS, check_prompt
+
+
+# ── command line: `scratchpad-lab prompt-lab` (registered in cli.py) ───────────────────────────
+
+class _Append(__import__("argparse").Action):
+    """--summarizer and --summarizer-model share one ordered list, so columns keep the order given."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, "columns", None) or [])
+        items.append(("model", values) if option_string == "--summarizer-model" else ("extractive", values))
+        namespace.columns = items
+
+
+def add_cli(sub) -> None:
+    p = sub.add_parser("prompt-lab", help="try summarizer prompts x summarizers on one scratchpad")
+    p.add_argument("source", help="a run record or a trace (a trace is replayed with the package defaults)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--compression", type=int, metavar="K", help="the scratchpad before the K-th compression")
+    which.add_argument("--iteration", type=int, metavar="N", help="the scratchpad as iteration N started")
+    p.add_argument("--prompt-file", action="append", required=True, metavar="FILE",
+                   help=f"a prompt template file (1 to {MAX_PROMPTS}); its file name names it")
+    p.add_argument("--summarizer", action=_Append, choices=["extractive"], help="the offline extractive column")
+    p.add_argument("--summarizer-model", action=_Append, metavar="NAME", help="an endpoint model column (repeatable)")
+    p.add_argument("--summarizer-base-url", action="append", metavar="URL",
+                   help="one per --summarizer-model in order, or one for all (default: OpenAI)")
+    p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="send a provider's own key variable to a custom base URL too")
+    p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question")
+    p.add_argument("--json", action="store_true", help="print one JSON object per cell")
+
+
+def _cli_inputs(args):
+    """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
+    from pathlib import Path
+
+    from scratchpad_lab.engine.keys import cli_key, endpoint_for
+    from scratchpad_lab.model.records import load_path
+
+    given = vars(args)
+    prompts = []
+    if len(args.prompt_file) > MAX_PROMPTS:
+        raise ValueError(f"give at most {MAX_PROMPTS} --prompt-file")
+    for name in args.prompt_file:
+        try:
+            text = Path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read --prompt-file {name}: {exc}") from None
+        check = check_prompt(text)
+        if not check.ok:
+            raise ValueError(f"--prompt-file {name}: " + " ".join(check.problems))
+        prompts.append(PromptVariant(Path(name).name, text))
+    columns = given.get("columns") or [("extractive", "extractive")]
+    models = [v for kind, v in columns if kind == "model"]
+    urls = given.get("summarizer_base_url") or []
+    if urls and not models:
+        raise ValueError("--summarizer-base-url needs --summarizer-model")
+    if len(urls) not in (0, 1, len(models)):
+        raise ValueError(f"{len(urls)} --summarizer-base-url for {len(models)} --summarizer-model: give one for "
+                         "all, or one per model in order")
+    if len(columns) > MAX_SUMMARIZERS:
+        raise ValueError(f"give at most {MAX_SUMMARIZERS} summarizers")
+    specs, m = [], 0
+    for kind, value in columns:
+        if kind == "extractive":
+            specs.append(SummarizerSpec())
+            continue
+        url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
+        m += 1
+        endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
+        specs.append(SummarizerSpec(endpoint, cli_key(endpoint, given, "summarizer")))
+    probes = []
+    for text in given.get("probe") or []:
+        question, sep, answer = text.partition("=")
+        if not sep or not question.strip() or not answer.strip():
+            raise ValueError(f"--probe {text!r} should be QUESTION=ANSWER")
+        probes.append(ProbeQuestion(question.strip(), answer.strip()))
+    loaded = load_path(args.source)
+    record = record_for(loaded, Path(args.source).name)
+    label = Path(args.source).name
+    if given.get("compression") is not None:
+        snapshot = snapshot_at_compression(record, args.compression, label)
+    else:
+        snapshot = snapshot_at_iteration(record, args.iteration, label)
+    return snapshot, prompts, specs, probes
+
+
+def run_cli(args) -> int:
+    """0: the cells ran (some may be empty or errors); 2: bad arguments or files; 1: no cell could run
+    (every cell is an error: e.g. no endpoint could be reached)."""
+    import json
+    import sys
+
+    from scratchpad_lab.model.endpoint import EndpointError
+
+    try:
+        snapshot, prompts, specs, probes = _cli_inputs(args)
+        matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
+    except (ValueError, RecordError, EndpointError) as exc:  # ConfigError, SnapshotError are ValueErrors
+        print(f"scratchpad-lab: error: {exc}", file=sys.stderr)
+        return 2
+    matrix.run()
+    if "json" in vars(args):
+        print(json.dumps(matrix.to_json(), ensure_ascii=False))
+    else:
+        print(f"snapshot: {snapshot.label}: {len(snapshot.scratchpad):,} chars, {len(snapshot.facts())} facts")
+        for c in matrix.cells:
+            d = c.to_json()
+            kept = len(d["facts_before"]) - len(d["facts_lost"])
+            print(f"{d['prompt']:<28} {d['summarizer']:<20} {d['status']:<6} {d['before_chars']:>7,} -> "
+                  f"{d['after_chars']:>7,} chars, facts kept {kept}/{len(d['facts_before'])}, "
+                  f"{d['latency_s']:.2f} s" + (f", error: {d['error']}" if d["error"] else ""))
+    return 0 if any(c.status in ("ok", "empty") for c in matrix.cells) else 1

@@ -1,0 +1,73 @@
+"""`scratchpad-lab strategies FILE --strategy NAME[:key=value,...] ... --json`.
+
+Streamlit-free. cli.py registers the subparser (`add_parser`) and calls `run(args)`; the row shape
+is `StrategyResult.row()`. An unknown strategy, key or value is a usage error (exit 2, one line).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import List
+
+from scratchpad_lab.engine.strategies.settings import NAMES, StrategyError, parse_spec
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def _spec(text: str):
+    try:
+        return parse_spec(text)
+    except StrategyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("strategies", help="replay one trajectory under several compression systems "
+                                          f"({', '.join(NAMES)})")
+    p.add_argument("file", help="a trace or a run record")
+    p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
+                   help="a strategy and its settings; repeat for up to 5")
+    p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
+                   help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
+    p.add_argument("--extractive-budget", type=int, default=1500, metavar="CHARS",
+                   help="length cap of extractive summaries")
+    p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
+    p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
+    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")
+    p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+
+
+def run(args: argparse.Namespace) -> int:
+    from scratchpad_lab.engine.keys import endpoint_for
+    from scratchpad_lab.model.records import load_path
+    from scratchpad_lab.engine.strategies.engine import run_strategies
+    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+    specs = list(getattr(args, "strategy", None) or [])
+    if not specs:
+        raise StrategyError(f"give at least one --strategy ({', '.join(NAMES)}).")
+    if not 200 <= args.extractive_budget <= 50_000:
+        raise StrategyError("--extractive-budget is out of range (200 to 50,000).")
+    model = getattr(args, "summarizer_model", None)
+    if args.summarizer == "endpoint" or model:
+        if not model:
+            raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
+        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
+        summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint)
+    else:
+        summarizer = SummarizerSpec("extractive", args.extractive_budget)
+    results = run_strategies(load_path(args.file), specs, summarizer)
+    rows: List[dict] = [r.row() for r in results]
+    if getattr(args, "json", False):
+        print(json.dumps(rows, ensure_ascii=False))
+    else:
+        for r, result in zip(rows, results):
+            print(f"{r['strategy']:<22} compressions {r['compressions']:>3}  summarizer calls "
+                  f"{r['summarizer_calls']:>3}  peak {r['peak_context_tokens']:>7,}  mean "
+                  f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts "
+                  f"{r['facts_retained']:.2f}  files {r['offloaded_files']}")
+            for q in result.quirks[:3]:
+                print(f"    step {q.iteration}: {q.text}")
+            if result.error:
+                print(f"    error: {result.error}")
+    return EXIT_OK

@@ -1,0 +1,176 @@
+"""Compare and sweep: one trajectory replayed under several compression settings.
+
+Streamlit-free (the Compare page, the CLI `sweep` and the benchmark use it). The agent's path is held
+fixed, so settings are compared on exactly the same work:
+- a scenario run is re-run by its deterministic scripted policy (same tool calls; its final answer
+  still comes from what is left in the scratchpad, so the answer score moves);
+- a trace, or a recorded real-model run, is replayed step for step and keeps its recorded answer.
+`context_tokens_saved` is measured against the same trajectory with compression off (the middleware
+never fires) and the same agent trim.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.analysis.metrics import summarize_run
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.analysis.quality import run_retention, savings
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.engine.replay import replay_source
+from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.model.trace import Trace
+
+MAX_SETTINGS = 6
+MAX_GRID = 6
+NEVER = {"summarize_every": None, "max_scratchpad_chars": 1_000_000}  # the middleware never fires
+
+
+@dataclass
+class Setting:
+    """One column of a comparison: the compression knobs that differ between columns."""
+
+    summarize_every: Optional[int] = 5
+    max_scratchpad_chars: int = 15_000
+    agent_trim_chars: Optional[int] = None        # None: the base config's
+    summarizer: Optional[str] = None
+    summarizer_prompt: Optional[str] = None
+    summarizer_endpoint: Optional[Endpoint] = None  # with summarizer "endpoint": the model (never a key)
+    prompt_name: Optional[str] = None               # a prompt-lab version's name for summarizer_prompt
+
+    def changes(self) -> Dict:
+        out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
+        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt", "summarizer_endpoint", "prompt_name"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    def label(self) -> str:
+        every = "off" if self.summarize_every is None else str(self.summarize_every)
+        text = f"every {every} / {self.max_scratchpad_chars:,}"
+        if self.agent_trim_chars is not None:
+            text += f" / trim {self.agent_trim_chars:,}"
+        if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
+            text += f" / {self.summarizer_endpoint.model}"
+        elif self.summarizer:
+            text += f" / {self.summarizer}"
+        if self.prompt_name:
+            text += f" / prompt “{self.prompt_name}”"
+        elif self.summarizer_prompt:
+            text += " / custom prompt"
+        return text
+
+
+def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None) -> RunRecord:
+    config = base.replace(**{**changes, "step_delay_s": 0.0})
+    return Run(config, source, keys=keys, name=_name(changes)).run()
+
+
+def _name(changes: Dict) -> str:
+    return Setting(**{k: changes.get(k) for k in ("summarize_every", "max_scratchpad_chars")}).label()
+
+
+def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
+    """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
+    its one home: sizes from metrics.summarize_run (as sent), savings from quality.savings."""
+    s = summarize_run(record.events, record.scenario, prices)
+    saved = savings(record.events, baseline.events)
+    c = record.config
+    return {
+        "summarize_every": c.summarize_every,
+        "max_scratchpad_chars": c.max_scratchpad_chars,
+        "compressions": s.compressions,
+        "summarizer_calls": s.summarizer_calls,
+        "summarizer_tokens_in": s.summarizer_tokens_in,
+        "summarizer_tokens_out": s.summarizer_tokens_out,
+        "peak_context_tokens": s.peak_tokens,
+        "mean_context_tokens": s.mean_tokens,
+        "context_tokens_saved": saved.context_tokens_saved,
+        "answer_score": s.answer_score,
+        "facts_retained": run_retention(record.events),
+        "net_tokens_saved": saved.net_tokens_saved,
+    }
+
+
+def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, keys: Optional[Dict[str, str]] = None,
+            progress: Optional[Callable[[int, int, str], None]] = None) -> tuple:
+    """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer)."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    # What replaying a file means is decided in one place (replay.py): never a model or key of the file's.
+    source, base, keeps_answer, _ = replay_source(loaded)  # reusable: every Run builds its own agent
+    total = len(settings)
+    baselines: Dict[int, RunRecord] = {}
+    records: List[RunRecord] = []
+    for index, setting in enumerate(settings):
+        changes = setting.changes()
+        trim = changes.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+        if progress:
+            progress(index, total, setting.label())
+        records.append(replay_one(source, base, changes, keys))
+    if progress:
+        progress(total, total, "done")
+    return records, baselines, keeps_answer
+
+
+_SWEEP: Dict = {}  # the sweep a forked worker replays cells of (inherited, never pickled)
+
+
+def _cell_row(changes: Dict) -> Dict:
+    record = replay_one(_SWEEP["source"], _SWEEP["base"], changes)
+    return row(record, baseline_for(record, _SWEEP["baselines"]))
+
+
+def _can_fork() -> bool:
+    """Fork only from a single-threaded process (the CLI): a fork of a threaded server could copy a
+    lock some other thread holds. Elsewhere the cells run in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None) -> List[Dict]:
+    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
+    shared between processes on a multi-core machine. Same rows, in the same order, either way."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    source, base, _, _ = replay_source(loaded)
+    changes = [setting.changes() for setting in settings]
+    baselines: Dict[int, RunRecord] = {}
+    for change in changes:
+        trim = change.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+    _SWEEP.update(source=source, base=base, baselines=baselines)
+    try:
+        processes = min(2, os.cpu_count() or 1) if processes is None else processes
+        if processes > 1 and len(changes) >= 4 and _can_fork():
+            # Neighbouring cells share a summarize_every and so their summaries: hand them out in runs.
+            chunk = max(1, -(-len(changes) // (processes * 3)))
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_cell_row, changes, chunksize=chunk))
+        return [_cell_row(change) for change in changes]
+    finally:
+        _SWEEP.clear()
+
+
+def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:
+    return baselines[record.config.agent_trim_chars]
+
+
+def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:
+    everies, caps = list(summarize_every), list(max_scratchpad_chars)
+    if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
+        raise ValueError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
+    return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
+
+
+def compression_off(loaded: Union[RunRecord, Trace]) -> RunRecord:
+    """The same trajectory with compression off (the middleware never fires) and the same agent trim."""
+    source, base, _, _ = replay_source(loaded)
+    return replay_one(source, base, NEVER)

@@ -1,0 +1,82 @@
+"""`autourgos-middleware`: today's path, the real agent with the real AutoSummarizeMiddleware.
+
+Streamlit-free. The trajectory is replayed step for step through the lab's observed replay
+(`runner.Run` with the trace as its source), so its events are exactly the lab's usual ones.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from scratchpad_lab.engine.compare import NEVER, replay_one
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
+from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
+from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+TRIM_MARKER = "[...earlier steps trimmed...]"
+SUMMARY_MARKERS = ("[Summarized up to step",)
+NO_TRIM = 1_000_000  # the largest agent trim a RunConfig allows: nothing is cut
+
+
+def base_config(summarizer: SummarizerSpec) -> RunConfig:
+    return RunConfig.build(scenario=None, **summarizer.run_config_fields())
+
+
+def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
+    return {"summarizer": summarizer.key()} if summarizer.kind == "endpoint" else None
+
+
+def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec) -> List[int]:
+    """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
+    the agent's max_tool_output_chars, as the agent always does)."""
+    record = replay_one(Source.for_trace(trace), base_config(summarizer), {**NEVER, "agent_trim_chars": NO_TRIM})
+    return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
+
+
+def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,
+                 name: str = "") -> Run:
+    """The lab's observed replay of `trace`, whose `trim` events also carry the scratchpad text before
+    and after the agent's own trim (the agent's `_trim_scratchpad` is wrapped on the instance and calls
+    the package's own; the lab's observer still emits the event, this adds the texts to it)."""
+    lab_run = Run(config.replace(step_delay_s=0.0), Source.for_trace(trace), keys=keys, name=name)
+    agent, log = lab_run.agent, lab_run.log
+    own = agent._trim_scratchpad
+
+    def observed(scratchpad: str) -> str:
+        count = len(log)
+        trimmed = own(scratchpad)
+        if trimmed != scratchpad and len(log) > count:
+            for e in reversed(log.snapshot()):
+                if e.kind == "trim":
+                    e.amend(before=scratchpad, after=trimmed)
+                    break
+        return trimmed
+
+    agent._trim_scratchpad = observed
+    return lab_run
+
+
+def trim_quirks(events: List[Event]) -> List[Quirk]:
+    """The agent's blunt trim cutting away the head of a summary (its marker line is gone after)."""
+    out: List[Quirk] = []
+    for e in events:
+        if e.kind != "trim":
+            continue
+        before, after = str(e.payload.before or ""), str(e.payload.after or "")
+        if any(m in before for m in SUMMARY_MARKERS) and not any(m in after for m in SUMMARY_MARKERS):
+            out.append(Quirk(e.iteration or 0, "trim-dropped-summary",
+                             "The agent's hard trim cut the scratchpad from the front and took the summary's "
+                             "head with it: the summary is no longer whole in what is sent."))
+    return out
+
+
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
+    s = spec.resolved()
+    changes = {"summarize_every": s["summarize_every"], "max_scratchpad_chars": s["max_scratchpad_chars"],
+               "agent_trim_chars": s["agent_trim_chars"]}
+    record = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name).run()
+    return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
+                          summarizer_model=summarizer.label, error=record.error)

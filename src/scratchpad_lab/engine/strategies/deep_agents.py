@@ -1,0 +1,188 @@
+"""`deepagents`: the real deepagents summarization and filesystem middleware, driven with the trajectory.
+
+Streamlit-free; deepagents, LangChain and LangGraph are imported only here, when this strategy runs.
+
+How it is driven (the calls a LangChain agent graph makes, made here one step at a time so every step
+of the trajectory is a model call, including steps without tool calls, which would end a graph run):
+- before each model call, a `ModelRequest` (the conversation so far as state messages, the state with
+  the middleware's private summarization event, the trace's tools plus the filesystem tools) goes
+  through `FilesystemMiddleware.wrap_model_call`, then the summarization middleware's
+  `wrap_model_call`, then a handler that records what would reach the model and answers with the
+  trajectory's recorded AIMessage. A state update the middleware returns (its summarization event,
+  replaced messages) is applied with LangGraph's own `add_messages` reducer;
+- after each model call, each tool result goes through `FilesystemMiddleware.wrap_tool_call`, which
+  moves one over 4 x `tool_token_limit_before_evict` characters to `/large_tool_results/...`.
+The backend is deepagents' `FilesystemBackend` over a temporary directory (virtual paths), so every
+offloaded file is kept and read back. Settings not given keep the package's defaults: the middleware
+is built by `create_summarization_middleware` (defaults from `compute_summarization_defaults`: with a
+profile `max_input_tokens`, trigger 85% / keep 10%; without, 170,000 tokens / last 6 messages); a
+setting given replaces only that part.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
+from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+
+def _same(a: Any, b: Any) -> bool:
+    return (a is b) or (getattr(a, "id", None) == getattr(b, "id", None) and a.content == b.content
+                        and getattr(a, "tool_calls", None) == getattr(b, "tool_calls", None))
+
+
+def offload_text(kept: int, moved: int, path: Optional[str]) -> str:
+    if moved == 0:
+        return ("deepagents summarized again but moved no new message: its keep cut stepped back to keep a tool "
+                f"call with its results, so only the previous summary was re-summarized ({kept} messages kept).")
+    return (f"deepagents kept the newest {kept} message{'s' * (kept != 1)} verbatim and moved the {moved} older "
+            f"one{'s' * (moved != 1)} to {path}; the model sees only a summary of {'them' if moved != 1 else 'it'}.")
+
+
+def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
+    """(filesystem middleware, summarization middleware) with the package's defaults, overridden
+    only where a setting is given."""
+    from deepagents.middleware.filesystem import FilesystemMiddleware
+    from deepagents.middleware.summarization import (SummarizationMiddleware, compute_summarization_defaults,
+                                                     create_summarization_middleware)
+
+    fs = FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=s.get("tool_token_limit_before_evict"))
+    triggers = [(kind, s[f"trigger_{kind}"]) for kind in ("tokens", "fraction", "messages")
+                if s.get(f"trigger_{kind}") is not None]
+    keep = next(((kind, s[f"keep_{kind}"]) for kind in ("messages", "tokens", "fraction")
+                 if s.get(f"keep_{kind}") is not None), None)
+    max_length = s.get("truncate_max_length")
+    if not triggers and keep is None and max_length in (None, 2000):
+        return fs, create_summarization_middleware(model, backend)
+    d = compute_summarization_defaults(model)
+    truncate = dict(d["truncate_args_settings"])
+    if max_length is not None:
+        truncate["max_length"] = max_length
+    summ = SummarizationMiddleware(
+        model=model, backend=backend,
+        trigger=(triggers[0] if len(triggers) == 1 else triggers) if triggers else d["trigger"],
+        keep=keep or d["keep"], trim_tokens_to_summarize=None,  # as create_summarization_middleware passes
+        truncate_args_settings=truncate)
+    return fs, summ
+
+
+def tool_dicts(trace: Trace) -> List[Dict[str, Any]]:
+    return [{"type": "function", "function": {"name": t.name, "description": t.description or t.name,
+                                              "parameters": t.parameters or {"type": "object", "properties": {}}}}
+            for t in trace.tools]
+
+
+def _files(root: Path) -> Dict[str, str]:
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            out["/" + path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        counter: Optional[TokenCounter] = None) -> StrategyResult:
+    from deepagents.backends.filesystem import FilesystemBackend
+    from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
+    from langgraph.graph.message import add_messages
+    from langgraph.prebuilt.tool_node import ToolCallRequest
+    from langgraph.types import Command
+
+    s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter,
+                                                    input_limit="max_input_tokens")
+    quirks: List[Quirk] = []
+    sent_all: List[List[Any]] = []
+    with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
+        root = Path(tmp)
+        backend = FilesystemBackend(root_dir=root, virtual_mode=True)
+        fs, summ = build_middleware(model, backend, s)
+        tools = [*fs.tools, *tool_dicts(trace)]
+        steps = step_messages(trace)
+        state: Dict[str, Any] = {"messages": list(steps[0])}
+        seen_files: Dict[str, str] = {}
+
+        def apply(update: Dict[str, Any]) -> None:
+            for key, value in update.items():
+                state[key] = add_messages(state["messages"], value) if key == "messages" else value
+
+        for iteration in range(1, len(steps)):
+            captured: Dict[str, Any] = {}
+
+            def handler(request: Any) -> Any:
+                captured["request"] = request
+                return ModelResponse(result=[steps[iteration][0]])
+
+            request = ModelRequest(model=model, messages=list(state["messages"]), system_message=None,
+                                   tools=tools, state=state)
+            effective = summ._get_effective_messages(request)
+            event_before = state.get("_summarization_event")
+            calls_before = len(calls.calls)
+            out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
+            if isinstance(out, ExtendedModelResponse) and out.command is not None:
+                apply(dict(out.command.update or {}))
+            sent = list(captured["request"].messages)
+            sent_all.append(sent)
+            sent_tokens = tokens(sent)
+            before_tokens = tokens(effective)
+            event = state.get("_summarization_event")
+            files_now = _files(root)
+            new_files = sorted(p for p, text in files_now.items() if seen_files.get(p) != text)
+            seen_files = files_now
+            if event is not None and event is not event_before:
+                kept_ids = {getattr(m, "id", None) for m in sent}
+                dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
+                call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+                before_text, after_text = render_all(effective), render_all(sent)
+                status = "ok" if call.get("response", "").strip() or not call else "empty"
+                log.emit("compression", iteration, reason="size", trigger="deepagents: context over its token trigger",
+                    status=status,
+                    before=before_text, after=after_text, prompt=call.get("prompt", ""),
+                    response=call.get("response", content_text(event["summary_message"])),
+                    model=summarizer.label, latency_s=call.get("latency_s", 0.0),
+                    tokens_in=call.get("tokens_in", 0), tokens_out=call.get("tokens_out", 0),
+                    before_chars=len(before_text), after_chars=len(after_text), before_tokens=before_tokens,
+                    after_tokens=sent_tokens, error=call.get("error"), summarizer_called=bool(call),
+                    dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
+                    file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index"))
+                quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
+                                                                                  event.get("file_path"))))
+            elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
+                before_text, after_text = render_all(effective), render_all(sent)
+                log.emit("trim", iteration, before_chars=len(before_text), after_chars=len(after_text),
+                         before=before_text, after=after_text,
+                         what="deepagents shortened old messages (tool-call arguments or a large human message)")
+            log.emit("iteration", iteration, before_chars=tokens.chars(effective), before_tokens=before_tokens,
+                     chars=tokens.chars(sent),
+                     tokens=sent_tokens, messages=len(sent))
+            # The step's tool results, through the filesystem middleware's eviction.
+            ai = steps[iteration][0]
+            state["messages"] = add_messages(state["messages"], [ai])
+            for position, tool_msg in enumerate(steps[iteration][1:]):
+                call_req = ToolCallRequest(tool_call=ai.tool_calls[position], tool=None, state=state, runtime=None)
+                result = fs.wrap_tool_call(call_req, lambda r, m=tool_msg: m)
+                if isinstance(result, Command):
+                    update = dict(result.update or {})
+                    result = (update.pop("messages", None) or [tool_msg])[-1]
+                    apply(update)
+                state["messages"] = add_messages(state["messages"], [result])
+                offloaded = None
+                if content_text(result) != content_text(tool_msg):
+                    files_now = _files(root)
+                    offloaded = next((p for p in sorted(files_now) if p not in seen_files), None)
+                    seen_files = files_now
+                    quirks.append(Quirk(iteration, "deepagents-tool-offload",
+                                        f"A {len(content_text(tool_msg)):,}-character tool result went to {offloaded}; "
+                                        "the model sees a short preview of it."))
+                log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
+                         input=ai.tool_calls[position].get("args", {}), result=content_text(result),
+                         result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
+        files = _files(root)
+    log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
+    return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,
+                          sent_messages=sent_all, summarizer_model=summarizer.label)

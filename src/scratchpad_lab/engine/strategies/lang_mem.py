@@ -1,0 +1,108 @@
+"""`langmem`: LangMem's running summary, `langmem.short_term.summarize_messages`, before each model call.
+
+Streamlit-free; LangMem is imported only here, when this strategy runs.
+
+Before model call k the conversation so far (task, steps 1..k-1 as messages) and the running summary
+from call k-1 go to `summarize_messages(messages, running_summary=..., model=..., max_tokens=...,
+max_summary_tokens=..., max_tokens_before_summary=...)`, with LangMem's own default token counter;
+what it returns is what the model is sent, and its running summary is kept for call k+1, exactly as
+the LangMem docs use it. A new running summary is a compression; the summarizer call is recorded by a
+callback handler, so the messages LangMem actually sent to be summarized can be compared with the
+ones it marks as summarized (LangMem trims an over-budget span to its tail and still marks all of it).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Dict, List, Optional
+
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.strategies.messages import render_all, step_messages
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
+from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+
+def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
+    out = {"max_tokens": s["max_tokens"], "max_summary_tokens": s["max_summary_tokens"]}
+    if s.get("max_tokens_before_summary") is not None:
+        out["max_tokens_before_summary"] = s["max_tokens_before_summary"]
+    return out
+
+
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        counter: Optional[TokenCounter] = None) -> StrategyResult:
+    from langchain_core.messages import SystemMessage
+    from langmem.short_term import summarize_messages
+
+    s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter)
+    steps = step_messages(trace)
+    messages: List[Any] = list(steps[0])
+    running = None
+    quirks: List[Quirk] = []
+    sent_all: List[List[Any]] = []
+    error = None
+    kwargs = summarize_kwargs(s)
+    for iteration in range(1, len(steps)):
+        done = set(running.summarized_message_ids) if running else set()
+        before = ([SystemMessage(f"Summary of the conversation so far: {running.summary}")] if running else []) + \
+            [m for m in messages if m.id not in done]
+        calls_before = len(calls.calls)
+        try:
+            with warnings.catch_warnings(record=True) as caught:  # its "failed to trim" warning becomes a quirk
+                warnings.simplefilter("always")
+                result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
+            fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
+        except ValueError as exc:  # e.g. a message it cannot place; the run stops here, honestly
+            error = f"LangMem refused the messages at step {iteration}: {exc}"
+            log.emit("error", iteration, error_type="ValueError", message=error)
+            break
+        sent = list(result.messages)
+        sent_all.append(sent)
+        sent_tokens = tokens(sent)
+        if result.running_summary is not None and result.running_summary is not running:
+            new_ids = set(result.running_summary.summarized_message_ids) - done
+            call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+            received = {getattr(m, "id", None) for m in call.get("messages", [])}
+            unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
+            before_text, after_text = render_all(before), render_all(sent)
+            log.emit("compression", iteration, reason="size", trigger="langmem: over max_tokens_before_summary",
+                     status="ok" if content_text_of(result) else "empty",
+                     before=before_text, after=after_text, prompt=call.get("prompt", ""),
+                     response=call.get("response", result.running_summary.summary), model=summarizer.label,
+                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                     tokens_out=call.get("tokens_out", 0), before_chars=len(before_text),
+                     after_chars=len(after_text), before_tokens=tokens(before), after_tokens=sent_tokens,
+                     error=call.get("error"), summarized=sorted(new_ids, key=_order),
+                     dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[])
+            if fell_back:
+                quirks.append(Quirk(iteration, "langmem-over-budget",
+                                    f"The {len(new_ids)} messages to summarize were over max_tokens; LangMem's trim to "
+                                    "their tail must start on a human message and found none, so it sent them all "
+                                    "to the summarizer anyway."))
+            if unseen:
+                quirks.append(Quirk(iteration, "langmem-tail",
+                                    f"LangMem marked {len(new_ids)} messages as summarized but sent only the last "
+                                    f"{len(new_ids) - len(unseen)} of them to the summarizer: {len(unseen)} were "
+                                    "dropped unread."))
+        log.emit("iteration", iteration, before_chars=tokens.chars(before), before_tokens=tokens(before),
+                 chars=tokens.chars(sent), tokens=sent_tokens, messages=len(sent))
+        running = result.running_summary
+        messages.extend(steps[iteration])
+    log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),
+             elapsed_s=0.0)
+    return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
+                          sent_messages=sent_all, summarizer_model=summarizer.label, error=error)
+
+
+def content_text_of(result: Any) -> str:
+    return str(result.running_summary.summary or "").strip() if result.running_summary else ""
+
+
+def _order(message_id: str) -> tuple:
+    """task, ai-1, tool-1-0, ai-2, ... in conversation order."""
+    parts = message_id.split("-")
+    if parts[0] == "task":
+        return (0, 0, 0)
+    step = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+    return (step, 0 if parts[0] == "ai" else 1, int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0)

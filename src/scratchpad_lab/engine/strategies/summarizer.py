@@ -1,0 +1,169 @@
+"""One summarizer for every strategy: the offline extractive one, or an endpoint model.
+
+Streamlit-free. The autourgos strategies call it as the lab already does (`.invoke(prompt)`); the
+LangChain strategies get it as a chat model: the extractive summarizer exposed as a `BaseChatModel`
+(its `bind_tools` returns itself, which deepagents needs), or `langchain-openai`'s `ChatOpenAI` for an
+endpoint (a model instance with a base_url: never a "provider:model" string, so no provider profile
+switches it to another API). Every call a LangChain strategy makes is recorded by a callback handler
+(`SummarizerCalls`): the messages sent, the reply, latency and tokens. LangChain is imported lazily.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.providers import EndpointLLM, check_base_url, resolve_key
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.strategies.messages import content_text, render_all
+
+# deepagents and LangChain send the conversation inside a <messages> block of one prompt message.
+_MESSAGES_BLOCK = re.compile(r"<messages>\s*(?:Messages to summarize:\s*)?(.*)</messages>", re.S)
+
+
+@dataclass
+class SummarizerSpec:
+    """extractive (offline) or endpoint; the key is used for this run only and stored nowhere."""
+
+    kind: str = "extractive"
+    extractive_budget_chars: int = 1500
+    endpoint: Optional[Endpoint] = None
+    api_key: Optional[str] = None
+
+    @property
+    def model_id(self) -> str:
+        return self.endpoint.model if self.kind == "endpoint" and self.endpoint else "extractive"
+
+    @property
+    def label(self) -> str:
+        return f"{self.endpoint.model} (endpoint)" if self.kind == "endpoint" and self.endpoint else \
+            ExtractiveSummarizer.model_name
+
+    def key(self) -> str:
+        return self.api_key or resolve_key(self.endpoint)
+
+    def run_config_fields(self) -> Dict[str, Any]:
+        if self.kind == "endpoint":
+            return {"summarizer": "endpoint", "summarizer_endpoint": self.endpoint,
+                    "extractive_budget_chars": self.extractive_budget_chars}
+        return {"summarizer": "extractive", "extractive_budget_chars": self.extractive_budget_chars}
+
+    def plain(self) -> Any:
+        if self.kind == "endpoint":
+            return EndpointLLM(self.endpoint, self.key())
+        return ExtractiveSummarizer(self.extractive_budget_chars)
+
+    def chat_model(self, max_input_tokens: Optional[int] = None) -> Any:
+        """A LangChain chat model; `max_input_tokens` becomes its profile (what deepagents reads)."""
+        if self.kind == "endpoint":
+            from langchain_openai import ChatOpenAI
+            endpoint = self.endpoint.limited()
+            check_base_url(endpoint.url)
+            model = ChatOpenAI(model=endpoint.model, base_url=endpoint.url, api_key=self.key(),
+                               timeout=endpoint.timeout_s, max_retries=max(0, endpoint.retries - 1),
+                               max_tokens=endpoint.max_tokens)
+        else:
+            model = extractive_chat_model(self.extractive_budget_chars)
+        if max_input_tokens is not None:
+            model.profile = {**(model.profile or {}), "max_input_tokens": int(max_input_tokens)}
+        return model
+
+
+def conversation_text(messages: List[Any]) -> str:
+    """What a summary request asks to summarize: the <messages> block of a one-prompt request
+    (deepagents), else all the messages (LangMem sends the conversation itself)."""
+    if len(messages) == 1:
+        found = _MESSAGES_BLOCK.search(content_text(messages[0]))
+        if found:
+            return found.group(1).strip()
+    return render_all(messages)
+
+
+def extractive_chat_model(budget_chars: int = 1500) -> Any:
+    return _extractive_class()(budget_chars=budget_chars)
+
+
+_CLASS: List[Any] = []
+
+
+def _extractive_class():
+    if _CLASS:
+        return _CLASS[0]
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    class ExtractiveChatModel(BaseChatModel):
+        """The lab's offline extractive summarizer as a LangChain chat model (no LLM, no network)."""
+
+        budget_chars: int = 1500
+
+        @property
+        def _llm_type(self) -> str:
+            return "scratchpad-lab-extractive"
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+            text = conversation_text(list(messages))
+            summary = ExtractiveSummarizer(self.budget_chars).summarize(
+                scratchpad=text, query="", iteration=0, template=None)
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(content=summary))])
+
+        def bind_tools(self, tools, **kwargs):  # deepagents binds its tools; a summarizer needs none
+            return self
+
+    _CLASS.append(ExtractiveChatModel)
+    return ExtractiveChatModel
+
+
+def recorded_chat_model(summarizer: "SummarizerSpec", counter: TokenCounter,
+                        max_input_tokens: Optional[int] = None):
+    """(model, calls): the LangChain chat model a message-based strategy summarizes with, every call it
+    makes recorded in `calls.calls`."""
+    model = summarizer.chat_model(max_input_tokens)
+    calls = call_recorder(counter)
+    model.callbacks = [calls]
+    return model, calls
+
+
+def call_recorder(counter: TokenCounter):
+    """A LangChain callback handler that records every chat-model call it sees."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class SummarizerCalls(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.calls: List[Dict[str, Any]] = []
+            self._open: Dict[Any, Dict[str, Any]] = {}
+
+        def on_chat_model_start(self, serialized, messages, *, run_id, **kwargs) -> None:
+            sent = list(messages[0]) if messages else []
+            call = {"messages": sent, "prompt": render_all(sent), "response": "", "error": None,
+                    "started": time.perf_counter()}
+            self._open[run_id] = call
+
+        def on_llm_end(self, response, *, run_id, **kwargs) -> None:
+            call = self._open.pop(run_id, None)
+            if call is None:
+                return
+            generation = response.generations[0][0] if response.generations and response.generations[0] else None
+            message = getattr(generation, "message", None)
+            call["response"] = content_text(message) if message is not None else str(getattr(generation, "text", ""))
+            usage = getattr(message, "usage_metadata", None) or {}
+            call["tokens_in"] = int(usage.get("input_tokens") or counter(call["prompt"]))
+            call["tokens_out"] = int(usage.get("output_tokens") or counter(call["response"]))
+            self._finish(call)
+
+        def on_llm_error(self, error, *, run_id, **kwargs) -> None:
+            call = self._open.pop(run_id, None)
+            if call is not None:
+                call["error"] = f"{type(error).__name__}: {error}"
+                call["tokens_in"], call["tokens_out"] = counter(call["prompt"]), 0
+                self._finish(call)
+
+        def _finish(self, call: Dict[str, Any]) -> None:
+            call["latency_s"] = round(time.perf_counter() - call.pop("started"), 6)
+            self.calls.append(call)
+
+    return SummarizerCalls()

@@ -1,0 +1,22 @@
+"""`trim-only`: the agent's blunt trim and nothing else (the middleware is attached but can never fire).
+
+Streamlit-free. Same observed replay as `autourgos-middleware`, with the middleware's triggers off.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, observed_run
+from scratchpad_lab.engine.strategies.result import StrategyResult
+from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
+    s = spec.resolved()
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"])
+    record = observed_run(config, trace, name=spec.name).run()
+    return StrategyResult(spec.name, s, spec.title(), record.events, baseline, summarizer_model="none",
+                          error=record.error)

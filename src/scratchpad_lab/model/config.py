@@ -1,0 +1,209 @@
+"""RunConfig: one validated object describing a run.
+
+Streamlit-free so the CLI and unit tests can build and validate runs without a browser.
+Field names follow the packages where they are the packages' own knobs:
+`summarize_every` and `max_scratchpad_chars` are AutoSummarizeMiddleware's triggers;
+`agent_trim_chars` is the agent's own `max_scratchpad_chars` (its hard trim), which is a
+different knob and is named differently on purpose.
+"""
+from __future__ import annotations
+
+import re
+import string
+from typing import Literal, Optional, Sequence
+
+from autourgos_summarizer import middleware as _summarizer_middleware
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from scratchpad_lab.model.endpoint import Endpoint
+
+# The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
+PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
+PROMPT_PLACEHOLDERS = ("query", "iteration", "scratchpad")
+# Every prompt the package formats starts with this fixed text (how a summary request is recognised).
+PACKAGE_PROMPT_HEAD: str = PACKAGE_PROMPT.split("{", 1)[0]
+
+
+def _package_prompt_regex() -> "re.Pattern":
+    """The package's prompt with its placeholders as named groups, built from PACKAGE_PROMPT itself."""
+    pattern, seen = [r"\A"], set()
+    shapes = {"query": r".*?", "iteration": r"\d+", "scratchpad": r".*"}
+    for literal, field, _spec, _conv in string.Formatter().parse(PACKAGE_PROMPT):
+        pattern.append(re.escape(literal))
+        if field is not None:
+            pattern.append(f"(?P={field})" if field in seen else f"(?P<{field}>{shapes[field]})")
+            seen.add(field)
+    return re.compile("".join(pattern) + r"\Z", re.S)
+
+
+_PACKAGE_PROMPT_RE = _package_prompt_regex()
+
+
+def package_prompt_fields(prompt: str) -> Optional[dict]:
+    """{query, iteration, scratchpad} read back from a prompt the package formatted, else None."""
+    m = _PACKAGE_PROMPT_RE.match(prompt)
+    if not m:
+        return None
+    return {"query": m.group("query"), "iteration": int(m.group("iteration")), "scratchpad": m.group("scratchpad")}
+
+# Seconds per scripted step while a lesson runs: slow enough to follow. Here rather than in lessons.py so
+# the session defaults (ui/state.py) do not import the lessons and the analysis they need.
+DEFAULT_PACE_S = 0.6
+
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
+
+
+class ConfigError(ValueError):
+    """A setting a user gave is out of range or malformed; the message says what to change."""
+
+
+def validate_prompt_template(template: str) -> str:
+    """Check a summarizer prompt template; return it or raise ConfigError saying what to fix.
+
+    The package formats its prompt with str.format(query=, iteration=, scratchpad=), so a template
+    must be valid for str.format with exactly those names and must contain {scratchpad}.
+    """
+    if not template.strip():
+        raise ConfigError("summarizer_prompt is empty: write a prompt that contains {scratchpad}.")
+    try:
+        parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ConfigError(
+            f"summarizer_prompt is not a valid template ({exc}). Write a literal brace as {{{{ or }}}}."
+        ) from None
+    fields = [f for f, _, _ in parts]
+    unknown = sorted({f for f in fields if f not in PROMPT_PLACEHOLDERS})
+    if unknown:
+        shown = ", ".join("{" + f + "}" if f else "{}" for f in unknown)
+        raise ConfigError(
+            f"summarizer_prompt uses unknown placeholder(s) {shown}; the allowed ones are "
+            "{query}, {iteration} and {scratchpad} (write a literal brace as {{ or }})."
+        )
+    fancy = [f for f, spec, conv in parts if spec or conv]
+    if fancy:
+        raise ConfigError(
+            f"summarizer_prompt formats {{{fancy[0]}}} with a conversion or format spec; write the "
+            "placeholders plainly as {query}, {iteration} and {scratchpad}.")
+    if "scratchpad" not in fields:
+        raise ConfigError("summarizer_prompt must contain {scratchpad}, where the scratchpad text goes.")
+    return template
+
+
+class RunConfig(BaseModel):
+    """Everything that defines one run. Secrets never live here."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    scenario: Optional[str] = Field("support-ticket", description="built-in scenario name")
+    task: Optional[str] = Field(None, max_length=4000, description="free task (with a real agent model)")
+    summarize_every: Optional[int] = Field(5, ge=1, le=1000)
+    max_scratchpad_chars: int = Field(15_000, ge=100, le=1_000_000)
+    agent_trim_chars: int = Field(15_000, ge=200, le=1_000_000)
+    max_tool_output_chars: int = Field(5_000, ge=100, le=200_000)
+    max_iterations: int = Field(30, ge=1, le=500)
+    summarizer: SummarizerKind = "extractive"
+    summarizer_prompt: Optional[str] = None
+    # The name a person gave the prompt (prompt lab's "Use this prompt in the playground"): shown in
+    # run labels, the runs table and Compare rows; it never changes what is sent.
+    prompt_name: Optional[str] = Field(None, max_length=80)
+    extractive_budget_chars: int = Field(1_500, ge=200, le=50_000)
+    wall_clock_s: float = Field(300.0, ge=1.0, le=3600.0)
+    step_delay_s: float = Field(0.0, ge=0.0, le=10.0)
+    # A real model for the agent (None: the scenario's scripted agent) and for the summarizer
+    # (used when summarizer == "endpoint"). Endpoints name where a key comes from, never the key.
+    agent_endpoint: Optional[Endpoint] = None
+    summarizer_endpoint: Optional[Endpoint] = None
+
+    @model_validator(mode="after")
+    def _endpoints_present(self) -> "RunConfig":
+        if self.summarizer == "endpoint" and self.summarizer_endpoint is None:
+            raise ValueError("summarizer is 'endpoint' but no summarizer endpoint (model, base URL) is set.")
+        if self.scenario is None and self.agent_endpoint is not None and not (self.task or "").strip():
+            raise ValueError("task is empty: write the task for the agent's model, or pick a scenario.")
+        return self
+
+    @property
+    def agent_model_id(self) -> str:
+        return self.agent_endpoint.model if self.agent_endpoint else "scripted"
+
+    @property
+    def summarizer_model_id(self) -> str:
+        if self.summarizer == "endpoint" and self.summarizer_endpoint:
+            return self.summarizer_endpoint.model
+        return self.agent_model_id if self.summarizer == "same-as-agent" and self.agent_endpoint else "extractive"
+
+    @field_validator("summarizer_prompt")
+    @classmethod
+    def _check_prompt(cls, value: Optional[str]) -> Optional[str]:
+        if value is None or value == PACKAGE_PROMPT:
+            return None
+        return validate_prompt_template(value)
+
+    @property
+    def prompt_template(self) -> str:
+        """The template the summarizer is sent: the custom one, else the package's own."""
+        return self.summarizer_prompt or PACKAGE_PROMPT
+
+    @classmethod
+    def build(cls, **values) -> "RunConfig":
+        """Validate values into a RunConfig, raising ConfigError with a sentence per bad field."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ConfigError(explain_validation_error(exc)) from None
+
+    def replace(self, **changes) -> "RunConfig":
+        """A copy with some fields changed, validated the same way as build()."""
+        return RunConfig.build(**{**self.model_dump(), **changes})
+
+
+def field_bounds(name: str) -> tuple:
+    """(lowest, highest) a RunConfig field allows: the one home of every setting's range."""
+    lo = hi = None
+    for meta in RunConfig.model_fields[name].metadata:
+        lo = getattr(meta, "ge", lo)
+        hi = getattr(meta, "le", hi)
+    return lo, hi
+
+
+def allowed_range(name: str) -> str:
+    """The allowed range of a RunConfig field, in words ("" for a field without one)."""
+    if name not in RunConfig.model_fields:
+        return ""
+    lo, hi = field_bounds(name)
+    if lo is None and hi is None:
+        return ""
+    text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"
+    if name == "summarize_every":
+        text += ", or none to turn the periodic trigger off"
+    return text
+
+
+def explain_validation_error(exc: ValidationError) -> str:
+    """Turn pydantic's error list into sentences naming the field and the allowed range."""
+    parts = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err.get("loc", ())) or "config"
+        if err.get("type") == "value_error":
+            msg = str(err.get("ctx", {}).get("error", err.get("msg")))
+            parts.append(msg)
+            continue
+        if err.get("type") == "extra_forbidden":
+            parts.append(f"{name} is not a setting Scratchpad Lab knows.")
+            continue
+        got = err.get("input")
+        rng = allowed_range(name)
+        parts.append(f"{name} = {got!r} is not allowed ({rng or err.get('msg')}).")
+    return " ".join(parts)
+
+
+# The sections a summary template asks for, read from its `Name: ...` lines, else the package's three.
+DEFAULT_SECTIONS = ("Key findings", "Tool results", "Current status")
+_SECTION_RE = re.compile(r"^\s*([A-Z][A-Za-z /&-]{2,40}):\s*\.\.\.\s*$", re.M)
+
+
+def sections_from_template(template: Optional[str]) -> Sequence[str]:
+    if not template:
+        return DEFAULT_SECTIONS
+    found = [m.group(1).strip() for m in _SECTION_RE.finditer(template)]
+    return tuple(dict.fromkeys(found)) or DEFAULT_SECTIONS

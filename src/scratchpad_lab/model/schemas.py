@@ -1,0 +1,176 @@
+"""The file formats, as pydantic models: a trace, a run record, and every event's payload.
+
+Streamlit-free. This module is the one definition of what a file may hold: the loaders (trace.py,
+records.py) validate through it, the CLI and the pages load through them, and the JSON Schema it
+generates is what the README publishes for people who write traces from their own agents:
+
+    python -m scratchpad_lab.model.schemas trace     # the trace format's JSON Schema
+    python -m scratchpad_lab.model.schemas run       # the run record's
+
+Types are strict (no "3" for 3, no true for 1), numbers finite, text and lists bounded, kinds and
+outcomes `Literal`s. An event's payload may carry fields not listed here (newer writers add some);
+they are kept as they are, and nothing reads them without a model here saying what they are.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator)
+
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.payloads import (EVENT_KINDS, MAX_TOOLS, PAYLOADS, Count, Name, Outcome, Seconds, Text)
+
+TRACE_SCHEMA = "scratchpad-lab/trace@1"
+RUN_SCHEMA = "scratchpad-lab/run@1"
+MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_STEPS = 5000
+MAX_EVENTS = 500_000
+# The longest response one agent step may be, in a file or from a model. The agent's JSON parser
+# (autourgos_agent.runtime.parse_json_object) retries at every "}" of text that is not JSON, which is
+# quadratic: bench/parse_cap.py measures its worst case at this size (well under a second).
+MAX_STEP_RESPONSE_BYTES = 12_000
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", defer_build=True)
+
+
+# ── traces ──────────────────────────────────────────────────────────────────
+
+class ToolParameters(BaseModel):
+    """A tool's JSON-Schema parameters, as far as the agent reads them into its prompt."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+    properties: Dict[Name, Dict[str, Any]] = Field(
+        default_factory=dict, description="{parameter name: {\"type\": ..., \"description\": ...}}")
+    required: List[Name] = Field(default_factory=list)
+
+
+class ToolSpec(_Strict):
+    name: Name = Field(min_length=1, description="the name the agent's actions call")
+    description: Text = ""
+    parameters: Optional[ToolParameters] = Field(None, description="JSON Schema of the tool's input")
+
+
+class StepSpec(_Strict):
+    response: str = Field(description="the raw text the agent's LLM returned at this iteration "
+                                      f"(at most {MAX_STEP_RESPONSE_BYTES:,} bytes of UTF-8)")
+    observations: List[Text] = Field(default_factory=list, max_length=1000,
+                                     description="the raw result of each action of the response, in order")
+
+    @field_validator("response")
+    @classmethod
+    def _step_cap(cls, value: str) -> str:
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > MAX_STEP_RESPONSE_BYTES:
+            raise ValueError(step_too_large(size))
+        return value
+
+
+class TraceFile(_Strict):
+    """Any agent's trajectory: steps[i] is iteration i+1."""
+
+    model_config = ConfigDict(title="scratchpad-lab trace")
+    schema_: Literal["scratchpad-lab/trace@1"] = Field(alias="schema")
+    task: Text
+    tools: List[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
+    steps: List[StepSpec] = Field(min_length=1, max_length=MAX_STEPS)
+
+
+def step_too_large(size: int) -> str:
+    """Said of a step's response (the subject comes first: "steps[3].response is ...")."""
+    return (f"is {size:,} bytes; one agent step may be at most {MAX_STEP_RESPONSE_BYTES:,} bytes (the agent's "
+            "JSON parser slows down sharply on longer text that is not JSON), so shorten that step")
+
+
+_NEEDS_ITERATION = {"iteration", "trigger", "compression", "trim"}
+
+
+class _EventBase(_Strict):
+    t: Seconds = Field(0.0, description="seconds since the run started")
+    iteration: Optional[Count] = None
+
+
+def _event_model(kind: str) -> type:
+    payload = PAYLOADS[kind]
+    iteration = (Count, ...) if kind in _NEEDS_ITERATION else (Optional[Count], None)
+    needs_data = any(f.is_required() for f in payload.model_fields.values())
+    data = (payload, ...) if needs_data else (payload, Field(default_factory=payload))
+    return create_model(f"{kind.title().replace('_', '')}Event", __base__=_EventBase,
+                        kind=(Literal[kind], ...), iteration=iteration, data=data)
+
+
+EventFile = Annotated[Union[tuple(_event_model(k) for k in EVENT_KINDS)], Field(discriminator="kind")]
+
+
+class OutcomeSpec(_Strict):
+    outcome: Outcome
+    final_answer: Optional[Text] = None
+    error: Optional[Text] = None
+
+
+class RunRecordFile(_Strict):
+    """A finished run: its settings (never a key), every event, the outcome, and its trajectory."""
+
+    model_config = ConfigDict(title="scratchpad-lab run record")
+    schema_: Literal["scratchpad-lab/run@1"] = Field(alias="schema")
+    created: Optional[Name] = None
+    name: Optional[Name] = None
+    label: Optional[Name] = None
+    mode: Optional[Name] = None
+    scenario: Optional[Name] = None
+    config: RunConfig
+    outcome: OutcomeSpec
+    versions: Dict[Name, Name] = Field(default_factory=dict, max_length=100)
+    events: List[EventFile] = Field(max_length=MAX_EVENTS)
+    trace: Optional[TraceFile] = None
+
+
+# ── errors as sentences ──────────────────────────────────────────────────────
+
+_SAYS = {
+    "missing": "is missing", "string_type": "must be text", "int_type": "must be a whole number",
+    "float_type": "must be a number", "finite_number": "must be a finite number", "bool_type": "must be true or false",
+    "dict_type": "must be an object", "model_type": "must be an object", "model_attributes_type": "must be an object",
+    "list_type": "must be a list", "extra_forbidden": "is not a field of this file",
+    "union_tag_not_found": "has no 'kind'",
+}
+
+
+def _path(loc: tuple) -> str:
+    out = ""
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif i and isinstance(loc[i - 1], int) and part in EVENT_KINDS and loc[:1] == ("events",):
+            continue  # the discriminator's own step in the path: events[3].compression.data -> events[3].data
+        else:
+            out += ("." if out else "") + ("schema" if part == "schema_" else str(part))
+    return out or "the file"
+
+
+def explain(exc: ValidationError, limit: int = 3) -> str:
+    """pydantic's errors as sentences naming the part of the file, e.g. "events[3].data.before must be text"."""
+    parts = []
+    for err in exc.errors()[:limit]:
+        kind, where = err["type"], _path(err["loc"])
+        if kind in ("union_tag_invalid", "literal_error") and where.endswith(("kind", "]")):
+            parts.append(f"{where} is not an event of a known kind (one of {', '.join(EVENT_KINDS)})")
+        elif kind in _SAYS:
+            parts.append(f"{where} {_SAYS[kind]}")
+        elif kind == "value_error":
+            parts.append(f"{where} {err.get('ctx', {}).get('error', err['msg'])}")  # our own "is ..." sentences
+        else:
+            parts.append(f"{where}: {err['msg'][0].lower()}{err['msg'][1:]}")
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "") + "."
+
+
+def json_schema(which: str) -> Dict[str, Any]:
+    model = {"trace": TraceFile, "run": RunRecordFile}[which]
+    return model.model_json_schema(by_alias=True)
+
+
+if __name__ == "__main__":
+    print(json.dumps(json_schema(sys.argv[1] if len(sys.argv) > 1 else "trace"), indent=1))
