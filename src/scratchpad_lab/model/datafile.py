@@ -99,5 +99,5 @@ def run_setting(path: Union[str, Path], field: str, name: str, value: Any) -> An
         raise DataFileError(path, field, f"{value!r} is not a number; write a number{off}.")
     try:
         return getattr(RunConfig.build(**{name: value}), name)  # the value as RunConfig holds it
-    except ConfigError as exc:
-        raise DataFileError(path, field, f"{exc} Change it.") from None
+    except ConfigError as exc:  # (RunConfig's words say "none" for off; a file writes "off")
+        raise DataFileError(path, field, f"{exc} Change it.".replace("or none to", 'or "off" to')) from None
