@@ -452,11 +452,13 @@ def catalogue() -> Catalogue:
         return Catalogue(LESSONS, (f"{LESSONS_DIR_ENV}={extra}: no such folder; point it at a folder of "
                                    "lesson files (*.toml).",), extra)
     key = (str(folder.resolve()), _fingerprint(folder))
-    if key not in _read:
+    found = _read.get(key)
+    if found is None:  # (sessions share this; a race reads the folder twice, never a half-made catalogue)
         lessons, problems = _read_folder(folder, len(LESSONS) + 1, "extra")
+        found = Catalogue(LESSONS + tuple(lessons), tuple(problems), extra)
         _read.clear()
-        _read[key] = Catalogue(LESSONS + tuple(lessons), tuple(problems), extra)
-    return _read[key]
+        _read[key] = found
+    return found
 
 
 def all_lessons() -> Tuple[Lesson, ...]:

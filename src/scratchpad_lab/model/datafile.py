@@ -53,7 +53,8 @@ def check(model: Type[M], data: Any, path: Union[str, Path]) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        # an unknown field first: a misspelt one is also reported missing under its right name
+        err = sorted(exc.errors(), key=lambda e: e.get("type") != "extra_forbidden")[0]
         raise DataFileError(path, field_name(err.get("loc", ())), _problem(err)) from None
 
 
