@@ -10,7 +10,7 @@ from scratchpad_lab.engine.promptlab.prompts import (LIBRARY, PROMPT_LIBRARY, PR
                                                      read_prompt_file)
 from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.model.datafile import DataFileError
-from scratchpad_lab.model.presets import PRESETS_FILE, load_presets, presets
+from scratchpad_lab.model.presets import load_presets, presets
 
 
 # ── presets ────────────────────────────────────────────────────────────────

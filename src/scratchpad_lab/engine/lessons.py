@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
