@@ -77,7 +77,12 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
         assert run.finished or run.paused  # the agent itself holds at the moment
         _continue_button(at, stage).click().run()
     assert _wait(at, lambda a: bool(_answer(a)))
-    assert item.question in [m.value for m in at.markdown]
+    # the ending: what was shown (with the iteration of each moment), the question, what to try next
+    markdown = [m.value for m in at.markdown]
+    assert item.shown in markdown and item.question in markdown and item.try_next in markdown
+    assert [h.value for h in at.subheader][-3:] == ["What this lesson showed", "Your turn", "Try next"]
+    moments = [t.value for t in at.text if t.value.startswith("- ")][-1].splitlines()
+    assert [line.split(": iteration ")[0] for line in moments] == [f"- {p.name}" for p in item.pauses]
     answer = _answer(at)[0]
     assert not answer.proto.expanded and item.answer in [m.value for m in answer.markdown]
     assert not at.exception
@@ -87,8 +92,6 @@ def test_the_loss_lesson_names_the_probe_question_that_flipped(no_run_left_behin
     at = _open(4, no_run_left_behind)
     at.button(key="lesson_start").click().run()
     assert _wait(at, lambda a: _continue_button(a, 0) is not None)
-    _continue_button(at, 0).click().run()
-    assert _wait(at, lambda a: _continue_button(a, 1) is not None)
     assert any(t.value.startswith("Probe questions answerable before this compression and not after it:")
                for t in at.text)
 

@@ -12,7 +12,7 @@ from scratchpad_lab.model.events import EVENT_KINDS, Event, RunLog
 from scratchpad_lab.engine.runner import Run
 from scratchpad_lab.model.records import load_path
 from scratchpad_lab.model.payloads import PAYLOADS, payload_of
-from scratchpad_lab.engine.strategies import NAMES, make_spec, run_strategies
+from scratchpad_lab.engine.strategies import make_spec, names, run_strategies
 from synthetic import synthetic_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def _reviewed_run():
 
 def _strategy_runs():
     trace = synthetic_trace(steps=20, seed=3, max_observation_chars=3000)
-    results = run_strategies(trace, [make_spec(n, TIGHT.get(n, {})) for n in NAMES])
+    results = run_strategies(trace, [make_spec(n, TIGHT.get(n, {})) for n in names()])
     return [e for r in results for e in r.events]
 
 

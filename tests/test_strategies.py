@@ -4,7 +4,7 @@ import json
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.strategies import NAMES, ROW_KEYS, make_spec, run_strategies
+from scratchpad_lab.engine.strategies import ROW_KEYS, make_spec, names, run_strategies
 from scratchpad_lab.engine.strategies.messages import step_messages
 from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
 from bare_reference import trace_llm_and_tools
@@ -26,10 +26,10 @@ def _by_name(results):
 def test_all_five_rows_with_the_issue_shape(tmp_path, capsys):
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(synthetic_trace(steps=20, seed=3).to_dict()))
-    argv = ["strategies", str(path), "--json"] + [a for n in NAMES for a in ("--strategy", n)]
+    argv = ["strategies", str(path), "--json"] + [a for n in names() for a in ("--strategy", n)]
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert [r["strategy"] for r in rows] == list(NAMES)
+    assert [r["strategy"] for r in rows] == names()
     for r in rows:
         assert tuple(r) == ROW_KEYS
         assert r["peak_context_tokens"] > 0 and 0.0 <= r["facts_retained"] <= 1.0

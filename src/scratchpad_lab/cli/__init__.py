@@ -3,6 +3,7 @@
     scratchpad-lab scenarios
     scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
+    scratchpad-lab lessons check my-lesson.toml
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
 2 bad arguments or a bad file (one line on stderr, no traceback).
@@ -129,11 +130,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
+        sub.add_parser("lessons")
         return parser
     from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
     from scratchpad_lab.cli.strategies import add_parser as add_strategies_parser  # cheap: no LangChain import
     add_strategies_parser(sub)
+    from scratchpad_lab.cli.lessons import add_parser as add_lessons_parser
+    add_lessons_parser(sub)
     return parser
 
 
@@ -271,6 +275,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "strategies":
             from scratchpad_lab.cli.strategies import run as run_strategies_command
             return run_strategies_command(args)
+        if args.command == "lessons":
+            from scratchpad_lab.cli.lessons import run as lessons_command
+            return lessons_command(args)
         source, config = _source_and_config(args)
         run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
         if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts

@@ -9,7 +9,8 @@ import argparse
 import json
 from typing import List
 
-from scratchpad_lab.engine.strategies.settings import NAMES, StrategyError, parse_spec
+from scratchpad_lab.engine.strategies.registry import StrategyError, names
+from scratchpad_lab.engine.strategies.settings import parse_spec
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -23,10 +24,10 @@ def _spec(text: str):
 
 def add_parser(sub) -> None:
     p = sub.add_parser("strategies", help="replay one trajectory under several compression systems "
-                                          f"({', '.join(NAMES)})")
+                                          f"({', '.join(names())})")
     p.add_argument("file", help="a trace or a run record")
     p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
-                   help="a strategy and its settings; repeat for up to 5")
+                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to 5")
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
     p.add_argument("--extractive-budget", type=int, default=1500, metavar="CHARS",
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
-        raise StrategyError(f"give at least one --strategy ({', '.join(NAMES)}).")
+        raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
     if not 200 <= args.extractive_budget <= 50_000:
         raise StrategyError("--extractive-budget is out of range (200 to 50,000).")
     model = getattr(args, "summarizer_model", None)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scratchpad_lab.engine.lessons import DEFAULT_PACE_S, LESSONS, Lesson, find_moment, lesson, probe_flips
+from scratchpad_lab.engine.lessons import DEFAULT_PACE_S, LESSONS_DIR_ENV, Lesson, catalogue, find_moment, lesson, probe_flips
 from scratchpad_lab.analysis.narrate import scratchpad_at_start, sentence_for
 from scratchpad_lab.engine.runner import Run
 from scratchpad_lab.model.scenarios import get_scenario
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
 from scratchpad_lab.ui.view import render_run
 
@@ -74,18 +75,26 @@ def _callout(item: Lesson, moment, events, stage: int) -> None:
                 st.text(f"What the trim left: the scratchpad as iteration {moment.iteration + 1} started "
                         f"({len(left):,} chars)")
                 st.code(left, language=None, height=220, wrap_lines=True)
-        if item.extra.get("probes"):
+        if item.show_probes:
             flips = probe_flips(events, moment.iteration)
             if flips:
                 st.text("Probe questions answerable before this compression and not after it:\n"
                         + "\n".join("- " + q for q in flips))
 
 
-def _ending(item: Lesson) -> None:
-    st.subheader("Your turn")
-    st.markdown(item.question)
-    with st.expander("Answer"):
-        st.markdown(item.answer)
+def _ending(item: Lesson, events) -> None:
+    with st.container(border=True, key="lesson_ending"):
+        st.subheader("What this lesson showed")
+        st.markdown(item.shown)
+        found = [find_moment(item, i, events) for i in range(len(item.pauses))]
+        st.text("\n".join(f"- {p.name}: " + (f"iteration {m.iteration}" if m else "not reached in this run")
+                          for p, m in zip(item.pauses, found)))
+        st.subheader("Your turn")
+        st.markdown(item.question)
+        with st.expander("Answer"):
+            st.markdown(item.answer)
+        st.subheader("Try next")
+        st.markdown(item.try_next)
 
 
 def _lesson_view(number: int) -> None:
@@ -123,7 +132,7 @@ def _lesson_view(number: int) -> None:
     render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                key="lesson_view_live")
     if run.finished:
-        _ending(item)
+        _ending(item, events)
         if not st.session_state[LESSON_ENDED]:
             st.session_state[LESSON_ENDED] = True
             st.rerun()  # once: the page draws again with the live refresh off
@@ -132,9 +141,15 @@ def _lesson_view(number: int) -> None:
 def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Lessons")
-    st.caption("Five short guided lessons. Each runs a scenario with the real agent and the real middleware, "
+    found = catalogue()
+    extra = sum(1 for item in found.lessons if item.origin == "extra")
+    st.caption(f"{len(found.lessons) - extra} short guided lessons" + (f", and {extra} from this server's own "
+               "folder" if extra else "") + ". Each runs a scenario with the real agent and the real middleware, "
                "and pauses at the moments that matter, found in the run's own events.")
-    numbers = [item.number for item in LESSONS]
+    for problem in found.problems:  # an operator's file: named with the field to fix; the others still work
+        st.warning(f"A lesson from `{LESSONS_DIR_ENV}` could not be loaded: {escape(problem)}",
+                   icon=":material/error:")
+    numbers = [item.number for item in found.lessons]
     if st.session_state.get(LESSON_PICK) not in numbers:
         st.session_state[LESSON_PICK] = numbers[0]
     number = st.radio("Lesson", numbers, key=LESSON_PICK, horizontal=True,
@@ -147,6 +162,8 @@ def page() -> None:
     with st.expander("What this lesson shows, and its settings", expanded=not mine):
         st.markdown(item.explanation)
         st.caption(f"Scenario: {scenario.title}. {item.settings_note}")
+        if item.origin == "extra":
+            st.text(f"From this server's lessons folder: {item.source}")
         st.text("Settings: " + _settings_lines(item))
     left, right = st.columns([1, 3])
     label = "Restart lesson" if mine else "Start lesson"

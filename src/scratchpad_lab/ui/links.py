@@ -44,8 +44,8 @@ def open_from_link(pages: Dict[str, "st.Page"]) -> None:
     if not params:
         return
     st.query_params.clear()
-    from scratchpad_lab.engine.lessons import LESSONS  # lazy: only a link needs the lessons (and the analysis they import)
-    target = parse_link(params, [p.name for p in sample_files()], [item.number for item in LESSONS])
+    from scratchpad_lab.engine.lessons import all_lessons  # lazy: only a link needs the lessons (and the analysis they import)
+    target = parse_link(params, [p.name for p in sample_files()], [item.number for item in all_lessons()])
     if target.page == "runs":
         _open_sample(target)
     elif target.page == "lessons":

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
-from scratchpad_lab.engine.promptlab import (MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          PromptVariant, Snapshot, SnapshotError, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
@@ -29,6 +29,9 @@ from scratchpad_lab.ui.state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SO
 REFRESH_S = 0.4
 LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
 STARTERS = list(PROMPT_LIBRARY)
+STARTER_HELP = "\n".join(f"- **{p.name}**: {p.description}" for p in LIBRARY) + (
+    "\n\nThe library is one text file per prompt in the package's data/prompts/; the package default is read "
+    "from autourgos_summarizer.")
 EXTRACTIVE_ONLY = (
     "The extractive summarizer ignores the prompt: it copies the scratchpad's most informative lines "
     "whatever the prompt says, so every prompt gives the same summary in its column. It is here as a "
@@ -170,7 +173,7 @@ def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
     with col:
         st.text_input("Name", key=f"pl_name_{i}", max_chars=80)
         s1, s2 = st.columns([3, 1], vertical_alignment="bottom")
-        s1.selectbox("Start from", _starters(), key=f"pl_start_{i}")
+        s1.selectbox("Start from", _starters(), key=f"pl_start_{i}", help=STARTER_HELP)
         s2.button("Load", key=f"pl_load_{i}", on_click=_load_starter, args=(i,),
                   help="Replace this editor's text with the chosen starting point.")
         st.text_area("Prompt", key=f"pl_text_{i}", height=380)

@@ -9,19 +9,12 @@ from typing import Dict, Optional, Tuple
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
+from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
-OFF_CAP = field_bounds("max_scratchpad_chars")[1]  # "no size trigger": the largest cap RunConfig allows
-# Short enough to be read whole in the sidebar's select box: "every N / cap chars".
-PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
-    "Defaults (5 / 15,000)": (5, 15_000, 1_500),
-    "Tight (2 / 2,000)": (2, 2_000, 600),
-    "Size only (off / 4,000)": (None, 4_000, 1_500),
-    "Off (no compression)": (None, OFF_CAP, 1_500),
-}
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
@@ -43,7 +36,7 @@ SUMMARIZERS = {
 def _defaults() -> None:
     d = RunConfig()  # the widgets start from RunConfig's own defaults (one home for them)
     st.session_state.setdefault(K_SCENARIO, d.scenario)
-    st.session_state.setdefault(K_PRESET, next(iter(PRESETS)))
+    st.session_state.setdefault(K_PRESET, next(iter(presets())))
     st.session_state.setdefault(K_EVERY, d.summarize_every)
     st.session_state.setdefault(K_CAP, d.max_scratchpad_chars)
     st.session_state.setdefault(K_TRIM, d.agent_trim_chars)
@@ -58,10 +51,10 @@ def _defaults() -> None:
 
 
 def _apply_preset() -> None:
-    every, cap, budget = PRESETS[st.session_state[K_PRESET]]
-    st.session_state[K_EVERY] = "off" if every is None else every
-    st.session_state[K_CAP] = cap
-    st.session_state[K_BUDGET] = budget
+    chosen = presets()[st.session_state[K_PRESET]].settings
+    st.session_state[K_EVERY] = "off" if chosen["summarize_every"] is None else chosen["summarize_every"]
+    st.session_state[K_CAP] = chosen["max_scratchpad_chars"]
+    st.session_state[K_BUDGET] = chosen["extractive_budget_chars"]
 
 
 def _reset_prompt() -> None:
@@ -86,9 +79,10 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
             st.text_area("Task for the model", key=K_TASK, height=120,
                          placeholder=scenarios[st.session_state[K_SCENARIO]].task,
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
-    sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
+    sb.selectbox("Preset", list(presets()), key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below: summarize every N iterations / compress "
-                      "when over N chars. Defaults are the package's own; Tight also writes 600-char summaries.")
+                      "when over N chars.\n\n" + "\n".join(f"- **{p.name}**: {p.description}"
+                                                             for p in presets().values()))
     sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
     sb.number_input(LABELS[K_CAP], step=500, key=K_CAP,

@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
+from scratchpad_lab.engine.strategies import StrategyError, SummarizerSpec, make_spec, names, run_strategies, strategy
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import RecordError
@@ -60,7 +60,7 @@ def _quirk_line(q) -> str:
 
 def _column(result, shown_quirks: int = 4) -> None:
     colour = COLORS.get(result.name, "#000000")
-    st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{STRATEGIES[result.name]['title']}"
+    st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{strategy(result.name).title}"
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
     row = result.row()
     for key, label in ROW_LABELS.items():
@@ -100,9 +100,8 @@ def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Strategies")
     st.caption("The same trajectory under the compression systems of the references, each through its real "
-               "package: the autourgos middleware, the autourgos agent's built-in summarizer, the agent's trim "
-               "alone, deepagents' summarization and file offload, and LangMem's running summary. One summarizer "
-               "writes every summary: the offline extractive one, or a model you connect.")
+               f"package: {', '.join(strategy(n).title for n in names())}. One summarizer writes every summary: "
+               "the offline extractive one, or a model you connect.")
     with st.expander("Upload a run record or a trace"):
         added = upload_widget("strat_upload")
     entries, problems = all_entries()
@@ -113,14 +112,14 @@ def page() -> None:
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
     st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
                "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
-    picked = st.multiselect("Strategies (two to five)", list(NAMES), default=DEFAULT_PICK, key="strat_pick",
-                            max_selections=MAX_STRATEGIES, format_func=lambda n: STRATEGIES[n]["title"])
+    picked = st.multiselect("Strategies (two to five)", names(), default=DEFAULT_PICK, key="strat_pick",
+                            max_selections=MAX_STRATEGIES, format_func=lambda n: strategy(n).title)
     settings: Dict[str, Dict[str, Any]] = {}
     cols = st.columns(max(len(picked), 1))
     for col, name in zip(cols, picked):
         with col:
-            st.markdown(f"**{STRATEGIES[name]['title']}**")
-            st.caption(STRATEGIES[name]["about"])
+            st.markdown(f"**{strategy(name).title}**")
+            st.caption(strategy(name).about)
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
     summarizer = _summarizer_widgets()
@@ -151,7 +150,7 @@ def page() -> None:
     results = shown.results
     st.subheader("Context sent at each step")
     st.altair_chart(chart(results, width=1000), width="stretch")
-    table = pd.DataFrame({STRATEGIES[r.name]["title"]: {ROW_LABELS[k]: v for k, v in r.row().items() if k in ROW_LABELS}
+    table = pd.DataFrame({strategy(r.name).title: {ROW_LABELS[k]: v for k, v in r.row().items() if k in ROW_LABELS}
                           for r in results})
     st.dataframe(table, key="strat_table")
     columns = st.columns(len(results))
@@ -166,7 +165,7 @@ def page() -> None:
         with col:
             text = result.sent_text(step)
             tokens = result.sent_tokens[step - 1] if step <= len(result.sent_tokens) else 0
-            st.text(f"{STRATEGIES[result.name]['title']}: {tokens:,} tokens, {len(text):,} chars")
+            st.text(f"{strategy(result.name).title}: {tokens:,} tokens, {len(text):,} chars")
             for q in result.quirks:
                 if q.iteration == step:
                     st.warning(_quirk_line(q), icon=":material/warning:")

@@ -11,17 +11,18 @@ Streamlit-free, so the page, the CLI and the tests share it. What it guarantees:
   the compression event is recorded by the same hook as in a run;
 - calls run concurrently, at most `per_endpoint` at a time per endpoint, and each cell can be
   cancelled (a cell not started never starts; a call in flight is abandoned, its reply ignored);
-- prompts start from a small library and are checked in plain words, with a fix offered (`prompts.py`);
+- prompts start from a small library (the package's prompt, then one text file each in data/prompts/)
+  and are checked in plain words, with a fix offered (`prompts.py`);
 - each cell is scored by the one home of each rule: facts, flags, probes, cost (analysis/);
 - `scratchpad-lab prompt-lab` drives the same from a terminal (`cli/prompt_lab.py`).
 """
 from scratchpad_lab.engine.promptlab.matrix import (Cell, Matrix, PromptVariant, Snapshot, SnapshotError, SummarizerSpec, compress_once,
                      compressions_of, differing, iterations_of, prompt_file_name, record_for,
                      snapshot_at_compression, snapshot_at_iteration)
-from scratchpad_lab.engine.promptlab.prompts import (MAX_PROMPT_CHARS, MAX_PROMPTS, MAX_SUMMARIZERS, PER_ENDPOINT, PLACEHOLDER_HELP,
+from scratchpad_lab.engine.promptlab.prompts import (LIBRARY, MAX_PROMPT_CHARS, MAX_PROMPTS, MAX_SUMMARIZERS, PER_ENDPOINT, PLACEHOLDER_HELP,
                       PROMPT_LIBRARY, PromptCheck, check_prompt, literal_template)
 
 __all__ = ["Cell", "Matrix", "PromptVariant", "Snapshot", "SnapshotError", "SummarizerSpec",
            "compress_once", "compressions_of", "differing", "iterations_of", "prompt_file_name", "record_for",
-           "snapshot_at_compression", "snapshot_at_iteration", "MAX_PROMPT_CHARS", "MAX_PROMPTS", "MAX_SUMMARIZERS",
+           "snapshot_at_compression", "snapshot_at_iteration", "LIBRARY", "MAX_PROMPT_CHARS", "MAX_PROMPTS", "MAX_SUMMARIZERS",
            "PER_ENDPOINT", "PLACEHOLDER_HELP", "PROMPT_LIBRARY", "PromptCheck", "check_prompt", "literal_template"]

@@ -1,14 +1,18 @@
-"""Prompt lab: the library of starting prompts and the plain-language prompt check (with fixes).
+"""Prompt lab: the library of starting prompts (data/prompts/, one text file each) and the plain-language
+prompt check (with fixes).
 
 Streamlit-free."""
 
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from pathlib import Path
+from typing import Annotated, Dict, List, Optional, Union
 
+from pydantic import BaseModel, ConfigDict, StringConstraints
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT, PROMPT_PLACEHOLDERS, ConfigError, validate_prompt_template
+from scratchpad_lab.model.datafile import DataFileError, check
 
 
 MAX_PROMPTS = 4
@@ -18,29 +22,79 @@ PER_ENDPOINT = 4  # concurrent calls per endpoint: within what hosted APIs and l
 
 
 # ── the prompt library ──────────────────────────────────────────────────────────────────────────
+# The package's own prompt first, read from autourgos_summarizer (never a copy); then one text file per
+# prompt in data/prompts/, in file-name order: a header of `name:` and `description:` lines, a line
+# `---`, and the prompt itself, exactly as it is sent.
 
-PROMPT_LIBRARY: Dict[str, str] = {
-    "Package default": PACKAGE_PROMPT,
-    "Keep every identifier and number": (
-        "You compress an AI agent's working notes so it can keep working on its task.\n\n"
-        "Task: {query}\nSteps so far: {iteration}\n\n"
-        "Rewrite the notes below as short bullet points. Copy EVERY identifier, code, number, amount, "
-        "date, time, name, e-mail, URL and file path exactly as written; never round or paraphrase them. "
-        "Drop reasoning that led nowhere.\n\n"
-        "--- NOTES ---\n{scratchpad}\n--- END ---\n"),
-    "Structured (intent / summary / artifacts / next steps)": (
-        "Summarize the agent's scratchpad below so the agent can continue its task from your summary "
-        "alone.\n\nTask: {query}\nSteps completed: {iteration}\n\n"
-        "--- SCRATCHPAD ---\n{scratchpad}\n--- END ---\n\n"
-        "Answer with exactly these sections:\n"
-        "SESSION INTENT: ...\n"
-        "SUMMARY: ...\n"
-        "ARTIFACTS: ...\n"
-        "NEXT STEPS: ...\n"),
-    "One paragraph": (
-        "In one paragraph of plain prose, summarize what this agent has found so far for the task "
-        "\"{query}\" after {iteration} steps. Keep the facts it will need to finish.\n\n{scratchpad}\n"),
-}
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "data" / "prompts"
+PACKAGE_PROMPT_NAME = "Package default"
+HEADER_END = "---"
+
+
+class _PromptHeader(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+    description: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
+
+
+@dataclass(frozen=True)
+class LibraryPrompt:
+    name: str
+    description: str
+    text: str
+    source: str  # where it comes from: "autourgos_summarizer" or the file's path
+
+
+def read_prompt_file(path: Union[str, Path]) -> LibraryPrompt:
+    """One prompt file, checked: DataFileError names the file and the field (name, description, text)."""
+    try:
+        content = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DataFileError(path, "", "is not UTF-8 text; save it as UTF-8.") from None
+    except OSError as exc:
+        raise DataFileError(path, "", f"cannot be read ({exc.strerror}).") from None
+    head, sep, text = content.partition("\n" + HEADER_END + "\n")
+    if not sep:
+        raise DataFileError(path, "", f"has no header: start it with `name: ...` and `description: ...` "
+                                      f"lines, then a line `{HEADER_END}`, then the prompt.")
+    fields = {}
+    for number, line in enumerate(head.splitlines(), 1):
+        key, colon, value = line.partition(":")
+        if not line.strip():
+            continue
+        if not colon:
+            raise DataFileError(path, f"header line {number}", "is not `key: value`; write `name: ...` or "
+                                                             "`description: ...`.")
+        fields[key.strip()] = value.strip()
+    header = check(_PromptHeader, fields, path)
+    if header.name == PACKAGE_PROMPT_NAME:
+        raise DataFileError(path, "name", f"{PACKAGE_PROMPT_NAME!r} is the package's own prompt; give this "
+                                          "one another name.")
+    if len(text) > MAX_PROMPT_CHARS:
+        raise DataFileError(path, "text", f"the prompt is {len(text):,} characters; the limit is "
+                                          f"{MAX_PROMPT_CHARS:,}. Shorten it.")
+    try:
+        validate_prompt_template(text)
+    except ConfigError as exc:
+        raise DataFileError(path, "text", str(exc).replace("summarizer_prompt", "the prompt", 1)) from None
+    return LibraryPrompt(header.name, header.description, text, str(path))
+
+
+def load_library(folder: Union[str, Path] = PROMPTS_DIR) -> List[LibraryPrompt]:
+    """The package's prompt, then every `*.txt` of `folder` in name order; DataFileError on a bad one."""
+    library = [LibraryPrompt(PACKAGE_PROMPT_NAME, "The prompt autourgos_summarizer sends when none is "
+                             "given, read from the package.", PACKAGE_PROMPT, "autourgos_summarizer")]
+    for path in sorted(Path(folder).glob("*.txt")):
+        item = read_prompt_file(path)
+        if item.name in [p.name for p in library]:
+            raise DataFileError(path, "name", f"another prompt is named {item.name!r}; rename one of them.")
+        library.append(item)
+    return library
+
+
+LIBRARY: List[LibraryPrompt] = load_library()
+PROMPT_LIBRARY: Dict[str, str] = {p.name: p.text for p in LIBRARY}  # name -> the prompt, as the pages pick them
+
 
 PLACEHOLDER_HELP = {
     "scratchpad": "the agent's notes being compressed (required: without it the summarizer sees nothing)",

@@ -2,11 +2,13 @@
 its real package (autourgos middleware, the autourgos agent's built-in summarizer, trim only,
 deepagents, LangMem). Streamlit-free; the LangChain packages are imported only by the strategies that
 need them (`deep_agents`, `lang_mem`, `summarizer.chat_model`), so importing this package is cheap.
+A new strategy is one module plus one `register(Strategy(...))` entry in `registry.py`.
 """
 from scratchpad_lab.engine.strategies.engine import run_strategies
 from scratchpad_lab.engine.strategies.result import ROW_KEYS, Quirk, StrategyResult
-from scratchpad_lab.engine.strategies.settings import NAMES, STRATEGIES, StrategyError, StrategySpec, make_spec, parse_spec
+from scratchpad_lab.engine.strategies.registry import STRATEGIES, Knob, Strategy, StrategyError, names, register, strategy
+from scratchpad_lab.engine.strategies.settings import StrategySpec, make_spec, parse_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
-__all__ = ["NAMES", "ROW_KEYS", "STRATEGIES", "Quirk", "StrategyError", "StrategyResult", "StrategySpec",
-           "SummarizerSpec", "make_spec", "parse_spec", "run_strategies"]
+__all__ = ["ROW_KEYS", "STRATEGIES", "Knob", "Quirk", "Strategy", "StrategyError", "StrategyResult", "StrategySpec",
+           "SummarizerSpec", "make_spec", "names", "parse_spec", "register", "run_strategies", "strategy"]

@@ -9,6 +9,7 @@ never on system prompts or tool schemas, for every strategy alike.
 """
 from __future__ import annotations
 
+import importlib
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from scratchpad_lab.model.records import RunRecord
@@ -16,12 +17,9 @@ from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import StrategyResult
-from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategyError, StrategySpec
+from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
+from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
-
-SCRATCHPAD = ("autourgos-middleware", "autourgos-builtin", "trim-only")
-MESSAGES = ("deepagents", "langmem")
-
 
 def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
     """Tokens of the whole conversation before each model call (nothing cut)."""
@@ -37,29 +35,18 @@ def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
 
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, List[int]],
             counter: TokenCounter) -> StrategyResult:
-    kind = "scratchpad" if spec.name in SCRATCHPAD else "messages"
+    entry = strategy(spec.name)  # the registry says which module runs it and what it is measured against
+    kind = entry.context
     if kind not in baselines:
         if kind == "scratchpad":
             from scratchpad_lab.engine.strategies.autourgos_middleware import scratchpad_baseline
             baselines[kind] = scratchpad_baseline(trace, summarizer)
         else:
             baselines[kind] = message_baseline(trace, counter)
-    baseline = baselines[kind]
-    if spec.name == "autourgos-middleware":
-        from scratchpad_lab.engine.strategies import autourgos_middleware as module
-    elif spec.name == "autourgos-builtin":
-        from scratchpad_lab.engine.strategies import autourgos_builtin as module
-    elif spec.name == "trim-only":
-        from scratchpad_lab.engine.strategies import trim_only as module
-    elif spec.name == "deepagents":
-        from scratchpad_lab.engine.strategies import deep_agents
-        return deep_agents.run(trace, spec, summarizer, baseline, counter)
-    elif spec.name == "langmem":
-        from scratchpad_lab.engine.strategies import lang_mem
-        return lang_mem.run(trace, spec, summarizer, baseline, counter)
-    else:
-        raise StrategyError(f"unknown strategy {spec.name!r}")
-    return module.run(trace, spec, summarizer, baseline)
+    module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
+    if kind == "messages":
+        return module.run(trace, spec, summarizer, baselines[kind], counter)
+    return module.run(trace, spec, summarizer, baselines[kind])
 
 
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],

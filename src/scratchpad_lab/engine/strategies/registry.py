@@ -1,0 +1,170 @@
+"""The strategy registry: every compression system the Strategies page and `scratchpad-lab strategies` offer.
+
+Streamlit-free and cheap to import (no LangChain: a strategy's module is imported only when it runs).
+A strategy is one module with a `run(...)` function plus one `register(Strategy(...))` below: its name,
+title, one line about it, its settings (`Knob`s, in the package's own words, with ranges and defaults),
+what it is measured against (`context`), and any rule across its settings (`check`). The page's list,
+the CLI's list and help, the settings parser and the engine all read `STRATEGIES`, nothing else.
+
+`context` says which baseline "tokens saved" is measured against and how the engine calls `run`:
+"scratchpad" strategies get `run(trace, spec, summarizer, baseline)`, "messages" strategies also get
+the token counter, `run(trace, spec, summarizer, baseline, counter)` (see engine.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple
+
+from scratchpad_lab.model.config import RunConfig, field_bounds
+
+
+class StrategyError(ValueError):
+    """A strategy name, key or value a user gave is wrong; the message names it."""
+
+
+@dataclass(frozen=True)
+class Knob:
+    key: str
+    kind: str                  # "int" | "int_or_none" | "fraction"
+    default: Any
+    low: float
+    high: float
+    help: str
+
+
+@dataclass(frozen=True)
+class Strategy:
+    name: str                                  # as the CLI takes it: `--strategy NAME[:key=value,...]`
+    title: str                                 # as the page shows it
+    about: str
+    module: str                                # the module whose run(...) replays a trace under it
+    context: Literal["scratchpad", "messages"]
+    knobs: Tuple[Knob, ...] = ()
+    check: Optional[Callable[[Dict[str, Any]], None]] = None  # raises StrategyError for a bad combination
+
+
+STRATEGIES: Dict[str, Strategy] = {}
+
+
+def register(strategy: Strategy) -> Strategy:
+    """Add a strategy to every list (page, CLI, parser, engine), after those registered before it."""
+    if strategy.name in STRATEGIES:
+        raise ValueError(f"a strategy named {strategy.name!r} is already registered")
+    STRATEGIES[strategy.name] = strategy
+    return strategy
+
+
+def names() -> List[str]:
+    return list(STRATEGIES)
+
+
+def strategy(name: str) -> Strategy:
+    """The registered strategy `name`; StrategyError naming the ones there are for any other."""
+    if name not in STRATEGIES:
+        raise StrategyError(f"unknown strategy {name!r}; use one of {', '.join(STRATEGIES)}.")
+    return STRATEGIES[name]
+
+
+def _int(key, default, low, high, help_text, none_ok=False):
+    return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text)
+
+
+def _run_knob(key, help_text, field=None):
+    """An autourgos setting: its default and range are RunConfig's (their one home)."""
+    field = field or key
+    low, high = field_bounds(field)
+    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every")
+
+
+# ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
+
+register(Strategy(
+    "autourgos-middleware", "autourgos middleware",
+    "AutoSummarizeMiddleware replaces the whole scratchpad with a summary every N steps, or when it is over a "
+    "size cap and has grown; the agent's own trim still runs after each step.",
+    "scratchpad_lab.engine.strategies.autourgos_middleware", "scratchpad",
+    knobs=(
+        _run_knob("summarize_every", "Summarize every N iterations (none = only the size trigger)."),
+        _run_knob("max_scratchpad_chars",
+                  "Also summarize when the scratchpad is longer than this many characters and has grown."),
+        _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
+    )))
+
+register(Strategy(
+    "autourgos-builtin", "autourgos built-in",
+    "The agent's own summarizer (Agent(summarize_every=..., summarizer_llm=...)), no middleware: one number, "
+    "max_scratchpad_chars, is both its size trigger and its hard trim.",
+    "scratchpad_lab.engine.strategies.autourgos_builtin", "scratchpad",
+    knobs=(
+        _run_knob("summarize_every", "Summarize every N iterations (none = only the size trigger)."),
+        _run_knob("max_scratchpad_chars",
+                  "Both the size trigger and the agent's hard trim (the package shares one value).",
+                  field="agent_trim_chars"),
+    )))
+
+register(Strategy(
+    "trim-only", "trim only",
+    "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the cut "
+    "[...earlier steps trimmed...].",
+    "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
+    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),)))
+
+
+def _deepagents_check(s: Dict[str, Any]) -> None:
+    keeps = [k for k in ("keep_messages", "keep_tokens", "keep_fraction") if s.get(k) is not None]
+    if len(keeps) > 1:
+        raise StrategyError(f"deepagents: give one of keep_messages, keep_tokens, keep_fraction, not {', '.join(keeps)}.")
+    uses_fraction = [k for k in ("trigger_fraction", "keep_fraction") if s.get(k) is not None]
+    if uses_fraction and s.get("max_input_tokens") is None:
+        raise StrategyError(f"deepagents: {uses_fraction[0]} is a share of max_input_tokens; set max_input_tokens too.")
+
+
+register(Strategy(
+    "deepagents", "deepagents",
+    "deepagents' summarization middleware: when the conversation passes a trigger it writes the older messages "
+    "to a file, keeps the newest verbatim and puts a summary in front; its filesystem middleware moves tool "
+    "results over 80,000 characters to files.",
+    "scratchpad_lab.engine.strategies.deep_agents", "messages",
+    knobs=(
+        _int("max_input_tokens", None, 1_000, 10_000_000,
+             "The model profile's input window. Set: triggers default to 85% and keep to 10% of it; "
+             "unset: 170,000 tokens and the last 6 messages.", none_ok=True),
+        _int("trigger_tokens", None, 100, 10_000_000, "Summarize when the conversation reaches this many tokens.",
+             none_ok=True),
+        Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
+             "Summarize at this share of max_input_tokens (needs max_input_tokens)."),
+        _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
+             none_ok=True),
+        _int("keep_messages", None, 1, 100_000, "Keep this many newest messages verbatim.", none_ok=True),
+        _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
+             none_ok=True),
+        Knob("keep_fraction", "fraction", None, 0.01, 1.0,
+             "Keep the newest messages that fit in this share of max_input_tokens."),
+        _int("tool_token_limit_before_evict", 20_000, 100, 10_000_000,
+             "Move a tool result longer than 4x this many characters to a file.", none_ok=True),
+        _int("truncate_max_length", 2_000, 10, 1_000_000,
+             "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
+    ),
+    check=_deepagents_check))
+
+
+def _langmem_check(s: Dict[str, Any]) -> None:
+    if s["max_summary_tokens"] >= s["max_tokens"]:
+        raise StrategyError("langmem: max_summary_tokens must be smaller than max_tokens (LangMem refuses it).")
+
+
+register(Strategy(
+    "langmem", "LangMem",
+    "LangMem's summarize_messages before each model call: once the messages pass a budget, the oldest are "
+    "folded into a running summary and the rest are sent verbatim.",
+    "scratchpad_lab.engine.strategies.lang_mem", "messages",
+    knobs=(
+        _int("max_tokens", 4_000, 50, 10_000_000,
+             "Token budget for the messages sent (required by LangMem; 4,000 is about the autourgos "
+             "default of 15,000 characters)."),
+        _int("max_summary_tokens", 256, 10, 1_000_000,
+             "Room LangMem plans for the summary (it is not sent to the model as a limit)."),
+        _int("max_tokens_before_summary", None, 50, 10_000_000,
+             "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True),
+    ),
+    check=_langmem_check))

@@ -1,0 +1,98 @@
+"""The strategy registry is the one list: a strategy registered once (one module, one entry) is offered by
+the CLI (help, errors, --strategy) and the Strategies page (picker, caption), parsed with its settings
+and run by the engine; none of them keeps a list of its own."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from scratchpad_lab.cli import main
+from scratchpad_lab.engine.strategies import STRATEGIES, Knob, Strategy, StrategyError, make_spec, names, register
+from synthetic import synthetic_trace
+
+SHIPPED = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem"]
+TAIL = Strategy("tail-trim", "tail trim (test)", "The agent's trim at keep_chars; registered by a test.",
+                "strategy_tail_trim", "scratchpad",
+                knobs=(Knob("keep_chars", "int", 3_000, 200, 1_000_000, "Keep the last N characters."),))
+
+
+@pytest.fixture
+def tail_trim():
+    register(TAIL)
+    yield TAIL
+    STRATEGIES.pop(TAIL.name)
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(synthetic_trace(steps=12, seed=2, max_observation_chars=3000).to_dict()))
+    return str(path)
+
+
+def test_the_shipped_strategies_are_the_registry_in_order():
+    assert names() == SHIPPED
+
+
+def test_a_name_registered_twice_is_refused():
+    with pytest.raises(ValueError, match="already registered"):
+        register(STRATEGIES["langmem"])
+
+
+def test_a_registered_strategy_is_in_the_cli_help_and_its_errors(tail_trim, trace_file, capsys):
+    with pytest.raises(SystemExit):
+        main(["strategies", "--help"])
+    assert "tail-trim" in capsys.readouterr().out
+    assert main(["strategies", trace_file, "--strategy", "nope"]) == 2
+    assert "tail-trim" in capsys.readouterr().err
+
+
+def test_a_registered_strategy_runs_from_the_cli_with_its_own_settings(tail_trim, trace_file, capsys):
+    argv = ["strategies", trace_file, "--json", "--strategy", "trim-only:agent_trim_chars=2000",
+            "--strategy", "tail-trim:keep_chars=2000"]
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["strategy"] for r in rows] == ["trim-only", "tail-trim"]
+    same = ("peak_context_tokens", "mean_context_tokens", "context_tokens_saved")
+    assert [rows[1][k] for k in same] == [rows[0][k] for k in same]  # the same trim, so the same figures
+    assert main(["strategies", trace_file, "--strategy", "tail-trim:keep_chars=5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "keep_chars" in err
+
+
+def test_a_strategys_rule_across_its_settings_is_its_entrys_check(tail_trim):
+    def keep_even(settings):
+        if settings["keep_chars"] % 2:
+            raise StrategyError("tail-trim: keep_chars must be even.")
+    STRATEGIES[TAIL.name] = Strategy(**{**TAIL.__dict__, "check": keep_even})
+    assert make_spec("tail-trim", {"keep_chars": 2000}).resolved() == {"keep_chars": 2000}
+    with pytest.raises(StrategyError, match="must be even"):
+        make_spec("tail-trim", {"keep_chars": 2001})
+
+
+def test_a_registered_strategy_is_offered_on_the_strategies_page(tail_trim):
+    at = AppTest.from_file("../pages/strategies.py", default_timeout=180).run()
+    assert not at.exception
+    picker = at.multiselect(key="strat_pick")
+    assert "tail trim (test)" in picker.options and len(picker.options) == len(SHIPPED) + 1
+    assert any("tail trim (test)" in c.value for c in at.caption)
+    picker.set_value(["trim-only", "tail-trim"]).run()
+    at.button(key="strat_run").click().run()
+    assert not at.exception and not at.error
+    assert sum(1 for t in at.text if t.value.startswith("tail trim (test): ")) == 1
+
+
+def test_reading_the_registry_imports_no_langchain_package():
+    code = ("import sys; from scratchpad_lab.engine.strategies.registry import names, strategy; "
+            "[strategy(n).knobs for n in names()]; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'langchain', 'langgraph', "
+            "'deepagents', 'langmem')))")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
