@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 
 from scratchpad_lab.model.config import DEFAULT_PACE_S, RunConfig  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
+from scratchpad_lab.model.errors import UnknownName
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.analysis.narrate import summary_cut_by_trim
 from scratchpad_lab.analysis.probes import run_probes, scenario_probes
@@ -281,11 +282,11 @@ LESSONS: tuple = (
 
 
 def lesson(number: int) -> Lesson:
-    """The lesson numbered `number` (1-based); KeyError for any other."""
+    """The lesson numbered `number` (1-based); UnknownName (a KeyError) for any other."""
     for item in LESSONS:
         if item.number == number:
             return item
-    raise KeyError(f"There is no lesson {number}; the lessons are 1 to {len(LESSONS)}.")
+    raise UnknownName(f"There is no lesson {number}; the lessons are 1 to {len(LESSONS)}.")
 
 
 @dataclass

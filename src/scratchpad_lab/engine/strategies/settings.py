@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.config import RunConfig, field_bounds
 
 NAMES = ("autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem")
 MIN_STRATEGIES, MAX_STRATEGIES = 1, 5
 
 
-class StrategyError(ValueError):
+class StrategyError(LabError, ValueError):
     """A strategy name, key or value a user gave is wrong; the message names it."""
 
 
