@@ -1,8 +1,10 @@
-"""Scratchpad Lab: the frame. Page config, session defaults, navigation over pages/, the shared sidebar."""
+"""Scratchpad Lab: the frame. Page config, session defaults, navigation over pages/, the shared sidebar,
+and the one edge where an error a user can cause (a LabError) is shown as a sentence."""
 import streamlit as st
 
 from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
+from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.state import init_session
 
 st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
@@ -21,5 +23,6 @@ st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
 presenter_toggle()
 show_note()
-pg.run()
+with user_errors():  # the pages' one edge: an error a user can cause is shown as its sentence
+    pg.run()
 link_box(pg.title)

@@ -4,6 +4,7 @@ Used by the endpoint tests: it runs in the test process on 127.0.0.1 and only an
 `server.script` is a list of behaviours consumed one per request; when it is empty, `server.default`
 is used. Behaviours: ("ok", text), ("status", code), ("stall", seconds), ("garbage", body),
 ("redirect", url), ("big", n_bytes). Every request (path, headers, body) is kept in `server.requests`.
+`server.wait_for_requests(n)` blocks until n requests have come in (a test waits on that, not a sleep).
 A text may be a function of the request body, so replies can depend on the prompt (`echo_marker`);
 `server.delay` seconds pass before every reply (the requests are served concurrently).
 """
@@ -59,6 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode("utf-8", "replace")
         with server.lock:
             server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+            server.lock.notify_all()  # wakes wait_for_requests
             kind, arg = server.script.pop(0) if server.script else server.default
         if server.delay:
             server.stalled.wait(server.delay)
@@ -84,13 +86,18 @@ class FakeOpenAI(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()  # guards script and requests; notified at every request
         self.script = []
         self.default = ("ok", "hello")
         self.requests = []
         self.delay = 0.0
         self.stalled = threading.Event()  # set at shutdown so stalled handlers end
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+
+    def wait_for_requests(self, count: int, timeout_s: float = 10.0) -> bool:
+        """Block until `count` requests have come in (True) or `timeout_s` has passed (False)."""
+        with self.lock:
+            return self.lock.wait_for(lambda: len(self.requests) >= count, timeout_s)
 
     @property
     def url(self) -> str:

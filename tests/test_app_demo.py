@@ -5,15 +5,11 @@ AppTest never fires `st.fragment(run_every=...)` by itself: a running Run is fol
 in a bounded polling loop; no test sleeps for a fixed time."""
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, run_until
 from fake_openai import FakeOpenAI
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _open(monkeypatch) -> AppTest:
@@ -24,14 +20,8 @@ def _open(monkeypatch) -> AppTest:
     return at
 
 
-def _poll_until(at: AppTest, done, rounds: int = 200) -> bool:
-    for _ in range(rounds):
-        if done(at):
-            return True
-        threading.Event().wait(0.05)
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-    return done(at)
+def _active(at: AppTest):
+    return at.session_state["play_active_run"]
 
 
 @pytest.fixture
@@ -78,7 +68,7 @@ def test_a_value_in_range_typed_with_the_click_is_the_one_the_run_uses(app):
     app.select_slider(key="play_pacing").set_value("instant")
     app.number_input(key="play_max_scratchpad_chars").set_value(3_100)
     app.button(key="play_run").click().run()
-    assert _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+    assert run_until(app, lambda a: _active(a) is None, wait_on=_active)
     assert app.session_state["play_runs"][-1].config.max_scratchpad_chars == 3_100
 
 
@@ -96,7 +86,7 @@ def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_
         app.sidebar.selectbox(key="play_summarize_every").set_value(3).run()
         assert not app.button(key="play_run").disabled, [e.value for e in app.error]
         app.button(key="play_run").click().run()
-        assert _poll_until(app, lambda a: a.session_state["play_active_run"] is None), "the run did not end"
+        assert run_until(app, lambda a: _active(a) is None, wait_on=_active), "the run did not end"
 
     record = app.session_state["play_runs"][-1]
     comps = [e for e in record.events if e.kind == "compression"]
@@ -154,7 +144,7 @@ def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
     finally:
         run.stop()
         monkeypatch.undo()
-        _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+        run_until(app, lambda a: _active(a) is None, wait_on=_active)
 
 
 # ── small things a demo trips on ────────────────────────────────────────────
@@ -178,4 +168,4 @@ def test_stop_and_pause_sit_together_in_the_status_row(app):
         assert not app.button(key="play_stop").disabled and not app.button(key="play_pause").disabled
     finally:
         run.stop()
-        _poll_until(app, lambda a: a.session_state["play_active_run"] is None)
+        run_until(app, lambda a: _active(a) is None, wait_on=_active)

@@ -2,15 +2,14 @@
 import json
 import re
 import time
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, ROOT, run_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab.ui.endpoints import plain
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SERVER_KEY = "sk-server-own-ui-4e5f"
 ANSWER = json.dumps({"thought": "done", "actions": [], "final_answer": "Order A-1001."})
 
@@ -33,14 +32,14 @@ def _agent_endpoint(at, provider, url, key_env=None, typed=None):
     return at.run()
 
 
+def _active(at):
+    return at.session_state["play_active_run"]
+
+
 def _run_to_the_end(at):
     at.button(key="play_run").click().run()
-    for _ in range(200):
-        at.run()
-        if at.session_state["play_active_run"] is None:
-            return at.session_state["play_runs"][-1]
-        time.sleep(0.05)
-    raise AssertionError("the run did not finish")
+    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not finish"
+    return at.session_state["play_runs"][-1]
 
 
 @pytest.mark.parametrize("provider", ["custom", "openai"])
@@ -108,7 +107,7 @@ def test_a_base_url_carrying_markdown_is_shown_as_typed_never_as_a_link_or_image
 def test_compare_of_an_uploaded_record_with_a_loopback_summarizer_shows_a_sentence_in_hosted_mode(monkeypatch):
     monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    record = json.loads((Path(APP).parent / "sample_runs" / "support-ticket-defaults.json").read_text())
+    record = json.loads((ROOT / "sample_runs" / "support-ticket-defaults.json").read_text())
     record["config"].update(summarizer="endpoint", summarizer_endpoint={
         "provider": "custom", "base_url": "https://127.0.0.1/v1", "model": "m"})
     at = AppTest.from_file(APP, default_timeout=60).run()

@@ -1,12 +1,11 @@
 """Keys typed into the page or planted in the environment never reach the page, a record or a download."""
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from fake_openai import FakeOpenAI
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 ENV_KEY, TYPED_KEY = "sk-planted-env-77aa11", "sk-planted-typed-88bb22"
 STEP = json.dumps({"thought": "Read the ticket.", "actions": [
     {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None})

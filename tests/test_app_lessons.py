@@ -3,11 +3,10 @@ on the question with its answer folded. Presenter mode too. Bounded polling, nev
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, run_until
 from scratchpad_lab.engine.lessons import LESSONS
 from scratchpad_lab.ui.presenter import PRESENTER_CSS
 from scratchpad_lab.ui.state import LESSON_RUN
-
-ROUNDS = 300
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +23,7 @@ def no_run_left_behind():
 
 
 def _open(number, opened):
-    at = AppTest.from_file("../app.py", default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     opened.append(at)
     at.query_params["lesson"] = str(number)
     at.run()
@@ -43,14 +42,7 @@ def _answer(at):
 
 def _wait(at, done):
     """Rerun the page (as its live refresh would) until `done(at)`, while the run makes progress."""
-    for _ in range(ROUNDS):
-        if done(at):
-            return True
-        run = at.session_state[LESSON_RUN]
-        if run is not None:
-            run.join(0.05)
-        at.run()
-    return done(at)
+    return run_until(at, done, wait_on=lambda a: a.session_state[LESSON_RUN])
 
 
 @pytest.mark.parametrize("number", [item.number for item in LESSONS])
@@ -109,11 +101,11 @@ def test_switching_lesson_and_restarting_stop_the_previous_run(no_run_left_behin
 
 def test_presenter_mode_adds_the_fixed_style_and_a_way_out():
     # (AppTest drops the frame's own elements from its tree after a rerun, so each check is a first run.)
-    at = AppTest.from_file("../app.py", default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=60).run()
     # (the playground adds its own fixed layout style; presenter mode adds PRESENTER_CSS on top)
     assert all(h.proto.body != PRESENTER_CSS for h in at.get("html"))
     assert at.toggle(key="presenter_mode").value is False
-    at = AppTest.from_file("../app.py", default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     at.session_state["presenter_mode"] = True
     at.run()
     html = [h for h in at.get("html") if h.proto.body == PRESENTER_CSS]

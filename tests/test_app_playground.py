@@ -2,7 +2,7 @@
 
 AppTest never fires `st.fragment(run_every=...)` by itself, so a running Run is followed by calling
 `at.run()` in a bounded polling loop (the worker thread keeps appending to the log meanwhile); no test
-sleeps for a fixed time. Fixtures live here, not in conftest.py.
+sleeps for a fixed time (conftest's run_until waits on the active run between reruns).
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import List, Optional
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from conftest import APP, run_until
+
 PACE_INSTANT = "instant"
 PACE_DEMO = "demo (0.5 s/step)"
 
@@ -31,13 +32,6 @@ PLAIN_TEXT_NODES = {"text", "code", "dataframe", "vega_lite_chart"}
 
 # ── helpers ────────────────────────────────────────────────────────────────
 
-def _wait_on_run(at: AppTest, seconds: float = 0.05) -> None:
-    """Between polls, wait on the active run itself: returns at once when it ends (no fixed sleep)."""
-    active = at.session_state["play_active_run"]
-    if active is not None:
-        active.join(seconds)
-
-
 def _open_app(monkeypatch, samples_dir: Optional[Path] = None) -> AppTest:
     if samples_dir is None:
         monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
@@ -53,21 +47,10 @@ def _active(at: AppTest):
     return at.session_state["play_active_run"]
 
 
-def _poll_until(at: AppTest, done, rounds: int = 100, pause: float = 0.05) -> bool:
-    """Rerun the page (as the fragment's timer would) until done(at) holds; bounded."""
-    for _ in range(rounds):
-        if done(at):
-            return True
-        _wait_on_run(at, pause)
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-    return done(at)
-
-
-def _run_to_the_end(at: AppTest, rounds: int = 100) -> None:
+def _run_to_the_end(at: AppTest) -> None:
     at.button(key="play_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert _poll_until(at, lambda a: _active(a) is None, rounds), "the run did not finish in time"
+    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not finish in time"
 
 
 def _metric(at: AppTest, label: str) -> str:
@@ -280,9 +263,9 @@ def test_stop_during_a_paced_run_ends_it_as_stopped_and_keeps_what_was_recorded(
     app.run()
     assert app.button(key="play_run").disabled, "one run at a time"
 
-    assert _poll_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2)
+    assert run_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2, wait_on=_active)
     app.button(key="play_stop").click().run()
-    assert _poll_until(app, lambda a: _active(a) is None), "Stop did not end the run"
+    assert run_until(app, lambda a: _active(a) is None, wait_on=_active), "Stop did not end the run"
 
     table = _runs_table(app)
     assert len(table) == 1 and table.iloc[0]["outcome"] == "stopped"
@@ -307,7 +290,7 @@ def test_run_is_disabled_in_the_very_render_that_starts_the_run(app):
     finally:
         if _active(app) is not None:
             _active(app).stop()
-            _poll_until(app, lambda a: _active(a) is None)
+            run_until(app, lambda a: _active(a) is None, wait_on=_active)
 
 
 def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(app):
@@ -322,7 +305,7 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
     finally:
         if _active(app) is not None:
             _active(app).stop()
-            _poll_until(app, lambda a: _active(a) is None)
+            run_until(app, lambda a: _active(a) is None, wait_on=_active)
 
 
 # ── untrusted text ─────────────────────────────────────────────────────────

@@ -4,15 +4,12 @@ The matrix runs on worker threads: tests poll with at.run() (bounded), as the pa
 """
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, run_until
 from fake_openai import FakeOpenAI, echo_marker
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
 
@@ -30,25 +27,25 @@ def lab(monkeypatch) -> AppTest:
     return _ok(at.run())
 
 
+def _matrix(at: AppTest):
+    return at.session_state["pl_matrix"]
+
+
 def _wait_matrix(at: AppTest) -> AppTest:
-    for _ in range(400):
-        _ok(at.run())
-        matrix = at.session_state["pl_matrix"]
-        if matrix is not None and matrix.finished:
-            return _ok(at.run())
-        time.sleep(0.05)
-    raise AssertionError("the matrix did not finish in 20 s")
+    _ok(at.run())  # sends the click
+    assert run_until(at, lambda a: _matrix(a) is not None and _matrix(a).finished, wait_on=_matrix), \
+        "the matrix did not finish in 60 s"
+    return _ok(at.run())
+
+
+def _active(at: AppTest):
+    return at.session_state["play_active_run"]
 
 
 def _run_in_playground(at: AppTest) -> None:
-    """Press the playground's Run and poll until the run has ended (bounded: 20 s)."""
+    """Press the playground's Run and poll until the run has ended (bounded: 60 s)."""
     at.button(key="play_run").click().run()
-    for _ in range(400):
-        _ok(at.run())
-        if at.session_state["play_active_run"] is None:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the run did not end in 20 s")
+    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not end in 60 s"
 
 
 def _add_model(at: AppTest, url: str) -> None:

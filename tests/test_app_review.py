@@ -3,16 +3,13 @@ pauses at each proposed summary; accept, edit and reject are each applied by the
 shown on the cards, and replayed with the same result."""
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, run_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.review import RecordedReviews
 from scratchpad_lab.engine.runner import Run
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EDIT = "Reviewed: order A-1001 for Asha Rao, ticket T-5521."
 
 
@@ -25,13 +22,13 @@ def _buttons(at: AppTest) -> set:
     return {b.key for b in at.button}
 
 
+def _active(at: AppTest):
+    return at.session_state["play_active_run"]
+
+
 def _wait_for(at: AppTest, key: str) -> None:
-    for _ in range(400):
-        _ok(at.run())
-        if key in _buttons(at) or at.session_state["play_active_run"] is None:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{key} never appeared")
+    _ok(at.run())
+    assert run_until(at, lambda a: key in _buttons(a) or _active(a) is None, wait_on=_active), f"{key} never appeared"
 
 
 def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):

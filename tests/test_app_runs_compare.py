@@ -6,16 +6,15 @@ the browser sends when a cell is edited). Replays are synchronous, so no test po
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import List
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, ROOT
 from scratchpad_lab.ui.library import sample_files
 from scratchpad_lab.ui.runs_page import TRACE_NOTE, UPLOAD_FAILED, read_upload
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLE = "support-ticket-defaults.json"
 HTML_PAYLOAD = "<img src=x onerror=alert(1)>"
 IMAGE_PAYLOAD = "![x](http://example.invalid/a.png)"
@@ -68,7 +67,7 @@ def _runs_table(at: AppTest):
 
 
 def _sample_bytes(name: str = SAMPLE) -> bytes:
-    return (Path(APP).parent / "sample_runs" / name).read_bytes()
+    return (ROOT / "sample_runs" / name).read_bytes()
 
 
 def _trace_bytes(extra: str = "") -> bytes:

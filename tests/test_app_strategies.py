@@ -1,6 +1,8 @@
 """The Strategies page in AppTest: bad settings get one message naming them and keep the last result."""
 from streamlit.testing.v1 import AppTest
 
+from scratchpad_lab.ui.markup import escape
+
 TIMEOUT = 180
 
 
@@ -22,7 +24,7 @@ def test_a_run_shows_one_column_per_strategy_and_a_bad_setting_keeps_it():
 
     at.number_input(key="strat_langmem_max_summary_tokens").set_value(5000).run()
     at.button(key="strat_run").click().run()
-    assert len(at.error) == 1 and "max_summary_tokens" in at.error[0].value
+    assert len(at.error) == 1 and escape("max_summary_tokens") in at.error[0].value
     assert [t.value for t in at.text if t.value.startswith("mean context tokens: ")] == before
 
 

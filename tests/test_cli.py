@@ -2,7 +2,6 @@
 and one clear line (exit 2, no traceback) for every bad argument or file."""
 import json
 import shutil
-import socket
 import subprocess
 
 import pytest
@@ -19,16 +18,7 @@ COMPRESSION_KEYS = {"iteration", "reason", "status", "before", "after", "before_
                     "why"}  # the narration of the compression (issue 12)
 TRIM_KEYS = {"iteration", "before_chars", "after_chars", "why"}
 OFF = ["--summarize-every", "none", "--max-scratchpad-chars", "1000000"]
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    """Every CLI run here is offline: any attempt to open a connection fails the test."""
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network connection attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+pytestmark = pytest.mark.usefixtures("no_network")  # every CLI run here is offline (conftest)
 
 
 def _cli_json(capsys, *args):

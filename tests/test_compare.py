@@ -4,7 +4,6 @@ to `replay`'s, savings against the same path with compression off, answers kept 
 import contextlib
 import io
 import json
-import socket
 
 import pytest
 
@@ -17,16 +16,7 @@ ROW_KEYS = {"summarize_every", "max_scratchpad_chars", "compressions", "summariz
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
             "answer_score", "facts_retained", "net_tokens_saved"}
 SWEEP = ["--summarize-every", "2,5,none", "--max-scratchpad-chars", "4000,15000", "--summarizer", "extractive"]
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    """Every replay here is offline: any attempt to open a connection fails the test."""
-    def refuse(*args, **kwargs):
-        raise AssertionError(f"network connection attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+pytestmark = pytest.mark.usefixtures("no_network")  # every replay here is offline (conftest)
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
+from conftest import threads_end
 from fake_openai import ANSWER, STEP, FakeOpenAI
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.providers import resolve_key
@@ -34,14 +34,6 @@ def _agent_run(server, keys=None, **limits):
     return Run(config, Source.for_scenario("support-ticket"), keys=keys)
 
 
-def _no_run_threads_left():
-    for _ in range(100):
-        if not any(t.name == "scratchpad-lab-run" and t.is_alive() for t in threading.enumerate()):
-            return True
-        time.sleep(0.05)
-    return False
-
-
 FAILURES = [
     (("status", 401), "refused the key (401)"),
     (("status", 404), "does not know model 'tiny-test'"),
@@ -64,7 +56,7 @@ def test_each_agent_endpoint_failure_ends_the_run_cleanly_with_a_sentence_saying
     # What was recorded before the failure is kept: two full steps with their tool results.
     assert sum(1 for e in record.events if e.kind == "tool_call") == 2
     assert record.events[-1].kind == "finish"
-    assert _no_run_threads_left()
+    assert threads_end("scratchpad-lab-run", 5)
 
 
 def test_rate_limit_is_retried_with_backoff_and_the_run_goes_on(server):

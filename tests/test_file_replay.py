@@ -6,11 +6,11 @@ the environment holds a key. Replay and sweep, in the CLI, the engine and the Co
 server nothing and replay the recorded steps offline.
 """
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
 from scratchpad_lab.engine.compare import Setting, compare
@@ -20,7 +20,6 @@ from scratchpad_lab.model.records import load_path
 from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.engine.runner import Run, Source
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KEY = "sk-server-key-must-stay-home-4c1d"
 STEPS = [json.dumps({"thought": "Read the ticket.", "actions": [
              {"action": "get_ticket", "action_input": {"ticket_id": "T-5521"}}], "final_answer": None}),

@@ -2,6 +2,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 
 SAMPLES = ["support-ticket-tight.json", "log-triage-defaults.json"]
@@ -69,7 +70,7 @@ def test_link_query_round_trips_through_the_parser():
 # ── the app opened by a link ──────────────────────────────────────────────
 
 def _app(**params):
-    at = AppTest.from_file("../app.py", default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=60)
     for key, value in params.items():
         at.query_params[key] = value
     return at.run()

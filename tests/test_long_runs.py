@@ -2,18 +2,15 @@
 and the loss figures that replay the whole run are worked out when asked for."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.ui import loss, view
 from scratchpad_lab.ui.state import PLAY_RUNS, PLAY_SHOWN
 from synthetic import synthetic_trace
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 @pytest.fixture(scope="module")

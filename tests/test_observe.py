@@ -11,6 +11,7 @@ from autourgos_summarizer import middleware as summarizer_middleware
 from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.metrics import compressions, trims
 from scratchpad_lab.engine.runner import Run, Source
+from conftest import wait_until
 from synthetic import synthetic_trace
 from scratchpad_lab.engine.tokens import count_tokens, encoding_name_for_model
 
@@ -34,17 +35,6 @@ def _run(trace=None, pace=False, idle_stop_s=None, **settings_):
 
 def _events(run, kind):
     return [e for e in run.log.snapshot() if e.kind == kind]
-
-
-def _wait_for(run, condition, rounds=400):
-    """Poll the log until `condition()` holds or the run ends; bounded, no fixed sleep."""
-    for _ in range(rounds):
-        if condition():
-            return True
-        run.join(0.05)
-        if not run.running:
-            return condition()
-    return condition()
 
 
 # ── compression status, through the real middleware ─────────────────────────
@@ -184,7 +174,7 @@ def test_two_runs_at_once_each_send_their_own_prompt_template():
     for run in runs.values():
         run.start()
     for run in runs.values():
-        assert _wait_for(run, lambda run=run: len(_events(run, "iteration")) >= 2)
+        assert wait_until(run, lambda run=run: len(_events(run, "iteration")) >= 2)
     assert all(run.running for run in runs.values())  # both are under way at the same time
     for run in runs.values():
         run.join(60)
@@ -219,7 +209,7 @@ def test_a_custom_prompts_section_names_shape_the_offline_summary():
 
 def test_stop_from_another_thread_ends_a_paced_run_as_stopped():
     run = _run(synthetic_trace(steps=200, seed=3), pace=True, summarize_every=5, step_delay_s=0.2).start()
-    assert _wait_for(run, lambda: len(_events(run, "iteration")) >= 2)
+    assert wait_until(run, lambda: len(_events(run, "iteration")) >= 2)
     run.stop()
     run.join(30)
     assert not run.running and run.finished
@@ -234,12 +224,12 @@ def test_stop_from_another_thread_ends_a_paced_run_as_stopped():
 
 def test_pause_holds_a_paced_run_until_resume():
     run = _run(synthetic_trace(steps=12, seed=8), pace=True, summarize_every=5, step_delay_s=0.2).start()
-    assert _wait_for(run, lambda: len(_events(run, "iteration")) >= 1)
+    assert wait_until(run, lambda: len(_events(run, "iteration")) >= 1)
     run.pause()
     assert run.paused
-    assert _wait_for(run, lambda: bool(_events(run, "pause")))
+    assert wait_until(run, lambda: bool(_events(run, "pause")))
     # Held: the worker thread is blocked inside the package's own pause wait (no fixed wait needed to see it).
-    assert _wait_for(run, lambda: _blocked_in(run, "_maybe_pause"))
+    assert wait_until(run, lambda: _blocked_in(run, "_maybe_pause"))
     held_at = len(_events(run, "llm_call"))
     assert run.running and run.paused and _blocked_in(run, "_maybe_pause")
     assert len(_events(run, "llm_call")) == held_at
@@ -266,9 +256,9 @@ def _blocked_in(run, function_name):
 
 def test_stop_releases_a_paused_run():
     run = _run(synthetic_trace(steps=50, seed=8), pace=True, summarize_every=5, step_delay_s=0.2).start()
-    assert _wait_for(run, lambda: len(_events(run, "iteration")) >= 1)
+    assert wait_until(run, lambda: len(_events(run, "iteration")) >= 1)
     run.pause()
-    assert _wait_for(run, lambda: bool(_events(run, "pause")))
+    assert wait_until(run, lambda: bool(_events(run, "pause")))
     run.stop()
     run.join(30)
     assert run.record.outcome == "stopped"
@@ -287,7 +277,7 @@ def test_a_paused_run_nobody_reads_stops_itself_too():
     """A paused run makes no model call, so only the watchdog can see that its tab is gone."""
     run = _run(synthetic_trace(steps=50, seed=4), pace=True, idle_stop_s=1, summarize_every=5,
                step_delay_s=0.2).start()
-    assert _wait_for(run, lambda: len(_events(run, "iteration")) >= 1)
+    assert wait_until(run, lambda: len(_events(run, "iteration")) >= 1)
     run.pause()
     run.join(30)
     assert not run.running and run.record.outcome == "stopped"

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP, run_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.ui.state import PLAY_ACTIVE, PLAY_RUNS
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def _records_in(value, found: list, seen: set, depth: int = 0) -> list:
@@ -91,13 +89,8 @@ def test_a_finished_live_run_is_held_as_the_runs_own_record(monkeypatch):
     at.button(key="play_run").click().run()
     run = at.session_state[PLAY_ACTIVE]
     assert run is not None
-    for _ in range(400):  # bounded: rerun as the fragment's timer would until the run is collected
-        if at.session_state[PLAY_ACTIVE] is None:
-            break
-        run.join(0.05)
-        at.run()
-    assert at.session_state[PLAY_ACTIVE] is None, "the run did not finish in time"
-    assert not at.exception, [e.value for e in at.exception]
+    assert run_until(at, lambda a: a.session_state[PLAY_ACTIVE] is None, wait_on=lambda a: run), \
+        "the run did not finish in time"  # rerun as the fragment's timer would until the run is collected
     shown = at.session_state[PLAY_RUNS][-1]
     assert shown is run.record, "the run list must hold the run's record itself, not a copy"
     assert all(a is b for a, b in zip(shown.events, run.log.snapshot())), "the events are the log's own"

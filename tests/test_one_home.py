@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from autourgos_summarizer import AutoSummarizeMiddleware
 from autourgos_summarizer import middleware as package_middleware
 
+from conftest import package_fires
 from scratchpad_lab.analysis import triggers
 from scratchpad_lab.engine.compare import Setting, baseline_for, compare, row
 from scratchpad_lab.model.config import RunConfig, package_prompt_fields
@@ -26,32 +27,6 @@ from synthetic import synthetic_trace
 from scratchpad_lab.engine.tokens import TokenCounter
 
 
-class _Agent:
-    def __init__(self, scratchpad):
-        self.scratchpad = scratchpad
-        self.current_query = "q"
-
-
-class _Recording:
-    def __init__(self):
-        self.calls = 0
-
-    def invoke(self, prompt):
-        self.calls += 1
-        return "short summary"
-
-
-def _package_fires(iteration, chars, every, cap, last):
-    """Ask the real middleware whether it calls its summarizer in this state."""
-    llm = _Recording()
-    mw = AutoSummarizeMiddleware(summarize_every=every, max_scratchpad_chars=cap, llm=llm)
-    agent = _Agent("x" * chars)
-    if last is not None:
-        mw._set_last_summarized_length(agent, last)
-    mw.on_iteration_start(iteration, agent=agent)
-    return llm.calls == 1
-
-
 _state = st.tuples(st.integers(1, 40), st.integers(1, 400), st.one_of(st.none(), st.integers(1, 7)),
                    st.integers(1, 400), st.one_of(st.none(), st.integers(1, 400)))
 
@@ -60,7 +35,7 @@ _state = st.tuples(st.integers(1, 40), st.integers(1, 400), st.one_of(st.none(),
 @given(_state)
 def test_the_trigger_rule_and_the_observers_prediction_agree_with_the_package(state):
     iteration, chars, every, cap, last = state
-    fires = _package_fires(iteration, chars, every, cap, last)
+    fires = package_fires(iteration, chars, last, every=every, cap=cap)
     assert triggers.predict(iteration, chars, every, cap, last)[0] == fires
     mw = AutoSummarizeMiddleware(summarize_every=every, max_scratchpad_chars=cap)
     observer = RunObserver(RunLog(), RunConfig.build(scenario=None), mw, TokenCounter())
@@ -74,7 +49,7 @@ def test_the_live_gauges_armed_is_what_the_package_does_next_over_the_cap(chars,
               Event("iteration", 3, 0.0, {"chars": chars, "tokens": 1})]
     state = triggers.trigger_state(events, RunConfig.build(scenario=None, summarize_every=None))
     # over a cap of 0 with the periodic trigger off, the package fires exactly when the size trigger is armed
-    assert state.size_armed == _package_fires(4, chars, None, 0, last)
+    assert state.size_armed == package_fires(4, chars, last, every=None, cap=0)
 
 
 _text = st.text(alphabet=string.printable + "é—{}", max_size=200)

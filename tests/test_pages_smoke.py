@@ -1,11 +1,10 @@
 """Every page runs: each file in pages/ is opened through the app frame with AppTest (found by listing the
 folder, so a new page is covered the day it is added) and must render without an exception or an error."""
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import APP, ROOT
+
 PAGES = sorted((ROOT / "pages").glob("*.py"))
 
 
@@ -16,7 +15,7 @@ def test_the_pages_folder_is_found():
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_every_page_renders_without_an_exception(page, monkeypatch):
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]
     at.switch_page(f"pages/{page.name}").run()
     assert not at.exception, [e.value for e in at.exception]

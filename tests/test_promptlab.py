@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import threads_end, wait_until
 from fake_openai import FakeOpenAI, echo_marker, prompt_of
 from scratchpad_lab.cli import main
 from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
@@ -168,24 +169,14 @@ def test_stop_cancels_cells_not_done():
         endpoint = Endpoint(provider="custom", base_url=fake.url, model="slow")
         matrix = Matrix(snapshot, [PromptVariant(str(i), PACKAGE_PROMPT) for i in range(2)],
                         [SummarizerSpec(), SummarizerSpec(endpoint, "k")]).start()
-        for _ in range(200):
-            if all(c.done for c in matrix.cells if c.summarizer == "extractive"):
-                break
-            threading.Event().wait(0.05)
+        assert wait_until(matrix, lambda: all(c.done for c in matrix.cells if c.summarizer == "extractive"))
         matrix.stop()
         assert matrix.finished
         assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]
-        for _ in range(200):  # the cells' workers leave the calls in flight at once
-            if not any(t.name.startswith("prompt-lab") for t in threading.enumerate()):
-                break
-            threading.Event().wait(0.05)
-        assert not any(t.name.startswith("prompt-lab") for t in threading.enumerate())
+        assert threads_end("prompt-lab"), "the cells' workers leave the calls in flight at once"
         release.set()
-        for _ in range(200):  # the abandoned calls come back; their replies are ignored
-            if len(fake.requests) == 2 and not any(t.name.startswith("prompt-lab") for t in threading.enumerate()):
-                break
-            threading.Event().wait(0.05)
-        assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]
+        assert threads_end("scratchpad-lab-call"), "the abandoned calls came back"
+        assert [c.status for c in matrix.cells] == ["ok", "cancelled", "ok", "cancelled"]  # their replies ignored
 
 
 def test_differing_hides_cells_with_the_same_summary():

@@ -1,11 +1,11 @@
 """Replay through the lab gives exactly what the bare packages give, and triggers are predicted right."""
 import json
 
-from autourgos_summarizer import AutoSummarizeMiddleware
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bare_reference import bare_replay
+from conftest import package_fires
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.metrics import compressions, final_answer, trims
@@ -99,35 +99,11 @@ def test_trigger_predictions_always_agree_with_what_the_package_did(seed, steps,
         # with the size trigger out of reach, a size one does not (and fires with the periodic one off).
         state = (check.iteration, check.data["chars"], check.data["last_summarized_chars"])
         if check.data["predicted_reason"] == "periodic":
-            assert _package_fires(*state, every=every, cap=10**12)
+            assert package_fires(*state, every=every, cap=10**12)
         elif check.data["predicted_reason"] == "size":
-            assert not _package_fires(*state, every=every, cap=10**12)
-            assert _package_fires(*state, every=None, cap=cap)
-        assert _package_fires(*state, every=every, cap=cap) == check.data["fired"]
-
-
-class _Agent:  # what the middleware reads of an agent
-    current_query = "q"
-
-
-class _Probe:
-    def __init__(self):
-        self.calls = 0
-
-    def invoke(self, prompt):
-        self.calls += 1
-        return "summary"
-
-
-def _package_fires(iteration, chars, last, *, every, cap):
-    """Whether the real AutoSummarizeMiddleware calls its summarizer in this state."""
-    probe, agent = _Probe(), _Agent()
-    agent.scratchpad = "x" * chars
-    middleware = AutoSummarizeMiddleware(summarize_every=every, max_scratchpad_chars=cap, llm=probe)
-    if last is not None:
-        middleware._set_last_summarized_length(agent, last)
-    middleware.on_iteration_start(iteration, agent)
-    return probe.calls == 1
+            assert not package_fires(*state, every=every, cap=10**12)
+            assert package_fires(*state, every=None, cap=cap)
+        assert package_fires(*state, every=every, cap=cap) == check.data["fired"]
 
 
 def test_a_replay_runs_its_tools_in_order_on_one_worker_and_a_scenario_keeps_the_packages_default():

@@ -2,6 +2,7 @@
 keeps it, and a replay with the recorded verdicts gets the same compressions."""
 import threading
 
+from conftest import wait_until
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.review import RecordedReviews, ReviewGate
 from scratchpad_lab.engine.runner import Run
@@ -79,11 +80,8 @@ def test_stop_abandons_a_waiting_review():
     gate = ReviewGate(run.observer.stop_event)
     run.observer.reviewer = gate
     run.start()
-    for _ in range(400):
-        if gate.pending is not None:
-            break
-        threading.Event().wait(0.02)
-    assert gate.pending is not None and gate.pending.facts_before
+    assert wait_until(run, lambda: gate.pending is not None), "no summary waited for review"
+    assert gate.pending.facts_before
     run.stop()
     run.join(10)
     assert run.record.outcome == "stopped"

@@ -125,10 +125,7 @@ def test_a_stalled_agent_call_ends_at_the_wall_clock_as_timeout(server):
 
 def test_stop_ends_a_run_whose_model_call_is_stalled_as_stopped(server):
     run = _stalled_run(server, 600).start()
-    for _ in range(200):  # until the stalled request is in flight
-        if len(server.requests) >= 2:
-            break
-        time.sleep(0.05)
+    assert server.wait_for_requests(2), "the stalled request never came in"
     assert len(server.requests) == 2
     run.stop()
     run.join(timeout=3)

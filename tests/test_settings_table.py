@@ -1,15 +1,14 @@
 """The Compare settings table: every out-of-range or malformed cell is named with its allowed range, and
 Compare stays disabled until it is fixed (issue 11 item 7, the Compare half)."""
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.settings_table import default_table, parse_table
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GOOD = {"summarize_every": "5", "max_scratchpad_chars": 4000}
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import APP
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
@@ -16,7 +17,6 @@ from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_any
 from scratchpad_lab.engine.runner import Run, Source
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 STEP = '{"thought": "look \\udfff", "actions": [{"action": "search", "action_input": {"q": "a\\ud800"}}], "final_answer": null}'
 END = '{"thought": "done", "actions": [], "final_answer": "The code is ERR_503 \\udfff."}'
 

@@ -42,14 +42,6 @@ def empty_cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.fixture
-def no_network(monkeypatch):
-    def refuse(blobpath):
-        raise AssertionError(f"tiktoken tried to fetch {blobpath}")
-
-    monkeypatch.setattr(tiktoken.load, "read_file", refuse)
-
-
 def test_install_into_an_empty_cache_places_each_vocabulary_under_tiktokens_cache_key(empty_cache):
     assert install_vocabularies() == empty_cache
     for name, (url, expected) in _tiktoken_sources().items():

@@ -6,7 +6,7 @@
     scratchpad-lab lessons check my-lesson.toml
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
-2 bad arguments or a bad file (one line on stderr, no traceback).
+2 bad arguments or a bad file: any LabError (model/errors.py), one line on stderr, no traceback.
 """
 from __future__ import annotations
 
@@ -18,26 +18,21 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import ConfigError, RunConfig, validate_prompt_template
+from scratchpad_lab.model.config import RunConfig, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
-from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
 from scratchpad_lab.model.records import RunRecord, load_path
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.scenarios import list_scenarios
-from scratchpad_lab.model.trace import RecordError
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, not usage + message
-        raise _UsageError(f"{self.prog}: {message} (see --help)")
-
-
-class _UsageError(Exception):
-    pass
+        raise UsageError(f"{self.prog}: {message} (see --help)")
 
 
 def _summarize_every(value: str) -> Optional[int]:
@@ -187,7 +182,7 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
         try:
             text = Path(given["prompt_file"]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise _UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
+            raise UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
         out["summarizer_prompt"] = validate_prompt_template(text)
     key_env = given.get("api_key_env", "")
     if "agent_model" in given:
@@ -199,7 +194,7 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
         out["task"] = given["task"]
     for flag in ("agent_base_url", "summarizer_base_url"):
         if flag in given and flag.replace("base_url", "model") not in given:
-            raise _UsageError(f"--{flag.replace('_', '-')} needs --{flag.replace('base_url', 'model').replace('_', '-')}")
+            raise UsageError(f"--{flag.replace('_', '-')} needs --{flag.replace('base_url', 'model').replace('_', '-')}")
     return out
 
 
@@ -209,7 +204,7 @@ def _source_and_config(args: argparse.Namespace):
         return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
     for flag in ("agent_model", "task"):
         if flag in vars(args):
-            raise _UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
+            raise UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
                               f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
     replay = replay_source(load_path(args.file), label=Path(args.file).name)
     _say_summarizer(replay, overrides)
@@ -284,9 +279,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             from scratchpad_lab.engine.review import replay_reviews
             replay_reviews(run, load_path(args.file))
         record = run.run()
-    except (_UsageError, ConfigError, RecordError, EndpointError, KeyError, ValueError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"scratchpad-lab: error: {message}", file=sys.stderr)
+    except LabError as exc:  # the one edge: anything else is a bug and keeps its traceback
+        print(f"scratchpad-lab: error: {exc.sentence}", file=sys.stderr)
         return EXIT_USAGE
     try:
         if "out" in args:

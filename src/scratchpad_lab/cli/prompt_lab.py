@@ -3,7 +3,7 @@
 
 
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
-from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.model.errors import UsageError
 from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, SummarizerSpec, record_for, snapshot_at_compression,
                      snapshot_at_iteration)
 from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS, check_prompt
@@ -40,7 +40,7 @@ def add_cli(sub) -> None:
 
 
 def _cli_inputs(args):
-    """(snapshot, prompts, summarizers, probes) from the arguments; ValueError/RecordError say what is wrong."""
+    """(snapshot, prompts, summarizers, probes) from the arguments; a LabError says what is wrong."""
     from pathlib import Path
 
     from scratchpad_lab.engine.keys import cli_key, endpoint_for
@@ -49,26 +49,26 @@ def _cli_inputs(args):
     given = vars(args)
     prompts = []
     if len(args.prompt_file) > MAX_PROMPTS:
-        raise ValueError(f"give at most {MAX_PROMPTS} --prompt-file")
+        raise UsageError(f"give at most {MAX_PROMPTS} --prompt-file")
     for name in args.prompt_file:
         try:
             text = Path(name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read --prompt-file {name}: {exc}") from None
+            raise UsageError(f"cannot read --prompt-file {name}: {exc}") from None
         check = check_prompt(text)
         if not check.ok:
-            raise ValueError(f"--prompt-file {name}: " + " ".join(check.problems))
+            raise UsageError(f"--prompt-file {name}: " + " ".join(check.problems))
         prompts.append(PromptVariant(Path(name).name, text))
     columns = given.get("columns") or [("extractive", "extractive")]
     models = [v for kind, v in columns if kind == "model"]
     urls = given.get("summarizer_base_url") or []
     if urls and not models:
-        raise ValueError("--summarizer-base-url needs --summarizer-model")
+        raise UsageError("--summarizer-base-url needs --summarizer-model")
     if len(urls) not in (0, 1, len(models)):
-        raise ValueError(f"{len(urls)} --summarizer-base-url for {len(models)} --summarizer-model: give one for "
+        raise UsageError(f"{len(urls)} --summarizer-base-url for {len(models)} --summarizer-model: give one for "
                          "all, or one per model in order")
     if len(columns) > MAX_SUMMARIZERS:
-        raise ValueError(f"give at most {MAX_SUMMARIZERS} summarizers")
+        raise UsageError(f"give at most {MAX_SUMMARIZERS} summarizers")
     specs, m = [], 0
     for kind, value in columns:
         if kind == "extractive":
@@ -82,7 +82,7 @@ def _cli_inputs(args):
     for text in given.get("probe") or []:
         question, sep, answer = text.partition("=")
         if not sep or not question.strip() or not answer.strip():
-            raise ValueError(f"--probe {text!r} should be QUESTION=ANSWER")
+            raise UsageError(f"--probe {text!r} should be QUESTION=ANSWER")
         probes.append(ProbeQuestion(question.strip(), answer.strip()))
     loaded = load_path(args.source)
     record = record_for(loaded, Path(args.source).name)
@@ -95,19 +95,12 @@ def _cli_inputs(args):
 
 
 def run_cli(args) -> int:
-    """0: the cells ran (some may be empty or errors); 2: bad arguments or files; 1: no cell could run
-    (every cell is an error: e.g. no endpoint could be reached)."""
+    """0: the cells ran (some may be empty or errors); 1: no cell could run (every cell is an error: e.g.
+    no endpoint could be reached). Bad arguments or files raise a LabError: cli.main says it, exit 2."""
     import json
-    import sys
 
-    from scratchpad_lab.model.endpoint import EndpointError
-
-    try:
-        snapshot, prompts, specs, probes = _cli_inputs(args)
-        matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
-    except (ValueError, RecordError, EndpointError) as exc:  # ConfigError, SnapshotError are ValueErrors
-        print(f"scratchpad-lab: error: {exc}", file=sys.stderr)
-        return 2
+    snapshot, prompts, specs, probes = _cli_inputs(args)  # a LabError goes to cli.main's edge: exit 2
+    matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
     matrix.run()
     if "json" in vars(args):
         print(json.dumps(matrix.to_json(), ensure_ascii=False))

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import ConfigError, RunConfig
 from scratchpad_lab.analysis.metrics import summarize_run
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.analysis.quality import run_retention, savings
@@ -101,7 +101,7 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
             progress: Optional[Callable[[int, int, str], None]] = None) -> tuple:
     """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer)."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
-        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+        raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
     # What replaying a file means is decided in one place (replay.py): never a model or key of the file's.
     source, base, keeps_answer, _ = replay_source(loaded)  # reusable: every Run builds its own agent
     total = len(settings)
@@ -138,7 +138,7 @@ def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], pro
     """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
     shared between processes on a multi-core machine. Same rows, in the same order, either way."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
-        raise ValueError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+        raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
     source, base, _, _ = replay_source(loaded)
     changes = [setting.changes() for setting in settings]
     baselines: Dict[int, RunRecord] = {}
@@ -166,7 +166,7 @@ def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecor
 def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:
     everies, caps = list(summarize_every), list(max_scratchpad_chars)
     if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
-        raise ValueError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
+        raise ConfigError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
     return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
 
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from scratchpad_lab.model.config import DEFAULT_PACE_S, ConfigError, RunConfig, field_bounds  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
 from scratchpad_lab.model.datafile import DataFileError, check, read_toml, run_setting
+from scratchpad_lab.model.errors import UnknownName
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import SCENARIOS
@@ -466,12 +467,12 @@ def all_lessons() -> Tuple[Lesson, ...]:
 
 
 def lesson(number: int) -> Lesson:
-    """The lesson numbered `number` (1-based); KeyError for any other."""
+    """The lesson numbered `number` (1-based); UnknownName (a KeyError) for any other."""
     lessons = all_lessons()
     for item in lessons:
         if item.number == number:
             return item
-    raise KeyError(f"There is no lesson {number}; the lessons are 1 to {len(lessons)}.")
+    raise UnknownName(f"There is no lesson {number}; the lessons are 1 to {len(lessons)}.")
 
 
 @dataclass

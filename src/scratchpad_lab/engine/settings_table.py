@@ -36,12 +36,12 @@ def _whole(value, name: str) -> int:
     except ValueError:
         number = float("nan")
     if not number.is_integer():  # also nan and inf
-        raise ValueError(f"{name} must be a whole number ({allowed_range(name)}).")
+        raise ConfigError(f"{name} must be a whole number ({allowed_range(name)}).")
     return int(number)
 
 
 def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict[str, str]] = None) -> Setting:
-    """One table row as a Setting, validated against the run's config; ValueError says what to change.
+    """One table row as a Setting, validated against the run's config; ConfigError says what to change.
     `endpoint` is the summarizer model for rows whose summarizer is "endpoint"; a custom prompt that is
     the name of one of `versions` (the Prompt lab's prompt versions) is that version, under its name."""
     every = row.get("summarize_every")
@@ -50,31 +50,28 @@ def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict
     else:
         try:
             every = _whole(every, "summarize_every")
-        except ValueError:
-            raise ValueError(f"summarize_every must be off or a whole number of iterations "
+        except ConfigError:
+            raise ConfigError(f"summarize_every must be off or a whole number of iterations "
                              f"({allowed_range('summarize_every')}).") from None
     if _blank(row.get("max_scratchpad_chars")):
-        raise ValueError(f"max_scratchpad_chars is empty: enter a number of chars "
+        raise ConfigError(f"max_scratchpad_chars is empty: enter a number of chars "
                          f"({allowed_range('max_scratchpad_chars')}; 1,000,000: the size trigger never fires).")
     cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
     trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
     summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])
     if summarizer is not None and summarizer not in COMPARE_SUMMARIZERS:
-        raise ValueError(f"summarizer must be one of {', '.join(COMPARE_SUMMARIZERS)}.")
+        raise ConfigError(f"summarizer must be one of {', '.join(COMPARE_SUMMARIZERS)}.")
     prompt = None if _blank(row.get("custom prompt")) else str(row["custom prompt"])
     prompt_name = None
     if prompt is not None and prompt.strip() in (versions or {}):
         prompt_name = prompt.strip()
         prompt = check_prompt(versions[prompt_name]).template or versions[prompt_name]
     if summarizer == "endpoint" and endpoint is None:
-        raise ValueError("summarizer is endpoint: set the summarizer model above the table first.")
+        raise ConfigError("summarizer is endpoint: set the summarizer model above the table first.")
     setting = Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
                       summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
                       summarizer_endpoint=endpoint if summarizer == "endpoint" else None)
-    try:
-        base.replace(**setting.changes())
-    except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+    base.replace(**setting.changes())  # ConfigError naming the setting and its range
     return setting
 
 
@@ -87,7 +84,7 @@ def parse_table(table: pd.DataFrame, base: RunConfig, endpoint=None,
             continue  # a row added and left empty
         try:
             settings.append(parse_row(row, base, endpoint, versions))
-        except ValueError as exc:
+        except ConfigError as exc:
             problems.append(f"Row {number}: {exc}")
     if not problems and not 2 <= len(settings) <= MAX_SETTINGS:
         problems.append(f"Define 2 to {MAX_SETTINGS} settings to compare; the table has {len(settings)}.")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional
 
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.facts import expected_in
 from scratchpad_lab.model.scenarios import Scenario
@@ -26,7 +27,7 @@ from scratchpad_lab.model.trace import Trace
 _CONTEXT_ANCHOR = 'explaining your reasoning for this step.\n\n'
 
 
-class TraceExhausted(RuntimeError):
+class TraceExhausted(LabError, RuntimeError):
     """The trace ran out of steps before the agent gave a final answer."""
 
 

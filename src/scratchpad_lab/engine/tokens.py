@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from scratchpad_lab.model.errors import LabError
+
 # tiktoken's own blob URLs (used only as cache keys) and their expected hashes (tiktoken_ext.openai_public).
 _VOCABS = {
     "cl100k_base": (
@@ -38,7 +40,7 @@ _CL100K_PREFIXES = ("gpt-4-", "gpt-4", "gpt-3.5", "text-embedding-ada", "text-em
 _O200K_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "chatgpt-4o", "o1", "o3", "o4", "gpt-oss")
 
 
-class VocabularyError(RuntimeError):
+class VocabularyError(LabError, RuntimeError):
     """The bundled tokenizer vocabulary is missing or corrupt."""
 
 

@@ -16,6 +16,7 @@ from autourgos_summarizer import middleware as _summarizer_middleware
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.errors import LabError
 
 # The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
@@ -53,7 +54,7 @@ DEFAULT_PACE_S = 0.6
 SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
 
 
-class ConfigError(ValueError):
+class ConfigError(LabError, ValueError):
     """A setting a user gave is out of range or malformed; the message says what to change."""
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any, Sequence, Type, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
+from scratchpad_lab.model.errors import LabError
 
 M = TypeVar("M", bound=BaseModel)
 
 
-class DataFileError(ValueError):
+class DataFileError(LabError, ValueError):
     """A content file cannot be used; `str()` is one line: the file, the field and what to change."""
 
     def __init__(self, path: Union[str, Path], field: str, problem: str) -> None:

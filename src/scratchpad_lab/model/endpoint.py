@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from scratchpad_lab.model.errors import LabError
+
 HOSTED_ENV = "SCRATCHPAD_LAB_HOSTED"
 NO_KEY_PLACEHOLDER = "no-key"  # what a keyless local server gets instead of anybody's real key
 
@@ -44,7 +46,7 @@ def hosted_mode() -> bool:
     return os.environ.get(HOSTED_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-class EndpointError(RuntimeError):
+class EndpointError(LabError, RuntimeError):
     """An endpoint call failed in a way a person can fix; the message says how."""
 
 

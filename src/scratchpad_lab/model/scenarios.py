@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List
 
+from scratchpad_lab.model.errors import UnknownName
+
 DEMO_NOTICE = "Invented demo material: every name, order, article and log line here is made up."
 
 _DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -395,7 +397,7 @@ def get_scenario(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise KeyError(f"Unknown scenario {name!r}. Valid names: {', '.join(SCENARIOS)}.") from None
+        raise UnknownName(f"Unknown scenario {name!r}. Valid names: {', '.join(SCENARIOS)}.") from None
 
 
 def list_scenarios() -> List[Scenario]:

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Type, TypeVar, Union
 
 from pydantic import BaseModel, ValidationError
 
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_BYTES, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
                       explain)
 from scratchpad_lab.model.untrusted import clean_json, may_hold_surrogates
@@ -26,7 +27,7 @@ from scratchpad_lab.model.untrusted import clean_json, may_hold_surrogates
 M = TypeVar("M", bound=BaseModel)
 
 
-class RecordError(ValueError):
+class RecordError(LabError, ValueError):
     """A run or trace file cannot be used; the message says what is wrong and what to do."""
 
 

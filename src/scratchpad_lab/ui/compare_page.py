@@ -15,20 +15,20 @@ from typing import Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
-from scratchpad_lab.model.config import ConfigError, RunConfig
+from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.metrics import model_ids, summarize_run
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.engine.promptlab import check_prompt
-from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.analysis.quality import FLAGS, annotate
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
 from scratchpad_lab.engine.replay import replay_source, summarizer_notice
-from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import heatmap, overlay_chart
 from scratchpad_lab.ui.endpoints import endpoint_widgets
-from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry, show_problem
+from scratchpad_lab.ui.problems import show_error, show_problem
+from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry
 from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
 from scratchpad_lab.ui.view import render_run
 
@@ -70,9 +70,9 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 
     try:
         records, baselines, keeps = engine.compare(entry.loaded, settings, keys=keys, progress=progress)
-    except (RecordError, ConfigError, EndpointError, KeyError, ValueError) as exc:
+    except LabError as exc:
         bar.empty()
-        show_problem("This run cannot be replayed here; nothing was compared.", str(exc))
+        show_error(exc, "This run cannot be replayed here; nothing was compared.")
         return None
     bar.empty()
     rows = []
@@ -285,8 +285,8 @@ def page() -> None:
                        open_key=added.key if added else None)
     try:
         replay = replay_source(entry.loaded)
-    except (RecordError, KeyError, ConfigError) as exc:
-        show_problem("This run cannot be replayed here: pick another.", str(exc))
+    except LabError as exc:
+        show_error(exc, "This run cannot be replayed here: pick another.")
         st.stop()
     base = replay.config
     st.info(RECORDED_KIND if replay.keeps_recorded_answer else SCENARIO_KIND)

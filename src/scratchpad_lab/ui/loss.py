@@ -9,11 +9,10 @@ from typing import Any, Callable, Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine.compare import compression_off
-from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_probes
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.model.trace import RecordError
 from scratchpad_lab.ui.library import facts_kept
 from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
@@ -26,7 +25,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
     if key not in cache:
         try:
             cache[key] = (record, compression_off(record))
-        except (RecordError, EndpointError, ValueError, KeyError):
+        except LabError:  # e.g. a run without a recorded trajectory: no compression-off baseline
             cache[key] = (record, None)
     return cache[key][1]
 

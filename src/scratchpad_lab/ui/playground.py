@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING, Optional
 import streamlit as st
 
 from scratchpad_lab.engine.providers import EndpointLLM
-from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.scenarios import DEMO_NOTICE, get_scenario
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
+from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.settings import K_SCENARIO, config_from_state, sidebar_settings
 from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
@@ -125,8 +126,8 @@ def _start_run() -> None:
     n = len(st.session_state[PLAY_RUNS]) + 1
     try:
         run = Run(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
-    except EndpointError as exc:  # e.g. a base URL refused in hosted mode: nothing started
-        st.session_state[PLAY_START_ERROR] = str(exc)
+    except LabError as exc:  # e.g. a base URL refused in hosted mode: nothing started
+        st.session_state[PLAY_START_ERROR] = exc.sentence
         return
     attach_review(run)
     st.session_state[PLAY_REFRESH_S] = LIVE_REFRESH_S
@@ -188,8 +189,7 @@ def page() -> None:
     if problem:
         st.error(f"Fix this setting to run: {problem}")
     if st.session_state.get(PLAY_START_ERROR):
-        st.error("The run could not start:")
-        st.text(st.session_state.pop(PLAY_START_ERROR))
+        show_problem("The run could not start:", st.session_state.pop(PLAY_START_ERROR))
 
     interval = st.session_state.get(PLAY_REFRESH_S) or LIVE_REFRESH_S
     index = _shown_index(runs)
@@ -200,8 +200,7 @@ def page() -> None:
     st.subheader("Runs in this tab")
     sample_picker("play_sample", on_open=_open_record)
     if st.session_state.get("play_sample_error"):  # the message quotes the file: shown as text
-        st.error("That sample could not be opened:")
-        st.text(st.session_state.pop("play_sample_error"))
+        show_problem("That sample could not be opened:", st.session_state.pop("play_sample_error"))
     if not runs:
         st.text("No finished runs yet. Press Run, or open a recorded sample run.")
         return

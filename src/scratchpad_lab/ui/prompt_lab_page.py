@@ -15,13 +15,14 @@ import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
-                         PromptVariant, Snapshot, SnapshotError, SummarizerSpec, check_prompt, compressions_of,
+                         PromptVariant, Snapshot, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_widgets
-from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from scratchpad_lab.ui.problems import user_errors
+from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.settings import K_PROMPT
 from scratchpad_lab.ui.state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
@@ -96,7 +97,7 @@ def _snapshot_section() -> Optional[Snapshot]:
                   help="Before a compression: exactly what the summarizer was given. As an iteration started: "
                        "what the middleware saw at that step, whether or not it compressed.")
     _keep("pl_at")
-    try:
+    with user_errors("That scratchpad cannot be used."):
         if at == "Before a compression":
             k = c2.selectbox("Compression", list(range(1, len(comps) + 1)), key=f"pl_k_{entry.key}",
                              format_func=lambda i: f"#{i} at iteration {comps[i - 1].iteration} "
@@ -105,9 +106,7 @@ def _snapshot_section() -> Optional[Snapshot]:
         its = iterations_of(record)
         n = c2.selectbox("Iteration", its, index=len(its) - 1, key=f"pl_n_{entry.key}")
         return snapshot_at_iteration(record, int(n), "the run")
-    except SnapshotError as exc:
-        show_problem("That scratchpad cannot be used.", str(exc))
-        return None
+    return None
 
 
 def _show_snapshot(snapshot: Snapshot) -> None:

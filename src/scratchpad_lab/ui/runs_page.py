@@ -15,11 +15,12 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
-from scratchpad_lab.model.config import ConfigError
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.records import RunRecord, load_any
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
+from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
 from scratchpad_lab.ui.view import render_run
@@ -150,12 +151,6 @@ def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = 
     return entries, added
 
 
-def show_problem(heading: str, detail: str) -> None:
-    """Our sentence as the error; the detail (which may quote a file) as plain text under it."""
-    st.error(heading)
-    st.text(detail)
-
-
 def show_sample_problems(problems: List[str]) -> None:
     if problems:
         show_problem("A sample run in sample_runs/ could not be opened and is left out.", "\n".join(problems))
@@ -189,7 +184,7 @@ def kind_note(entry: Entry) -> str:
         return TRACE_NOTE
     try:
         notice = summarizer_notice(replay_source(entry.record))
-    except (RecordError, KeyError, ConfigError):
+    except LabError:
         notice = None
     notice = f" Replayed on the Compare page: {notice}" if notice else ""
     if entry.record.mode == "scenario":

@@ -13,12 +13,11 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies import StrategyError, SummarizerSpec, make_spec, names, run_strategies, strategy
+from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, names, run_strategies, strategy
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
-from scratchpad_lab.model.endpoint import EndpointError
-from scratchpad_lab.model.trace import RecordError
 from scratchpad_lab.ui.endpoints import endpoint_widgets
-from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
+from scratchpad_lab.ui.problems import show_problem, user_errors
+from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.state import STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.ui.strategies_chart import COLORS, chart
 
@@ -127,19 +126,15 @@ def page() -> None:
         if len(picked) < 2:
             st.error("Pick at least two strategies to compare.")
         else:
-            try:
+            specs = []
+            with user_errors():  # names the setting and its allowed range
                 specs = [make_spec(n, {k: v for k, v in settings[n].items() if v is not None}) for n in picked]
-            except StrategyError as exc:
-                st.error(f"{exc} Change that setting and run again.")
-                specs = []
             if specs:
                 bar = st.progress(0.0, text="starting")
-                try:
+                with user_errors("These strategies could not run on this trajectory."):
                     results = run_strategies(entry.loaded, specs, summarizer,
                                              progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
                     st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
-                except (StrategyError, RecordError, EndpointError) as exc:
-                    show_problem("These strategies could not run on this trajectory.", str(exc))
                 bar.empty()
     shown: Shown = st.session_state.get(STRAT_RESULT)
     if shown is None:

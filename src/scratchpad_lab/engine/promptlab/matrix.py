@@ -23,6 +23,7 @@ from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
 from scratchpad_lab.engine.providers import EndpointLLM
 from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.quality import flags_for
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -32,7 +33,7 @@ from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS
 
 # ── snapshots ───────────────────────────────────────────────────────────────────────────────────
 
-class SnapshotError(ValueError):
+class SnapshotError(LabError, ValueError):
     """The snapshot asked for does not exist in that run; the message says what does."""
 
 
@@ -224,9 +225,9 @@ class Matrix:
         if not snapshot.scratchpad.strip():
             raise SnapshotError("The snapshot is empty: pick a compression or an iteration, or paste some text.")
         if not 1 <= len(prompts) <= MAX_PROMPTS:
-            raise ValueError(f"Give 1 to {MAX_PROMPTS} prompts.")
+            raise ConfigError(f"Give 1 to {MAX_PROMPTS} prompts.")
         if not 1 <= len(summarizers) <= MAX_SUMMARIZERS:
-            raise ValueError(f"Give 1 to {MAX_SUMMARIZERS} summarizers.")
+            raise ConfigError(f"Give 1 to {MAX_SUMMARIZERS} summarizers.")
         self.snapshot = snapshot
         self.prompts = list(prompts)
         self.summarizers = list(summarizers)

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Literal, Optional, Tuple
 
 from scratchpad_lab.model.config import RunConfig, field_bounds
+from scratchpad_lab.model.errors import LabError
 
 
-class StrategyError(ValueError):
+class StrategyError(LabError, ValueError):
     """A strategy name, key or value a user gave is wrong; the message names it."""
 
 
