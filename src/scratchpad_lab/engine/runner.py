@@ -28,7 +28,7 @@ from scratchpad_lab.model.records import RunRecord, package_versions
 from scratchpad_lab.model.scenarios import Scenario, get_scenario
 from scratchpad_lab.engine.silent import SilentSummarizer
 from scratchpad_lab.engine.tokens import TokenCounter
-from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, Trace, TraceStep, TraceTool
 
 
 @dataclass
@@ -83,9 +83,10 @@ class Run:
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
             endpoint = config.agent_endpoint
             key = keys.get("agent") or resolve_key(endpoint)
-            # A step reply is capped where the agent's parser stays fast (the cap lives in trace.py).
+            # A step reply is capped where the agent's parser stays fast (the cap lives in schemas.py): as
+            # many bytes on the wire as the cap has characters, which is never more text than the cap.
             inner = EndpointLLM(endpoint.model_copy(update={"max_reply_bytes": min(
-                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_BYTES)}), key)
+                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_CHARS)}), key)
             tools = list(self.source.scenario.tools) if self.source.scenario else []
             self.task = (config.task or "").strip() or self.source.task
         elif self.source.kind == "scenario":
