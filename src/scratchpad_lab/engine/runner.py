@@ -22,6 +22,7 @@ from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded, presign_hooks)
 from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
+from scratchpad_lab.engine.reply import REPLY_FORMAT
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.engine.standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from scratchpad_lab.model.records import RunRecord, package_versions
@@ -195,7 +196,8 @@ class Run:
             final_answer = self.agent.invoke(self.task)
             log.emit("final_answer", obs.iteration, text=final_answer)
         except BaseException as exc:  # every way a run can end must leave a readable record
-            outcome, error = _explain(exc, self.config)
+            outcome, error = _explain(exc, self.config, replaying=self.mode == "trace",
+                                      iteration=obs.iteration)
             log.emit("error", obs.iteration, error_type=type(_root(exc)).__name__, message=error)
             if not isinstance(exc, Exception):
                 raise
@@ -229,8 +231,9 @@ def _over_wall_clock(config: RunConfig, remedy: str, detail: str = "") -> Tuple[
                        f"or {remedy}.")
 
 
-def _explain(exc: BaseException, config: RunConfig):
-    """(outcome, one sentence a user can act on) for every way a run can end early."""
+def _explain(exc: BaseException, config: RunConfig, replaying: bool = False, iteration: int = 0):
+    """(outcome, one sentence a user can act on) for every way a run can end early. A replay calls no model,
+    so what it says of a reply in the wrong format is about the trace's steps, never about a model."""
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
@@ -245,6 +248,11 @@ def _explain(exc: BaseException, config: RunConfig):
     if isinstance(exc, AgentMaxIterationsError):
         return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
                                   "answer; raise max_iterations.")
+    if isinstance(exc, AgentParseError) and replaying:
+        first = max(1, iteration - exc.attempts + 1)
+        return "error", (f"Steps {first} to {iteration} of the trace are not in the agent's reply format "
+                         f"({REPLY_FORMAT}), and the agent stops after {exc.attempts} such replies in a row. Fix "
+                         "those steps' responses (the warnings name each step).")
     if isinstance(exc, AgentParseError):
         return "error", ("The agent's replies were not the JSON step format three times in a row; the model "
                          "may not follow the agent's prompt. Try a stronger model.")

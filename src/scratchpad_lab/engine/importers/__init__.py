@@ -28,6 +28,7 @@ class ImportReport:
     notes: List[str] = field(default_factory=list)   # each change or loss, as a clause
     cut: int = 0                      # how many texts the source (or the lab) shortened
     rebuilt: int = 0                  # how many raw replies were rebuilt rather than read
+    task_missing: bool = False        # the file does not hold its task (a placeholder stands in for it)
 
     def text(self) -> str:
         notes = list(self.notes)

@@ -45,7 +45,9 @@ def _count(value: Any, needle: str, *, ending: bool = False) -> int:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
 
 
 class AutourgosHistoryImporter:
@@ -160,7 +162,8 @@ class AutourgosHistoryImporter:
             raise TraceImportError(f"{where}: imported as {self.label}, but the result is not a valid trace: "
                                    f"{exc}") from None
         summary = f"{_plural(len(iterations), 'iteration')} → {_plural(len(steps), 'step')}"
-        return Imported(trace, ImportReport(self.label, summary, notes, cut=total_cut, rebuilt=rebuilt))
+        return Imported(trace, ImportReport(self.label, summary, notes, cut=total_cut, rebuilt=rebuilt,
+                                            task_missing=bool(redacted) and not task))
 
 
 IMPORTER = AutourgosHistoryImporter()
