@@ -81,10 +81,10 @@ def load_bytes(data: Union[bytes, str], where: str = "file", *, format: str = "a
     if format == "scratchpad-lab" or (format == "auto" and own):
         item = load_decoded(raw, where)
         return Loaded(item, None, check_trace(item) if isinstance(item, Trace) else [])
+    tried = []
     if format == "auto":
-        tried = [f"not a scratchpad-lab run record or trace (no \"schema\": {RUN_SCHEMA!r} or {TRACE_SCHEMA!r})"]
-    else:
-        tried = []
+        said = f"its \"schema\" is {schema!r}" if isinstance(raw, dict) and "schema" in raw else "no \"schema\""
+        tried = [f"not a scratchpad-lab run record or trace ({said}; expected {RUN_SCHEMA!r} or {TRACE_SCHEMA!r})"]
     imported = importers.import_raw(raw, format=format, task=task, where=where, conversation=conversation,
                                     tried=tried)
     return Loaded(imported.trace, imported.report, check_trace(imported.trace))

@@ -262,7 +262,8 @@ def page() -> None:
     st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
     st.text(kind_note(entry))
-    show_notes(entry)
+    if added is None or added.key != entry.key:  # a file just uploaded had its notes shown by the uploader
+        show_notes(entry)
     index = entries.index(entry)
     download_button(entry.record, key="runs_download", index=index)
     if entry.is_trace:

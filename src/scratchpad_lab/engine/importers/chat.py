@@ -247,14 +247,18 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
 
 
 def _answer_call(step: _Step, message: Message, counts: _Counts) -> None:
-    """A tool message: the first open call with its tool_call_id, else the first open call of its tool (or
-    any open call) by position, else an extra action of the step."""
+    """A tool message: the first open call with its tool_call_id; else, when ids do not decide (the message or
+    the calls have none), the first open call of its tool (or any open call) by position; else an extra
+    action of the step."""
     open_calls = [k for k, seen in enumerate(step.observations) if seen is None and step.kinds[k] == "call"]
     by_id = [k for k in open_calls if message.call_id is not None and step.ids[k] == message.call_id]
     if by_id:
         step.observations[by_id[0]] = message.text
         return
-    candidates = [k for k in open_calls if step.actions[k]["action"] == message.name] or open_calls
+    if message.call_id is not None and any(step.ids[k] is not None for k in open_calls):
+        candidates = []  # it names a call, and not one of these: it answers none of them
+    else:
+        candidates = [k for k in open_calls if step.actions[k]["action"] == message.name] or open_calls
     if candidates:
         step.observations[candidates[0]] = message.text
         counts.by_position += 1
