@@ -156,12 +156,12 @@ def _list_of(convert, what: str):
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
     given = vars(args)
-    loaded = load(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
-    _say_summarizer(replay_source(loaded), extra)
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
-    for s in settings:  # refuse a bad value before any replay starts
+    for s in settings:  # refuse a bad value before the file is read or any replay starts
         RunConfig.build(**s.changes())
+    loaded = load(args.file)
+    _say_summarizer(replay_source(loaded), extra)
     rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))

@@ -37,10 +37,6 @@ class Loaded:
     def trace(self) -> Optional[Trace]:
         return self.item if isinstance(self.item, Trace) else None
 
-    def notes(self) -> List[str]:
-        """Every line to show with the file: the import report first, then each step's problem."""
-        return ([self.report.text()] if self.report else []) + list(self.warnings)
-
 
 def decode(data: Union[bytes, str], where: str) -> Any:
     """The decoded JSON of a file, or of each line of a JSON Lines file (as a `JsonLines` list)."""

@@ -59,8 +59,8 @@ def _every(value) -> str:
 
 
 def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]]:
-    """(loaded, None) for a good run record or trace, or a file an importer takes (its `notes()` say what
-    was imported and what will not replay as it reads), else (None, what is wrong). Never raises.
+    """(loaded, None) for a good run record or trace, or a file an importer takes (its `report` says what
+    was imported, its `warnings` what will not replay as it reads), else (None, what is wrong). Never raises.
 
     `name` is the uploader's file name: untrusted, so it is kept out of the message (which says
     "The uploaded file ...")."""
