@@ -17,7 +17,7 @@ from autourgos_agent.runtime import parse_json_object
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import load_any
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, RecordError
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, RecordError
 
 SHAPES = {
     "open string of }": lambda n: ('{"a":"' + "}" * n)[:n],
@@ -45,8 +45,8 @@ def garbage_trace(size: int) -> bytes:
 
 
 def main() -> None:
-    cap = MAX_STEP_RESPONSE_BYTES
-    print(f"cap: {cap:,} bytes per step response")
+    cap = MAX_STEP_RESPONSE_CHARS
+    print(f"cap: {cap:,} characters per step response")
     print(f"{'shape':<30}" + "".join(f"{n:>12,}" for n in (cap // 2, cap, 2 * cap, 4 * cap)))
     for name, make in SHAPES.items():
         row = [best_of(lambda: parse_json_object(make(n))) for n in (cap // 2, cap, 2 * cap, 4 * cap)]

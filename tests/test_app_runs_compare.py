@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, ROOT
-from scratchpad_lab.ui.library import sample_files
+from scratchpad_lab.ui.library import imported_sample_files, sample_files
 from scratchpad_lab.ui.runs_page import TRACE_NOTE, UPLOAD_FAILED, read_upload
 
 SAMPLE = "support-ticket-defaults.json"
@@ -112,9 +112,20 @@ def _metric_values(at: AppTest, label: str) -> List[str]:
 def test_the_runs_page_lists_every_sample_run(runs):
     table = _runs_table(runs)
     names = [p.name for p in sample_files()]
-    assert names and list(table[table["source"] == "sample"]["file"]) == names
-    assert runs.selectbox(key="runs_open").options == [f"sample · {n}" for n in names]
+    imported = [p.name for p in imported_sample_files()]
+    assert names and imported and list(table[table["source"] == "sample"]["file"]) == names + imported
+    assert runs.selectbox(key="runs_open").options == [f"sample · {n}" for n in names] + [
+        f"sample · {n} (imported: autourgos-agent history)" for n in imported]
     assert runs.title[0].value == "Scratchpad Lab · Runs"
+
+
+def test_the_imported_sample_opens_with_its_import_report_as_text(runs):
+    name = imported_sample_files()[0].name
+    _ok(runs.selectbox(key="runs_open").set_value(f"sample:imported/{name}").run())
+    report = [t for t in _texts(runs) if t.startswith("Imported: autourgos-agent history: 14 iterations → 14 steps")]
+    assert report and "[REDACTED: length=371]" in report[0] and "cut at 512 characters" in report[0]
+    assert not runs.warning, "the history of a real run replays as it reads"
+    assert runs.slider(key="runs_step").max == 14
 
 
 def test_opening_a_sample_and_moving_the_step_slider_shows_the_scratchpad_at_that_step(runs):
@@ -220,9 +231,9 @@ def test_read_upload_loads_a_run_record_and_a_trace():
     from scratchpad_lab.model.trace import Trace
 
     record, message = read_upload("a.json", _sample_bytes())
-    assert isinstance(record, RunRecord) and message is None
+    assert isinstance(record.item, RunRecord) and record.report is None and message is None
     trace, message = read_upload("b.json", _trace_bytes())
-    assert isinstance(trace, Trace) and message is None
+    assert isinstance(trace.item, Trace) and trace.report is None and message is None
 
 
 def _crafted_record_bytes() -> bytes:

@@ -222,7 +222,8 @@ def test_a_malformed_json_file_exits_2(capsys, tmp_path):
 def test_a_file_of_another_kind_exits_2(capsys, tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"hello": "world"}', encoding="utf-8")
-    assert "expected a run record" in _usage_error(capsys, "replay", str(path))
+    message = _usage_error(capsys, "replay", str(path))
+    assert "is none of the formats the lab reads" in message and "expected 'scratchpad-lab/run@1'" in message
 
 
 def test_a_record_with_settings_out_of_range_exits_2(capsys, tmp_path):

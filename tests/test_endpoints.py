@@ -14,7 +14,7 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.providers import resolve_key
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS
 
 
 
@@ -41,7 +41,7 @@ FAILURES = [
     (("stall", 10), "did not answer within 1 s"),
     (("garbage", "this is not json"), "not an OpenAI-compatible chat completion"),
     (("redirect", "http://127.0.0.1:9/v1/chat/completions"), "redirect (302); redirects are not followed"),
-    (("big", 300_000), f"over the {MAX_STEP_RESPONSE_BYTES:,}-byte cap"),  # an agent step's cap
+    (("big", 300_000), f"over the {MAX_STEP_RESPONSE_CHARS:,}-byte cap"),  # an agent step's cap
 ]
 
 

@@ -3,6 +3,9 @@
 Layers from the bottom: model (data) -> analysis (pure functions over events) -> engine (runs packages)
 -> ui and cli (on top, side by side; neither imports the other). Read from the source text with `ast`,
 so a lazy import inside a function counts as much as one at the top.
+
+Outside the layer folders there are only faces: a top-level module that re-exports names for users
+(`from scratchpad_lab.record import TraceRecorder`) and defines nothing itself.
 """
 import ast
 import os
@@ -54,16 +57,51 @@ def _layer(module: str):
     return parts[1] if len(parts) > 1 else None
 
 
+def _is_face(path: Path) -> bool:
+    """Only a docstring, imports from the package's layers, and `__all__`: it re-exports, it defines nothing."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scratchpad_lab.") \
+                and _layer(node.module) in LAYER and not any(a.name == "*" for a in node.names):
+            continue
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["__all__"]:
+            continue
+        return False
+    return True
+
+
+def _faces():
+    return {m for m, path in _modules() if m.count(".") == 1 and _layer(m) not in LAYER and _is_face(path)}
+
+
 def test_every_module_lives_in_a_layer_folder():
-    loose = [m for m in _graph() if m != "scratchpad_lab" and _layer(m) not in LAYER]
-    assert loose == [], f"modules outside the layer folders {sorted(LAYER)}: {loose}"
+    faces = _faces()
+    loose = [m for m in _graph() if m != "scratchpad_lab" and _layer(m) not in LAYER and m not in faces]
+    assert loose == [], (f"modules outside the layer folders {sorted(LAYER)} that are not faces (a face only "
+                         f"re-exports from the layers): {loose}")
+
+
+def test_a_face_is_recognised_only_when_it_defines_nothing(tmp_path):
+    face = tmp_path / "face.py"
+    face.write_text('"""A face."""\nfrom scratchpad_lab.engine.recorder import TraceRecorder\n\n'
+                    '__all__ = ["TraceRecorder"]\n')
+    assert _is_face(face)
+    for body in ("def helper():\n    return 1\n", "X = 3\n", "from scratchpad_lab.engine.recorder import *\n",
+                 "import os\n", "class Thing:\n    pass\n"):
+        face.write_text('"""Not a face."""\nfrom scratchpad_lab.engine.recorder import TraceRecorder\n' + body)
+        assert not _is_face(face), body
+    assert "scratchpad_lab.record" in _faces()
 
 
 def test_no_import_runs_from_a_lower_layer_up():
     up = []
+    faces = _faces()
     for module, targets in _graph().items():
         here = _layer(module)
         if here not in LAYER:
+            assert module in faces or module == "scratchpad_lab", module
             continue
         for target in targets:
             there = _layer(target)

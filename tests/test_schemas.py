@@ -49,6 +49,20 @@ def test_the_published_schema_and_the_loader_agree_on_good_and_bad_traces():
             load_any(json.dumps(bad))
 
 
+def test_the_published_schema_refuses_an_oversized_step_response_as_the_loader_does():
+    from scratchpad_lab.model.schemas import MAX_STEP_RESPONSE_CHARS
+    schema = json_schema("trace")
+    good = synthetic_trace(steps=3, seed=1).to_dict()
+    long_ascii = {**good, "steps": [{"response": "x" * 20_052}] + good["steps"][1:]}  # the 20,052-byte step
+    at_cap = {**good, "steps": [{"response": "é" * MAX_STEP_RESPONSE_CHARS}] + good["steps"][1:]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(long_ascii, schema)
+    with pytest.raises(RecordError, match="20,052 characters"):
+        load_any(json.dumps(long_ascii))
+    jsonschema.validate(at_cap, schema)  # 24,000 bytes of UTF-8 but 12,000 characters: both accept it
+    load_any(json.dumps(at_cap))
+
+
 def test_every_event_kind_has_a_payload_model_and_an_unknown_kind_is_refused_at_once():
     assert set(PAYLOADS) == set(EVENT_KINDS)
     with pytest.raises(ValueError, match="teleport"):

@@ -4,6 +4,7 @@
     scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
     scratchpad-lab lessons check my-lesson.toml
+    scratchpad-lab import Task_20250101_120000_ab12cd34.json --task "..." --out run.trace.json
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
 2 bad arguments or a bad file: any LabError (model/errors.py), one line on stderr, no traceback.
@@ -22,7 +23,8 @@ from scratchpad_lab.model.config import RunConfig, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
-from scratchpad_lab.model.records import RunRecord, load_path
+from scratchpad_lab.cli.import_trace import load
+from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -96,7 +98,7 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
     }
 
 
-_LIGHT_COMMANDS = ("scenarios", "run", "replay", "sweep")
+_LIGHT_COMMANDS = ("scenarios", "run", "replay", "sweep", "import")
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
@@ -122,6 +124,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    from scratchpad_lab.cli.import_trace import add_parser as add_import_parser  # cheap: no engine run
+    add_import_parser(sub)
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
@@ -151,12 +155,12 @@ def _list_of(convert, what: str):
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
     given = vars(args)
-    loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
-    _say_summarizer(replay_source(loaded), extra)
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
-    for s in settings:  # refuse a bad value before any replay starts
+    for s in settings:  # refuse a bad value before the file is read or any replay starts
         RunConfig.build(**s.changes())
+    loaded = load(args.file)
+    _say_summarizer(replay_source(loaded), extra)
     rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
@@ -201,14 +205,15 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
 def _source_and_config(args: argparse.Namespace):
     overrides = _overrides(args)
     if args.command == "run":
-        return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides)
+        return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides), None
     for flag in ("agent_model", "task"):
         if flag in vars(args):
             raise UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
                               f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
-    replay = replay_source(load_path(args.file), label=Path(args.file).name)
+    loaded = load(args.file)
+    replay = replay_source(loaded, label=Path(args.file).name)
     _say_summarizer(replay, overrides)
-    return replay.source, replay.config.replace(**overrides)
+    return replay.source, replay.config.replace(**overrides), loaded
 
 
 def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
@@ -264,6 +269,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "import":
+            from scratchpad_lab.cli.import_trace import run as import_command
+            return import_command(args)
         if args.command == "prompt-lab":
             from scratchpad_lab.cli.prompt_lab import run_cli as prompt_lab
             return prompt_lab(args)
@@ -273,11 +281,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "lessons":
             from scratchpad_lab.cli.lessons import run as lessons_command
             return lessons_command(args)
-        source, config = _source_and_config(args)
+        source, config, loaded = _source_and_config(args)
         run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
         if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
             from scratchpad_lab.engine.review import replay_reviews
-            replay_reviews(run, load_path(args.file))
+            replay_reviews(run, loaded)
         record = run.run()
     except LabError as exc:  # the one edge: anything else is a bug and keeps its traceback
         print(f"scratchpad-lab: error: {exc.sentence}", file=sys.stderr)

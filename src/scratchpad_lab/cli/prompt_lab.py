@@ -44,7 +44,7 @@ def _cli_inputs(args):
     from pathlib import Path
 
     from scratchpad_lab.engine.keys import cli_key, endpoint_for
-    from scratchpad_lab.model.records import load_path
+    from scratchpad_lab.cli.import_trace import load
 
     given = vars(args)
     prompts = []
@@ -84,7 +84,7 @@ def _cli_inputs(args):
         if not sep or not question.strip() or not answer.strip():
             raise UsageError(f"--probe {text!r} should be QUESTION=ANSWER")
         probes.append(ProbeQuestion(question.strip(), answer.strip()))
-    loaded = load_path(args.source)
+    loaded = load(args.source)
     record = record_for(loaded, Path(args.source).name)
     label = Path(args.source).name
     if given.get("compression") is not None:

@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.keys import endpoint_for
-    from scratchpad_lab.model.records import load_path
+    from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.strategies.engine import run_strategies
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint)
     else:
         summarizer = SummarizerSpec("extractive", args.extractive_budget)
-    results = run_strategies(load_path(args.file), specs, summarizer)
+    results = run_strategies(load(args.file), specs, summarizer)
     rows: List[dict] = [r.row() for r in results]
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False))

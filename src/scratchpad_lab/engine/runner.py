@@ -22,13 +22,14 @@ from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded, presign_hooks)
 from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
+from scratchpad_lab.engine.reply import REPLY_FORMAT
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.engine.standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from scratchpad_lab.model.records import RunRecord, package_versions
 from scratchpad_lab.model.scenarios import Scenario, get_scenario
 from scratchpad_lab.engine.silent import SilentSummarizer
 from scratchpad_lab.engine.tokens import TokenCounter
-from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_BYTES, Trace, TraceStep, TraceTool
+from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, Trace, TraceStep, TraceTool
 
 
 @dataclass
@@ -83,9 +84,10 @@ class Run:
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
             endpoint = config.agent_endpoint
             key = keys.get("agent") or resolve_key(endpoint)
-            # A step reply is capped where the agent's parser stays fast (the cap lives in trace.py).
+            # A step reply is capped where the agent's parser stays fast (the cap lives in schemas.py): as
+            # many bytes on the wire as the cap has characters, which is never more text than the cap.
             inner = EndpointLLM(endpoint.model_copy(update={"max_reply_bytes": min(
-                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_BYTES)}), key)
+                endpoint.max_reply_bytes, MAX_STEP_RESPONSE_CHARS)}), key)
             tools = list(self.source.scenario.tools) if self.source.scenario else []
             self.task = (config.task or "").strip() or self.source.task
         elif self.source.kind == "scenario":
@@ -194,7 +196,8 @@ class Run:
             final_answer = self.agent.invoke(self.task)
             log.emit("final_answer", obs.iteration, text=final_answer)
         except BaseException as exc:  # every way a run can end must leave a readable record
-            outcome, error = _explain(exc, self.config)
+            outcome, error = _explain(exc, self.config, replaying=self.mode == "trace",
+                                      iteration=obs.iteration)
             log.emit("error", obs.iteration, error_type=type(_root(exc)).__name__, message=error)
             if not isinstance(exc, Exception):
                 raise
@@ -228,8 +231,9 @@ def _over_wall_clock(config: RunConfig, remedy: str, detail: str = "") -> Tuple[
                        f"or {remedy}.")
 
 
-def _explain(exc: BaseException, config: RunConfig):
-    """(outcome, one sentence a user can act on) for every way a run can end early."""
+def _explain(exc: BaseException, config: RunConfig, replaying: bool = False, iteration: int = 0):
+    """(outcome, one sentence a user can act on) for every way a run can end early. A replay calls no model,
+    so what it says of a reply in the wrong format is about the trace's steps, never about a model."""
     root = _root(exc)
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
@@ -244,6 +248,11 @@ def _explain(exc: BaseException, config: RunConfig):
     if isinstance(exc, AgentMaxIterationsError):
         return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
                                   "answer; raise max_iterations.")
+    if isinstance(exc, AgentParseError) and replaying:
+        first = max(1, iteration - exc.attempts + 1)
+        return "error", (f"Steps {first} to {iteration} of the trace are not in the agent's reply format "
+                         f"({REPLY_FORMAT}), and the agent stops after {exc.attempts} such replies in a row. Fix "
+                         "those steps' responses (the warnings name each step).")
     if isinstance(exc, AgentParseError):
         return "error", ("The agent's replies were not the JSON step format three times in a row; the model "
                          "may not follow the agent's prompt. Try a stronger model.")

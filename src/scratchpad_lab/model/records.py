@@ -98,8 +98,13 @@ class RunRecord:
 
 
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:
-    """A run record or a trace from untrusted bytes; RecordError on anything wrong."""
-    raw = parse_json_bytes(data, where)
+    """A run record or a trace from untrusted bytes; RecordError on anything wrong. (Files in other
+    formats are imported by the engine's loader, engine/loader.py, which every page and command uses.)"""
+    return load_decoded(parse_json_bytes(data, where), where)
+
+
+def load_decoded(raw: Any, where: str = "file") -> Union[RunRecord, Trace]:
+    """A run record or a trace from decoded (untrusted) JSON; RecordError on anything wrong."""
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema == TRACE_SCHEMA:
         return Trace.from_dict(raw, where)

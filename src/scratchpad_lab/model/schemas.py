@@ -27,10 +27,12 @@ RUN_SCHEMA = "scratchpad-lab/run@1"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_STEPS = 5000
 MAX_EVENTS = 500_000
-# The longest response one agent step may be, in a file or from a model. The agent's JSON parser
-# (autourgos_agent.runtime.parse_json_object) retries at every "}" of text that is not JSON, which is
-# quadratic: bench/parse_cap.py measures its worst case at this size (well under a second).
-MAX_STEP_RESPONSE_BYTES = 12_000
+# The longest response one agent step may be, in a file or from a model, in characters. The agent's JSON
+# parser (autourgos_agent.runtime.parse_json_object) retries at every "}" of text that is not JSON, which
+# is quadratic in characters: bench/parse_cap.py measures its worst case at this size (well under a
+# second). Characters, not bytes, so the published JSON Schema (`maxLength`) says exactly what the loader
+# refuses; a model's reply is capped at the same number of bytes on the wire, which is never more text.
+MAX_STEP_RESPONSE_CHARS = 12_000
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", defer_build=True)
@@ -54,18 +56,21 @@ class ToolSpec(_Strict):
 
 
 class StepSpec(_Strict):
-    response: str = Field(description="the raw text the agent's LLM returned at this iteration "
-                                      f"(at most {MAX_STEP_RESPONSE_BYTES:,} bytes of UTF-8)")
+    response: str = Field(max_length=MAX_STEP_RESPONSE_CHARS,
+                          description="the raw text the agent's LLM returned at this iteration, in the agent's "
+                                      'reply format {"thought": ..., "actions": [{"action": ..., "action_input": '
+                                      '{...}}], "final_answer": ...} (at most '
+                                      f"{MAX_STEP_RESPONSE_CHARS:,} characters)")
     observations: List[Text] = Field(default_factory=list, max_length=1000,
                                      description="the raw result of each action of the response, in order")
 
-    @field_validator("response")
+    @field_validator("response", mode="wrap")
     @classmethod
-    def _step_cap(cls, value: str) -> str:
-        size = len(value.encode("utf-8", "surrogatepass"))
-        if size > MAX_STEP_RESPONSE_BYTES:
-            raise ValueError(step_too_large(size))
-        return value
+    def _step_cap(cls, value: Any, handler: Any) -> str:
+        # the cap is checked here, before the field's own maxLength, so the message says why it exists
+        if isinstance(value, str) and len(value) > MAX_STEP_RESPONSE_CHARS:
+            raise ValueError(step_too_large(len(value)))
+        return handler(value)
 
 
 class TraceFile(_Strict):
@@ -80,8 +85,8 @@ class TraceFile(_Strict):
 
 def step_too_large(size: int) -> str:
     """Said of a step's response (the subject comes first: "steps[3].response is ...")."""
-    return (f"is {size:,} bytes; one agent step may be at most {MAX_STEP_RESPONSE_BYTES:,} bytes (the agent's "
-            "JSON parser slows down sharply on longer text that is not JSON), so shorten that step")
+    return (f"is {size:,} characters; one agent step may be at most {MAX_STEP_RESPONSE_CHARS:,} characters (the "
+            "agent's JSON parser slows down sharply on longer text that is not JSON), so shorten that step")
 
 
 _NEEDS_ITERATION = {"iteration", "trigger", "compression", "trim"}

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Type, TypeVar, Union
 from pydantic import BaseModel, ValidationError
 
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.model.schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_BYTES, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
+from scratchpad_lab.model.schemas import (MAX_FILE_BYTES, MAX_STEP_RESPONSE_CHARS, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
                       explain)
 from scratchpad_lab.model.untrusted import clean_json, may_hold_surrogates
 

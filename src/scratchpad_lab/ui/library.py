@@ -31,6 +31,12 @@ def sample_files() -> List[Path]:
     return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
+def imported_sample_files() -> List[Path]:
+    """Real runs shipped in other tools' formats (sample_runs/imported/, its README names each source)."""
+    folder = samples_dir() / "imported"
+    return sorted(p for p in folder.glob("*.json*") if p.suffix in (".json", ".jsonl")) if folder.is_dir() else []
+
+
 _OPENED: dict = {}  # (path, mtime, size) -> record: a sample opened again is the same object, not a copy
 _OPENED_LOCK = threading.Lock()
 
@@ -41,14 +47,41 @@ def open_sample(path: Path) -> RunRecord:
     with _OPENED_LOCK:
         record = _OPENED.get(key)
     if record is None:
-        from scratchpad_lab.model.records import load_record
-        record = load_record(path)
+        from scratchpad_lab.engine.loader import load_file
+        from scratchpad_lab.model.records import RunRecord
+        from scratchpad_lab.model.trace import RecordError
+        record = load_file(path).item  # the one loader every page and command uses
+        if not isinstance(record, RunRecord):
+            raise RecordError(f"{path} is not a run record; a trace or another tool's run belongs in "
+                              "sample_runs/imported/.")
         record.name = f"sample: {path.name}"
         with _OPENED_LOCK:
             if len(_OPENED) >= 16:
                 _OPENED.clear()
             record = _OPENED.setdefault(key, record)
     return record
+
+
+def open_imported_sample(path: Path):
+    """(what the loader made of the file, its replay with the package defaults): read and replayed once per
+    file version, like open_sample."""
+    stat = path.stat()
+    key = ("imported", str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    with _OPENED_LOCK:
+        opened = _OPENED.get(key)
+    if opened is None:
+        from scratchpad_lab.engine.loader import load_file
+        from scratchpad_lab.engine.replay import replay_with_defaults
+        from scratchpad_lab.model.trace import RecordError
+        file = load_file(path)
+        if file.trace is None:
+            raise RecordError(f"{path} is a run record; run records belong in sample_runs/ itself.")
+        opened = (file, replay_with_defaults(file.trace, f"sample: {path.name} (imported)", "imported sample"))
+        with _OPENED_LOCK:
+            if len(_OPENED) >= 16:
+                _OPENED.clear()
+            opened = _OPENED.setdefault(key, opened)
+    return opened
 
 
 def _every(value) -> str:

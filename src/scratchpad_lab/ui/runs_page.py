@@ -10,16 +10,18 @@ The Compare page lists the same runs through `all_entries` and shares the upload
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.model.records import RunRecord, load_any
+from scratchpad_lab.engine.loader import Loaded, load_bytes
+from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
-from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
+from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
+                                      runs_frame, sample_files)
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
@@ -43,6 +45,8 @@ class Entry:
     loaded: Union[RunRecord, Trace]     # what Compare replays
     record: RunRecord                   # what the Runs page shows (a trace: its replay with the defaults)
     file_name: str = ""                 # untrusted (an upload's name): dataframe cells only
+    report: str = ""                    # what an importer made of the file (it quotes the file): st.text only
+    warnings: List[str] = field(default_factory=list)  # each step that will not replay as it reads: st.text only
 
     @property
     def is_trace(self) -> bool:
@@ -55,17 +59,19 @@ def _every(value) -> str:
     return "off" if value is None else str(value)
 
 
-def read_upload(name: str, data: bytes) -> Tuple[Optional[Union[RunRecord, Trace]], Optional[str]]:
-    """(loaded, None) for a good run record or trace, else (None, what is wrong). Never raises.
+def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]]:
+    """(loaded, None) for a good run record or trace, or a file an importer takes (its `report` says what
+    was imported, its `warnings` what will not replay as it reads), else (None, what is wrong). Never raises.
 
     `name` is the uploader's file name: untrusted, so it is kept out of the message (which says
     "The uploaded file ...")."""
     del name  # the message must not quote it; the caller keeps it for a dataframe cell
     if not data.strip():
         return None, (f"{UPLOAD_WHERE} is empty ({len(data)} bytes): choose a run record or a trace "
-                      "(a .json file downloaded from this lab, or a scratchpad-lab/trace@1 file).")
+                      "(a .json file downloaded from this lab, or a scratchpad-lab/trace@1 file), or another "
+                      "tool's run (autourgos-agent history, OpenAI chat messages, LangChain messages).")
     try:
-        return load_any(data, UPLOAD_WHERE), None  # checked against schemas.py: types, sizes, kinds
+        return load_bytes(data, UPLOAD_WHERE), None  # the one loader: schemas.py's checks, then the importers
     except RecordError as exc:
         return None, str(exc)
     except Exception as exc:  # the edge: a file must never break the page
@@ -77,13 +83,19 @@ def _numbers_title(record: RunRecord) -> str:
     return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
-def _upload_entry(index: int, file_name: str, loaded: Union[RunRecord, Trace]) -> Entry:
+def _upload_entry(index: int, file_name: str, file: Loaded) -> Entry:
+    loaded = file.item
     if isinstance(loaded, Trace):
-        title = f"upload #{index + 1} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
+        kind = f"{file.report.format}, " if file.report else ""  # our own label of the format, never the file's
+        title = f"upload #{index + 1} · {kind}trace of {len(loaded.steps)} steps (replayed with the package defaults)"
         return Entry(f"upload:{index}", "upload", title, loaded,
-                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name)
+                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name, *_notes(file))
     title = f"upload #{index + 1} · run record · {_numbers_title(loaded)}"
-    return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name)
+    return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name, *_notes(file))
+
+
+def _notes(file: Loaded) -> Tuple[str, List[str]]:
+    return (file.report.text() if file.report else ""), list(file.warnings)
 
 
 def all_entries() -> Tuple[List[Entry], List[str]]:
@@ -97,6 +109,15 @@ def all_entries() -> Tuple[List[Entry], List[str]]:
             problems.append(str(exc))
             continue
         entries.append(Entry(f"sample:{path.name}", "sample", f"sample · {path.name}", record, record, path.name))
+    for path in imported_sample_files():  # real runs in other tools' formats, imported as an upload would be
+        try:
+            file, record = open_imported_sample(path)
+        except RecordError as exc:
+            problems.append(str(exc))
+            continue
+        label = file.report.format if file.report else "trace"
+        entries.append(Entry(f"sample:imported/{path.name}", "sample", f"sample · {path.name} (imported: {label})",
+                             file.item, record, path.name, *_notes(file)))
     for i, record in enumerate(st.session_state[PLAY_RUNS]):
         entries.append(Entry(f"tab:{i}", "this tab", f"this tab #{i + 1} · {_numbers_title(record)}",
                              record, record))
@@ -111,9 +132,11 @@ def upload_widget(key: str) -> Optional[Entry]:
 
     Each uploaded file is read once (by its uploader id): reruns neither add it again nor repeat work.
     A bad file shows one error while it stays in the uploader, and changes nothing else."""
-    upload = st.file_uploader("Upload a run record or a trace (.json, up to 10 MB)", type=["json"], key=key,
-                              help="A run downloaded from this lab, or a trace of any agent in the "
-                                   "scratchpad-lab/trace@1 format.")
+    upload = st.file_uploader("Upload a run record, a trace, or another tool's run (.json, .jsonl, up to 10 MB)",
+                              type=["json", "jsonl"], key=key,
+                              help="A run downloaded from this lab, a trace in the scratchpad-lab/trace@1 format, "
+                                   "an autourgos-agent history= file, OpenAI chat messages (JSON or JSON Lines) or "
+                                   "LangChain messages: the page says what it imported.")
     if upload is None:
         return None
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
@@ -128,10 +151,11 @@ def upload_widget(key: str) -> Optional[Entry]:
         show_problem(UPLOAD_FAILED, problem)
         return None
     uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
-    with st.spinner("Replaying the trace with the package defaults…" if isinstance(loaded, Trace) else "Opening…"):
+    with st.spinner("Replaying the trace with the package defaults…" if loaded.trace else "Opening…"):
         entry = _upload_entry(len(uploads), upload.name, loaded)
     uploads.append(entry)
     seen[upload.file_id] = None
+    show_notes(entry)
     return entry
 
 
@@ -149,6 +173,15 @@ def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = 
         st.info(empty)
         st.stop()
     return entries, added
+
+
+def show_notes(entry: Entry) -> None:
+    """What was imported, and each step that will not replay as it reads, as plain text (they quote the file)."""
+    if entry.report:
+        st.text("Imported: " + entry.report)
+    if entry.warnings:
+        st.warning(f"{len(entry.warnings)} problem(s) in this trace's steps: they replay, but not as they read.")
+        st.text("\n".join(entry.warnings))
 
 
 def show_sample_problems(problems: List[str]) -> None:
@@ -224,6 +257,8 @@ def page() -> None:
     st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
     st.text(kind_note(entry))
+    if added is None or added.key != entry.key:  # a file just uploaded had its notes shown by the uploader
+        show_notes(entry)
     index = entries.index(entry)
     download_button(entry.record, key="runs_download", index=index)
     if entry.is_trace:

@@ -1,0 +1,86 @@
+"""`scratchpad-lab import FILE [--format auto|...] [--task TEXT] [--conversation N] --out TRACE.json`, and
+how every command that takes a file loads it (`load`): through the engine's one loader, with what was
+imported and each step's problem said on stderr, so `--json` output stays clean.
+
+Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional, Union
+
+from scratchpad_lab.engine import importers
+from scratchpad_lab.engine.loader import FORMATS, Loaded, load_file, trace_json
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.trace import RecordError, Trace
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def say(loaded: Loaded, report: bool = True) -> None:
+    """The import report (unless `report` is False) and each step's problem, one line each on stderr."""
+    if report and loaded.report is not None:
+        print(f"scratchpad-lab: imported: {loaded.report.text()}", file=sys.stderr)
+    for warning in loaded.warnings:
+        print(f"scratchpad-lab: warning: {warning}", file=sys.stderr)
+
+
+def load(path: Union[str, Path]) -> Union[RunRecord, Trace]:
+    """A file as `replay`, `sweep`, `strategies` and `prompt-lab` take it: any format the lab reads."""
+    loaded = load_file(path)
+    say(loaded)
+    return loaded.item
+
+
+def add_parser(sub) -> None:
+    formats = FORMATS[:1] + tuple(importers.names()) + FORMATS[1:]
+    p = sub.add_parser("import", help="make the lab's trace from another tool's run file "
+                                      f"({', '.join(importers.names())})")
+    p.add_argument("file", help="an autourgos-agent history JSON, OpenAI chat messages (JSON or JSON Lines), "
+                                "LangChain messages, or a scratchpad-lab trace or run record")
+    p.add_argument("--format", choices=formats, default="auto", help="the file's format (default: detect it)")
+    p.add_argument("--task", metavar="TEXT", help="the task, for a file that does not record it (an autourgos "
+                                                   "history writes its query as [REDACTED: length=N])")
+    p.add_argument("--conversation", type=int, default=1, metavar="N",
+                   help="which conversation of a file that holds several (default: the first)")
+    p.add_argument("--out", required=True, metavar="TRACE.json", help="write the trace here")
+
+
+def _ask_task(path: str) -> Optional[str]:
+    """On a terminal, ask for the task a history file did not record; elsewhere, None (the report says so)."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        answer = input(f"{path} does not record its task. Type it (or press Enter to keep the placeholder): ")
+    except EOFError:
+        return None
+    return answer.strip() or None
+
+
+def run(args: argparse.Namespace) -> int:
+    task = getattr(args, "task", None)
+    loaded = load_file(args.file, format=args.format, task=task, conversation=args.conversation)
+    if task is None and loaded.report is not None and loaded.report.task_missing:
+        asked = _ask_task(args.file)
+        if asked:
+            loaded = load_file(args.file, format=args.format, task=asked, conversation=args.conversation)
+    say(loaded, report=False)  # the report is this command's output
+    item = loaded.item
+    if isinstance(item, RunRecord):
+        if item.trace is None:
+            raise RecordError(f"{args.file} is a run record with no recorded trajectory (no embedded trace).")
+        trace = item.trace
+        print(f"scratchpad-lab: {args.file} is a run record: its embedded trace is written", file=sys.stderr)
+    else:
+        trace = item
+    try:
+        Path(args.out).write_text(trace_json(trace), encoding="utf-8")
+    except OSError as exc:
+        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {args.out}: {len(trace.steps)} steps, {len(trace.tools)} tools")
+    if loaded.report is not None:
+        print(f"imported: {loaded.report.text()}")
+    return EXIT_OK

@@ -1,0 +1,358 @@
+"""Chat messages (OpenAI's, LangChain's) to a trace: the one documented mapping both importers use.
+
+Streamlit-free. The format modules read their files into `Message`s; `to_trace` maps them:
+
+- everything before the first assistant message is the task: the system message(s) first, marked
+  "System message:", then the user message(s), marked "User:" (so the system prompt is kept with the task);
+- each assistant message is one model call, so one step. Its tool calls are the step's actions (its
+  text, if any, the step's thought), and the tool messages after it, matched to the calls by
+  `tool_call_id` in order (by position when a message has no id the step knows), its observations;
+- an assistant reply without tool calls that a later user message answers becomes a call to a `user`
+  tool (input: the reply) whose observation is that user message (several user messages in a row are
+  joined); a later system message is given the same way, marked "[system]";
+- the last assistant reply without tool calls is the final answer; messages after it (a simulated
+  user's "###STOP###") are kept in the final step's response under "after_final_answer", a key the
+  agent does not read.
+
+Nothing of the text is dropped. What the mapping had to decide is counted in the report: a call no tool
+message answered (empty result), a tool message that answered no call (an extra action), a user turn
+after tool results with no assistant reply between (added to that step as a `user` call), an assistant
+reply followed by another assistant message (a `user` call with an empty result), arguments that were
+not a JSON object (kept as text), and any step cut to the step cap.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from scratchpad_lab.engine.importers import ImportReport, Imported, TraceImportError
+from scratchpad_lab.engine.reply import build_reply
+from scratchpad_lab.model.schemas import MAX_STEP_RESPONSE_CHARS, MAX_STEPS, MAX_TOOLS
+from scratchpad_lab.model.trace import RecordError, Trace
+from scratchpad_lab.model.untrusted import clean_text
+
+USER_TOOL = "user"
+USER_TOOL_DESCRIPTION = ("The person in the conversation: the input is what the agent said to them, the result is "
+                         "their reply (a user turn of the transcript).")
+STEP_CUT = f" ... [cut by the lab to the {MAX_STEP_RESPONSE_CHARS:,}-character step cap]"
+AFTER_FINAL = "after_final_answer"
+
+
+@dataclass
+class Call:
+    name: str
+    arguments: Any                 # the parsed arguments (an object), or the text when it was not JSON
+    id: Optional[str] = None
+
+
+@dataclass
+class Message:
+    role: str                      # "system" | "user" | "assistant" | "tool"
+    text: str = ""
+    calls: List[Call] = field(default_factory=list)
+    call_id: Optional[str] = None  # a tool message: the call it answers
+    name: Optional[str] = None     # a tool message: the tool's name
+
+
+def arguments_of(value: Any) -> Tuple[Any, bool]:
+    """(arguments as the agent's action_input, whether they had to be kept as text)."""
+    if isinstance(value, dict):
+        return value, False
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value) if value.strip() else {}
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed, False
+        return {"arguments": value}, True
+    if value is None:
+        return {}, False
+    return {"arguments": json.dumps(value, ensure_ascii=False)}, True
+
+
+def text_of(content: Any) -> str:
+    """A message's content as text: a string as it is; a list of parts as their texts, one per line (a part
+    that is not text is kept as its JSON, so nothing is dropped)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, dict) and part.get("type") in ("tool_use", "tool_call", "function_call"):
+                continue  # the same call is in the message's tool calls
+            else:
+                parts.append(json.dumps(part, ensure_ascii=False))
+        return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "string"
+
+
+def _tool_spec(name: str, description: str, parameters: Any) -> Dict[str, Any]:
+    spec: Dict[str, Any] = {"name": name, "description": clean_text(description or "")}
+    if isinstance(parameters, dict):
+        props = parameters.get("properties")
+        props = {k: v for k, v in props.items() if isinstance(k, str) and isinstance(v, dict)} \
+            if isinstance(props, dict) else {}
+        required = [r for r in parameters.get("required", []) if isinstance(r, str)] \
+            if isinstance(parameters.get("required"), list) else []
+        spec["parameters"] = {"type": "object", "properties": props, **({"required": required} if required else {})}
+    return spec
+
+
+@dataclass
+class _Step:
+    thought: Optional[str]
+    actions: List[Dict[str, Any]]
+    observations: List[Optional[str]]   # None: not answered yet
+    ids: List[Optional[str]]            # each action's tool_call_id (None for a `user` call)
+    kinds: List[str]                    # each action: "call" (a tool call) or "user" (a user turn)
+    final: Optional[str] = None
+    after: List[str] = field(default_factory=list)
+    waits_for_user: bool = False        # an assistant reply without tool calls: the next user turn answers it
+    reply_turns: int = 0                # the user turns that answered that reply
+
+    def add(self, action: Dict[str, Any], observation: Optional[str], call_id: Optional[str], kind: str) -> None:
+        self.actions.append(action)
+        self.observations.append(observation)
+        self.ids.append(call_id)
+        self.kinds.append(kind)
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.user_results = self.later_system = self.unanswered = self.orphans = self.by_position = 0
+        self.interjections = self.to_nobody = self.text_arguments = self.cut_steps = 0
+
+
+def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "messages",
+             declared: Optional[List[Dict[str, Any]]] = None, task: Optional[str] = None,
+             notes: Optional[List[str]] = None) -> Imported:
+    """The trace of one conversation and the report; TraceImportError when it has no assistant message."""
+    counts = _Counts()
+    first = next((i for i, m in enumerate(messages) if m.role == "assistant"), None)
+    if first is None:
+        raise TraceImportError(f"{where}: {label} with no assistant message: there is no model call to replay.")
+    systems = [m.text for m in messages[:first] if m.role == "system"]
+    users = [m.text for m in messages[:first] if m.role in ("user", "tool")]
+    report_notes = list(notes or [])
+    if systems:
+        head = "System message:\n" + "\n\n".join(systems)
+        own_task = head + ("\n\nUser:\n" + "\n\n".join(users) if users else "")
+        chars = sum(len(s) for s in systems)
+        report_notes.append(f"the system message ({chars:,} characters) is kept at the start of the task, marked "
+                            "\"System message:\", before the first user message")
+    else:
+        own_task = "\n\n".join(users)
+    if task and own_task.strip():
+        report_notes.append("--task is not used: the transcript carries its own task")
+    elif task:
+        own_task = task
+    user_tool = USER_TOOL
+    declared = list(declared or [])
+    taken = {t["name"] for t in declared}
+    used_names: List[str] = []
+    if USER_TOOL in taken or any(c.name == USER_TOOL for m in messages for c in m.calls):
+        user_tool = "user_turn"
+
+    steps: List[_Step] = []
+    for message in messages[first:]:
+        if message.role == "assistant":
+            if steps and steps[-1].waits_for_user:  # a reply nobody answered before the model spoke again
+                steps[-1].observations[-1] = ""
+                steps[-1].waits_for_user = False
+                counts.to_nobody += 1
+            step = _Step(message.text or None, [], [], [], [])
+            for call in message.calls:
+                arguments, as_text = arguments_of(call.arguments)
+                counts.text_arguments += as_text
+                step.add({"action": call.name, "action_input": arguments}, None, call.id, "call")
+                if call.name not in used_names:
+                    used_names.append(call.name)
+            if not message.calls:
+                step.thought = None
+                step.add({"action": user_tool, "action_input": {"message": message.text}}, None, None, "user")
+                step.waits_for_user = True
+            steps.append(step)
+        elif message.role == "tool":
+            _answer_call(steps[-1], message, counts)
+        else:  # a user (or later system) turn
+            text = message.text if message.role == "user" else "[system] " + message.text
+            counts.later_system += message.role == "system"
+            step = steps[-1]
+            if step.waits_for_user:
+                step.observations[-1] = text
+                step.waits_for_user = False
+                step.reply_turns += message.role == "user"
+            elif step.kinds[-1] == "user" and step.observations[-1] is not None:
+                step.observations[-1] += "\n\n" + text  # several turns in a row answer the same reply
+                step.reply_turns += message.role == "user"
+            else:  # the person spoke after tool results, with no assistant reply between
+                step.add({"action": user_tool, "action_input": {"message": ""}}, text, None, "user")
+                step.reply_turns += message.role == "user"
+                counts.interjections += 1
+    counts.user_results = sum(s.reply_turns for s in steps)
+
+    _final_answer(steps, user_tool, counts, report_notes)
+    for step in steps:
+        for k, seen in enumerate(step.observations):
+            if seen is None:
+                step.observations[k] = ""
+                counts.unanswered += 1
+    if len(steps) > MAX_STEPS:
+        raise TraceImportError(f"{where}: {len(steps):,} assistant messages; a trace may have at most {MAX_STEPS:,} "
+                               "steps. Import a shorter conversation.")
+    tools = [_tool_spec(t["name"], t.get("description", ""), t.get("parameters")) for t in declared]
+    for name in used_names:
+        if name not in taken:
+            sample = next(s.actions[k]["action_input"] for s in steps for k in range(len(s.actions))
+                          if s.actions[k]["action"] == name)
+            props = {k: {"type": json_type(v)} for k, v in sample.items()} if isinstance(sample, dict) else {}
+            tools.append(_tool_spec(name, f"{name} (from the transcript; it declares no description)",
+                                    {"properties": props}))
+            taken.add(name)
+    if any(a["action"] == user_tool for s in steps for a in s.actions):
+        tools.append(_tool_spec(user_tool, USER_TOOL_DESCRIPTION,
+                                {"properties": {"message": {"type": "string"}}, "required": ["message"]}))
+    if len(tools) > MAX_TOOLS:
+        raise TraceImportError(f"{where}: {len(tools)} tools; a trace may declare at most {MAX_TOOLS}.")
+    raw = {"schema": "scratchpad-lab/trace@1", "task": clean_text(own_task), "tools": tools,
+           "steps": [{"response": _response(s, counts), "observations": [clean_text(o) for o in s.observations]}
+                     for s in steps]}
+    try:
+        trace = Trace.from_dict(raw, where)
+    except RecordError as exc:
+        raise TraceImportError(f"{where}: imported as {label}, but the result is not a valid trace: {exc}") from None
+    report_notes[:0] = _mapping_notes(counts, user_tool)
+    summary = f"{len(messages):,} {unit} → {len(steps):,} step{'' if len(steps) == 1 else 's'}"
+    return Imported(trace, ImportReport(label, summary, report_notes, cut=counts.cut_steps))
+
+
+def _answer_call(step: _Step, message: Message, counts: _Counts) -> None:
+    """A tool message: the first open call with its tool_call_id; else, when ids do not decide (the message or
+    the calls have none), the first open call of its tool (or any open call) by position; else an extra
+    action of the step."""
+    open_calls = [k for k, seen in enumerate(step.observations) if seen is None and step.kinds[k] == "call"]
+    by_id = [k for k in open_calls if message.call_id is not None and step.ids[k] == message.call_id]
+    if by_id:
+        step.observations[by_id[0]] = message.text
+        return
+    if message.call_id is not None and any(step.ids[k] is not None for k in open_calls):
+        candidates = []  # it names a call, and not one of these: it answers none of them
+    else:
+        candidates = [k for k in open_calls if step.actions[k]["action"] == message.name] or open_calls
+    if candidates:
+        step.observations[candidates[0]] = message.text
+        counts.by_position += 1
+        return
+    step.add({"action": message.name or "tool", "action_input": {}}, message.text, message.call_id, "call")
+    counts.orphans += 1
+
+
+def _final_answer(steps: List[_Step], user_tool: str, counts: _Counts, notes: List[str]) -> None:
+    """The last assistant reply without tool calls is the final answer; what came after it is kept aside."""
+    last = steps[-1]
+    if last.kinds != ["user"] or last.thought is not None:
+        notes.append("the transcript ends with tool results, not an assistant reply: there is no final answer, so "
+                     "the replay ends with an error after the last step")
+        return
+    message = last.actions[0]["action_input"]["message"]
+    after = last.observations[0]
+    counts.user_results -= last.reply_turns
+    if after:
+        last.after = [after]
+        notes.append(f"the {len(after):,} characters after the last assistant reply ({_quote(after)}) are kept in "
+                     f"the final step's response under \"{AFTER_FINAL}\" (the agent does not read that key)")
+    last.actions, last.observations, last.ids, last.kinds, last.waits_for_user = [], [], [], [], False
+    last.final = message
+    if not message:
+        notes.append("the last assistant reply is empty, and the agent takes an empty final answer for none")
+
+
+def _quote(text: str) -> str:
+    one_line = " ".join(text.split())
+    return json.dumps(one_line if len(one_line) <= 40 else one_line[:37] + "...", ensure_ascii=False)
+
+
+def _response(step: _Step, counts: _Counts) -> str:
+    """The step's raw reply in the agent's format, cut (longest text first) if it is over the step cap."""
+    thought, actions, final = step.thought, json.loads(json.dumps(step.actions)), step.final
+    after = {AFTER_FINAL: "\n\n".join(step.after)} if step.after else {}
+    text = build_reply(thought, actions, final, **after)
+    cut = False
+    for _ in range(20):
+        if len(text) <= MAX_STEP_RESPONSE_CHARS:
+            break
+        cut = True
+        over = len(text) - MAX_STEP_RESPONSE_CHARS + len(STEP_CUT) + 16
+        slots = [("thought", None), ("final", None)] + [("after", None)] * bool(after) + [
+            ("input", (k, key)) for k, a in enumerate(actions) if isinstance(a["action_input"], dict)
+            for key, v in a["action_input"].items() if isinstance(v, str)]
+        def size(slot):
+            kind, at = slot
+            value = {"thought": thought, "final": final, "after": after.get(AFTER_FINAL)}.get(kind) \
+                if kind != "input" else actions[at[0]]["action_input"][at[1]]
+            return len(json.dumps(value or "", ensure_ascii=False))
+        kind, at = max(slots, key=size)
+        def shorten(value: str) -> str:
+            return value[:max(0, len(value) - over)] + STEP_CUT
+        if kind == "thought":
+            thought = shorten(thought or "")
+        elif kind == "final":
+            final = shorten(final or "")
+        elif kind == "after":
+            after[AFTER_FINAL] = shorten(after[AFTER_FINAL])
+        else:
+            actions[at[0]]["action_input"][at[1]] = shorten(actions[at[0]]["action_input"][at[1]])
+        text = build_reply(thought, actions, final, **after)
+    counts.cut_steps += cut
+    return clean_text(text)
+
+
+def _mapping_notes(counts: _Counts, user_tool: str) -> List[str]:
+    notes = []
+    if counts.user_results == 1:
+        notes.append(f"1 user turn became a `{user_tool}` tool result")
+    elif counts.user_results:
+        notes.append(f"{counts.user_results} user turns became `{user_tool}` tool results")
+    if counts.later_system:
+        notes.append(f"{counts.later_system} later system message(s) became `{user_tool}` tool results marked "
+                     "[system]")
+    if counts.interjections:
+        notes.append(f"{counts.interjections} user turn(s) came after tool results with no assistant reply between: "
+                     f"each was added to the step before as a `{user_tool}` call")
+    if counts.to_nobody:
+        notes.append(f"{counts.to_nobody} assistant reply(ies) without tool calls were followed by another assistant "
+                     f"message, not a user turn: each became a `{user_tool}` call with an empty result")
+    if counts.unanswered:
+        notes.append(f"{counts.unanswered} tool call(s) had no tool message: their result is empty")
+    if counts.orphans:
+        notes.append(f"{counts.orphans} tool message(s) answered no call of their assistant message: each became an "
+                     "extra action of that step")
+    if counts.by_position:
+        notes.append(f"{counts.by_position} tool message(s) had no matching tool_call_id and were matched by position")
+    if counts.text_arguments:
+        notes.append(f"{counts.text_arguments} tool call(s) had arguments that are not a JSON object: kept as text "
+                     "under \"arguments\"")
+    if counts.cut_steps:
+        notes.append(f"{counts.cut_steps} step(s) were over the {MAX_STEP_RESPONSE_CHARS:,}-character step cap and "
+                     "were cut, longest text first")
+    return notes
