@@ -16,6 +16,7 @@ import streamlit as st
 
 from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
 from scratchpad_lab.analysis.facts import contains, fact_pattern
+from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
 from scratchpad_lab.ui.markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -30,13 +31,14 @@ FLAG_BADGES = {
 REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
                  "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
+TRIGGER_BADGES = {FORCED_BY_PROMPT_LAB: ("fired on purpose by the prompt lab", "gray")}  # by key, our words
 CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
 CHIPS_COMPACT = 6  # in the live view: two lines at most
 NO_COMPRESSION = "no compression happened"
 
 
 def badges(c: Dict) -> List[tuple]:
-    out = [REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
+    out = [TRIGGER_BADGES.get(c.get("trigger")) or REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
     out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
     if c.get("status") == "error" and "error_text" not in c.get("flags", []):
         out.append(FLAG_BADGES["error_text"])

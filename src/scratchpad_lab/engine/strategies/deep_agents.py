@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
@@ -139,17 +140,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
                 call = calls.calls[-1] if len(calls.calls) > calls_before else {}
                 before_text, after_text = render_all(effective), render_all(sent)
-                status = "ok" if call.get("response", "").strip() or not call else "empty"
-                log.emit("compression", iteration, reason="size", trigger="deepagents: context over its token trigger",
-                    status=status,
-                    before=before_text, after=after_text, prompt=call.get("prompt", ""),
-                    response=call.get("response", content_text(event["summary_message"])),
+                log.emit("compression", iteration, **compression_data(
+                    reason="size", trigger="deepagents: context over its token trigger",
+                    before=before_text, after=after_text, before_tokens=before_tokens, after_tokens=sent_tokens,
+                    prompt=call.get("prompt", ""), response=call.get("response", content_text(event["summary_message"])),
                     model=summarizer.label, latency_s=call.get("latency_s", 0.0),
                     tokens_in=call.get("tokens_in", 0), tokens_out=call.get("tokens_out", 0),
-                    before_chars=len(before_text), after_chars=len(after_text), before_tokens=before_tokens,
-                    after_tokens=sent_tokens, error=call.get("error"), summarizer_called=bool(call),
+                    error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
-                    file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index"))
+                    file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index")))
                 quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
                                                                                   event.get("file_path"))))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):

@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
@@ -66,15 +67,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             received = {getattr(m, "id", None) for m in call.get("messages", [])}
             unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
-            log.emit("compression", iteration, reason="size", trigger="langmem: over max_tokens_before_summary",
-                     status="ok" if content_text_of(result) else "empty",
-                     before=before_text, after=after_text, prompt=call.get("prompt", ""),
-                     response=call.get("response", result.running_summary.summary), model=summarizer.label,
-                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                     tokens_out=call.get("tokens_out", 0), before_chars=len(before_text),
-                     after_chars=len(after_text), before_tokens=tokens(before), after_tokens=sent_tokens,
-                     error=call.get("error"), summarized=sorted(new_ids, key=_order),
-                     dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[])
+            log.emit("compression", iteration, **compression_data(
+                reason="size", trigger="langmem: over max_tokens_before_summary",
+                before=before_text, after=after_text, before_tokens=tokens(before), after_tokens=sent_tokens,
+                prompt=call.get("prompt", ""), response=call.get("response", result.running_summary.summary),
+                model=summarizer.label, latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                tokens_out=call.get("tokens_out", 0), error=call.get("error"), summarized=sorted(new_ids, key=_order),
+                dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[]))
             if fell_back:
                 quirks.append(Quirk(iteration, "langmem-over-budget",
                                     f"The {len(new_ids)} messages to summarize were over max_tokens; LangMem's trim to "
@@ -93,10 +92,6 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
              elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
                           sent_messages=sent_all, summarizer_model=summarizer.label, error=error)
-
-
-def content_text_of(result: Any) -> str:
-    return str(result.running_summary.summary or "").strip() if result.running_summary else ""
 
 
 def _order(message_id: str) -> tuple:
