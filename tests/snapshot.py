@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, replay_one, row
 from scratchpad_lab.engine.replay import replay_source
-from scratchpad_lab.analysis.metrics import summarize_run
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.quality import annotate, facts_by_step
 from scratchpad_lab.model.records import load_path
 from synthetic import synthetic_trace
@@ -42,9 +42,9 @@ def _digest(value) -> str:
 
 def _replay_result(record) -> dict:
     """The run's figures in full, and a digest of everything per iteration and per compression."""
-    s = summarize_run(record.events, record.scenario)
+    s = figures(record.events, record.scenario)
     return {
-        "summary": {k: v for k, v in vars(s).items() if k != "summarizer_latency_s"},
+        "summary": {k: v for k, v in s.to_dict().items() if k != "summarizer_latency_s"},
         "final_answer": record.final_answer,
         "digests": {key: _digest(value) for key, value in _details(record).items()},
     }

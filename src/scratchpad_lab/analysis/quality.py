@@ -1,6 +1,7 @@
 """What a compression lost and how good it was: fact retention, quality flags, savings.
 
-Streamlit-free; computed from events, so every view (playground, runs, compare) and the CLI agree.
+Streamlit-free; computed from events, so every view (playground, runs, compare) and the CLI agree (the
+run's facts kept over all its cuts is added up from these in `figures.py`).
 
 Flags (each a plain word, shown as a badge and counted in compare):
   empty              the summarizer replied nothing; the package kept the scratchpad
@@ -91,15 +92,6 @@ def annotate(events: Sequence[Event]) -> List[Dict]:
     return [annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
                          expected, template)
             for e in of_kind(events, "compression")]
-
-
-def run_retention(events: Sequence[Event]) -> Optional[float]:
-    """Share of all facts that entered the scratchpad before a compression and survived it, over the run."""
-    comps = annotate(events)
-    total = sum(len(c["facts_before"]) for c in comps)
-    if not total:
-        return None
-    return round(sum(len(c["facts_before"]) - len(c["facts_lost"]) for c in comps) / total, 4)
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 from scratchpad_lab.model.config import ConfigError, RunConfig, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.endpoint import EndpointError
-from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.model.records import RunRecord, load_path
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
@@ -151,6 +151,7 @@ def _list_of(convert, what: str):
 
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
@@ -165,8 +166,10 @@ def _sweep(args: argparse.Namespace) -> int:
         for r in rows:
             every = "off" if r["summarize_every"] is None else r["summarize_every"]
             print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
-                  f"saved {r['context_tokens_saved']:>9,} context tokens, summarizer {r['summarizer_tokens_in']:,} in"
-                  f" / {r['summarizer_tokens_out']:,} out, answer score {r['answer_score']}")
+                  f"{r['summarizer_calls']:>3} summarizer calls, saved {r['context_tokens_saved']:>9,} context tokens, "
+                  f"summarizer {r['summarizer_tokens_in']:,} in / {r['summarizer_tokens_out']:,} out, "
+                  f"facts kept {facts_kept_text(r['facts_retained'], r['compressions'] > 0)}, "
+                  f"answer score {'none' if r['answer_score'] is None else percent(r['answer_score'])}")
     return EXIT_OK
 
 
@@ -228,16 +231,18 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
-    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
-            f"was left as it was. Last error: {failed[-1].error}")
+    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} summarizer calls failed{where}; the "
+            f"scratchpad was left as it was. Last error: {failed[-1].error}")
 
 
 def _human(record: RunRecord) -> str:
-    s = summarize_run(record.events, record.scenario)
+    from scratchpad_lab.analysis.figures import figures, percent  # reads facts: imported when asked (start-up)
+    s = figures(record.events, record.scenario)
     lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
-             f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
+             f"summarizer calls: {s.summarizer_calls}  trims: {s.trims}  "
+             f"peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens  facts kept: {s.facts_kept_text}"]
     if s.answer_score is not None:
-        lines.append(f"answer score: {s.answer_score:.2f}")
+        lines.append(f"answer score: {percent(s.answer_score)}")
     for e in record.events:
         if e.kind == "compression":
             d = e.payload

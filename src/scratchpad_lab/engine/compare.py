@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.analysis.metrics import summarize_run
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.model.endpoint import Endpoint
-from scratchpad_lab.analysis.quality import run_retention, savings
+from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.engine.runner import Run, Source
@@ -77,8 +77,9 @@ def _name(changes: Dict) -> str:
 
 def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
     """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
-    its one home: sizes from metrics.summarize_run (as sent), savings from quality.savings."""
-    s = summarize_run(record.events, record.scenario, prices)
+    its one home: the run's figures row (figures.figures: compressions, calls, sizes as sent, facts
+    kept), savings from quality.savings."""
+    s = figures(record.events, record.scenario, prices)
     saved = savings(record.events, baseline.events)
     c = record.config
     return {
@@ -92,7 +93,7 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
         "mean_context_tokens": s.mean_tokens,
         "context_tokens_saved": saved.context_tokens_saved,
         "answer_score": s.answer_score,
-        "facts_retained": run_retention(record.events),
+        "facts_retained": s.facts_retained,
         "net_tokens_saved": saved.net_tokens_saved,
     }
 

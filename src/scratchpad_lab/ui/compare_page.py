@@ -16,7 +16,8 @@ import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
 from scratchpad_lab.model.config import ConfigError, RunConfig
-from scratchpad_lab.analysis.metrics import model_ids, summarize_run
+from scratchpad_lab.analysis.figures import LABELS, figures, percent
+from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.engine.promptlab import check_prompt
 from scratchpad_lab.model.endpoint import EndpointError
@@ -40,7 +41,7 @@ SCENARIO_KIND = ("Scenario run: each setting re-runs the scenario's deterministi
                  "left in its scratchpad, so the answer score moves with the setting.")
 RECORDED_KIND = ("Recorded trajectory: each setting replays the recorded steps exactly; the agent's model is "
                  "not called again. The final answer is the recorded one under every setting "
-                 "(keeps_recorded_answer), so there is no answer score to compare: watch facts retained and "
+                 "(keeps_recorded_answer), so there is no answer score to compare: watch facts kept and "
                  "the scratchpad sizes instead.")
 
 
@@ -86,7 +87,7 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 # ── shown from a Result ─────────────────────────────────────────────────────
 
 def _pct(value: Optional[float], none: str) -> str:
-    return none if value is None else f"{value:.0%}"
+    return none if value is None else percent(value)
 
 
 def _money(value: Optional[float]) -> str:
@@ -100,11 +101,12 @@ def _flags_text(row: Dict) -> str:
 
 def _column(index: int, result: Result, prices: Optional[dict]) -> None:
     row, record = result.rows[index], result.records[index]
-    summary = summarize_run(record.events, record.scenario, prices)
+    summary = figures(record.events, record.scenario, prices)  # the row's own figures, read the same way
     st.subheader(f"Setting {index + 1}")
     st.text(result.labels[index])
-    st.metric("compressions", row["compressions"])
-    st.metric("summarizer calls", row["summarizer_calls"])
+    st.metric(LABELS["compressions"], row["compressions"])
+    st.metric(LABELS["summarizer_calls"], row["summarizer_calls"],
+              help="Every call to the summarizer; one that raised or replied nothing compressed nothing.")
     st.metric("summarizer tokens in / out", f"{row['summarizer_tokens_in']:,} / {row['summarizer_tokens_out']:,}")
     st.metric("summarizer cost", _money(summary.summarizer_cost_usd))
     st.metric("peak scratchpad tokens", f"{row['peak_context_tokens']:,}")
@@ -114,9 +116,9 @@ def _column(index: int, result: Result, prices: Optional[dict]) -> None:
                    "with this setting (same steps, same agent trim).")
     st.metric("net tokens saved", f"{row['net_tokens_saved']:,}",
               help="Context tokens saved minus the summarizer's tokens in and out.")
-    st.metric("facts retained", _pct(row["facts_retained"], "no compression"),
+    st.metric(LABELS["facts_retained"], summary.facts_kept_text,
               help="Share of the facts in the scratchpad before each compression that survived it.")
-    st.metric("answer score", "recorded answer" if result.keeps_answer else _pct(row["answer_score"], "none"),
+    st.metric(LABELS["answer_score"], "recorded answer" if result.keeps_answer else _pct(row["answer_score"], "none"),
               help="Share of the scenario's expected facts in the final answer.")
     st.text(_flags_text(row))
 
@@ -181,7 +183,7 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
               ("summarizer_tokens", "summarizer tokens (in + out)", ",d")]
     if not result.keeps_answer and frame["answer_score"].notna().any():
         charts.append(("answer_score", "answer score", ".0%"))
-    charts.append(("facts_retained", "facts retained", ".0%"))
+    charts.append(("facts_retained", LABELS["facts_retained"], ".0%"))
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"

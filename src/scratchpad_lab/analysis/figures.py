@@ -1,0 +1,154 @@
+"""The figures row: what a run's events add up to, the one home of every figure a page or command shows.
+
+Streamlit-free; computed from the events alone, so a live run, a finished run, a loaded file, a Compare
+or sweep row, a Strategies row and the CLI give the same figures, and read them the same way:
+
+- compressions: the times a summary replaced what is sent (a `compression` event with status ok, see
+  model/compression.py). A summarizer call that replied nothing or raised left the scratchpad as it was:
+  it is a summarizer call, not a compression.
+- summarizer_calls: every call to the summarizer, whatever it returned (a strategy that cut without
+  calling it, `summarizer_called` false, made a compression but no call).
+- facts kept (facts_retained): of the facts in the text before each cut, the share still in it after,
+  over every cut the run made: its compressions, and the trims that recorded their text (the Strategies
+  replays record them). None when nothing was cut, read as "no compression happened"; a failed
+  summarizer call is not a cut, so it never counts as keeping everything.
+- sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
+  peak_* is the largest of those, the one meaning of "peak" everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from scratchpad_lab.analysis.facts import retention
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
+from scratchpad_lab.analysis.pricing import cost_usd
+from scratchpad_lab.analysis.quality import annotate, expected_values
+from scratchpad_lab.model.events import Event
+
+NO_COMPRESSION = "no compression happened"
+NO_FACTS = "no facts to keep"   # something was cut, but what was cut held no facts
+# How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
+LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
+          "failed_calls": "failed summarizer calls", "facts_retained": "facts kept",
+          "answer_score": "answer score", "peak_tokens": "peak context tokens",
+          "mean_tokens": "mean context tokens"}
+
+
+def percent(share: float) -> str:
+    """A share (0 to 1) as every page and the CLI print it: a whole percentage."""
+    return f"{share:.0%}"
+
+
+def facts_kept_text(share: Optional[float], cut: bool) -> str:
+    """A facts-kept share as it reads everywhere: a percentage; "no compression happened" when nothing
+    was cut (`cut` false), whatever the share says; "no facts to keep" when what was cut held none."""
+    if not cut:
+        return NO_COMPRESSION
+    return NO_FACTS if share is None else percent(share)
+
+
+def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
+    """(compressions, summarizer calls, failed calls): cheap, for views redrawn while a run goes (no
+    facts read). A failed call is a summarizer call that replaced nothing (it raised or replied nothing)."""
+    comps = of_kind(events, "compression")
+    called = [e for e in comps if e.payload.summarizer_called]
+    return (sum(1 for e in comps if e.payload.status == "ok"), len(called),
+            sum(1 for e in called if e.payload.status != "ok"))
+
+
+def facts_over_cuts(events: Sequence[Event]) -> Tuple[int, int, int]:
+    """(facts before, facts kept, cuts) over every cut of the run: its compressions (status ok) and the
+    trims that carry their text. The one facts-kept rule."""
+    total = kept = cuts = 0
+    for c in annotate(events):
+        if c["status"] == "ok":
+            cuts += 1
+            total += len(c["facts_before"])
+            kept += len(c["facts_before"]) - len(c["facts_lost"])
+    trims = [e for e in of_kind(events, "trim") if e.payload.before is not None]
+    expected = expected_values(events) if trims else ()
+    for e in trims:
+        r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
+        cuts += 1
+        total += len(r.before)
+        kept += len(r.kept)
+    return total, kept, cuts
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One run's figures: the row every page and command shows."""
+
+    iterations: int
+    compressions: int            # a summary replaced what is sent
+    summarizer_calls: int        # every call to the summarizer, whatever it returned
+    failed_calls: int            # calls that replaced nothing: the summarizer raised or replied nothing
+    trims: int
+    peak_chars: int              # the largest scratchpad sent, in chars
+    peak_tokens: int             # ... and in tokens (the Compare rows' peak_context_tokens)
+    mean_tokens: float
+    context_tokens: int          # sum over iterations of the scratchpad tokens sent to the agent's LLM
+    summarizer_tokens_in: int
+    summarizer_tokens_out: int
+    summarizer_latency_s: float
+    facts_before: int            # facts in the text before each cut, summed over the cuts
+    facts_kept: int              # ... of those, still there after the cut
+    cuts: int                    # compressions, and trims that recorded their text
+    answer_score: Optional[float]
+    outcome: Optional[str]
+    agent_calls: int = 0
+    agent_tokens_in: int = 0
+    agent_tokens_out: int = 0
+    agent_cost_usd: Optional[float] = None       # None: no price known for the model
+    summarizer_cost_usd: Optional[float] = None
+
+    @property
+    def facts_retained(self) -> Optional[float]:
+        """Share of the facts kept over every cut; None when nothing was cut or what was cut held none."""
+        return round(self.facts_kept / self.facts_before, 4) if self.facts_before else None
+
+    @property
+    def facts_kept_text(self) -> str:
+        return facts_kept_text(self.facts_retained, self.cuts > 0)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**asdict(self), "facts_retained": self.facts_retained}
+
+
+def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Optional[dict] = None) -> Figures:
+    iterations = of_kind(events, "iteration")
+    calls = of_kind(events, "llm_call")
+    agent_model, summarizer_model = model_ids(events)
+    agent_in = sum(int(e.payload.tokens_in or 0) for e in calls)
+    agent_out = sum(int(e.payload.tokens_out or 0) for e in calls)
+    comps = of_kind(events, "compression")
+    tokens = [e.payload.tokens for e in iterations]
+    finish = of_kind(events, "finish")
+    if scenario is None:
+        starts = of_kind(events, "run_start")
+        scenario = starts[0].payload.scenario if starts else None
+    summarizer_in = sum(int(e.payload.tokens_in or 0) for e in comps)
+    summarizer_out = sum(int(e.payload.tokens_out or 0) for e in comps)
+    compressions, summarizer_calls, failed_calls = compression_counts(events)
+    facts_before, facts_kept, cuts = facts_over_cuts(events)
+    return Figures(
+        agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
+        agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
+        summarizer_cost_usd=cost_usd(summarizer_model, summarizer_in, summarizer_out, prices),
+        iterations=len(iterations),
+        compressions=compressions,
+        summarizer_calls=summarizer_calls,
+        failed_calls=failed_calls,
+        trims=len(of_kind(events, "trim")),
+        peak_chars=max([e.payload.chars for e in iterations] + [0]),
+        peak_tokens=max(tokens + [0]),
+        mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
+        context_tokens=sum(tokens),
+        summarizer_tokens_in=summarizer_in,
+        summarizer_tokens_out=summarizer_out,
+        summarizer_latency_s=round(sum(float(e.payload.latency_s or 0) for e in comps), 4),
+        facts_before=facts_before, facts_kept=facts_kept, cuts=cuts,
+        answer_score=answer_score(final_answer(events), scenario),
+        outcome=finish[-1].payload.outcome if finish else None,
+    )
