@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import ConfigError, RunConfig, validate_prompt_template
+from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
@@ -119,11 +119,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_settings(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
+                       metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
-    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[15000], metavar="N,N,...",
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
+                       metavar="N,N,...",
                        help="up to 6 values")
-    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"],
+                       help="silent: a stand-in that replies nothing, to see what a failing summarizer costs")
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     if command in _LIGHT_COMMANDS:
@@ -164,8 +167,7 @@ def _sweep(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r in rows:
-            every = "off" if r["summarize_every"] is None else r["summarize_every"]
-            print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
+            print(f"every {every_text(r['summarize_every']):>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
                   f"{r['summarizer_calls']:>3} summarizer calls, saved {r['context_tokens_saved']:>9,} context tokens, "
                   f"summarizer {r['summarizer_tokens_in']:,} in / {r['summarizer_tokens_out']:,} out, "
                   f"facts kept {facts_kept_text(r['facts_retained'], r['compressions'] > 0)}, "

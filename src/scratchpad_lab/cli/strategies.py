@@ -10,6 +10,7 @@ import json
 from typing import List
 
 from scratchpad_lab.engine.strategies.settings import NAMES, StrategyError, parse_spec
+from scratchpad_lab.model.config import field_bounds, field_default
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -29,7 +30,7 @@ def add_parser(sub) -> None:
                    help="a strategy and its settings; repeat for up to 5")
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
-    p.add_argument("--extractive-budget", type=int, default=1500, metavar="CHARS",
+    p.add_argument("--extractive-budget", type=int, default=field_default("extractive_budget_chars"), metavar="CHARS",
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
@@ -47,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(NAMES)}).")
-    if not 200 <= args.extractive_budget <= 50_000:
-        raise StrategyError("--extractive-budget is out of range (200 to 50,000).")
+    low, high = field_bounds("extractive_budget_chars")
+    if not low <= args.extractive_budget <= high:
+        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
     model = getattr(args, "summarizer_model", None)
     if args.summarizer == "endpoint" or model:
         if not model:

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import RunConfig, every_text, field_default, largest
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.analysis.quality import savings
@@ -28,15 +28,15 @@ from scratchpad_lab.model.trace import Trace
 
 MAX_SETTINGS = 6
 MAX_GRID = 6
-NEVER = {"summarize_every": None, "max_scratchpad_chars": 1_000_000}  # the middleware never fires
+NEVER = {"summarize_every": None, "max_scratchpad_chars": largest("max_scratchpad_chars")}  # the middleware never fires
 
 
 @dataclass
 class Setting:
     """One column of a comparison: the compression knobs that differ between columns."""
 
-    summarize_every: Optional[int] = 5
-    max_scratchpad_chars: int = 15_000
+    summarize_every: Optional[int] = field_default("summarize_every")
+    max_scratchpad_chars: int = field_default("max_scratchpad_chars")
     agent_trim_chars: Optional[int] = None        # None: the base config's
     summarizer: Optional[str] = None
     summarizer_prompt: Optional[str] = None
@@ -51,8 +51,7 @@ class Setting:
         return out
 
     def label(self) -> str:
-        every = "off" if self.summarize_every is None else str(self.summarize_every)
-        text = f"every {every} / {self.max_scratchpad_chars:,}"
+        text = f"every {every_text(self.summarize_every)} / {self.max_scratchpad_chars:,}"
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
         if self.summarizer_endpoint is not None and self.summarizer == "endpoint":

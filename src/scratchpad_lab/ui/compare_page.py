@@ -15,7 +15,7 @@ from typing import Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
-from scratchpad_lab.model.config import ConfigError, RunConfig
+from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_bounds, field_default, largest
 from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -34,7 +34,8 @@ from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEE
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
-SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
+NO_SIZE_TRIGGER = largest("max_scratchpad_chars")
+SWEEP_CAPS = sorted({1_000, 2_000, 4_000, 8_000, field_default("max_scratchpad_chars"), 30_000, NO_SIZE_TRIGGER})
 MAX_CARDS = 25
 SCENARIO_KIND = ("Scenario run: each setting re-runs the scenario's deterministic scripted agent. It takes the "
                  "same steps (the same tool calls) every time, and its final answer still comes from what is "
@@ -162,13 +163,9 @@ def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) ->
 
 # ── sweep ───────────────────────────────────────────────────────────────────
 
-def _every_label(value) -> str:
-    return "off" if value is None else str(value)
-
-
 def sweep_frame(result: Result) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
-    rows = [{"summarize_every": _every_label(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
+    rows = [{"summarize_every": every_text(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
              "summarizer_tokens": r["summarizer_tokens_in"] + r["summarizer_tokens_out"],
              "answer_score": r["answer_score"], "facts_retained": r["facts_retained"],
@@ -201,14 +198,15 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
 def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     st.text("Every pair of the two middleware triggers, replayed on the same trajectory (up to 6 x 6).")
     last = st.session_state[CMP_SWEEP]
-    defaults = {"cmp_sweep_every": ["2", "5", "off"], "cmp_sweep_caps": [2_000, 4_000, 15_000],
+    defaults = {"cmp_sweep_every": ["2", every_text(field_default("summarize_every")), "off"],
+                "cmp_sweep_caps": [2_000, 4_000, field_default("max_scratchpad_chars")],
                 "cmp_sweep_summarizer": SUMMARIZER_CHOICES[0], **(last.choices if last else {})}
     for key, value in defaults.items():  # widget state goes when the page is left: start from the last sweep
         st.session_state.setdefault(key, value)
     c1, c2, c3 = st.columns([2, 2, 1])
     everies = c1.multiselect("summarize_every values (off: no periodic trigger)", SWEEP_EVERY,
                              max_selections=engine.MAX_GRID, key="cmp_sweep_every")
-    caps = c2.multiselect("max_scratchpad_chars values (1,000,000: no size trigger)", SWEEP_CAPS,
+    caps = c2.multiselect(f"max_scratchpad_chars values ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
                           max_selections=engine.MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
     every_values = [None if e == "off" else int(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
@@ -249,10 +247,9 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings",
         column_config={
             "summarize_every": st.column_config.TextColumn("summarize_every", help="off, or a number of iterations"),
-            "max_scratchpad_chars": st.column_config.NumberColumn("max_scratchpad_chars", min_value=100,
-                                                                  max_value=1_000_000, step=1, format="%d"),
-            "agent_trim_chars": st.column_config.NumberColumn("agent_trim_chars", min_value=200, max_value=1_000_000,
-                                                              step=1, format="%d"),
+            **{name: st.column_config.NumberColumn(name, min_value=field_bounds(name)[0],
+                                                   max_value=field_bounds(name)[1], step=1, format="%d")
+               for name in ("max_scratchpad_chars", "agent_trim_chars")},
             "summarizer": st.column_config.SelectboxColumn("summarizer", options=COMPARE_SUMMARIZERS),
             "custom prompt": st.column_config.TextColumn(
                 "custom prompt", help="must contain {scratchpad}, or be the name of a Prompt lab prompt version"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import RunConfig, every_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,10 +51,6 @@ def open_sample(path: Path) -> RunRecord:
     return record
 
 
-def _every(value) -> str:
-    return "off" if value is None else str(value)
-
-
 def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
@@ -82,7 +78,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
             "#": i, "run": r.name or f"run {i}", "prompt": prompt_label(c), "answer score": s.answer_score,
             "facts kept": s.facts_kept_text, "outcome": r.outcome, "compressions": s.compressions,
             "summarizer calls": s.summarizer_calls,
-            "summarize_every": _every(c.summarize_every),
+            "summarize_every": every_text(c.summarize_every),
             "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
             "summarizer": c.summarizer, "scenario": r.scenario or r.mode, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
@@ -111,7 +107,7 @@ def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
     named = f" · prompt “{c.prompt_name}”" if c.prompt_name else ""
-    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
+    return (f"#{index + 1} {r.name or 'run'} · every {every_text(c.summarize_every)} / "
             f"{c.max_scratchpad_chars:,} chars{named}")
 
 

@@ -16,6 +16,7 @@ import streamlit as st
 from scratchpad_lab.analysis.figures import LABELS, figures
 from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
+from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import RecordError
 from scratchpad_lab.ui.endpoints import endpoint_widgets
@@ -89,7 +90,9 @@ def _summarizer_widgets() -> SummarizerSpec:
     endpoint (through langchain-openai for deepagents and LangMem, the lab's endpoint client for autourgos)."""
     kind = st.radio("Summarizer (serves every strategy)", ["extractive", "endpoint"], horizontal=True,
                     key="strat_summarizer", format_func=lambda k: SUMMARIZER_LABELS[k])
-    budget = st.number_input("Extractive summary budget (chars)", 200, 50_000, 1_500, 100, key="strat_budget",
+    low, high = field_bounds("extractive_budget_chars")
+    budget = st.number_input("Extractive summary budget (chars)", low, high, field_default("extractive_budget_chars"),
+                             100, key="strat_budget",
                              help="The offline summarizer keeps the salient lines of what it is given, up to this "
                                   "many characters.", disabled=kind != "extractive")
     if kind == "extractive":

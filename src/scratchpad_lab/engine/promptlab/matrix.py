@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_default
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.facts import Fact, extract_facts
@@ -44,7 +44,7 @@ class Snapshot:
     iteration: int = 1
     label: str = "pasted text"
     scenario: Optional[str] = None
-    extractive_budget_chars: int = 1_500
+    extractive_budget_chars: int = field_default("extractive_budget_chars")
 
     def facts(self) -> List[Fact]:
         return extract_facts(self.scratchpad, self.expected)
@@ -186,7 +186,7 @@ class Cell:
 
 
 def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, model: str,
-                  max_scratchpad_chars: int = 15_000, stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
+                  max_scratchpad_chars: int = field_default("max_scratchpad_chars"), stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
     """Fire the package's middleware once on the snapshot, observed as in a run; return the
     compression event's data plus its iteration (the shape quality.annotate gives). `stop_event`
     set: a model call in flight is abandoned at once (the observer's own bounded call)."""
