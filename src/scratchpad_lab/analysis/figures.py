@@ -8,10 +8,12 @@ or sweep row, a Strategies row and the CLI give the same figures, and read them 
   it is a summarizer call, not a compression.
 - summarizer_calls: every call to the summarizer, whatever it returned (a strategy that cut without
   calling it, `summarizer_called` false, made a compression but no call).
-- facts kept (facts_retained): of the facts in the text before each cut, the share still in it after,
-  over every cut the run made: its compressions, and the trims that recorded their text (the Strategies
-  replays record them). None when nothing was cut, read as "no compression happened"; a failed
-  summarizer call is not a cut, so it never counts as keeping everything.
+- facts kept (facts_retained): of the facts in the scratchpad before each compression, the share still
+  in it after, over the run's compressions. None when nothing was compressed, read as "no compression
+  happened": a failed summarizer call compressed nothing, so it never counts as keeping everything.
+- facts kept through trims (trim_facts_retained): the same share over the trims that recorded their text
+  (the Strategies replays record them; the trim-only strategy has no other cut). A separate figure, so
+  facts kept reads the same for a run on every page whether or not its trims were recorded.
 - sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
   peak_* is the largest of those, the one meaning of "peak" everywhere.
 """
@@ -27,10 +29,11 @@ from scratchpad_lab.analysis.quality import annotate, expected_values
 from scratchpad_lab.model.events import Event
 
 NO_COMPRESSION = "no compression happened"
-NO_FACTS = "no facts to keep"   # something was cut, but what was cut held no facts
+NO_FACTS = "no facts to keep"   # something was compressed, but it held no facts
 # How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
 LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
           "failed_calls": "failed summarizer calls", "facts_retained": "facts kept",
+          "trim_facts_retained": "facts kept through trims",
           "answer_score": "answer score", "peak_tokens": "peak context tokens",
           "mean_tokens": "mean context tokens"}
 
@@ -40,10 +43,10 @@ def percent(share: float) -> str:
     return f"{share:.0%}"
 
 
-def facts_kept_text(share: Optional[float], cut: bool) -> str:
-    """A facts-kept share as it reads everywhere: a percentage; "no compression happened" when nothing
-    was cut (`cut` false), whatever the share says; "no facts to keep" when what was cut held none."""
-    if not cut:
+def facts_kept_text(share: Optional[float], compressed: bool) -> str:
+    """A facts-kept share as it reads everywhere: a percentage; "no compression happened" when nothing was
+    compressed, whatever the share says; "no facts to keep" when what was compressed held none."""
+    if not compressed:
         return NO_COMPRESSION
     return NO_FACTS if share is None else percent(share)
 
@@ -57,23 +60,31 @@ def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
             sum(1 for e in called if e.payload.status != "ok"))
 
 
-def facts_over_cuts(events: Sequence[Event]) -> Tuple[int, int, int]:
-    """(facts before, facts kept, cuts) over every cut of the run: its compressions (status ok) and the
-    trims that carry their text. The one facts-kept rule."""
-    total = kept = cuts = 0
+def facts_over_compressions(events: Sequence[Event]) -> Tuple[int, int]:
+    """(facts before, facts kept) summed over the run's compressions (status ok): the one facts-kept rule.
+    A summarizer call that replaced nothing is left out: it kept the scratchpad, not its facts."""
+    total = kept = 0
     for c in annotate(events):
         if c["status"] == "ok":
-            cuts += 1
             total += len(c["facts_before"])
             kept += len(c["facts_before"]) - len(c["facts_lost"])
+    return total, kept
+
+
+def facts_over_trims(events: Sequence[Event]) -> Tuple[int, int]:
+    """(facts before, facts kept) summed over the trims that carry their text."""
     trims = [e for e in of_kind(events, "trim") if e.payload.before is not None]
     expected = expected_values(events) if trims else ()
+    total = kept = 0
     for e in trims:
         r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
-        cuts += 1
         total += len(r.before)
         kept += len(r.kept)
-    return total, kept, cuts
+    return total, kept
+
+
+def _share(kept: int, total: int) -> Optional[float]:
+    return round(kept / total, 4) if total else None
 
 
 @dataclass(frozen=True)
@@ -92,9 +103,10 @@ class Figures:
     summarizer_tokens_in: int
     summarizer_tokens_out: int
     summarizer_latency_s: float
-    facts_before: int            # facts in the text before each cut, summed over the cuts
-    facts_kept: int              # ... of those, still there after the cut
-    cuts: int                    # compressions, and trims that recorded their text
+    facts_before: int            # facts in the scratchpad before each compression, summed
+    facts_kept: int              # ... of those, still there after it
+    trim_facts_before: int       # the same over the trims that recorded their text
+    trim_facts_kept: int
     answer_score: Optional[float]
     outcome: Optional[str]
     agent_calls: int = 0
@@ -105,15 +117,20 @@ class Figures:
 
     @property
     def facts_retained(self) -> Optional[float]:
-        """Share of the facts kept over every cut; None when nothing was cut or what was cut held none."""
-        return round(self.facts_kept / self.facts_before, 4) if self.facts_before else None
+        """Share of the facts kept over the compressions; None when none happened or they held no facts."""
+        return _share(self.facts_kept, self.facts_before)
+
+    @property
+    def trim_facts_retained(self) -> Optional[float]:
+        """Share of the facts kept over the trims that recorded their text; None when there were none."""
+        return _share(self.trim_facts_kept, self.trim_facts_before)
 
     @property
     def facts_kept_text(self) -> str:
-        return facts_kept_text(self.facts_retained, self.cuts > 0)
+        return facts_kept_text(self.facts_retained, self.compressions > 0)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {**asdict(self), "facts_retained": self.facts_retained}
+        return {**asdict(self), "facts_retained": self.facts_retained, "trim_facts_retained": self.trim_facts_retained}
 
 
 def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Optional[dict] = None) -> Figures:
@@ -131,7 +148,8 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
     summarizer_in = sum(int(e.payload.tokens_in or 0) for e in comps)
     summarizer_out = sum(int(e.payload.tokens_out or 0) for e in comps)
     compressions, summarizer_calls, failed_calls = compression_counts(events)
-    facts_before, facts_kept, cuts = facts_over_cuts(events)
+    facts_before, facts_kept = facts_over_compressions(events)
+    trim_facts_before, trim_facts_kept = facts_over_trims(events)
     return Figures(
         agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
         agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
@@ -148,7 +166,8 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
         summarizer_tokens_in=summarizer_in,
         summarizer_tokens_out=summarizer_out,
         summarizer_latency_s=round(sum(float(e.payload.latency_s or 0) for e in comps), 4),
-        facts_before=facts_before, facts_kept=facts_kept, cuts=cuts,
+        facts_before=facts_before, facts_kept=facts_kept,
+        trim_facts_before=trim_facts_before, trim_facts_kept=trim_facts_kept,
         answer_score=answer_score(final_answer(events), scenario),
         outcome=finish[-1].payload.outcome if finish else None,
     )

@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.analysis.figures import LABELS, figures
+from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.config import field_bounds, field_default
@@ -31,7 +31,7 @@ ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS
               "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
               "peak_context_tokens": LABELS["peak_tokens"], "mean_context_tokens": LABELS["mean_tokens"],
               "context_tokens_saved": "tokens saved vs no compression", "facts_retained": LABELS["facts_retained"],
-              "offloaded_files": "files offloaded"}
+              "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded"}
 
 
 @dataclass
@@ -58,8 +58,10 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
 
 def _row_texts(result) -> Dict[str, str]:
     """A strategy's row as it reads in its column and in the table: facts kept as on every page."""
-    row, kept = result.row(), figures(result.events).facts_kept_text
-    return {label: kept if key == "facts_retained" else
+    row, f = result.row(), figures(result.events)
+    shares = {"facts_retained": f.facts_kept_text,
+              "trim_facts_retained": "no trim" if f.trim_facts_retained is None else percent(f.trim_facts_retained)}
+    return {label: shares[key] if key in shares else
             (f"{row[key]:,.1f}" if isinstance(row[key], float) else f"{row[key]:,}") for key, label in ROW_LABELS.items()}
 
 

@@ -20,7 +20,7 @@ from scratchpad_lab.engine.strategies.messages import MessageCounter, render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
-            "facts_retained", "offloaded_files")
+            "facts_retained", "trim_facts_retained", "offloaded_files")
 
 
 def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
@@ -98,5 +98,6 @@ class StrategyResult:
             "mean_context_tokens": f.mean_tokens,
             "context_tokens_saved": sum(b - s for b, s in zip(self.baseline_tokens, sent)),
             "facts_retained": f.facts_retained,
+            "trim_facts_retained": f.trim_facts_retained,
             "offloaded_files": len(self.files),
         }
