@@ -24,6 +24,9 @@ from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
 
+TRIGGER = "langmem: over max_tokens_before_summary"
+
+
 def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
     out = {"max_tokens": s["max_tokens"], "max_summary_tokens": s["max_summary_tokens"]}
     if s.get("max_tokens_before_summary") is not None:
@@ -54,9 +57,21 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 warnings.simplefilter("always")
                 result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
             fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
-        except ValueError as exc:  # e.g. a message it cannot place; the run stops here, honestly
-            error = f"LangMem refused the messages at step {iteration}: {exc}"
-            log.emit("error", iteration, error_type="ValueError", message=error)
+        except Exception as exc:  # the run stops here, honestly, and says why
+            call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+            if call.get("error"):  # the summarizer model failed (LangMem lets it raise): a call that cut nothing
+                text = render_all(before)
+                log.emit("compression", iteration, **compression_data(
+                    reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(before),
+                    after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
+                    latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                    tokens_out=call.get("tokens_out", 0), error=call["error"]))
+                error = f"LangMem's summarizer call failed at step {iteration}: {call['error']}"
+            elif isinstance(exc, ValueError):  # e.g. a message it cannot place
+                error = f"LangMem refused the messages at step {iteration}: {exc}"
+            else:
+                raise
+            log.emit("error", iteration, error_type=type(exc).__name__, message=error)
             break
         sent = list(result.messages)
         sent_all.append(sent)
@@ -68,7 +83,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
             log.emit("compression", iteration, **compression_data(
-                reason="size", trigger="langmem: over max_tokens_before_summary",
+                reason="size", trigger=TRIGGER,
                 before=before_text, after=after_text, before_tokens=tokens(before), after_tokens=sent_tokens,
                 prompt=call.get("prompt", ""), response=call.get("response", result.running_summary.summary),
                 model=summarizer.label, latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
