@@ -15,7 +15,8 @@ from scratchpad_lab.model.config import ConfigError, RunConfig, allowed_range, e
 from scratchpad_lab.engine.promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
-SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
+# silent: the named stand-in that replies nothing, to compare what a failing summarizer costs
+SUMMARIZER_CHOICES = ["extractive", "same-as-agent", "silent"]
 COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 
 
