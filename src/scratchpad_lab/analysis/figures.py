@@ -30,6 +30,7 @@ from scratchpad_lab.model.events import Event
 
 NO_COMPRESSION = "no compression happened"
 NO_FACTS = "no facts to keep"   # something was compressed, but it held no facts
+NO_TRIM = "no trim"             # facts kept through trims, when no trim recorded its text
 # How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
 LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
           "failed_calls": "failed summarizer calls", "facts_retained": "facts kept",
@@ -43,12 +44,17 @@ def percent(share: float) -> str:
     return f"{share:.0%}"
 
 
+def percent_or(share: Optional[float], none: str) -> str:
+    """A share as a percentage, or `none` (our words for why there is none) when there is none."""
+    return none if share is None else percent(share)
+
+
 def facts_kept_text(share: Optional[float], compressed: bool) -> str:
     """A facts-kept share as it reads everywhere: a percentage; "no compression happened" when nothing was
     compressed, whatever the share says; "no facts to keep" when what was compressed held none."""
     if not compressed:
         return NO_COMPRESSION
-    return NO_FACTS if share is None else percent(share)
+    return percent_or(share, NO_FACTS)
 
 
 def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
@@ -128,6 +134,10 @@ class Figures:
     @property
     def facts_kept_text(self) -> str:
         return facts_kept_text(self.facts_retained, self.compressions > 0)
+
+    @property
+    def trim_facts_kept_text(self) -> str:
+        return percent_or(self.trim_facts_retained, NO_TRIM)
 
     def to_dict(self) -> Dict[str, Any]:
         return {**asdict(self), "facts_retained": self.facts_retained, "trim_facts_retained": self.trim_facts_retained}

@@ -154,7 +154,7 @@ def _list_of(convert, what: str):
 
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
-    from scratchpad_lab.analysis.figures import facts_kept_text, percent
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
     given = vars(args)
     loaded = load_path(args.file)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
@@ -171,7 +171,7 @@ def _sweep(args: argparse.Namespace) -> int:
                   f"{r['summarizer_calls']:>3} summarizer calls, saved {r['context_tokens_saved']:>9,} context tokens, "
                   f"summarizer {r['summarizer_tokens_in']:,} in / {r['summarizer_tokens_out']:,} out, "
                   f"facts kept {facts_kept_text(r['facts_retained'], r['compressions'] > 0)}, "
-                  f"answer score {'none' if r['answer_score'] is None else percent(r['answer_score'])}")
+                  f"answer score {percent_or(r['answer_score'], 'none')}")
     return EXIT_OK
 
 

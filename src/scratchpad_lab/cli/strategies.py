@@ -39,7 +39,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scratchpad_lab.analysis.figures import figures, percent
+    from scratchpad_lab.analysis.figures import figures
     from scratchpad_lab.engine.keys import endpoint_for
     from scratchpad_lab.model.records import load_path
     from scratchpad_lab.engine.strategies.engine import run_strategies
@@ -65,12 +65,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r, result in zip(rows, results):
+            f = figures(result.events)  # the row's own figures, worded as on every page
             print(f"{r['strategy']:<22} compressions {r['compressions']:>3}  summarizer calls "
                   f"{r['summarizer_calls']:>3}  peak {r['peak_context_tokens']:>7,}  mean "
                   f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts kept "
-                  f"{figures(result.events).facts_kept_text}  through trims "
-                  f"{'no trim' if r['trim_facts_retained'] is None else percent(r['trim_facts_retained'])}  "
-                  f"files {r['offloaded_files']}")
+                  f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
             if result.error:

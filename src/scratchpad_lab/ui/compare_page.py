@@ -16,7 +16,7 @@ import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
 from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_bounds, field_default, largest
-from scratchpad_lab.analysis.figures import LABELS, figures, percent
+from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.engine.promptlab import check_prompt
@@ -87,10 +87,6 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 
 # ── shown from a Result ─────────────────────────────────────────────────────
 
-def _pct(value: Optional[float], none: str) -> str:
-    return none if value is None else percent(value)
-
-
 def _money(value: Optional[float]) -> str:
     return "no price known" if value is None else f"${value:.4f}"
 
@@ -119,7 +115,7 @@ def _column(index: int, result: Result, prices: Optional[dict]) -> None:
               help="Context tokens saved minus the summarizer's tokens in and out.")
     st.metric(LABELS["facts_retained"], summary.facts_kept_text,
               help="Share of the facts in the scratchpad before each compression that survived it.")
-    st.metric(LABELS["answer_score"], "recorded answer" if result.keeps_answer else _pct(row["answer_score"], "none"),
+    st.metric(LABELS["answer_score"], "recorded answer" if result.keeps_answer else percent_or(row["answer_score"], "none"),
               help="Share of the scenario's expected facts in the final answer.")
     st.text(_flags_text(row))
 

@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.analysis.figures import LABELS, figures, percent
+from scratchpad_lab.analysis.figures import LABELS, figures
 from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.config import field_bounds, field_default
@@ -59,8 +59,7 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
 def _row_texts(result) -> Dict[str, str]:
     """A strategy's row as it reads in its column and in the table: facts kept as on every page."""
     row, f = result.row(), figures(result.events)
-    shares = {"facts_retained": f.facts_kept_text,
-              "trim_facts_retained": "no trim" if f.trim_facts_retained is None else percent(f.trim_facts_retained)}
+    shares = {"facts_retained": f.facts_kept_text, "trim_facts_retained": f.trim_facts_kept_text}
     return {label: shares[key] if key in shares else
             (f"{row[key]:,.1f}" if isinstance(row[key], float) else f"{row[key]:,}") for key, label in ROW_LABELS.items()}
 
