@@ -7,6 +7,10 @@ code *before* any optimisation; `test_results_unchanged.py` recomputes and compa
 Inputs: every recorded run in sample_runs/ replayed with package defaults and with a tight setting,
 two synthetic trajectories, and a 3 x 3 sweep (rows exactly as `scratchpad-lab sweep --json` prints)
 on one sample run and one synthetic trajectory.
+
+Re-recorded once for issue 19, when the summary became the figures row (figures.figures): it gained
+failed_calls, facts_before/kept/retained and trim_facts_*, lost compressions_ok (compressions now means
+it), and every figure it held before was checked equal.
 """
 from __future__ import annotations
 

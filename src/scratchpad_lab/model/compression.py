@@ -9,8 +9,9 @@ has one meaning everywhere:
   empty  the summarizer replied nothing and nothing was replaced
   error  the summarizer raised (or could not be called) and nothing was replaced
 
-A strategy that cuts even when its summarizer failed (deepagents drops the old messages whatever the
-reply) compressed: its status is ok, and `error` still says what the summarizer did.
+A strategy that cuts whatever its summarizer replied (deepagents and LangMem drop the old messages even
+for an empty summary) compressed: its status is ok, and `response` and `error` still say what the
+summarizer did.
 """
 from __future__ import annotations
 

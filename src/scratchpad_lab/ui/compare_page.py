@@ -126,7 +126,7 @@ def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
     if not annotated:
         st.text("This setting never compressed.")
     elif len(annotated) > MAX_CARDS:
-        st.text(f"Showing the first {MAX_CARDS} of {len(annotated)} compressions.")
+        st.text(f"Showing the first {MAX_CARDS} of {len(annotated)} compression cards.")
     for i, c in enumerate(annotated[:MAX_CARDS]):
         cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
         compression_card(c, key=f"{key}_{i}", cost=cost)  # its badges carry the flags, its text the facts lost
