@@ -25,7 +25,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple
 from scratchpad_lab.analysis.facts import retention
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
-from scratchpad_lab.analysis.quality import annotate, expected_values
+from scratchpad_lab.analysis.quality import expected_values
 from scratchpad_lab.model.events import Event
 
 NO_COMPRESSION = "no compression happened"
@@ -67,13 +67,16 @@ def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
 
 
 def facts_over_compressions(events: Sequence[Event]) -> Tuple[int, int]:
-    """(facts before, facts kept) summed over the run's compressions (status ok): the one facts-kept rule.
-    A summarizer call that replaced nothing is left out: it kept the scratchpad, not its facts."""
+    """(facts before, facts kept) summed over the run's compressions (status ok): the one facts-kept rule,
+    read per compression as the cards read it (facts.retention). A summarizer call that replaced nothing
+    is left out: it kept the scratchpad, not its facts."""
+    comps = [e for e in of_kind(events, "compression") if e.payload.status == "ok"]
+    expected = expected_values(events) if comps else ()
     total = kept = 0
-    for c in annotate(events):
-        if c["status"] == "ok":
-            total += len(c["facts_before"])
-            kept += len(c["facts_before"]) - len(c["facts_lost"])
+    for e in comps:
+        r = retention(e.payload.before or "", e.payload.after or "", expected)
+        total += len(r.before)
+        kept += len(r.kept)
     return total, kept
 
 
