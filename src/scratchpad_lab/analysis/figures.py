@@ -33,7 +33,7 @@ NO_FACTS = "no facts to keep"   # something was compressed, but it held no facts
 NO_TRIM = "no trim"             # facts kept through trims, when no trim recorded its text
 # How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
 LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
-          "failed_calls": "failed summarizer calls", "facts_retained": "facts kept",
+          "facts_retained": "facts kept",
           "trim_facts_retained": "facts kept through trims",
           "answer_score": "answer score", "peak_tokens": "peak context tokens",
           "mean_tokens": "mean context tokens"}
