@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import RunConfig, validate_prompt_template
+from scratchpad_lab.model.config import RunConfig, every_text, field_default, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
-from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
@@ -117,11 +117,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_settings(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
+                       metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
-    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[15000], metavar="N,N,...",
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
+                       metavar="N,N,...",
                        help="up to 6 values")
-    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"],
+                       help="silent: a stand-in that replies nothing, to see what a failing summarizer costs")
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     from scratchpad_lab.cli.import_trace import add_parser as add_import_parser  # cheap: no engine run
@@ -154,6 +157,7 @@ def _list_of(convert, what: str):
 
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
     given = vars(args)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
@@ -166,10 +170,11 @@ def _sweep(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r in rows:
-            every = "off" if r["summarize_every"] is None else r["summarize_every"]
-            print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
-                  f"saved {r['context_tokens_saved']:>9,} context tokens, summarizer {r['summarizer_tokens_in']:,} in"
-                  f" / {r['summarizer_tokens_out']:,} out, answer score {r['answer_score']}")
+            print(f"every {every_text(r['summarize_every']):>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
+                  f"{r['summarizer_calls']:>3} summarizer calls, saved {r['context_tokens_saved']:>9,} context tokens, "
+                  f"summarizer {r['summarizer_tokens_in']:,} in / {r['summarizer_tokens_out']:,} out, "
+                  f"facts kept {facts_kept_text(r['facts_retained'], r['compressions'] > 0)}, "
+                  f"answer score {percent_or(r['answer_score'], 'none')}")
     return EXIT_OK
 
 
@@ -232,16 +237,18 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
-    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
-            f"was left as it was. Last error: {failed[-1].error}")
+    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} summarizer calls failed{where}; the "
+            f"scratchpad was left as it was. Last error: {failed[-1].error}")
 
 
 def _human(record: RunRecord) -> str:
-    s = summarize_run(record.events, record.scenario)
+    from scratchpad_lab.analysis.figures import figures, percent  # reads facts: imported when asked (start-up)
+    s = figures(record.events, record.scenario)
     lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
-             f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
+             f"summarizer calls: {s.summarizer_calls}  trims: {s.trims}  "
+             f"peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens  facts kept: {s.facts_kept_text}"]
     if s.answer_score is not None:
-        lines.append(f"answer score: {s.answer_score:.2f}")
+        lines.append(f"answer score: {percent(s.answer_score)}")
     for e in record.events:
         if e.kind == "compression":
             d = e.payload

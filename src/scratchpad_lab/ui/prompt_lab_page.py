@@ -17,6 +17,7 @@ from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          PromptVariant, Snapshot, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
+from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
@@ -291,7 +292,7 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         badges += [_badge(*FLAG_BADGES[f]) for f in c.get("flags", []) if f in FLAG_BADGES]
         st.markdown(" ".join(badges))
         ratio = c.get("after_chars", 0) / c["before_chars"] if c.get("before_chars") else 0
-        lines = [f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,} chars ({ratio:.0%}) · "
+        lines = [f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,} chars ({percent(ratio)}) · "
                  f"{c.get('before_tokens', 0):,} → {c.get('after_tokens', 0):,} tokens"]
         if cell.probes:
             b = sum(p.answerable_before for p in cell.probes)

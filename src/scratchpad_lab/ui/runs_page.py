@@ -18,6 +18,7 @@ import streamlit as st
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.engine.loader import Loaded, load_bytes
 from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.config import every_text, field_default
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
@@ -30,8 +31,10 @@ from scratchpad_lab.ui.view import render_run
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."
 TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it, the page replayed it once "
-              "through the real agent and middleware with the package defaults (summarize_every 5, "
-              "max_scratchpad_chars 15,000, the agent's own trim at 15,000 chars) and the offline extractive "
+              "through the real agent and middleware with the package defaults (summarize_every "
+              f"{every_text(field_default('summarize_every'))}, max_scratchpad_chars "
+              f"{field_default('max_scratchpad_chars'):,}, the agent's own trim at "
+              f"{field_default('agent_trim_chars'):,} chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
 
@@ -55,10 +58,6 @@ class Entry:
 
 # ── loading (no page state touched) ────────────────────────────────────────
 
-def _every(value) -> str:
-    return "off" if value is None else str(value)
-
-
 def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]]:
     """(loaded, None) for a good run record or trace, or a file an importer takes (its `report` says what
     was imported, its `warnings` what will not replay as it reads), else (None, what is wrong). Never raises.
@@ -80,7 +79,7 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]
 
 def _numbers_title(record: RunRecord) -> str:
     c = record.config
-    return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
+    return f"every {every_text(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
 def _upload_entry(index: int, file_name: str, file: Loaded) -> Entry:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from scratchpad_lab.engine.compare import NEVER, replay_one
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import RunConfig, largest
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
@@ -18,7 +18,7 @@ from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)
-NO_TRIM = 1_000_000  # the largest agent trim a RunConfig allows: nothing is cut
+NO_TRIM = largest("agent_trim_chars")  # the largest agent trim a RunConfig allows: nothing is cut
 
 
 def base_config(summarizer: SummarizerSpec) -> RunConfig:
