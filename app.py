@@ -4,6 +4,7 @@ import streamlit as st
 from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.state import init_session
+from scratchpad_lab.ui.store import keep_visitor_cookie
 
 st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
 init_session()
@@ -20,6 +21,7 @@ open_from_link(pages)
 st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM agent: the real "
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
 presenter_toggle()
+keep_visitor_cookie()  # hosted mode: this browser's id, so its stored runs are listed to it after a reload
 show_note()
 pg.run()
 link_box(pg.title)

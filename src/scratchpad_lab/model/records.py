@@ -97,6 +97,13 @@ class RunRecord:
                    scenario=spec.scenario, name=spec.name or "", label=spec.label or "", created=spec.created or "")
 
 
+def prompt_label(config: RunConfig) -> str:
+    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
+
+
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:
     """A run record or a trace from untrusted bytes; RecordError on anything wrong."""
     raw = parse_json_bytes(data, where)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.model.config import RunConfig
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,13 +58,6 @@ def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
-def prompt_label(config: RunConfig) -> str:
-    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
-    if config.prompt_name:
-        return config.prompt_name
-    return "custom" if config.summarizer_prompt else "package default"
-
-
 def facts_kept(events) -> object:
     """Share of facts that survived the compressions that happened; failed compressions (the package
     kept the scratchpad) are not counted as keeping anything. A text when none happened."""
@@ -88,6 +80,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
     import pandas as pd  # lazy: the first page does without it
 
     from scratchpad_lab.analysis.metrics import summarize_run
+    from scratchpad_lab.model.records import prompt_label
     rows = []
     for i, r in enumerate(records, start=1):
         s = summarize_run(r.events, r.scenario, prices)
