@@ -30,14 +30,23 @@ def lab_store_in_tmp(tmp_path_factory):
             os.environ[key] = value
 
 
-@pytest.fixture
-def lab_db(tmp_path, monkeypatch):
-    """A fresh, empty SQLite store for one test (SCRATCHPAD_LAB_DB points at it); yields its URL."""
-    url = "sqlite:///" + str(tmp_path / "lab.db")
+@pytest.fixture(autouse=True)
+def lab_store_per_test(lab_store_in_tmp, monkeypatch):
+    """Each test starts with an empty store of its own (runs and prompt versions stored by one test are not
+    listed in the next); servers started by module fixtures keep the session's."""
+    folder = lab_store_in_tmp / _secrets.token_hex(6)
+    folder.mkdir()
+    url = "sqlite:///" + str(folder / "lab.db")
     monkeypatch.setenv("SCRATCHPAD_LAB_DB", url)
     yield url
-    from scratchpad_lab.engine.store import forget
-    forget(url)
+    if "scratchpad_lab.engine.store" in sys.modules:
+        sys.modules["scratchpad_lab.engine.store"].forget(url)
+
+
+@pytest.fixture
+def lab_db(lab_store_per_test):
+    """This test's own, empty SQLite store (SCRATCHPAD_LAB_DB points at it); its URL."""
+    return lab_store_per_test
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
     scratchpad-lab scenarios
     scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
+    scratchpad-lab run --scenario log-triage --save && scratchpad-lab runs list
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
 2 bad arguments or a bad file (one line on stderr, no traceback).
@@ -74,6 +75,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="also send a provider's key variable to a base URL that is not that provider's")
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
+    p.add_argument("--save", action="store_true",
+                   help="also keep the run in the lab's store (SCRATCHPAD_LAB_DB; see `scratchpad-lab runs`)")
     p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -129,11 +132,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
+        sub.add_parser("runs")
         return parser
     from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
     from scratchpad_lab.cli.strategies import add_parser as add_strategies_parser  # cheap: no LangChain import
     add_strategies_parser(sub)
+    from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
+    add_runs_parser(sub)
     return parser
 
 
@@ -232,7 +238,8 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
             f"was left as it was. Last error: {failed[-1].error}")
 
 
-def _human(record: RunRecord) -> str:
+def describe_record(record: RunRecord) -> str:
+    """What `run` and `replay` print (and `runs show`): the figures, each compression and trim, the answer."""
     s = summarize_run(record.events, record.scenario)
     lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
              f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
@@ -271,6 +278,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "strategies":
             from scratchpad_lab.cli.strategies import run as run_strategies_command
             return run_strategies_command(args)
+        if args.command == "runs":
+            from scratchpad_lab.cli.runs import run as runs_command
+            return runs_command(args)
         source, config = _source_and_config(args)
         run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
         if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
@@ -290,11 +300,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as exc:
         print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
+    if "save" in args:
+        from scratchpad_lab.cli.runs import save
+        from scratchpad_lab.engine.store import StoreError
+        try:
+            save(record, keys=cli_keys(config, vars(args)))
+        except StoreError as exc:  # the run happened: --out and --trace-out were written above
+            print(f"scratchpad-lab: error: the run was not stored: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         if "json" in args:
             print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
         else:
-            print(_human(record))
+            print(describe_record(record))
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
         sys.stdout = None

@@ -22,7 +22,8 @@ from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
 from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN,
                     RUNS_UPLOADS, init_session)
-from scratchpad_lab.ui.store import library_section, opened_entries, remember, show_message, store_upload, stored_id
+from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message, store_upload,
+                                     stored_id)
 from scratchpad_lab.ui.view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
@@ -254,6 +255,7 @@ def page() -> None:
     show_message()
     with st.container(border=True):
         library_section(open_stored)
+        results_section()
     entries, added = entries_with_upload(
         "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")

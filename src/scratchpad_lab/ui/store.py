@@ -205,6 +205,34 @@ def store_result(kind: str, rows: List[Dict], labels: List[str], source: str) ->
         say("error", f"The {kind} result was not stored. {exc} It stays on this page.")
 
 
+def save_prompt_version(name: str, text: str) -> Optional[int]:
+    """Keep a prompt version in the store (in this visitor's history); its version number, or None (said why)."""
+    from scratchpad_lab.engine.store import StoreError
+    try:
+        return get_store().save_prompt(name, text, owner()).version
+    except StoreError as exc:
+        say("error", f"The prompt version is kept in this tab only: {exc}")
+        return None
+
+
+def stored_prompts() -> Dict[str, Any]:
+    """{name: its newest PromptVersion} of this visitor (empty, said why, when the store cannot be read)."""
+    from scratchpad_lab.engine.store import StoreError
+    try:
+        return get_store().latest_prompts(owner())
+    except StoreError as exc:
+        say("error", f"Stored prompt versions cannot be read: {exc}")
+        return {}
+
+
+def prompt_history(name: str) -> List[Any]:
+    from scratchpad_lab.engine.store import StoreError
+    try:
+        return get_store().prompt_history(name, owner())
+    except StoreError:
+        return []
+
+
 def opened_entries() -> List[Any]:
     return list(st.session_state.get(LIB_OPENED, {}).values())
 
@@ -283,3 +311,38 @@ def library_section(open_run, key: str = "runs_lib") -> None:
     c4.button("Delete", key=f"{key}_delete", on_click=_delete, width="stretch")
     if len(rows) >= 500:
         st.text("Showing the newest 500; search to find older ones.")
+
+
+def results_section(key: str = "runs_results") -> None:
+    """Stored Compare, sweep and recommendation results: their figures, newest first, and delete."""
+    import pandas as pd  # lazy: the first page does without it
+
+    from scratchpad_lab.engine.store import StoreError
+    try:
+        store = get_store()
+        listed = store.list_results(owner())
+    except StoreError:
+        return  # the runs section above already says the store cannot be read
+    with st.expander(f"Stored Compare and sweep results ({len(listed)})"):
+        if not listed:
+            st.text("None yet: each comparison and sweep made on the Compare page is stored here.")
+            return
+        by_id = {r.id: r for r in listed}
+        ids = list(by_id)
+        chosen = st.selectbox("Result", ids, key=f"{key}_pick", format_func=lambda i: (
+            f"#{ids.index(i) + 1} · {by_id[i].kind} · stored {by_id[i].stored_at}"))
+        try:
+            result = store.load_result(chosen)
+        except StoreError as exc:
+            st.text(str(exc))
+            return
+        st.text(f"Computed from: {result.source}")  # the page's own title of the run (our words)
+        st.dataframe(pd.DataFrame(result.rows), hide_index=True, key=f"{key}_table")
+
+        def _delete() -> None:
+            try:
+                store.delete_result(chosen, owner())
+            except StoreError as exc:
+                say("error", str(exc))
+
+        st.button("Delete this result", key=f"{key}_delete", on_click=_delete)

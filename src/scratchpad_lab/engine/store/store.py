@@ -122,7 +122,11 @@ def owner_of(visitor_id: Optional[str]) -> str:
 
 
 def new_id() -> str:
-    return _secrets.token_urlsafe(RUN_ID_BYTES)
+    """128 random bits, URL-safe; never starting with "-", so `scratchpad-lab runs show ID` reads it as an id."""
+    while True:
+        made = _secrets.token_urlsafe(RUN_ID_BYTES)
+        if not made.startswith("-"):
+            return made
 
 
 def strategy_of(record: RunRecord) -> str:
