@@ -12,6 +12,7 @@ they are shown in dataframe cells and st.text only; select labels are our words 
 """
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from scratchpad_lab.engine.store import Store
 
 VISITOR_COOKIE = "scratchpad_lab_visitor"
+AUTOSAVE_ENV = "SCRATCHPAD_LAB_AUTOSAVE"  # "0" / "off": the Playground's "Store finished runs" starts off
 _VISITOR_ID = re.compile(r"^[A-Za-z0-9_-]{22,64}$")
 NOT_STORED = "It stays on this page and can still be downloaded."
 
@@ -107,8 +109,8 @@ def show_message() -> None:
 
 def autosave_on() -> bool:
     if LIB_AUTOSAVE not in st.session_state:
-        from scratchpad_lab.engine.store.location import autosave_default  # cheap: no SQLAlchemy
-        st.session_state[LIB_AUTOSAVE] = autosave_default()
+        st.session_state[LIB_AUTOSAVE] = os.environ.get(AUTOSAVE_ENV, "1").strip().lower() not in (
+            "0", "off", "false", "no")
     return bool(st.session_state[LIB_AUTOSAVE])
 
 

@@ -9,12 +9,11 @@ Streamlit-free. SQLAlchemy is imported with this package, so the pages import it
 the library is drawn, never on the first page.
 """
 from scratchpad_lab.engine.store.errors import StoreError
-from scratchpad_lab.engine.store.location import (DB_ENV, Limits, autosave_default, default_path, limits_from_env,
-                                                  store_url)
+from scratchpad_lab.engine.store.location import DB_ENV, Limits, default_path, limits_from_env, store_url
 from scratchpad_lab.engine.store.store import (PromptVersion, ResultSummary, RunSummary, Saved, Store, forget, new_id,
                                                owner_of, secret_values, shown_url, strategy_of)
 from scratchpad_lab.engine.store.tables import SCHEMA_VERSION
 
 __all__ = ["DB_ENV", "Limits", "PromptVersion", "ResultSummary", "RunSummary", "SCHEMA_VERSION", "Saved", "Store",
-           "StoreError", "autosave_default", "default_path", "forget", "limits_from_env", "new_id", "owner_of",
+           "StoreError", "default_path", "forget", "limits_from_env", "new_id", "owner_of",
            "secret_values", "shown_url", "store_url", "strategy_of"]

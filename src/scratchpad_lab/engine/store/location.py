@@ -18,7 +18,6 @@ from scratchpad_lab.engine.store.errors import StoreError
 DB_ENV = "SCRATCHPAD_LAB_DB"
 SECRETS_SECTION = "scratchpad_lab"   # st.secrets: [scratchpad_lab] db = "postgresql+psycopg://..."
 FILE_NAME = "lab.db"
-AUTOSAVE_ENV = "SCRATCHPAD_LAB_AUTOSAVE"  # "0" / "off": finished runs are not stored unless asked
 
 
 def data_folder() -> Path:
@@ -63,10 +62,6 @@ def sqlite_file(url: str) -> Optional[Path]:
     path = url.split(":///", 1)[1] if ":///" in url else ""
     path = path.split("?", 1)[0]
     return Path(path) if path and path != ":memory:" else None
-
-
-def autosave_default() -> bool:
-    return os.environ.get(AUTOSAVE_ENV, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
 # ── limits ──────────────────────────────────────────────────────────────────
