@@ -209,3 +209,43 @@ def test_a_postgresql_database_stopped_mid_session_gives_the_message_and_keeps_t
     assert "cannot be reached" in _texts(at) or "refused" in _texts(at)
     assert len(at.session_state["play_runs"]) == 2
     assert at.get("download_button")
+
+
+def test_prompt_versions_keep_their_history_across_sessions_and_any_version_opens_in_the_playground(lab_db):
+    lab = _app()
+    _ok(lab.switch_page("pages/prompt_lab.py").run())
+    lab.text_input(key="pl_name_0").input("Ids")
+    lab.text_area(key="pl_text_0").input("Keep ids.\n{scratchpad}").run()
+    _ok(lab.button(key="pl_save_0").click().run())
+    lab.text_area(key="pl_text_0").input("Keep every id and number.\n{scratchpad}").run()
+    _ok(lab.button(key="pl_save_0").click().run())
+    assert [(v.version, v.text) for v in Store(lab_db).prompt_history("Ids")] == [
+        (2, "Keep every id and number.\n{scratchpad}"), (1, "Keep ids.\n{scratchpad}")]
+
+    later = _app()  # another day, another session: the versions come from the store
+    _ok(later.switch_page("pages/prompt_lab.py").run())
+    assert later.session_state["pl_prompt_versions"] == {"Ids": "Keep every id and number.\n{scratchpad}"}
+    history = [t.value for t in later.text if t.value.startswith("version ")]
+    assert [h.split(" · ")[0] for h in history] == ["version 2", "version 1"]
+    _ok(later.button(key="pl_history_use_1").click().run())
+    assert any("“Ids v1”" in s.value for s in later.success)
+    _ok(later.switch_page("pages/playground.py").run())
+    assert later.sidebar.text_area(key="play_summarizer_prompt").value == "Keep ids.\n{scratchpad}"
+    _finish_a_run(later)
+    assert later.session_state["play_runs"][-1].config.prompt_name == "Ids v1"
+    assert [r.prompt for r in Store(lab_db).list_runs(search="Ids v1")] == ["Ids v1"]
+
+
+def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab_db):
+    at = _app()
+    _ok(at.switch_page("pages/compare.py").run())
+    _ok(at.button(key="cmp_run").click().run())
+    [listed] = Store(lab_db).list_results()
+    result = Store(lab_db).load_result(listed.id)
+    shown = at.session_state["cmp_result"]
+    assert result.kind == "compare" and result.labels == shown.labels
+    assert [r["compressions"] for r in result.rows] == [r["compressions"] for r in shown.rows]
+    _ok(at.switch_page("pages/runs.py").run())
+    assert any(e.label == "Stored Compare and sweep results (1)" for e in at.expander)
+    assert any(list(d.value["compressions"]) == [r["compressions"] for r in shown.rows] for d in at.dataframe
+               if "compressions" in d.value.columns and "setting" in d.value.columns)
