@@ -6,6 +6,7 @@ through the run itself (`join`, bounded), never a fixed sleep.
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from sqlalchemy import event, text
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.engine.store import Store, forget, owner_of
+from scratchpad_lab.engine.store import Store, StoreError, forget, owner_of
 from scratchpad_lab.model.records import load_record
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -126,7 +127,6 @@ def test_an_upload_is_stored_as_imported(lab_db):
     at = _app()
     _ok(at.switch_page("pages/runs.py").run())
     trace = load_record(SAMPLE).trace
-    import json
     data = json.dumps(trace.to_dict()).encode("utf-8")
     _ok(at.file_uploader(key="runs_upload").set_value([("my-trace.json", data, "application/json")]).run())
     [row] = Store(lab_db).list_runs()
@@ -148,9 +148,9 @@ def test_in_hosted_mode_each_visitor_lists_only_its_own_runs_and_reaches_others_
     linked = _app(run=row.id, step="3")
     assert linked.slider(key="runs_step").value == 3
     assert _library(linked) is None  # opened by its link, still not listed for this visitor
-    linked.session_state["runs_lib_pick"] = row.id
-    with pytest.raises(Exception):
+    with pytest.raises(StoreError) as refused:  # and only its owner may delete it
         Store(any_db).delete([row.id], owner=owner_of(linked.session_state["lib_visitor_id"]))
+    assert refused.value.kind == "not_yours"
     assert Store(any_db).list_runs(owner_of(visitor))
 
 
@@ -178,7 +178,10 @@ def test_a_full_store_is_a_message_and_the_run_stays_on_screen_with_its_download
     assert "is full" in said and "can still be downloaded" in said
     assert at.session_state["play_runs"] and any(
         b.proto.label == "Download this run (JSON)" for b in at.get("download_button"))
-    assert any(t.value.startswith("Scratchpad") for t in at.text) or at.session_state["play_shown_run"] == 0
+    forget(lab_db)  # room again (the cap was this process's connections')
+    _ok(at.button(key="play_store_again_0").click().run())
+    assert [r.name for r in Store(lab_db).list_runs()] == [at.session_state["play_runs"][0].name]
+    assert "The run store had a problem:" not in [e.value for e in at.error]
 
 
 def test_an_unreachable_store_is_a_message_and_nothing_on_screen_is_lost(monkeypatch):
@@ -206,7 +209,7 @@ def test_a_postgresql_database_stopped_mid_session_gives_the_message_and_keeps_t
                           "AND pid <> pg_backend_pid()"))
     admin.dispose()
     _finish_a_run(at, every=3)
-    assert "cannot be reached" in _texts(at) or "refused" in _texts(at)
+    assert "cannot be reached" in _texts(at) and "not currently accepting connections" in _texts(at)
     assert len(at.session_state["play_runs"]) == 2
     assert at.get("download_button")
 

@@ -178,7 +178,12 @@ def not_stored_note(record: Any, key: str) -> None:
         return
     st.error("The run store had a problem:", icon=":material/database:")
     st.text(found[1])  # may quote the database's own words
-    st.button("Try storing it again", key=key, on_click=lambda: store_run(record, configs=[record.config]))
+    st.button("Try storing it again", key=key, on_click=_store_again, args=(record,))
+
+
+def _store_again(record: Any) -> None:
+    from scratchpad_lab.ui.settings import config_from_state  # the keys typed now, to keep them out of the store
+    store_run(record, configs=[record.config], keys=config_from_state()[1])
 
 
 def store_finished(record: Any, keys: Optional[Dict[str, str]] = None) -> None:
