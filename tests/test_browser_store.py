@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from browser_support import CHROMIUM_ARGS, IDLE_JS, browser, start_app, stop_server  # noqa: F401 (fixtures)
+from browser_support import IDLE_JS, browser, start_app, stop_server  # noqa: F401 (browser: a fixture)
 
 pytestmark = pytest.mark.browser
 

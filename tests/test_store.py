@@ -185,7 +185,7 @@ def test_no_key_is_stored_even_when_an_error_message_quotes_one(any_db, monkeypa
     stored = _every_stored_text(any_db)
     assert planted_env not in stored and typed not in stored
     assert "removed before storing" in store.load(saved.id).error
-    store.save_prompt("p", f"Summarize. {{scratchpad}}")
+    store.save_prompt("p", "Summarize. {scratchpad}")
     assert planted_env not in _every_stored_text(any_db)
 
 

@@ -24,7 +24,6 @@ import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 from sqlalchemy import create_engine, delete, event, func, or_, select, update
