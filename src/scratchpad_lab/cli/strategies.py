@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import List
 
 from scratchpad_lab.engine.strategies.settings import NAMES, StrategyError, parse_spec
@@ -33,12 +34,15 @@ def add_parser(sub) -> None:
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
-    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")
+    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key (a provider's own "
+                   "variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="also send a provider's key variable to a base URL that is not that provider's")
     p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
 
 
 def run(args: argparse.Namespace) -> int:
-    from scratchpad_lab.engine.keys import endpoint_for
+    from scratchpad_lab.engine.keys import cli_key, endpoint_for
     from scratchpad_lab.model.records import load_path
     from scratchpad_lab.engine.strategies.engine import run_strategies
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -53,11 +57,16 @@ def run(args: argparse.Namespace) -> int:
         if not model:
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
         endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
-        summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint)
+        # The CLI key rule (engine/keys.py), as every other command follows it.
+        summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint,
+                                    cli_key(endpoint, vars(args), "summarizer"))
     else:
         summarizer = SummarizerSpec("extractive", args.extractive_budget)
     results = run_strategies(load_path(args.file), specs, summarizer)
     rows: List[dict] = [r.row() for r in results]
+    for result in results:  # on stderr whatever the output form: a strategy that stopped early says why
+        if result.error:
+            print(f"scratchpad-lab: warning: {result.name}: {result.error}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False))
     else:
@@ -68,6 +77,4 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['facts_retained']:.2f}  files {r['offloaded_files']}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
-            if result.error:
-                print(f"    error: {result.error}")
     return EXIT_OK

@@ -230,7 +230,7 @@ class EndpointLLM:
         )
 
     def __repr__(self) -> str:  # never the key
-        return f"EndpointLLM({self.model_name!r})"
+        return self._scrub(f"EndpointLLM({self.model_name!r})")
 
     def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, **_kwargs: Any) -> str:
         """The reply's text. `prompt` is a string, or a list of {"role", "content"} messages."""

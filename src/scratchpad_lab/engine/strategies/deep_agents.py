@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
@@ -43,6 +44,19 @@ def offload_text(kept: int, moved: int, path: Optional[str]) -> str:
                 f"call with its results, so only the previous summary was re-summarized ({kept} messages kept).")
     return (f"deepagents kept the newest {kept} message{'s' * (kept != 1)} verbatim and moved the {moved} older "
             f"one{'s' * (moved != 1)} to {path}; the model sees only a summary of {'them' if moved != 1 else 'it'}.")
+
+
+def tool_quirk(iteration: int, tool: str, chars: int, offloaded: Optional[str], reply: str) -> Quirk:
+    """What deepagents did with a tool result it changed: moved it to a file, or (no file: e.g. a second
+    write_file to the same path in one step) answered the call itself instead of the recorded result."""
+    if offloaded:
+        return Quirk(iteration, "deepagents-tool-offload",
+                     f"A {chars:,}-character tool result went to {offloaded}; the model sees a short preview of it.")
+    said = " ".join(reply.split())
+    said = said if len(said) <= 160 else said[:157] + "..."
+    return Quirk(iteration, "deepagents-tool-answered",
+                 f"deepagents answered this {tool} call itself (“{said}”); the model sees that instead of the "
+                 f"recorded {chars:,}-character result.")
 
 
 def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
@@ -98,6 +112,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                                     input_limit="max_input_tokens")
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
+    error: Optional[str] = None
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
         root = Path(tmp)
         backend = FilesystemBackend(root_dir=root, virtual_mode=True)
@@ -123,7 +138,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             effective = summ._get_effective_messages(request)
             event_before = state.get("_summarization_event")
             calls_before = len(calls.calls)
-            out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
+            try:
+                out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
+            except EndpointError as exc:  # deepagents keeps no summary it did not get: the run ends here
+                error = f"The summarizer failed at step {iteration}, so deepagents stopped: {exc}"
+                log.emit("error", iteration, error_type="EndpointError", message=error)
+                break
             if isinstance(out, ExtendedModelResponse) and out.command is not None:
                 apply(dict(out.command.update or {}))
             sent = list(captured["request"].messages)
@@ -176,13 +196,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     files_now = _files(root)
                     offloaded = next((p for p in sorted(files_now) if p not in seen_files), None)
                     seen_files = files_now
-                    quirks.append(Quirk(iteration, "deepagents-tool-offload",
-                                        f"A {len(content_text(tool_msg)):,}-character tool result went to {offloaded}; "
-                                        "the model sees a short preview of it."))
+                    quirks.append(tool_quirk(iteration, tool_msg.name, len(content_text(tool_msg)), offloaded,
+                                             content_text(result)))
                 log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
                          input=ai.tool_calls[position].get("args", {}), result=content_text(result),
                          result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
         files = _files(root)
-    log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
+    log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),
+             elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,
-                          sent_messages=sent_all, summarizer_model=summarizer.label)
+                          sent_messages=sent_all, summarizer_model=summarizer.label, error=error)

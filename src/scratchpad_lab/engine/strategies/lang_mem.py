@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
@@ -53,6 +54,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 warnings.simplefilter("always")
                 result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
             fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
+        except EndpointError as exc:  # LangMem keeps no summary it did not get: the run ends here
+            error = f"The summarizer failed at step {iteration}, so LangMem stopped: {exc}"
+            log.emit("error", iteration, error_type="EndpointError", message=error)
+            break
         except ValueError as exc:  # e.g. a message it cannot place; the run stops here, honestly
             error = f"LangMem refused the messages at step {iteration}: {exc}"
             log.emit("error", iteration, error_type="ValueError", message=error)
