@@ -1,11 +1,15 @@
 """Scratchpad Lab: the frame. Page config, session defaults, navigation over pages/, the shared sidebar."""
 import streamlit as st
 
+from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.state import init_session
+from scratchpad_lab.ui.style import ICON
 
-st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
+if hosted_mode():  # a visitor never sees a traceback or an exception's text (Streamlit's own option)
+    st.set_option("client.showErrorDetails", "none")
+st.set_page_config(page_title="Scratchpad Lab", page_icon=ICON, layout="wide")  # a file served by the app
 init_session()
 pages = {
     "playground": st.Page("pages/playground.py", title="Playground", icon=":material/play_arrow:", default=True),
