@@ -9,7 +9,9 @@ from scratchpad_lab.ui.style import ICON
 
 if hosted_mode():  # a visitor never sees a traceback or an exception's text (Streamlit's own option)
     st.set_option("client.showErrorDetails", "none")
-st.set_page_config(page_title="Scratchpad Lab", page_icon=ICON, layout="wide")  # a file served by the app
+# The page icon is a file the app serves: a `:material/...:` page icon (or none, when a page's own material
+# icon stands in) makes every visitor's browser fetch an svg from fonts.gstatic.com.
+st.set_page_config(page_title="Scratchpad Lab", page_icon=ICON, layout="wide")
 init_session()
 pages = {
     "playground": st.Page("pages/playground.py", title="Playground", icon=":material/play_arrow:", default=True),

@@ -17,6 +17,7 @@ from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, S
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from scratchpad_lab.ui.state import STRAT_RESULT, STRAT_SOURCE, init_session
@@ -55,7 +56,8 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
 
 
 def _quirk_line(q) -> str:
-    return f"step {q.iteration}: {q.text}"
+    """A quirk as inert markdown: it may quote a tool's name, a file path or a package's reply."""
+    return escape(f"step {q.iteration}: {q.text}")
 
 
 def _column(result, shown_quirks: int = 4) -> None:
@@ -74,7 +76,7 @@ def _column(result, shown_quirks: int = 4) -> None:
     if len(result.quirks) > shown_quirks:
         st.caption(f"{len(result.quirks) - shown_quirks} more like this.")
     for path, content in list(result.files.items())[:10]:
-        with st.expander(f"file {path} ({len(content):,} chars)"):
+        with st.expander(escape(f"file {path} ({len(content):,} chars)")):
             st.code(content[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(content) > SHOW_CHARS else ""),
                     language=None)
 
@@ -91,7 +93,7 @@ def _summarizer_widgets() -> SummarizerSpec:
         return SummarizerSpec("extractive", int(budget))
     endpoint, key, problem = endpoint_widgets(st.container(border=True), "strat_sum_ep", "Summarizer")
     if problem:
-        st.error(problem)
+        st.error(escape(problem))
         st.stop()
     return SummarizerSpec("endpoint", int(budget), endpoint, key or None)
 
@@ -131,7 +133,7 @@ def page() -> None:
             try:
                 specs = [make_spec(n, {k: v for k, v in settings[n].items() if v is not None}) for n in picked]
             except StrategyError as exc:
-                st.error(f"{exc} Change that setting and run again.")
+                st.error(f"{exc} Change that setting and run again.")  # our words: a setting's name and range
                 specs = []
             if specs:
                 bar = st.progress(0.0, text="starting")
