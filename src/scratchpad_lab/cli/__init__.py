@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.model.config import ConfigError, RunConfig, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
+from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
 from scratchpad_lab.model.records import RunRecord, load_path
@@ -117,6 +118,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
     replay.add_argument("file")
     _add_settings(replay)
+    _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
     sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
@@ -126,6 +128,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
+    _add_work_limit(sweep)
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
@@ -135,6 +138,13 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     from scratchpad_lab.cli.strategies import add_parser as add_strategies_parser  # cheap: no LangChain import
     add_strategies_parser(sub)
     return parser
+
+
+def _add_work_limit(p: argparse.ArgumentParser) -> None:
+    from scratchpad_lab.engine.limits import LIFT_FLAG  # cheap: no engine behind it
+    p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
+                   help="run even if the job is over the lab's work limit (time, memory, model calls); "
+                        "on your own machine only, never in hosted mode")
 
 
 def _list_of(convert, what: str):
@@ -158,6 +168,7 @@ def _sweep(args: argparse.Namespace) -> int:
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before any replay starts
         RunConfig.build(**s.changes())
+    check_work(loaded, settings=settings, keep_records=False, lifted="no_work_limit" in given)  # and a job too big
     rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
@@ -207,9 +218,12 @@ def _source_and_config(args: argparse.Namespace):
         if flag in vars(args):
             raise _UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
                               f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
-    replay = replay_source(load_path(args.file), label=Path(args.file).name)
+    loaded = load_path(args.file)
+    replay = replay_source(loaded, label=Path(args.file).name)
     _say_summarizer(replay, overrides)
-    return replay.source, replay.config.replace(**overrides)
+    config = replay.config.replace(**overrides)
+    check_work(loaded, replay=config, lifted="no_work_limit" in vars(args))  # before it starts
+    return replay.source, config
 
 
 def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:

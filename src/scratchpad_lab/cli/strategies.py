@@ -39,10 +39,14 @@ def add_parser(sub) -> None:
     p.add_argument("--send-key-to-custom-url", action="store_true",
                    help="also send a provider's key variable to a base URL that is not that provider's")
     p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+    from scratchpad_lab.engine.limits import LIFT_FLAG
+    p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
+                   help="run even if the job is over the lab's work limit (on your own machine only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.keys import cli_key, endpoint_for
+    from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.model.records import load_path
     from scratchpad_lab.engine.strategies.engine import run_strategies
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -62,7 +66,11 @@ def run(args: argparse.Namespace) -> int:
                                     cli_key(endpoint, vars(args), "summarizer"))
     else:
         summarizer = SummarizerSpec("extractive", args.extractive_budget)
-    results = run_strategies(load_path(args.file), specs, summarizer)
+    loaded = load_path(args.file)
+    # Before anything runs: a job over the work limit is refused with what it would cost.
+    check_work(loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
+               lifted=getattr(args, "no_work_limit", False))
+    results = run_strategies(loaded, specs, summarizer)
     rows: List[dict] = [r.row() for r in results]
     for result in results:  # on stderr whatever the output form: a strategy that stopped early says why
         if result.error:

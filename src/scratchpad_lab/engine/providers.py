@@ -215,6 +215,8 @@ class EndpointLLM:
         self.last_usage: Dict[str, Any] = {}
         self.time_left: Optional[Callable[[], float]] = None
         self.stop_event: Optional[threading.Event] = None
+        self.max_calls: Optional[int] = None  # a job's cap on its calls (engine/limits.py), None: no cap
+        self.calls = 0
         self._key = api_key or NO_KEY_PLACEHOLDER
         self._failures: list = []   # the last consecutive failure messages
         self._broken: Optional[str] = None
@@ -238,6 +240,10 @@ class EndpointLLM:
             raise EndpointError(f"{self._broken} (not tried again: the same failure happened {BREAKER_AFTER} "
                                 "times in a row in this run)")
         self.last_usage = {}
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise EndpointError(self._scrub(f"{self.endpoint.label()}: this job has made its {self.max_calls:,} "
+                                            "calls, the most one job may make; no more are sent."))
+        self.calls += 1
         try:
             meta, latency = self._invoke_with_retries(prompt, max_tokens)
             text = meta.get("response") if isinstance(meta, dict) else meta

@@ -13,6 +13,7 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
+from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
 from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.endpoint import EndpointError
@@ -138,10 +139,12 @@ def page() -> None:
             if specs:
                 bar = st.progress(0.0, text="starting")
                 try:
+                    # refused before it starts when the job is over the work limit (engine/limits.py)
+                    check_work(entry.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint")
                     results = run_strategies(entry.loaded, specs, summarizer,
                                              progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
                     st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
-                except (StrategyError, RecordError, EndpointError) as exc:
+                except (StrategyError, RecordError, EndpointError, WorkLimitExceeded) as exc:
                     show_problem("These strategies could not run on this trajectory.", str(exc))
                 bar.empty()
     shown: Shown = st.session_state.get(STRAT_RESULT)

@@ -92,12 +92,26 @@ def tool_dicts(trace: Trace) -> List[Dict[str, Any]]:
             for t in trace.tools]
 
 
-def _files(root: Path) -> Dict[str, str]:
-    out = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            out["/" + path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
-    return out
+class _Files:
+    """The backend's files as {virtual path: text}, read again only when a file's size or time changed:
+    the offloaded conversation history is appended to at every summary and grows to the whole
+    conversation, so reading every file at every step made a long trace's replay quadratic."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._known: Dict[Path, tuple] = {}
+
+    def __call__(self) -> Dict[str, str]:
+        out = {}
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file():
+                stat = path.stat()
+                known = self._known.get(path)
+                if known is None or known[0] != (stat.st_size, stat.st_mtime_ns):
+                    known = self._known[path] = ((stat.st_size, stat.st_mtime_ns),
+                                                 path.read_text(encoding="utf-8", errors="replace"))
+                out["/" + path.relative_to(self.root).as_posix()] = known[1]
+        return out
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
@@ -115,6 +129,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     error: Optional[str] = None
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
         root = Path(tmp)
+        _files = _Files(root)
         backend = FilesystemBackend(root_dir=root, virtual_mode=True)
         fs, summ = build_middleware(model, backend, s)
         tools = [*fs.tools, *tool_dicts(trace)]
@@ -151,7 +166,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             sent_tokens = tokens(sent)
             before_tokens = tokens(effective)
             event = state.get("_summarization_event")
-            files_now = _files(root)
+            files_now = _files()
             new_files = sorted(p for p, text in files_now.items() if seen_files.get(p) != text)
             seen_files = files_now
             if event is not None and event is not event_before:
@@ -193,7 +208,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 state["messages"] = add_messages(state["messages"], [result])
                 offloaded = None
                 if content_text(result) != content_text(tool_msg):
-                    files_now = _files(root)
+                    files_now = _files()
                     offloaded = next((p for p in sorted(files_now) if p not in seen_files), None)
                     seen_files = files_now
                     quirks.append(tool_quirk(iteration, tool_msg.name, len(content_text(tool_msg)), offloaded,
@@ -201,7 +216,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
                          input=ai.tool_calls[position].get("args", {}), result=content_text(result),
                          result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
-        files = _files(root)
+        files = _files()
     log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),
              elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,

@@ -63,7 +63,9 @@ class SummarizerSpec:
     def client(self) -> EndpointLLM:
         """The job's one endpoint client (built once; raises EndpointError for a URL that may not be called)."""
         if self._client is None:
+            from scratchpad_lab.engine.limits import budget
             self._client = EndpointLLM(self.endpoint, self.key())
+            self._client.max_calls = int(budget("model_calls"))  # what one job may make, whatever it estimated
         self._client.stop_event, self._client.time_left = self.stop_event, self.time_left
         return self._client
 
