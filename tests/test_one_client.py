@@ -210,3 +210,15 @@ def test_the_keys_exact_value_is_scrubbed_from_any_sentence():
     with pytest.raises(EndpointError) as info:
         llm.invoke("hi")
     assert SECRET not in str(info.value) and SECRET not in repr(llm)
+
+
+def test_the_jobs_deadline_bounds_a_langchain_summarizer_call(server, trace_file):
+    server.default = ("stall", 60)
+    ends = time.monotonic() + 2
+    summarizer = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url=server.url, model="m"), "k",
+                                time_left=lambda: ends - time.monotonic())
+    from scratchpad_lab.model.records import load_path
+    [result] = run_strategies(load_path(trace_file), [make_spec("langmem", {
+        "max_tokens": 1500, "max_summary_tokens": 256, "max_tokens_before_summary": 2000})], summarizer)
+    assert time.monotonic() < ends + 2
+    assert "LangMem stopped" in result.error and ("did not answer" in result.error or "no time left" in result.error)

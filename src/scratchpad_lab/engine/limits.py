@@ -24,7 +24,8 @@ from typing import Any, Iterable, List, Optional, Sequence
 from scratchpad_lab.model.endpoint import hosted_mode
 
 # Budgets, local / hosted (SCRATCHPAD_LAB_HOSTED=1).
-BUDGETS = {"cpu_s": (120.0, 45.0), "held_mb": (900.0, 300.0), "model_calls": (400, 60)}
+BUDGETS = {"cpu_s": (120.0, 45.0), "held_mb": (900.0, 300.0), "model_calls": (400, 60),
+           "job_wall_s": (1800.0, 300.0)}  # a job's model calls end at this wall clock, whatever their timeouts
 
 # Measured with bench/work_limits.py (CPU seconds, synthetic traces of 1,800 bytes a step; see README):
 STEP_S = 0.0004            # a scratchpad replay step (the lab's observed replay, package defaults)
@@ -181,9 +182,16 @@ class Estimate:
     model_calls: int
 
 
+KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
+
+
 def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000) -> Estimate:
     sizes = trajectory_sizes(trace, max_tool_output_chars)
-    return Estimate(sizes.steps, sum(cpu_seconds(r, sizes) for r in replays),
+    # Measured: three strategies in one process cost 1.5x the sum of each alone (80 s against 53 s of CPU
+    # on the 5,000-step trace), as every result kept so far is walked again by Python's collector.
+    kept = sum(1 for r in replays if r.keeps_text or r.kind != "scratchpad")
+    factor = 1 + KEPT_OVERHEAD * max(0, kept - 1)
+    return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays),
                     sum(held_bytes(r, sizes) for r in replays) / 1e6,
                     sum(model_calls(r, sizes) for r in replays))
 

@@ -41,6 +41,7 @@ class SummarizerSpec:
     stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
     time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
+    _job_left: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def model_id(self) -> str:
@@ -66,7 +67,9 @@ class SummarizerSpec:
             from scratchpad_lab.engine.limits import budget
             self._client = EndpointLLM(self.endpoint, self.key())
             self._client.max_calls = int(budget("model_calls"))  # what one job may make, whatever it estimated
-        self._client.stop_event, self._client.time_left = self.stop_event, self.time_left
+            ends = time.monotonic() + budget("job_wall_s")       # and the job's deadline, unless it set its own
+            self._job_left = lambda: ends - time.monotonic()
+        self._client.stop_event, self._client.time_left = self.stop_event, self.time_left or self._job_left
         return self._client
 
     def plain(self) -> Any:
