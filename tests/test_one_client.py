@@ -7,6 +7,7 @@ import json
 import os
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -222,3 +223,65 @@ def test_the_jobs_deadline_bounds_a_langchain_summarizer_call(server, trace_file
         "max_tokens": 1500, "max_summary_tokens": 256, "max_tokens_before_summary": 2000})], summarizer)
     assert time.monotonic() < ends + 2
     assert "LangMem stopped" in result.error and ("did not answer" in result.error or "no time left" in result.error)
+
+
+def test_hosted_langchain_path_connects_only_to_the_checked_address(monkeypatch, trace_file):
+    """DNS rebinding on the Strategies path: public for the check, loopback after. Nothing reaches it."""
+    import socket
+
+    monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
+    real = socket.getaddrinfo
+    answers = iter(["1.1.1.1"] + ["127.0.0.1"] * 50)
+    lookups, connects = [], []
+
+    def rebinding(host, port, *args, **kwargs):
+        if host == "rebind.example":
+            lookups.append(host)
+            return real(next(answers), port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    def refuse(address, *args, **kwargs):
+        connects.append(address)
+        raise ConnectionRefusedError(111, "refused in the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    summarizer = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url="https://rebind.example/v1",
+                                                           model="m"), "k")
+    from scratchpad_lab.model.records import load_path
+    results = run_strategies(load_path(trace_file), [make_spec(n, s) for n, s in (
+        ("deepagents", {"trigger_tokens": 3000, "keep_messages": 4}),
+        ("langmem", {"max_tokens": 1500, "max_summary_tokens": 256, "max_tokens_before_summary": 2000}))],
+        summarizer)
+    assert lookups == ["rebind.example"]
+    assert connects and set(connects) == {("1.1.1.1", 443)}
+    assert all("Cannot reach" in r.error for r in results)
+
+
+def test_the_strategies_page_shows_no_key_a_server_echoed(server, trace_file, monkeypatch):
+    """An operator-bound key, a server that repeats the Authorization header in its 401: the page shows
+    the lab's sentence, no traceback, and the key nowhere."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("PAGE_KEY", SECRET)
+    monkeypatch.setenv("SCRATCHPAD_LAB_KEY_HOSTS", f"PAGE_KEY={server.url}")
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    server.default = ("echo_auth", 401)
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=120).run()
+    at = at.switch_page("pages/strategies.py").run()
+    at.file_uploader(key="strat_upload").upload("t.json", trace_file.read_bytes(), "application/json")
+    at.run()
+    at.multiselect(key="strat_pick").set_value(["deepagents", "langmem"]).run()
+    at.radio(key="strat_summarizer").set_value("endpoint").run()
+    at.selectbox(key="strat_sum_ep_provider").set_value("custom").run()
+    at.text_input(key="strat_sum_ep_base_url_custom").set_value(server.url)
+    at.text_input(key="strat_sum_ep_model_custom").set_value("m")
+    at.text_input(key="strat_sum_ep_key_env_custom").set_value("PAGE_KEY")
+    at.run()
+    at.button(key="strat_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert {r["headers"].get("authorization") for r in server.requests} == {f"Bearer {SECRET}"}
+    shown = " ".join(str(node.proto) for node in at if getattr(node, "proto", None) is not None)
+    assert "refused the key (401)" in shown
+    assert SECRET not in shown and "bad credentials" not in shown
