@@ -285,3 +285,19 @@ def test_the_strategies_page_shows_no_key_a_server_echoed(server, trace_file, mo
     shown = " ".join(str(node.proto) for node in at if getattr(node, "proto", None) is not None)
     assert "refused the key (401)" in shown
     assert SECRET not in shown and "bad credentials" not in shown
+
+
+def test_stop_in_the_prompt_matrix_closes_the_calls_in_flight(server):
+    from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
+    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
+
+    threads = threading.active_count()
+    server.default = ("drip", 0.5)
+    matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
+                    [PromptVariant("p1", "Keep ids.\n{scratchpad}"), PromptVariant("p2", "Short.\n{scratchpad}")],
+                    [CellSummarizer(Endpoint(provider="custom", base_url=server.url, model="m"), "k")]).start()
+    assert _settles(lambda: len(server.requests) == 2)
+    matrix.stop()
+    assert all(c.status == "cancelled" for c in matrix.cells)
+    assert _settles(lambda: threading.active_count() <= threads and server.dropped >= 2, within_s=5), \
+        threading.enumerate()
