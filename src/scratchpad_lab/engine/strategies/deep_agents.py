@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
@@ -87,7 +88,7 @@ def _files(root: Path) -> Dict[str, str]:
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
     from langgraph.graph.message import add_messages
@@ -112,6 +113,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 state[key] = add_messages(state["messages"], value) if key == "messages" else value
 
         for iteration in range(1, len(steps)):
+            if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
+                stop.check()
             captured: Dict[str, Any] = {}
 
             def handler(request: Any) -> Any:
