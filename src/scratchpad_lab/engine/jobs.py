@@ -19,6 +19,7 @@ functions without a thread. The page side (`ui/live.py`) only reads a job (`prog
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ PENDING, RUNNING, DONE, STOPPED, FAILED = "pending", "running", "done", "stopped
 ENDED = (DONE, STOPPED, FAILED)
 
 Report = Callable[[int, int, str], None]   # report(done, total, what it is doing now)
+USER_STOP = "stopped by the user"          # the reason a Stop button gives
+_SERIALS = itertools.count(1)
 
 
 class Stopped(Exception):
@@ -42,7 +45,7 @@ class StopFlag(threading.Event):
         super().__init__()
         self.reason: Optional[str] = None
 
-    def request(self, reason: str = "stopped by the user") -> None:
+    def request(self, reason: str = USER_STOP) -> None:
         if not self.is_set():
             self.reason = reason
             self.set()
@@ -68,8 +71,12 @@ class Job:
     """Long work on a worker thread: start, progress, result, stop. Thread-safe reads from any thread."""
 
     def __init__(self, work: Optional[Callable[[Report, StopFlag], Any]] = None, *, name: str = "scratchpad-lab-job",
-                 total: int = 0, text: str = "", stop: Optional[StopFlag] = None) -> None:
+                 total: int = 0, text: str = "", stop: Optional[StopFlag] = None, tag: Any = None) -> None:
+        """`name` names the worker thread; `tag` is the caller's note of what the job is for (which record
+        a replay belongs to, say), kept with the job for whoever collects its result."""
         self._work = work
+        self.serial = next(_SERIALS)  # tells one job from the next (an id() can be reused)
+        self.tag = tag
         self.thread_name = name
         self.stop_flag = stop if stop is not None else StopFlag()
         self.status = PENDING
@@ -96,7 +103,7 @@ class Job:
         with self._lock:
             return self._progress
 
-    def stop(self, reason: str = "stopped by the user") -> None:
+    def stop(self, reason: str = USER_STOP) -> None:
         self.stop_flag.request(reason)
 
     @property

@@ -32,7 +32,7 @@ from scratchpad_lab.analysis import triggers
 from scratchpad_lab.model.config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.model.endpoint import EndpointError
-from scratchpad_lab.engine.jobs import StopFlag
+from scratchpad_lab.engine.jobs import USER_STOP, StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 
 
@@ -86,7 +86,7 @@ class RunObserver:
     def stop_reason(self) -> Optional[str]:
         return getattr(self.stop_event, "reason", None)
 
-    def request_stop(self, reason: str = "stopped by the user") -> None:
+    def request_stop(self, reason: str = USER_STOP) -> None:
         self.stop_event.request(reason)
         if self.agent is not None and self.agent.is_paused:
             self.agent.resume()

@@ -21,7 +21,7 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.engine.jobs import Job, Report, StopFlag
+from scratchpad_lab.engine.jobs import USER_STOP, Job, Report, StopFlag
 from scratchpad_lab.engine.observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded, presign_hooks)
 from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
@@ -163,7 +163,7 @@ class Run(Job):
         while self._thread.is_alive() and not self.observer.stop_event.wait(min(5.0, self.idle_stop_s)):
             self._idle_check()
 
-    def stop(self, reason: str = "stopped by the user") -> None:
+    def stop(self, reason: str = USER_STOP) -> None:
         self.observer.request_stop(reason)  # also lets a paused agent go on to see it
 
     def pause(self) -> None:

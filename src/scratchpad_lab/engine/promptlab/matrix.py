@@ -17,7 +17,7 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.engine.jobs import Job, Report, StopFlag
+from scratchpad_lab.engine.jobs import USER_STOP, Job, Report, StopFlag
 from scratchpad_lab.analysis.facts import Fact, extract_facts, retention
 from scratchpad_lab.analysis.metrics import of_kind
 from scratchpad_lab.engine.observe import ObservedSummarizer, RunObserver
@@ -296,7 +296,7 @@ class Matrix(Job):
         self.join(timeout)
         return self.finished
 
-    def stop(self, reason: str = "stopped by the user") -> None:
+    def stop(self, reason: str = USER_STOP) -> None:
         """Cancel every cell not done: those not started never start, calls in flight are abandoned."""
         self.stop_flag.request(reason)
         with self._lock:
