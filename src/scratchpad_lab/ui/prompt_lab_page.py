@@ -25,7 +25,7 @@ from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
 from scratchpad_lab.ui.settings import K_PROMPT
-from scratchpad_lab.ui.state import (PL_JOB, PL_KEPT, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
+from scratchpad_lab.ui.state import (PL_JOB, PL_KEPT, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
 LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
