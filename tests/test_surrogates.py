@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import rerun_until
+
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
@@ -68,10 +70,10 @@ def test_uploading_it_on_the_runs_and_compare_pages_shows_it_without_an_error(tm
     at = AppTest.from_file(APP, default_timeout=60).run()
     at = at.switch_page(page).run()
     at.file_uploader(key=uploader).upload("s.json", _trace_file(tmp_path).read_bytes(), "application/json")
-    at.run()
+    rerun_until(at.run())  # the trace's replay is a job
     assert not at.exception and not at.error, [e.value for e in at.error]
     if page == "pages/compare.py":
-        at.button(key="cmp_run").click().run()
+        rerun_until(at.button(key="cmp_run").click().run())
         assert not at.exception and at.session_state["cmp_result"] is not None
     at.switch_page("pages/runs.py").run()  # every return to the page
     at.selectbox(key="runs_open").set_value("upload:0").run()

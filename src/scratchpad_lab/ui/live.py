@@ -47,9 +47,10 @@ def current(slot: Slot) -> Optional[Job]:
 
 
 def busy(slot: Slot) -> bool:
-    """Whether the slot's job is still going (a page draws its start button disabled meanwhile)."""
+    """Whether the slot's job is still going, or has ended and the page has not taken it in yet (a page
+    draws its start button disabled meanwhile, and no other job starts in the slot)."""
     job = current(slot)
-    return job is not None and not job.finished
+    return job is not None and (not job.finished or st.session_state.get(slot.ended) != job.serial)
 
 
 def start(slot: Slot, job: Job) -> bool:
@@ -66,7 +67,7 @@ def start(slot: Slot, job: Job) -> bool:
 
 def show(slot: Slot, body: Optional[Body] = None, *, on_end: Optional[Callable[[Any], None]] = None,
          hold: bool = False, controls: bool = True, problem: str = "This could not be done.",
-         errors: Tuple[Type[BaseException], ...] = ()) -> None:
+         errors: Tuple[Type[BaseException], ...] = (), say_end: bool = True) -> None:
     """Draw the slot's live fragment (call it from the page's script, once per slot).
 
     `body(job)` draws the page's own view of the job, or of nothing (None); `controls` adds the progress bar,
@@ -83,10 +84,10 @@ def show(slot: Slot, body: Optional[Body] = None, *, on_end: Optional[Callable[[
         st.text(text)  # may quote a file or a server: plain text
     going = busy(slot) and not hold
     interval = st.session_state.get(slot.refresh) or LIVE_REFRESH_S
-    st.fragment(run_every=interval if going else None)(_tick)(slot, body, on_end, hold, controls, errors)
+    st.fragment(run_every=interval if going else None)(_tick)(slot, body, on_end, hold, controls, errors, say_end)
 
 
-def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, errors) -> None:
+def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, errors, say_end: bool) -> None:
     started = time.monotonic()
     if st.session_state.get(slot.needs_full):
         st.rerun()  # a job ended and the full rerun that draws it has not happened: ask again
@@ -100,7 +101,7 @@ def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, 
     if job.finished:
         if st.session_state.get(slot.ended) != job.serial:
             st.session_state[slot.ended] = job.serial
-            _end(slot, job, on_end, errors)
+            _end(slot, job, on_end, errors, say_end)
             st.session_state[slot.needs_full] = True
             st.rerun()
         return
@@ -124,13 +125,12 @@ def _controls(slot: Slot, job: Job) -> None:
                 help="Ends the job within a second; what it has done so far is dropped.")
 
 
-def _end(slot: Slot, job: Job, on_end, errors) -> None:
-    error = job.error
-    if error is not None and not isinstance(error, errors):
-        raise error  # a bug, not something the user can change: shown as one
-    if error is not None:
-        st.session_state[slot.note] = ("error", str(error))
-    elif job.stopped and job.stop_flag.reason == USER_STOP:  # (a job the page stopped itself says nothing)
+def _end(slot: Slot, job: Job, on_end, errors, say_end: bool) -> None:
+    if job.error is not None and not isinstance(job.error, errors):
+        raise job.error  # a bug, not something the user can change: shown as one
+    if say_end and job.error is not None:
+        st.session_state[slot.note] = ("error", str(job.error))
+    elif say_end and job.stopped and job.stop_flag.reason == USER_STOP:  # (one the page stopped says nothing)
         progress = job.progress()
         st.session_state[slot.note] = ("stopped", f"Stopped at {progress.done} of {progress.total}, as you asked: "
                                                   "nothing from that job was kept.")

@@ -2,7 +2,9 @@
 playground's view with a step slider, and downloadable.
 
 Uploads are untrusted from the first byte: `read_upload` turns (name, bytes) into a run record or a trace,
-or into one message, and nothing reaches the page state unless it loaded cleanly. What a file carries
+or into one message, and nothing reaches the page state unless it loaded cleanly. A trace is replayed
+once with the package defaults to be shown: that replay is a job, drawn under the uploader by the one
+live fragment (ui/live.py) with its progress and a Stop button; the upload is added when it ends. What a file carries
 (its name, a run's name and label, every event's text) is shown only in st.code/st.text or dataframe
 cells; the labels of selects and headings are built from our own words and validated numbers.
 The Compare page lists the same runs through `all_entries` and shares the upload handling.
@@ -19,9 +21,11 @@ from scratchpad_lab.model.config import ConfigError
 from scratchpad_lab.model.records import RunRecord, load_any
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
+from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
 from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
-                    init_session)
+                    init_session, upload_added, upload_slot)
 from scratchpad_lab.ui.view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
@@ -31,6 +35,9 @@ TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it
               "max_scratchpad_chars 15,000, the agent's own trim at 15,000 chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
+REPLAY_STOPPED = ("The replay of the uploaded trace was stopped, so it was not added. To replay it, remove the file "
+                  "from the uploader and upload it again.")
+REPLAY_ERRORS = (RecordError, ConfigError, KeyError, ValueError)
 
 @dataclass
 class Entry:
@@ -76,11 +83,12 @@ def _numbers_title(record: RunRecord) -> str:
     return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
-def _upload_entry(index: int, file_name: str, loaded: Union[RunRecord, Trace]) -> Entry:
+def _upload_entry(index: int, file_name: str, loaded: Union[RunRecord, Trace],
+                  replayed: Optional[RunRecord] = None) -> Entry:
+    """The entry of an upload; a trace's entry shows `replayed`, its replay with the package defaults."""
     if isinstance(loaded, Trace):
         title = f"upload #{index + 1} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
-        return Entry(f"upload:{index}", "upload", title, loaded,
-                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name)
+        return Entry(f"upload:{index}", "upload", title, loaded, replayed, file_name)
     title = f"upload #{index + 1} · run record · {_numbers_title(loaded)}"
     return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name)
 
@@ -109,29 +117,61 @@ def upload_widget(key: str) -> Optional[Entry]:
     """A .json uploader; returns the new Entry the first time a good file arrives, else None.
 
     Each uploaded file is read once (by its uploader id): reruns neither add it again nor repeat work.
-    A bad file shows one error while it stays in the uploader, and changes nothing else."""
+    A bad file shows one error while it stays in the uploader, and changes nothing else. A trace is
+    replayed with the package defaults as a job, under the uploader; its Entry comes when that ends."""
     upload = st.file_uploader("Upload a run record or a trace (.json, up to 10 MB)", type=["json"], key=key,
                               help="A run downloaded from this lab, or a trace of any agent in the "
                                    "scratchpad-lab/trace@1 format.")
+    entry = _take_upload(key, upload)
+    live.show(upload_slot(key), on_end=lambda job: _add_replayed(key, job), errors=REPLAY_ERRORS, say_end=False)
+    return entry or st.session_state.pop(upload_added(key), None)
+
+
+def _take_upload(key: str, upload) -> Optional[Entry]:
+    """A new file: a run record becomes an Entry at once; a trace's replay starts (one at a time)."""
     if upload is None:
         return None
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
     if upload.file_id in seen:
         problem = seen[upload.file_id]
-        if problem:
+        if problem == REPLAY_STOPPED:
+            st.text(problem)
+        elif problem:
             show_problem(UPLOAD_FAILED, problem)
         return None
+    if live.busy(upload_slot(key)):
+        return None  # read when the replay going on has ended
     loaded, problem = read_upload(upload.name, upload.getvalue())
     if loaded is None:
         seen[upload.file_id] = problem
         show_problem(UPLOAD_FAILED, problem)
         return None
     uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
-    with st.spinner("Replaying the trace with the package defaults…" if isinstance(loaded, Trace) else "Opening…"):
-        entry = _upload_entry(len(uploads), upload.name, loaded)
-    uploads.append(entry)
     seen[upload.file_id] = None
-    return entry
+    if not isinstance(loaded, Trace):
+        entry = _upload_entry(len(uploads), upload.name, loaded)
+        uploads.append(entry)
+        return entry
+    live.start(upload_slot(key), Job(
+        lambda report, stop: replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace", stop=stop, report=report),
+        name="scratchpad-lab-upload", tag=(upload.file_id, upload.name, loaded),
+        text="Replaying the trace with the package defaults…"))
+    return None
+
+
+def _add_replayed(key: str, job: Job) -> None:
+    """A trace's replay ended: add its Entry (to be opened), or say why not while the file stays."""
+    file_id, file_name, trace = job.tag
+    seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
+    if job.error is not None:
+        seen[file_id] = str(job.error)
+    elif job.stopped:
+        seen[file_id] = REPLAY_STOPPED
+    elif job.result is not None:
+        uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
+        entry = _upload_entry(len(uploads), file_name, trace, job.result)
+        uploads.append(entry)
+        st.session_state[upload_added(key)] = entry
 
 
 def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = None) -> Tuple[List[Entry], Optional[Entry]]:

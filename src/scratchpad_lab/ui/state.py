@@ -113,6 +113,11 @@ def upload_slot(key: str) -> Slot:
     return Slot(key, f"{key}_job")
 
 
+def upload_added(key: str) -> str:
+    """The key of the Entry an uploader's replay just added, waiting to be opened (read once)."""
+    return f"{key}_added"
+
+
 LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, LOSS_JOB) + tuple(upload_slot(k) for k in UPLOAD_KEYS)
 
 

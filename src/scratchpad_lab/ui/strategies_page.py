@@ -1,8 +1,9 @@
 """The Strategies page: one trajectory replayed under two to five compression systems, side by side.
 
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
-only when a LangChain strategy runs. The last result is kept in session state, so moving the step
-slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
+only when a LangChain strategy runs. The strategies run as a job, drawn by the one live fragment
+(ui/live.py) with their progress, strategy by strategy, and a Stop button. The last result is kept in
+session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
 in dataframe cells; headings and quirk lines are our own words, numbers and package-made file paths.
 """
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
+from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.engine.strategies import NAMES, STRATEGIES, StrategyError, SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_problem, show_sample_problems, upload_widget
-from scratchpad_lab.ui.state import STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.ui.strategies_chart import COLORS, chart
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
@@ -37,6 +40,28 @@ class Shown:
     signature: tuple
     results: List[Any]
     title: str
+
+
+RUN_ERRORS = (StrategyError, RecordError, EndpointError)
+RUN_PROBLEM = "These strategies could not run on this trajectory."
+
+
+def _strategies_job(entry, picked: List[str], specs, summarizer: SummarizerSpec) -> Job:
+    """The strategies as a job: its worker runs them in turn (no st.* there) and returns what to show."""
+    loaded, signature, title = entry.loaded, (entry.key, tuple(picked)), entry.title
+
+    def work(report, stop) -> Shown:
+        def progress(index: int, total: int, label: str) -> None:
+            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+
+        return Shown(signature, run_strategies(loaded, specs, summarizer, progress=progress, stop=stop), title)
+
+    return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
+
+
+def _collect(job: Job) -> None:
+    if job.result is not None:
+        st.session_state[STRAT_RESULT] = job.result
 
 
 def _settings_widgets(name: str) -> Dict[str, Any]:
@@ -124,7 +149,7 @@ def page() -> None:
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
     summarizer = _summarizer_widgets()
-    if st.button("Run strategies", type="primary", key="strat_run"):
+    if st.button("Run strategies", type="primary", key="strat_run", disabled=live.busy(STRAT_JOB)):
         if len(picked) < 2:
             st.error("Pick at least two strategies to compare.")
         else:
@@ -133,15 +158,9 @@ def page() -> None:
             except StrategyError as exc:
                 st.error(f"{exc} Change that setting and run again.")
                 specs = []
-            if specs:
-                bar = st.progress(0.0, text="starting")
-                try:
-                    results = run_strategies(entry.loaded, specs, summarizer,
-                                             progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
-                    st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
-                except (StrategyError, RecordError, EndpointError) as exc:
-                    show_problem("These strategies could not run on this trajectory.", str(exc))
-                bar.empty()
+            if specs:  # the job is drawn just below, in this same run, refreshing
+                live.start(STRAT_JOB, _strategies_job(entry, picked, specs, summarizer))
+    live.show(STRAT_JOB, on_end=_collect, problem=RUN_PROBLEM, errors=RUN_ERRORS)
     shown: Shown = st.session_state.get(STRAT_RESULT)
     if shown is None:
         st.info("Pick strategies and press Run strategies.")
