@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
-from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.engine.jobs import Job, abandonable
 from scratchpad_lab.model.config import ConfigError, RunConfig
 from scratchpad_lab.analysis.metrics import model_ids, summarize_run
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -82,13 +82,19 @@ def _replay_job(entry: Entry, settings: List[engine.Setting], labels: List[str],
 
         records, baselines, keeps = engine.compare(loaded, settings, keys=keys, progress=progress, stop=stop)
         rows = []
-        for label, record in zip(labels, records):
-            flags = Counter(f for c in annotate(record.events) for f in c["flags"])
-            rows.append({"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
-                         **{f"flag {f}": flags.get(f, 0) for f in FLAGS}})
+        for index, (label, record) in enumerate(zip(labels, records)):
+            report(index, len(records), f"Working out the figures: {index} of {len(records)} {what} done")
+            # a long run's figures take a second or so and cannot look at the flag: waited for with it in view
+            rows.append(abandonable(lambda: _figures(label, record, baselines), stop))
         return Result(signature, labels, records, baselines, keeps, rows, choices or {}, kind)
 
     return Job(work, name="scratchpad-lab-compare", total=len(settings), text=f"Replaying {len(settings)} {what}…")
+
+
+def _figures(label: str, record: RunRecord, baselines: Dict[int, RunRecord]) -> Dict:
+    flags = Counter(f for c in annotate(record.events) for f in c["flags"])
+    return {"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
+            **{f"flag {f}": flags.get(f, 0) for f in FLAGS}}
 
 
 def _collect(job: Job) -> None:

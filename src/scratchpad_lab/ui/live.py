@@ -11,7 +11,8 @@ while it runs, since only the fragment refreshes. Two things keep many tabs at o
 - the end of a job is never lost: when the job ends, the fragment hands it to the page (`on_end`) once and
   calls `st.rerun()`; until a full run has drawn the page after the end (`Slot.needs_full`), every tick
   asks again, so a rerun request dropped under load is simply asked for again. The next full run defines
-  the fragment with run_every=None.
+  the fragment with run_every=None. (After a Stop click the fragment first says the job stopped and lets
+  that run finish, since a full run started at once would drop what it drew; the next tick asks.)
 The worker never calls `st.*`: the fragment only reads the job.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from scratchpad_lab.ui.state import Slot
 
 LIVE_REFRESH_S = 0.4
 MAX_REFRESH_S = 5.0
+STOP_WAIT_S = 1.0  # Stop waits this long at most for the job to end, so the same rerun can show it ended
 
 Body = Callable[[Optional[Any]], None]   # draws the page's view of the job (None: no job in the slot)
 
@@ -76,18 +78,28 @@ def show(slot: Slot, body: Optional[Body] = None, *, on_end: Optional[Callable[[
     a pause point). A job that failed with one of `errors` is shown once as `problem` with its message as
     text; any other failure is raised, as a bug. A stopped job is said once."""
     st.session_state[slot.needs_full] = False  # this is a full run: it draws whatever job has ended
-    note = st.session_state.pop(slot.note, None)
+    _say(st.session_state.pop(slot.note, None), problem)
+    going = busy(slot) and not hold
+    interval = st.session_state.get(slot.refresh) or LIVE_REFRESH_S
+    st.session_state[slot.full_run] = True  # the fragment runs inside this full run now (not on its own)
+    try:
+        st.fragment(run_every=interval if going else None)(_tick)(slot, body, on_end, hold, controls, errors,
+                                                                  say_end, problem)
+    finally:
+        st.session_state[slot.full_run] = False
+
+
+def _say(note: Optional[Tuple[str, str]], problem: str) -> None:
+    """How the last job ended, when it was stopped or failed."""
     if note is not None:
         kind, text = note
         if kind == "error":
             st.error(problem)
         st.text(text)  # may quote a file or a server: plain text
-    going = busy(slot) and not hold
-    interval = st.session_state.get(slot.refresh) or LIVE_REFRESH_S
-    st.fragment(run_every=interval if going else None)(_tick)(slot, body, on_end, hold, controls, errors, say_end)
 
 
-def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, errors, say_end: bool) -> None:
+def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, errors, say_end: bool,
+          problem: str) -> None:
     started = time.monotonic()
     if st.session_state.get(slot.needs_full):
         st.rerun()  # a job ended and the full rerun that draws it has not happened: ask again
@@ -103,6 +115,12 @@ def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, 
             st.session_state[slot.ended] = job.serial
             _end(slot, job, on_end, errors, say_end)
             st.session_state[slot.needs_full] = True
+            stopped_now = st.session_state.pop(slot.stop_asked, None) == job.serial
+            if stopped_now and not st.session_state.get(slot.full_run):
+                # Stopped by this click, in a fragment run: say so now and let the run finish, so what it drew
+                # reaches the browser (a full run starting now would drop it); the next tick asks for it.
+                _say(st.session_state.get(slot.note), problem)
+                return
             st.rerun()
         return
     if hold:
@@ -121,8 +139,15 @@ def _controls(slot: Slot, job: Job) -> None:
     with bar:
         st.progress(progress.fraction)
         st.text("Stopping…" if stopping else progress.text)  # our words; a label may quote a name: plain text
-    stop.button("Stop", key=slot.stop_button, disabled=stopping, on_click=job.stop,
-                help="Ends the job within a second; what it has done so far is dropped.")
+    stop.button("Stop", key=slot.stop_button, disabled=stopping, on_click=_stop, args=(slot, job))
+
+
+def _stop(slot: Slot, job: Job) -> None:
+    """The Stop button: ask the job to stop, and give it a moment to end (it checks its flag between
+    steps), so the rerun this click makes already finds it ended instead of waiting for the next tick."""
+    st.session_state[slot.stop_asked] = job.serial
+    job.stop()
+    job.join(STOP_WAIT_S)
 
 
 def _end(slot: Slot, job: Job, on_end, errors, say_end: bool) -> None:

@@ -394,6 +394,7 @@ def page() -> None:
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
         new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
                      prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
-        if live.start(PL_JOB, new):  # drawn below in this same run, refreshing
+        if live.start(PL_JOB, new):
             st.session_state[PL_OPEN] = None
+            st.rerun()  # drawn again with Run the matrix disabled and the live view refreshing
     live.show(PL_JOB, _matrix_body)

@@ -73,7 +73,9 @@ class Slot:
     keys, all prefixed by the page: `<prefix>_refresh_s` (the refresh interval now: it backs off when
     renders are slow), `<prefix>_needs_full_rerun` (a job ended and the full page has not drawn it yet),
     `<prefix>_job_ended` (the serial of the job whose end was handled), `<prefix>_job_note` (how the last
-    job ended, when stopped or failed: shown once), and the Stop button `<prefix>_stop`."""
+    job ended, when stopped or failed: shown once), `<prefix>_stop_asked` (the serial of the job whose Stop
+    was just pressed), `<prefix>_in_full_run` (the fragment is being drawn by a full run of the page), and
+    the Stop button `<prefix>_stop`."""
 
     prefix: str
     job: str
@@ -93,6 +95,14 @@ class Slot:
     @property
     def note(self) -> str:
         return f"{self.prefix}_job_note"
+
+    @property
+    def full_run(self) -> str:
+        return f"{self.prefix}_in_full_run"
+
+    @property
+    def stop_asked(self) -> str:
+        return f"{self.prefix}_stop_asked"
 
     @property
     def stop_button(self) -> str:

@@ -158,8 +158,8 @@ def page() -> None:
             except StrategyError as exc:
                 st.error(f"{exc} Change that setting and run again.")
                 specs = []
-            if specs:  # the job is drawn just below, in this same run, refreshing
-                live.start(STRAT_JOB, _strategies_job(entry, picked, specs, summarizer))
+            if specs and live.start(STRAT_JOB, _strategies_job(entry, picked, specs, summarizer)):
+                st.rerun()  # drawn again with Run strategies disabled and the live view refreshing
     live.show(STRAT_JOB, on_end=_collect, problem=RUN_PROBLEM, errors=RUN_ERRORS)
     shown: Shown = st.session_state.get(STRAT_RESULT)
     if shown is None:
