@@ -61,14 +61,15 @@ def _run_slot(record=None, name: str = ""):
     """The run slot's drawing: the live run, or (no run going) the finished run on show. One fragment draws
     both, so a last refresh tick after a run ends redraws the finished run instead of clearing its status row."""
     def draw(run: Optional[Run]) -> None:
-        from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
         prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
+        if run is None and record is None:
+            return  # the first page: nothing to draw yet, and nothing of the run view imported
+        from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
         if run is None:
-            if record is not None:
-                end = [e for e in record.events if e.kind == "finish"]
-                render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
-                               elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
-                               controls=lambda: _controls(None), name=name)
+            end = [e for e in record.events if e.kind == "finish"]
+            render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
+                           elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
+                           controls=lambda: _controls(None), name=name)
             return
         review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
         render_run_top(run.log.snapshot(), run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
