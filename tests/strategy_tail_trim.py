@@ -8,6 +8,6 @@ from scratchpad_lab.engine.strategies import trim_only
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 
 
-def run(trace, spec, summarizer, baseline):
+def run(trace, spec, summarizer, baseline, stop=None):
     inner = StrategySpec("trim-only", {"agent_trim_chars": spec.resolved()["keep_chars"]}, spec.label)
     return replace(trim_only.run(trace, inner, summarizer, baseline), name=spec.name, settings=spec.resolved())

@@ -109,7 +109,7 @@ def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_
 # ── the live refresh backs off ──────────────────────────────────────────────
 
 def test_refresh_interval_backs_off_when_a_render_is_slower_than_its_interval_and_recovers():
-    from scratchpad_lab.ui.playground import LIVE_REFRESH_S, MAX_REFRESH_S, refresh_interval
+    from scratchpad_lab.ui.live import LIVE_REFRESH_S, MAX_REFRESH_S, refresh_interval
 
     assert refresh_interval(0.05, LIVE_REFRESH_S) == LIVE_REFRESH_S
     slower = refresh_interval(0.9, LIVE_REFRESH_S)
@@ -121,7 +121,7 @@ def test_refresh_interval_backs_off_when_a_render_is_slower_than_its_interval_an
 
 
 class _SlowClock:
-    """time.monotonic for the playground module: every reading is a second after the last, so every
+    """time.monotonic for the live view (ui/live.py): every reading is a second after the last, so every
     render 'takes' one second."""
     def __init__(self) -> None:
         self.now = 0.0
@@ -132,7 +132,7 @@ class _SlowClock:
 
 
 def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
-    import scratchpad_lab.ui.playground as playground
+    import scratchpad_lab.ui.live as live
 
     app.select_slider(key="play_pacing").set_value("slow (1 s/step)").run()
     app.button(key="play_run").click().run()
@@ -140,7 +140,7 @@ def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
     try:
         # (on a busy machine a real render may already have lengthened it a little: no check here)
         assert run is not None and not run.finished
-        monkeypatch.setattr(playground, "time", _SlowClock())
+        monkeypatch.setattr(live, "time", _SlowClock())
         app.run()
         assert app.session_state["play_refresh_s"] >= 2.0, "a 1 s render gets at least a 2 s interval"
     finally:

@@ -11,6 +11,9 @@ import os
 from pathlib import Path
 
 import pytest
+
+from conftest import rerun_until
+from scratchpad_lab.ui.markup import escape
 from sqlalchemy import event, text
 from streamlit.testing.v1 import AppTest
 
@@ -129,6 +132,7 @@ def test_an_upload_is_stored_as_imported(lab_db):
     trace = load_record(SAMPLE).trace
     data = json.dumps(trace.to_dict()).encode("utf-8")
     _ok(at.file_uploader(key="runs_upload").set_value([("my-trace.json", data, "application/json")]).run())
+    rerun_until(at)  # the trace's replay is a job; the upload is stored when it has been read
     [row] = Store(lab_db).list_runs()
     assert row.kind == "trace"
     assert Store(lab_db).load(row.id).to_dict() == trace.to_dict()  # the trace itself, not its replay
@@ -231,7 +235,7 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
     history = [t.value for t in later.text if t.value.startswith("version ")]
     assert [h.split(" · ")[0] for h in history] == ["version 2", "version 1"]
     _ok(later.button(key="pl_history_use_1").click().run())
-    assert any("“Ids v1”" in s.value for s in later.success)
+    assert any(escape("“Ids v1”") in s.value for s in later.success)  # our escaped text (ui/markup.py)
     _ok(later.switch_page("pages/playground.py").run())
     assert later.sidebar.text_area(key="play_summarizer_prompt").value == "Keep ids.\n{scratchpad}"
     _finish_a_run(later)
@@ -242,7 +246,7 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
 def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab_db):
     at = _app()
     _ok(at.switch_page("pages/compare.py").run())
-    _ok(at.button(key="cmp_run").click().run())
+    rerun_until(_ok(at.button(key="cmp_run").click().run()))  # the replays are a job
     [listed] = Store(lab_db).list_results()
     result = Store(lab_db).load_result(listed.id)
     shown = at.session_state["cmp_result"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until
+from conftest import APP, rerun_until, run_until
 from fake_openai import FakeOpenAI, echo_marker
 from scratchpad_lab.ui.markup import escape
 
@@ -181,8 +181,7 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
              "custom prompt": "Ids v1"}]}
         _ok(cmp.run())
         assert not cmp.error, [t.value for t in cmp.text][-5:]
-        cmp.button(key="cmp_run").click().run()
-        _ok(cmp)
+        _ok(rerun_until(cmp.button(key="cmp_run").click().run()))  # the comparison is a job
     result = cmp.session_state["cmp_result"]
     assert result.labels[1] == "#2 every 5 / 15,000 / fake-model / prompt “Ids v1”"
     model_run = result.records[1]

@@ -1,7 +1,8 @@
 """The Runs and Compare pages, driven through the real app with AppTest and the offline scripted agent.
 
 Uploads go through AppTest's file_uploader; settings rows through the data editor's edit state (what
-the browser sends when a cell is edited). Replays are synchronous, so no test polls or sleeps.
+the browser sends when a cell is edited). Replays run as jobs (a trace's replay on upload, a comparison,
+a sweep): a test reruns the page until they have ended (conftest.rerun_until), never sleeps.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import List
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, ROOT
+from conftest import APP, ROOT, rerun_until
 from scratchpad_lab.ui.library import imported_sample_files, sample_files
 from scratchpad_lab.ui.runs_page import TRACE_NOTE, UPLOAD_FAILED, read_upload
 
@@ -80,7 +81,7 @@ def _trace_bytes(extra: str = "") -> bytes:
 
 def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
     at.file_uploader(key=key).upload(name, data, "application/json")
-    return _ok(at.run())
+    return _ok(rerun_until(at.run()))  # a trace is replayed (a job) before it is added
 
 
 def _rendered_as_markup(at: AppTest) -> List[str]:
@@ -273,7 +274,7 @@ def _compare(at: AppTest, rows=TWO_SETTINGS) -> AppTest:
     _set_rows(at, rows)
     _ok(at.run())
     assert not at.error, [t for t in _texts(at) if t.startswith("Row ")]
-    return _ok(at.button(key="cmp_run").click().run())
+    return _ok(rerun_until(at.button(key="cmp_run").click().run()))
 
 
 def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
@@ -342,7 +343,7 @@ def test_a_two_by_two_sweep_gives_four_cells_and_any_cell_opens_as_a_run(cmp):
     cmp.multiselect(key="cmp_sweep_every").set_value(["2", "off"])
     cmp.multiselect(key="cmp_sweep_caps").set_value([2000, 1_000_000])
     _ok(cmp.run())
-    _ok(cmp.button(key="cmp_sweep_run").click().run())
+    _ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
 
     result = cmp.session_state["cmp_sweep_result"]
     assert len(result.records) == 4
@@ -376,7 +377,7 @@ def test_the_settings_and_the_last_comparison_and_sweep_survive_a_visit_to_anoth
     cmp.multiselect(key="cmp_sweep_every").set_value(["2"])
     cmp.multiselect(key="cmp_sweep_caps").set_value([2000, 4000])
     _ok(cmp.run())
-    _ok(cmp.button(key="cmp_sweep_run").click().run())
+    _ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
     result, sweep = cmp.session_state["cmp_result"], cmp.session_state["cmp_sweep_result"]
 
     _ok(cmp.switch_page("pages/runs.py").run())

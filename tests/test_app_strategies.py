@@ -1,7 +1,9 @@
-"""The Strategies page in AppTest: bad settings get one message naming them and keep the last result."""
+"""The Strategies page in AppTest: bad settings get one message naming them and keep the last result.
+The strategies run as a job: a test reruns the page until it has ended (conftest.rerun_until)."""
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.ui.markup import escape
+from conftest import rerun_until
 
 TIMEOUT = 180
 
@@ -16,7 +18,7 @@ def _page() -> AppTest:
 def test_a_run_shows_one_column_per_strategy_and_a_bad_setting_keeps_it():
     at = _page()
     at.multiselect(key="strat_pick").set_value(["trim-only", "langmem"]).run()
-    at.button(key="strat_run").click().run()
+    rerun_until(at.button(key="strat_run").click().run())
     assert not at.exception and not at.error
     texts = [t.value for t in at.text]
     assert sum(1 for t in texts if t.startswith("compressions: ")) == 2
@@ -46,7 +48,7 @@ def test_a_model_endpoint_can_write_every_strategys_summaries():
         at.text_input(key="strat_sum_ep_base_url_custom").set_value(fake.url)
         at.text_input(key="strat_sum_ep_model_custom").set_value("fake-model").run()
         at.multiselect(key="strat_pick").set_value(["autourgos-middleware", "trim-only"]).run()
-        at.button(key="strat_run").click().run()
+        rerun_until(at.button(key="strat_run").click().run())
         assert not at.exception and not at.error
         asked = len(fake.requests)
     calls = [t.value for t in at.text if t.value.startswith("summarizer calls: ")]

@@ -15,7 +15,7 @@ from scratchpad_lab.model.errors import LabError, UnknownName
 # The signals a run raises inside itself to end (Stop, the wall clock, a review abandoned on Stop): the
 # runner catches each and records it as the run's outcome, so none reaches an edge.
 RUN_SIGNALS = {"scratchpad_lab.engine.observe.RunStopped", "scratchpad_lab.engine.observe.WallClockExceeded",
-               "scratchpad_lab.engine.review.ReviewAbandoned"}
+               "scratchpad_lab.engine.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped"}
 
 
 def _package_exceptions():

@@ -10,7 +10,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP
+from conftest import APP, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
 from scratchpad_lab.engine.compare import Setting, compare
@@ -118,6 +118,6 @@ def test_the_compare_page_replays_a_hostile_upload_offline_and_says_which_summar
     assert not at.exception and at.selectbox(key="cmp_source").value == "upload:0"
     texts = " ".join(t.value for t in at.text)
     assert "tiny-test" in texts and "extractive" in texts
-    at.button(key="cmp_run").click().run()
+    rerun_until(at.button(key="cmp_run").click().run())  # the comparison is a job
     assert not at.exception and at.session_state["cmp_result"] is not None
     assert server.requests == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP
+from conftest import APP, rerun_until
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.ui import loss, view
@@ -56,5 +56,4 @@ def test_the_loss_figures_of_a_long_run_are_worked_out_when_asked(monkeypatch, r
     assert "facts kept across compressions" in labels
     assert "context tokens saved" not in labels  # not replayed with compression off yet
     at.toggle(key="loss_0_detailed").set_value(True).run()
-    assert not at.exception
-    assert "context tokens saved" in [m.label for m in at.metric]
+    rerun_until(at, lambda a: "context tokens saved" in [m.label for m in a.metric], what="the replay with compression off")

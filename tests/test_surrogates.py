@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP
+from conftest import APP, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
@@ -69,10 +69,10 @@ def test_uploading_it_on_the_runs_and_compare_pages_shows_it_without_an_error(tm
     at = AppTest.from_file(APP, default_timeout=60).run()
     at = at.switch_page(page).run()
     at.file_uploader(key=uploader).upload("s.json", _trace_file(tmp_path).read_bytes(), "application/json")
-    at.run()
+    rerun_until(at.run())  # the trace's replay is a job
     assert not at.exception and not at.error, [e.value for e in at.error]
     if page == "pages/compare.py":
-        at.button(key="cmp_run").click().run()
+        rerun_until(at.button(key="cmp_run").click().run())
         assert not at.exception and at.session_state["cmp_result"] is not None
     at.switch_page("pages/runs.py").run()  # every return to the page
     at.selectbox(key="runs_open").set_value("upload:0").run()
@@ -144,7 +144,7 @@ def test_the_runs_page_opens_such_a_shared_trace(tmp_path):
     at = AppTest.from_file(APP, default_timeout=60).run()
     at = at.switch_page("pages/runs.py").run()
     at.file_uploader(key="runs_upload").upload("e.json", _escaped_trace_file(tmp_path).read_bytes(), "application/json")
-    at.run()
+    rerun_until(at.run())  # the trace's replay is a job
     at.selectbox(key="runs_open").set_value("upload:0").run()
     assert not at.exception, [e.value for e in at.exception]
     texts = " ".join(str(t.value) for t in list(at.text) + list(at.code) + list(at.markdown))

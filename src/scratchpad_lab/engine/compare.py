@@ -7,6 +7,8 @@ fixed, so settings are compared on exactly the same work:
 - a trace, or a recorded real-model run, is replayed step for step and keeps its recorded answer.
 `context_tokens_saved` is measured against the same trajectory with compression off (the middleware
 never fires) and the same agent trim.
+`compare` and `compression_off` run as jobs on the pages (engine/jobs.py): they take a progress
+callback and a stop flag; a replay stops at its next iteration, and a stopped comparison raises Stopped.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, fiel
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.analysis.quality import savings
+from scratchpad_lab.engine.jobs import Report, StopFlag
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.engine.runner import Run, Source
@@ -65,9 +68,14 @@ class Setting:
         return text
 
 
-def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None) -> RunRecord:
+def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None,
+               stop: Optional[StopFlag] = None, report: Optional[Report] = None) -> RunRecord:
+    """One replay under `changes`; with `stop` set it ends at its next iteration (then Stopped is raised)."""
     config = base.replace(**{**changes, "step_delay_s": 0.0})
-    return Run(config, source, keys=keys, name=_name(changes)).run()
+    record = Run(config, source, keys=keys, name=_name(changes), stop=stop, report=report).run()
+    if stop is not None:
+        stop.check()
+    return record
 
 
 def _name(changes: Dict) -> str:
@@ -98,8 +106,11 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
 
 
 def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, keys: Optional[Dict[str, str]] = None,
-            progress: Optional[Callable[[int, int, str], None]] = None) -> tuple:
-    """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer)."""
+            progress: Optional[Callable[[int, int, str], None]] = None, stop: Optional[StopFlag] = None) -> tuple:
+    """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer).
+
+    `progress(replays done, settings, the setting replaying now)` before each setting and once at the end;
+    `stop` set: the replay going on ends at its next iteration and Stopped is raised."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
         raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
     # What replaying a file means is decided in one place (replay.py): never a model or key of the file's.
@@ -110,11 +121,11 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
     for index, setting in enumerate(settings):
         changes = setting.changes()
         trim = changes.get("agent_trim_chars", base.agent_trim_chars)
-        if trim not in baselines:
-            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
         if progress:
             progress(index, total, setting.label())
-        records.append(replay_one(source, base, changes, keys))
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim}, stop=stop)
+        records.append(replay_one(source, base, changes, keys, stop=stop))
     if progress:
         progress(total, total, "done")
     return records, baselines, keeps_answer
@@ -170,7 +181,9 @@ def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterabl
     return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
 
 
-def compression_off(loaded: Union[RunRecord, Trace]) -> RunRecord:
-    """The same trajectory with compression off (the middleware never fires) and the same agent trim."""
+def compression_off(loaded: Union[RunRecord, Trace], stop: Optional[StopFlag] = None,
+                    report: Optional[Report] = None) -> RunRecord:
+    """The same trajectory with compression off (the middleware never fires) and the same agent trim.
+    `report(iteration, total, text)` as the replay goes; `stop` set: Stopped at its next iteration."""
     source, base, _, _ = replay_source(loaded)
-    return replay_one(source, base, NEVER)
+    return replay_one(source, base, NEVER, stop=stop, report=report)

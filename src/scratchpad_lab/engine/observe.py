@@ -33,6 +33,7 @@ from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.engine.jobs import USER_STOP, StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.untrusted import clean_json, clean_text
 
@@ -55,15 +56,16 @@ class RunObserver:
     """Per-run observation state shared by the hooks and wrappers of one run."""
 
     def __init__(self, log: RunLog, config: RunConfig, middleware, counter: TokenCounter,
-                 summarizer_counter: Optional[TokenCounter] = None, pace: bool = False) -> None:
+                 summarizer_counter: Optional[TokenCounter] = None, pace: bool = False,
+                 stop: Optional[StopFlag] = None) -> None:
         self.log = log
         self.config = config
         self.middleware = middleware
         self.count = counter
         self.count_summary = summarizer_counter or counter
         self.pace = pace
-        self.stop_event = threading.Event()
-        self.stop_reason: Optional[str] = None
+        self.stop_event = stop if stop is not None else StopFlag()  # the run's job's flag (jobs.py)
+        self.report: Optional[Callable[[int], None]] = None  # told each iteration as it starts (the job's progress)
         self.idle_check = None  # set by the runner: stops a run whose page went away
         self.started: Optional[float] = None  # time.monotonic() at the run's start, set by the runner
         self.agent: Optional[Agent] = None
@@ -82,10 +84,12 @@ class RunObserver:
         self.post_hook = _PostMiddlewareHook(self)
 
     # ── stop ────────────────────────────────────────────────────────────────
-    def request_stop(self, reason: str = "stopped by the user") -> None:
-        if not self.stop_event.is_set():
-            self.stop_reason = reason
-            self.stop_event.set()
+    @property
+    def stop_reason(self) -> Optional[str]:
+        return getattr(self.stop_event, "reason", None)
+
+    def request_stop(self, reason: str = USER_STOP) -> None:
+        self.stop_event.request(reason)
         if self.agent is not None and self.agent.is_paused:
             self.agent.resume()
 
@@ -327,6 +331,8 @@ class _PostMiddlewareHook:
                      chars=len(after), tokens=after_tokens, scratchpad=after)
         obs.trace_steps.append({"response": "", "observations": []})
         obs.tool_end_count = 0
+        if obs.report is not None:
+            obs.report(iteration)
         if obs.pace and obs.config.step_delay_s > 0:
             obs.stop_event.wait(obs.config.step_delay_s)
 

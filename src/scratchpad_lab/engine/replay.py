@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple, Optional, Union
 
 from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.engine.jobs import Report, StopFlag
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import RecordError, Trace
@@ -76,9 +77,14 @@ def summarizer_notice(replay: Replay) -> Optional[str]:
             f"or a key, so it is not called: {EXTRACTIVE_NOTE}.")
 
 
-def replay_with_defaults(trace: Trace, name: str, label: str = "trace") -> RunRecord:
-    """A trace has no events of its own: replayed once with the package defaults, so it can be shown."""
+def replay_with_defaults(trace: Trace, name: str, label: str = "trace", stop: Optional[StopFlag] = None,
+                         report: Optional[Report] = None) -> RunRecord:
+    """A trace has no events of its own: replayed once with the package defaults, so it can be shown.
+    As a job's work: `report(iteration, total, text)` as it goes; `stop` set: Stopped at its next iteration."""
     source, config, _, _ = replay_source(trace, label)
     from scratchpad_lab.engine.limits import check_work  # within the file limits this always fits; checked alike
     check_work(trace, replay=config)
-    return Run(config, source, name=name).run()
+    record = Run(config, source, name=name, stop=stop, report=report).run()
+    if stop is not None:
+        stop.check()
+    return record

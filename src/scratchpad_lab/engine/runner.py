@@ -1,9 +1,11 @@
 """The runner: builds the real agent, tools, middleware and observers for one run, and runs it.
 
-Streamlit-free: the page starts a `Run` on a worker thread and only reads `run.log`; the CLI and the
-tests call `run.run()` directly. One agent per run, owned by the thread that runs it.
-A run stops on request (`stop()`), at the wall-clock cap (the agent's own max_execution_time), at
-max_iterations, and when no page has read its log for `idle_stop_s` seconds (the tab was closed).
+Streamlit-free: a `Run` is a job (engine/jobs.py): the page starts it on a worker thread (`start()`)
+and only reads `run.log` and `run.progress()`; the CLI, the tests and the replays inside other jobs
+call `run.run()` directly. One agent per run, owned by the thread that runs it.
+A run stops on request (`stop()`, or its stop flag set by the job it runs in), at the wall-clock cap
+(the agent's own max_execution_time), at max_iterations, and when no page has read its log for
+`idle_stop_s` seconds (the tab was closed).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.jobs import USER_STOP, Job, Report, StopFlag
 from scratchpad_lab.engine.observe import (ObservedAgent, ObservedLLM, ObservedSummarizer, RunObserver, RunStopped,
                       WallClockExceeded, presign_hooks)
 from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
@@ -55,22 +58,27 @@ class Source:
         return self.scenario.task if self.scenario else self.trace.task
 
 
-class Run:
-    """One run of the real agent under one RunConfig. Thread-safe controls; events in `self.log`."""
+class Run(Job):
+    """One run of the real agent under one RunConfig, as a job. Thread-safe controls; events in `self.log`."""
 
     def __init__(self, config: RunConfig, source: Optional[Source] = None, *, keys: Optional[Dict[str, str]] = None,
-                 pace: bool = False, idle_stop_s: Optional[float] = None, name: str = "") -> None:
+                 pace: bool = False, idle_stop_s: Optional[float] = None, name: str = "",
+                 stop: Optional[StopFlag] = None, report: Optional[Report] = None) -> None:
         """`keys` ({"agent": ..., "summarizer": ...}) are used for this run's endpoint calls and kept
         nowhere else; without one, the endpoint's key comes from its environment variable.
+        `stop`: the flag of the job this run is part of (a replay in Compare, Strategies...); set, the run
+        ends as "stopped" at its next step. `report(iteration, total, text)`: told as each iteration starts.
         Raises EndpointError for an endpoint that must not be called (bad URL, hosted-mode refusal)."""
+        super().__init__(name="scratchpad-lab-run", stop=stop)
         self.config = config
         self.source = source or Source.for_scenario(config.scenario or "support-ticket")
         self.name = name
         self.log = RunLog()
         self.idle_stop_s = idle_stop_s
         self.record: Optional[RunRecord] = None
-        self._thread: Optional[threading.Thread] = None
         self._started = time.monotonic()
+        self._on_done: Optional[Callable[["Run"], None]] = None
+        self._outer_report = report
 
         keys = keys or {}
         self.counter = TokenCounter(config.agent_model_id)
@@ -78,7 +86,7 @@ class Run:
         self.middleware = AutoSummarizeMiddleware(
             summarize_every=config.summarize_every, max_scratchpad_chars=config.max_scratchpad_chars)
         self.observer = obs = RunObserver(self.log, config, self.middleware, self.counter,
-                                          TokenCounter(config.summarizer_model_id), pace=pace)
+                                          TokenCounter(config.summarizer_model_id), pace=pace, stop=self.stop_flag)
         self.task = self.source.task
         self.mode = "model" if config.agent_endpoint is not None else self.source.kind
         if config.agent_endpoint is not None:  # a real model decides; the scenario lends its tools
@@ -124,6 +132,9 @@ class Run:
         )
         if idle_stop_s:
             obs.idle_check = self._idle_check
+        self._steps = self.agent.max_iterations
+        self.report(0, self._steps, "starting")
+        obs.report = self._report_iteration
         # Network models stop trying at Stop and at the wall clock (the observer abandons a call in flight).
         self._endpoint_llms = [m for m in (inner, getattr(self.middleware.llm, "inner", None))
                                if isinstance(m, EndpointLLM)]
@@ -132,23 +143,30 @@ class Run:
 
     # ── controls (any thread) ───────────────────────────────────────────────
     def start(self, on_done: Optional[Callable[["Run"], None]] = None) -> "Run":
-        def work() -> None:
-            self.run()
-            if on_done:
-                on_done(self)
-
-        self._thread = threading.Thread(target=work, name="scratchpad-lab-run", daemon=True)
-        self._thread.start()
+        self._on_done = on_done
+        super().start()
         if self.idle_stop_s:  # a paused run never reaches its next model call: watch it from outside
             threading.Thread(target=self._watch_idle, name="scratchpad-lab-watch", daemon=True).start()
         return self
+
+    def work(self, report: Report, stop: StopFlag) -> RunRecord:
+        record = self.run()
+        if self._on_done:
+            self._on_done(self)
+        return record
+
+    def _report_iteration(self, iteration: int) -> None:
+        text = f"iteration {iteration} of at most {self._steps}"
+        self.report(iteration, self._steps, text)
+        if self._outer_report is not None:
+            self._outer_report(iteration, self._steps, text)
 
     def _watch_idle(self) -> None:
         while self._thread.is_alive() and not self.observer.stop_event.wait(min(5.0, self.idle_stop_s)):
             self._idle_check()
 
-    def stop(self) -> None:
-        self.observer.request_stop("stopped by the user")
+    def stop(self, reason: str = USER_STOP) -> None:
+        self.observer.request_stop(reason)  # also lets a paused agent go on to see it
 
     def pause(self) -> None:
         if not self.finished:
@@ -164,14 +182,6 @@ class Run:
     @property
     def finished(self) -> bool:
         return self.record is not None
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def join(self, timeout: Optional[float] = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     def elapsed_s(self) -> float:
         return time.monotonic() - self._started

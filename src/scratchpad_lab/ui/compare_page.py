@@ -2,8 +2,10 @@
 sweep of the two middleware triggers shown as heatmaps.
 
 The replays are the engine's (`compare.compare`): the agent's path is held fixed, so the settings are
-compared on exactly the same work. The last comparison and the last sweep are kept in session state, so
-a rerun (choosing whose cards to show, opening a sweep cell) never replays again. Text from a run or a
+compared on exactly the same work. They run as a job (one at a time for the page: a comparison or a
+sweep), drawn by the one live fragment (ui/live.py) with its progress, replay by replay, and a Stop
+button. The last comparison and the last sweep are kept in session state, so a rerun (choosing whose
+cards to show, opening a sweep cell) never replays again. Text from a run or a
 file is shown only as st.code/st.text or in dataframe cells; labels are our words and validated numbers.
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scratchpad_lab.engine import compare as engine
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
+from scratchpad_lab.engine.jobs import Job, abandonable
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import FLAGS, annotate
 from scratchpad_lab.model.records import RunRecord
@@ -30,8 +33,10 @@ from scratchpad_lab.ui.charts import heatmap, overlay_chart
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_error, show_problem
 from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry
-from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
+from scratchpad_lab.ui.state import (CMP_EDITED, CMP_JOB, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE,
+                                     PLAY_PRICES_BY_MODEL, PL_VERSIONS, init_session)
 from scratchpad_lab.ui.store import show_message, store_result
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
@@ -58,35 +63,61 @@ class Result:
     keeps_answer: bool
     rows: List[Dict] = field(default_factory=list)
     choices: Dict = field(default_factory=dict)  # the sweep's widget values, restored after a page switch
+    kind: str = "compare"                        # "compare" or "sweep": where the page keeps it
+    source: str = ""                             # the trajectory's title, as the store lists it
 
 
 def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:
     return (entry.key, tuple(tuple(sorted(s.changes().items())) for s in settings))
 
 
-def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str,
-            keys: Optional[Dict[str, str]] = None) -> Optional[Result]:
-    bar = st.progress(0.0, text=f"Replaying {len(settings)} {what}…")
+REPLAY_ERRORS = (LabError, KeyError, ValueError)  # every error a person can cause is a LabError
+REPLAY_PROBLEM = "This run cannot be replayed here; nothing was compared."
 
-    def progress(index: int, total: int, label: str) -> None:
-        bar.progress(index / total, text=f"Replayed {index} of {total}" + (f"; now {label}" if index < total else ""))
 
+def _replay_job(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str, signature: tuple,
+                kind: str = "compare", choices: Optional[Dict] = None, keys: Optional[Dict[str, str]] = None) -> Job:
+    """The replays as a job: its worker runs `compare.compare` and builds the Result (no st.* there)."""
+    loaded = entry.loaded
+
+    def work(report, stop) -> Result:
+        def progress(index: int, total: int, label: str) -> None:
+            report(index, total, f"Replayed {index} of {total} {what}" + (f"; now {label}" if index < total else ""))
+
+        records, baselines, keeps = engine.compare(loaded, settings, keys=keys, progress=progress, stop=stop)
+        rows = []
+        for index, (label, record) in enumerate(zip(labels, records)):
+            report(index, len(records), f"Working out the figures: {index} of {len(records)} {what} done")
+            # a long run's figures take a second or so and cannot look at the flag: waited for with it in view
+            rows.append(abandonable(lambda: _figures(label, record, baselines), stop))
+        return Result(signature, labels, records, baselines, keeps, rows, choices or {}, kind, entry.title)
+
+    return Job(work, name="scratchpad-lab-compare", total=len(settings), text=f"Replaying {len(settings)} {what}…")
+
+
+def _figures(label: str, record: RunRecord, baselines: Dict[int, RunRecord]) -> Dict:
+    flags = Counter(f for c in annotate(record.events) for f in c["flags"])
+    return {"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
+            **{f"flag {f}": flags.get(f, 0) for f in FLAGS}}
+
+
+def _collect(job: Job) -> None:
+    result: Optional[Result] = job.result
+    if result is not None:
+        st.session_state[CMP_SWEEP if result.kind == "sweep" else CMP_RESULT] = result
+        store_result(result.kind, result.rows, result.labels, result.source)
+
+
+def _start(entry: Entry, settings: List[engine.Setting], job: Job) -> None:
+    """Start the replays as this page's job, unless the work limit refuses them first (engine/limits.py)."""
     try:
-        # refused before it starts when the job is over the work limit (engine/limits.py; a ValueError)
         check_work(entry.loaded, settings=settings,
                    endpoint_summarizer=any(s.summarizer in ("endpoint", "same-as-agent") for s in settings))
-        records, baselines, keeps = engine.compare(entry.loaded, settings, keys=keys, progress=progress)
     except LabError as exc:
-        bar.empty()
         show_error(exc, "This run cannot be replayed here; nothing was compared.")
-        return None
-    bar.empty()
-    rows = []
-    for label, record in zip(labels, records):
-        flags = Counter(f for c in annotate(record.events) for f in c["flags"])
-        rows.append({"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
-                     **{f"flag {f}": flags.get(f, 0) for f in FLAGS}})
-    return Result(_signature(entry, settings), labels, records, baselines, keeps, rows)
+        return
+    if live.start(CMP_JOB, job):
+        st.rerun()  # the live view above the tabs starts refreshing
 
 
 # ── shown from a Result ─────────────────────────────────────────────────────
@@ -213,14 +244,10 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     settings = [engine.Setting(**{**s.changes(), "summarizer": summarizer})
                 for s in engine.grid(every_values, sorted(caps))] if everies and caps else []
     signature = ("sweep",) + _signature(entry, settings)
-    if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings):
-        result = _replay(entry, settings, [s.label() for s in settings], "cells")
-        if result is not None:
-            result.signature = signature
-            result.choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps),
-                              "cmp_sweep_summarizer": summarizer}
-            st.session_state[CMP_SWEEP] = result
-            store_result("sweep", result.rows, result.labels, entry.title)
+    if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings or live.busy(CMP_JOB)):
+        choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps), "cmp_sweep_summarizer": summarizer}
+        _start(entry, settings, _replay_job(entry, settings, [s.label() for s in settings], "cells", signature,
+                                            "sweep", choices))
     if not settings:
         st.text("Pick at least one value of each.")
     result = st.session_state[CMP_SWEEP]
@@ -260,13 +287,9 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
     if problems:
         show_problem("Some settings need fixing before you can compare:", "\n".join(problems))
     signature = _signature(entry, settings)
-    if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems)):
-        result = _replay(entry, settings, [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)], "settings",
-                         keys)
-        if result is not None:
-            result.signature = signature
-            st.session_state[CMP_RESULT] = result
-            store_result("compare", result.rows, result.labels, entry.title)
+    if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems) or live.busy(CMP_JOB)):
+        labels = [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)]
+        _start(entry, settings, _replay_job(entry, settings, labels, "settings", signature, keys=keys))
     result = st.session_state[CMP_RESULT]
     if result is not None:
         show_comparison(result, signature, prices)
@@ -295,6 +318,8 @@ def page() -> None:
     notice = summarizer_notice(replay)
     if notice:  # quotes the file's model name and URL: plain text
         st.text(notice)
+    # one job at a time for the page (a comparison or a sweep): its progress and Stop, above both tabs
+    live.show(CMP_JOB, on_end=_collect, problem=REPLAY_PROBLEM, errors=REPLAY_ERRORS)
     tab_compare, tab_sweep = st.tabs(["Compare settings", "Sweep"])
     with tab_compare:
         _compare_section(entry, base, prices)

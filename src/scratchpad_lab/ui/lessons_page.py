@@ -1,10 +1,11 @@
 """The Lessons page: pick a lesson, read what it shows, run it, and stop at the moments that matter.
 
-A lesson's run is an ordinary paced Run (the real agent and middleware) on a worker thread. A fragment
-reads its log while it runs and looks for the lesson's next pause point in the events; when it is
-there, the agent is paused (its own pause(): it holds before its next step), the live refresh stops,
-and the run is shown as it was at that moment, with a callout and the iteration's narration.
-Continue resumes the agent and waits for the next moment. The worker never calls st.*.
+A lesson's run is an ordinary paced Run (the real agent and middleware), a job on a worker thread. The
+one live fragment (ui/live.py, with the run's progress and a Stop button) reads its log while it runs
+and looks for the lesson's next pause point in the events; when it is there, the agent is paused (its
+own pause(): it holds before its next step), the live refresh stops, and the run is shown as it was at
+that moment, with a callout and the iteration's narration. Continue resumes the agent and waits for the
+next moment. The worker never calls st.*.
 Lesson text is ours (markdown); anything from the run (narration can quote a summarizer's error) is
 shown with st.text / st.code.
 """
@@ -18,10 +19,11 @@ from scratchpad_lab.engine.runner import Run
 from scratchpad_lab.model.config import every_text
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
+from scratchpad_lab.ui.state import (LESSON_AT, LESSON_JOB, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN,
+                                     LESSON_STAGE, init_session)
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.view import render_run
 
-LIVE_REFRESH_S = 0.4
 IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run
 PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
 
@@ -49,9 +51,8 @@ def _start(number: int) -> None:
     pace = st.session_state.get(LESSON_PACE, DEFAULT_PACE_S)
     run = Run(item.config(step_delay_s=float(pace)), pace=True, idle_stop_s=IDLE_STOP_S,
               name=f"Lesson {number}: {item.title}")
-    st.session_state[LESSON_RUN] = run.start()
+    live.start(LESSON_JOB, run)
     st.session_state[LESSON_OF] = number
-    st.session_state[LESSON_ENDED] = False
 
 
 def _continue() -> None:
@@ -97,9 +98,8 @@ def _ending(item: Lesson, events) -> None:
         st.markdown(item.try_next)
 
 
-def _lesson_view(number: int) -> None:
+def _lesson_view(run, number: int) -> None:
     item = lesson(number)
-    run = st.session_state[LESSON_RUN]
     if run is None or st.session_state[LESSON_OF] != number:
         return
     events = run.log.snapshot()
@@ -133,9 +133,6 @@ def _lesson_view(number: int) -> None:
                key="lesson_view_live")
     if run.finished:
         _ending(item, events)
-        if not st.session_state[LESSON_ENDED]:
-            st.session_state[LESSON_ENDED] = True
-            st.rerun()  # once: the page draws again with the live refresh off
 
 
 def page() -> None:
@@ -174,5 +171,5 @@ def page() -> None:
         if run is not None:
             st.text(f"Lesson {st.session_state[LESSON_OF]} is still open; starting this one stops it.")
         return
-    live = not run.finished and not st.session_state[LESSON_AT]
-    st.fragment(run_every=LIVE_REFRESH_S if live else None)(_lesson_view)(number)
+    # held at a pause point: no refresh until Continue; the end of the run reruns the page once
+    live.show(LESSON_JOB, lambda job: _lesson_view(job, number), hold=st.session_state[LESSON_AT])

@@ -1,5 +1,7 @@
 """What a finished run lost: facts still known by the step they came from, savings, probe questions.
 
+The savings are measured against the same path replayed with compression off: that replay is a job, drawn
+by the one live fragment (ui/live.py) with its progress and a Stop button, and kept for the tab once done.
 Untrusted text (facts, answers, context lines) is shown in dataframes and st.text only.
 """
 from __future__ import annotations
@@ -9,25 +11,52 @@ from typing import Any, Callable, Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine.compare import compression_off
+from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_probes
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.analysis.figures import figures
-from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
+from scratchpad_lab.ui import live
+from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_JOB, LOSS_USER_PROBES
 
+BASELINE_ERRORS = (LabError, ValueError, KeyError)
+STOPPED = "stopped"                  # in the cache: the replay was stopped by the user (offered again)
+SUPERSEDED = "another run is shown"  # the reason the panel stops a replay of a run no longer shown
+
+
+def _cache() -> Dict[int, Any]:
+    return st.session_state.setdefault(LOSS_COMPRESSION_OFF, {})
 
 
 def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
-    """The same path with compression off (replayed once, then kept for this tab)."""
-    cache: Dict[int, Any] = st.session_state.setdefault(LOSS_COMPRESSION_OFF, {})
-    key = id(record)
-    if key not in cache:
-        try:
-            cache[key] = (record, compression_off(record))
-        except LabError:  # e.g. a run without a recorded trajectory: no compression-off baseline
-            cache[key] = (record, None)
-    return cache[key][1]
+    """The same path with compression off, replayed once as a job and then kept for this tab; None while
+    the replay is going (its live fragment shows it), when it was stopped, or when it could not be made."""
+    cache = _cache()
+    if id(record) in cache:
+        baseline = cache[id(record)][1]
+        return None if baseline is STOPPED else baseline
+    job = live.current(LOSS_JOB)
+    if live.busy(LOSS_JOB):
+        if job.tag is not record:  # a replay of a run no longer on show: it ends within a second
+            job.stop(SUPERSEDED)
+        return None
+    live.start(LOSS_JOB, Job(lambda report, stop: compression_off(record, stop=stop, report=report),
+                             name="scratchpad-lab-loss", tag=record, text="Replaying this run with compression off…"))
+    return None
+
+
+def _collect_baseline(job: Job) -> None:
+    record = job.tag
+    if job.stopped:
+        if job.stop_flag.reason != SUPERSEDED:
+            _cache()[id(record)] = (record, STOPPED)
+        return
+    _cache()[id(record)] = (record, job.result)  # None when it could not be made (said once)
+
+
+def _forget(record: RunRecord) -> None:
+    _cache().pop(id(record), None)
 
 
 def facts_chart(record: RunRecord):
@@ -74,6 +103,11 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
         if s.summarizer_tokens:
             st.text("Compression paid for itself at iteration " + str(s.payback_iteration)
                     if s.payback_iteration else "Compression never paid for itself in this run.")
+    elif detailed and _cache().get(id(record), (None, None))[1] is STOPPED:
+        st.button("Work out tokens saved against compression off", key=f"{key}_baseline_again",
+                  on_click=_forget, args=(record,))
+    live.show(LOSS_JOB, on_end=_collect_baseline, errors=BASELINE_ERRORS,
+              problem="Tokens saved could not be worked out: this run could not be replayed with compression off.")
     chart = facts_chart(record) if detailed else None
     if chart is not None:
         st.text("Facts still in the agent's context at the end, by the step whose tool results brought them in")

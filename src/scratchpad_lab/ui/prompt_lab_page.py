@@ -1,6 +1,7 @@
 """The Prompt lab page: one scratchpad, 1-4 prompts x 1-3 summarizers, side by side.
 
-The engine is the promptlab package; this module draws widgets and the matrix. Everything a summarizer or a
+The engine is the promptlab package; this module draws widgets and the matrix. The matrix is a job: the
+one live fragment (ui/live.py) shows its progress and a Stop button and redraws the cells as they come. Everything a summarizer or a
 file wrote (summaries, scratchpads, lost facts, uploaded names) is shown with st.text / st.code only;
 badges carry our own words and numbers. Widget values are also kept in PL_KEPT, because Streamlit
 drops a widget's state when its page is left, and a person who tried the prompt in the playground
@@ -20,6 +21,7 @@ from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZE
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
@@ -27,10 +29,9 @@ from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.settings import K_PROMPT
 from scratchpad_lab.ui.store import prompt_history, save_prompt_version, show_message, stored_prompts
-from scratchpad_lab.ui.state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
+from scratchpad_lab.ui.state import (PL_JOB, PL_KEPT, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
-REFRESH_S = 0.4
 LOST_SHOWN = 12  # lost facts listed in a cell; the card lists them all
 STARTERS = list(PROMPT_LIBRARY)
 STARTER_HELP = "\n".join(f"- **{p.name}**: {p.description}" for p in LIBRARY) + (
@@ -380,22 +381,14 @@ def _matrix_view(matrix: Matrix) -> None:
                              hide_index=True)
 
 
-def _live() -> None:
-    matrix: Optional[Matrix] = st.session_state.get(PL_MATRIX)
+def _matrix_body(matrix: Optional[Matrix]) -> None:
+    """The live fragment's drawing of the matrix (its progress and Stop are the fragment's own)."""
     if matrix is None:
         return
-    done = sum(1 for c in matrix.cells if c.done)
-    if not matrix.finished:
-        c1, c2 = st.columns([5, 1])
-        c1.progress(matrix.progress, text=f"{done} of {len(matrix.cells)} cells done")
-        c2.button("Stop", key="pl_stop", on_click=matrix.stop)
-    else:
+    if matrix.finished:
         stopped = sum(1 for c in matrix.cells if c.status == "cancelled")
-        st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s:.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
+        st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s():.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
     _matrix_view(matrix)
-    if matrix.finished and st.session_state.get(PL_LIVE):
-        st.session_state[PL_LIVE] = False
-        st.rerun()
 
 
 def page() -> None:
@@ -432,8 +425,7 @@ def page() -> None:
     probes = _user_probes()
 
     st.subheader("4 · Run the matrix")
-    matrix: Optional[Matrix] = st.session_state.get(PL_MATRIX)
-    running = matrix is not None and not matrix.finished
+    running = live.busy(PL_JOB)
     why = []
     if snapshot is None:
         why.append("pick or paste a scratchpad")
@@ -445,8 +437,7 @@ def page() -> None:
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
         new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
                      prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
-        st.session_state[PL_MATRIX] = new.start()
-        st.session_state[PL_OPEN] = None
-        st.session_state[PL_LIVE] = True
-        running = True
-    st.fragment(run_every=REFRESH_S if running else None)(_live)()
+        if live.start(PL_JOB, new):
+            st.session_state[PL_OPEN] = None
+            st.rerun()  # drawn again with Run the matrix disabled and the live view refreshing
+    live.show(PL_JOB, _matrix_body)

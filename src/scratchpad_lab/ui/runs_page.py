@@ -2,7 +2,9 @@
 playground's view with a step slider, and downloadable.
 
 Uploads are untrusted from the first byte: `read_upload` turns (name, bytes) into a run record or a trace,
-or into one message, and nothing reaches the page state unless it loaded cleanly. What a file carries
+or into one message, and nothing reaches the page state unless it loaded cleanly. A trace is replayed
+once with the package defaults to be shown: that replay is a job, drawn under the uploader by the one
+live fragment (ui/live.py) with its progress and a Stop button; the upload is added when it ends. What a file carries
 (its name, a run's name and label, every event's text) is shown only in st.code/st.text or dataframe
 cells; the labels of selects and headings are built from our own words and validated numbers.
 The Compare page lists the same runs through `all_entries` and shares the upload handling.
@@ -25,9 +27,11 @@ from scratchpad_lab.ui.library import (download_button, imported_sample_files, o
                                        runs_frame, sample_files)
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF,
-                                     RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session)
+                                     RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added, upload_slot)
 from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message,
                                      store_upload, stored_id)
+from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
@@ -39,6 +43,9 @@ TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it
               f"{field_default('agent_trim_chars'):,} chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
+REPLAY_STOPPED = ("The replay of the uploaded trace was stopped, so it was not added. To replay it, remove the file "
+                  "from the uploader and upload it again.")
+REPLAY_ERRORS = (LabError, KeyError, ValueError)  # every error a person can cause is a LabError
 
 @dataclass
 class Entry:
@@ -84,13 +91,13 @@ def _numbers_title(record: RunRecord) -> str:
     return f"every {every_text(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
-def _upload_entry(index: int, file_name: str, file: Loaded) -> Entry:
+def _upload_entry(index: int, file_name: str, file: Loaded, replayed: Optional[RunRecord] = None) -> Entry:
+    """The entry of an upload; a trace's entry shows `replayed`, its replay with the package defaults."""
     loaded = file.item
     if isinstance(loaded, Trace):
         kind = f"{file.report.format}, " if file.report else ""  # our own label of the format, never the file's
         title = f"upload #{index + 1} · {kind}trace of {len(loaded.steps)} steps (replayed with the package defaults)"
-        return Entry(f"upload:{index}", "upload", title, loaded,
-                     replay_with_defaults(loaded, TRACE_REPLAY_NAME, "uploaded trace"), file_name, *_notes(file))
+        return Entry(f"upload:{index}", "upload", title, loaded, replayed, file_name, *_notes(file))
     title = f"upload #{index + 1} · run record · {_numbers_title(loaded)}"
     return Entry(f"upload:{index}", "upload", title, loaded, loaded, file_name, *_notes(file))
 
@@ -158,33 +165,68 @@ def upload_widget(key: str) -> Optional[Entry]:
     """A .json uploader; returns the new Entry the first time a good file arrives, else None.
 
     Each uploaded file is read once (by its uploader id): reruns neither add it again nor repeat work.
-    A bad file shows one error while it stays in the uploader, and changes nothing else."""
+    A bad file shows one error while it stays in the uploader, and changes nothing else. A trace is
+    replayed with the package defaults as a job, under the uploader; its Entry comes when that ends."""
     upload = st.file_uploader("Upload a run record, a trace, or another tool's run (.json, .jsonl, up to 10 MB)",
                               type=["json", "jsonl"], key=key,
                               help="A run downloaded from this lab, a trace in the scratchpad-lab/trace@1 format, "
                                    "an autourgos-agent history= file, OpenAI chat messages (JSON or JSON Lines) or "
                                    "LangChain messages: the page says what it imported.")
+    entry = _take_upload(key, upload)
+    live.show(upload_slot(key), on_end=lambda job: _add_replayed(key, job), errors=REPLAY_ERRORS, say_end=False)
+    return entry or st.session_state.pop(upload_added(key), None)
+
+
+def _take_upload(key: str, upload) -> Optional[Entry]:
+    """A new file: a run record becomes an Entry at once; a trace's replay starts (one at a time)."""
     if upload is None:
         return None
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
     if upload.file_id in seen:
         problem = seen[upload.file_id]
-        if problem:
+        if problem == REPLAY_STOPPED:
+            st.text(problem)
+        elif problem:
             show_problem(UPLOAD_FAILED, problem)
         return None
+    if live.busy(upload_slot(key)):
+        return None  # read when the replay going on has ended
     loaded, problem = read_upload(upload.name, upload.getvalue())
     if loaded is None:
         seen[upload.file_id] = problem
         show_problem(UPLOAD_FAILED, problem)
         return None
     uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
-    with st.spinner("Replaying the trace with the package defaults…" if loaded.trace else "Opening…"):
-        entry = _upload_entry(len(uploads), upload.name, loaded)
-    uploads.append(entry)
     seen[upload.file_id] = None
-    show_notes(entry)
-    store_upload(entry)
-    return entry
+    if loaded.trace is None:  # a run record: an Entry at once
+        entry = _upload_entry(len(uploads), upload.name, loaded)
+        uploads.append(entry)
+        show_notes(entry)
+        store_upload(entry)
+        return entry
+    live.start(upload_slot(key), Job(
+        lambda report, stop: replay_with_defaults(loaded.trace, TRACE_REPLAY_NAME, "uploaded trace", stop=stop,
+                                                  report=report),
+        name="scratchpad-lab-upload", tag=(upload.file_id, upload.name, loaded),
+        text="Replaying the trace with the package defaults…"))
+    return None
+
+
+def _add_replayed(key: str, job: Job) -> None:
+    """A trace's replay ended: add its Entry (to be opened), or say why not while the file stays."""
+    file_id, file_name, file = job.tag
+    seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
+    if job.error is not None:
+        seen[file_id] = str(job.error)
+    elif job.stopped:
+        seen[file_id] = REPLAY_STOPPED
+    elif job.result is not None:
+        uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
+        entry = _upload_entry(len(uploads), file_name, file, job.result)
+        uploads.append(entry)
+        st.session_state[upload_added(key)] = entry
+        show_notes(entry)
+        store_upload(entry)
 
 
 def entries_with_upload(upload_key: str, empty: str, upload_in: Optional[str] = None) -> Tuple[List[Entry], Optional[Entry]]:

@@ -1,6 +1,8 @@
 """Session-state keys, in one place, prefixed by page; set with setdefault in `init_session`."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from scratchpad_lab.model.config import DEFAULT_PACE_S
@@ -11,8 +13,6 @@ PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown b
 PLAY_PRICES_BY_MODEL = "play_prices_by_model"  # {model prefix: (input, output) USD per 1M tokens}, read from the editor
 PLAY_PRICE_ROWS = "play_price_rows"    # the price editor's rows (a DataFrame) it starts from; set in endpoints.py
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
-PLAY_REFRESH_S = "play_refresh_s"      # the live view's refresh interval now (it backs off when renders are slow)
-PLAY_NEEDS_FULL = "play_needs_full_rerun"  # a run ended and the full page has not shown it yet
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
@@ -30,7 +30,6 @@ PL_MATRIX = "pl_matrix"                # the prompt-lab Matrix running or last r
 PL_VERSIONS = "pl_prompt_versions"     # {version name: prompt text}: this tab's saved prompt versions
 PL_OPEN = "pl_open_cell"               # (row, col) of the matrix cell opened as a compression card
 PL_USED = "pl_used_in_playground"     # the name just sent to the playground (a one-time confirmation)
-PL_LIVE = "pl_live"                    # a matrix was started: its fragment reruns the page once when it is done
 PL_UPLOAD_SEEN = "pl_prompt_upload_seen"  # the uploader id of the prompt file last added as a version
 PL_KEPT = "pl_kept_widgets"           # {widget key: value}: the page's inputs, restored after a page switch
 PLAY_PROMPT_NAME = "play_prompt_name"  # (name, text): the named prompt the playground uses while its text is unchanged
@@ -63,7 +62,6 @@ LESSON_OF = "lesson_run_of"            # the number of the lesson that LESSON_RU
 LESSON_STAGE = "lesson_stage"          # index of the pause point the lesson waits for or shows
 LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause point (the live refresh is off)
 LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
-LESSON_ENDED = "lesson_ended"          # the lesson's run has ended and the page was drawn once more for it
 
 LIB_VISITOR = "lib_visitor_id"        # hosted mode: this browser's random id (also kept in its cookie)
 LIB_AUTOSAVE = "lib_autosave"          # store finished runs, uploads and results (the Playground's switch)
@@ -76,14 +74,76 @@ LINK_NOTE = "link_note"                # what was wrong with the link the app wa
 PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
 
+@dataclass(frozen=True)
+class Slot:
+    """Where a page keeps its one long job (ui/live.py draws it): the job's key, and the live view's own
+    keys, all prefixed by the page: `<prefix>_refresh_s` (the refresh interval now: it backs off when
+    renders are slow), `<prefix>_needs_full_rerun` (a job ended and the full page has not drawn it yet),
+    `<prefix>_job_ended` (the serial of the job whose end was handled), `<prefix>_job_note` (how the last
+    job ended, when stopped or failed: shown once), `<prefix>_stop_asked` (the serial of the job whose Stop
+    was just pressed), `<prefix>_in_full_run` (the fragment is being drawn by a full run of the page), and
+    the Stop button `<prefix>_stop`."""
+
+    prefix: str
+    job: str
+
+    @property
+    def refresh(self) -> str:
+        return f"{self.prefix}_refresh_s"
+
+    @property
+    def needs_full(self) -> str:
+        return f"{self.prefix}_needs_full_rerun"
+
+    @property
+    def ended(self) -> str:
+        return f"{self.prefix}_job_ended"
+
+    @property
+    def note(self) -> str:
+        return f"{self.prefix}_job_note"
+
+    @property
+    def full_run(self) -> str:
+        return f"{self.prefix}_in_full_run"
+
+    @property
+    def stop_asked(self) -> str:
+        return f"{self.prefix}_stop_asked"
+
+    @property
+    def stop_button(self) -> str:
+        return f"{self.prefix}_stop"
+
+
+PLAY_JOB = Slot("play", PLAY_ACTIVE)     # the Playground's run (its own Stop and Pause are in the run view)
+LESSON_JOB = Slot("lesson", LESSON_RUN)  # the lesson's run
+PL_JOB = Slot("pl", PL_MATRIX)           # the prompt matrix
+CMP_JOB = Slot("cmp", "cmp_job")         # the Compare page's comparison or sweep (one at a time)
+STRAT_JOB = Slot("strat", "strat_job")   # the strategies run
+LOSS_JOB = Slot("loss", "loss_job")      # the loss panel's replay with compression off
+UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
+
+
+def upload_slot(key: str) -> Slot:
+    """An uploader's replay of a trace (one per uploader widget key)."""
+    return Slot(key, f"{key}_job")
+
+
+def upload_added(key: str) -> str:
+    """The key of the Entry an uploader's replay just added, waiting to be opened (read once)."""
+    return f"{key}_added"
+
+
+LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, LOSS_JOB) + tuple(upload_slot(k) for k in UPLOAD_KEYS)
+
+
 def init_session() -> None:
     st.session_state.setdefault(PLAY_ACTIVE, None)
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)
     st.session_state.setdefault(PLAY_START_ERROR, None)
     st.session_state.setdefault(PLAY_PRICES_BY_MODEL, None)
-    st.session_state.setdefault(PLAY_REFRESH_S, None)
-    st.session_state.setdefault(PLAY_NEEDS_FULL, False)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
     st.session_state.setdefault(RUNS_OPEN, None)
@@ -104,10 +164,11 @@ def init_session() -> None:
     st.session_state.setdefault(LESSON_OF, None)
     st.session_state.setdefault(LESSON_STAGE, 0)
     st.session_state.setdefault(LESSON_AT, False)
-    st.session_state.setdefault(LESSON_ENDED, False)
     st.session_state.setdefault(LESSON_PACE, DEFAULT_PACE_S)
     st.session_state.setdefault(LINK_NOTE, None)
     st.session_state.setdefault(LIB_STORED, {})
     st.session_state.setdefault(LIB_OPENED, {})
     st.session_state.setdefault(LIB_NOT_STORED, {})
     st.session_state.setdefault(LIB_MESSAGE, None)
+    for slot in LIVE_SLOTS:
+        st.session_state.setdefault(slot.job, None)

@@ -1,8 +1,9 @@
 """The Strategies page: one trajectory replayed under two to five compression systems, side by side.
 
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
-only when a LangChain strategy runs. The last result is kept in session state, so moving the step
-slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
+only when a LangChain strategy runs. The strategies run as a job, drawn by the one live fragment
+(ui/live.py) with their progress, strategy by strategy, and a Stop button. The last result is kept in
+session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
 in dataframe cells; headings and quirk lines are our own words, numbers and package-made file paths.
 """
 from __future__ import annotations
@@ -18,11 +19,14 @@ from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.analysis.figures import LABELS, figures
 from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.engine.limits import check_work
+from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
-from scratchpad_lab.ui.state import STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import COLORS, chart
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
@@ -40,6 +44,28 @@ class Shown:
     signature: tuple
     results: List[Any]
     title: str
+
+
+RUN_ERRORS = (LabError,)  # every error a person can cause
+RUN_PROBLEM = "These strategies could not run on this trajectory."
+
+
+def _strategies_job(entry, picked: List[str], specs, summarizer: SummarizerSpec) -> Job:
+    """The strategies as a job: its worker runs them in turn (no st.* there) and returns what to show."""
+    loaded, signature, title = entry.loaded, (entry.key, tuple(picked)), entry.title
+
+    def work(report, stop) -> Shown:
+        def progress(index: int, total: int, label: str) -> None:
+            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+
+        return Shown(signature, run_strategies(loaded, specs, summarizer, progress=progress, stop=stop), title)
+
+    return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
+
+
+def _collect(job: Job) -> None:
+    if job.result is not None:
+        st.session_state[STRAT_RESULT] = job.result
 
 
 def _settings_widgets(name: str) -> Dict[str, Any]:
@@ -134,7 +160,7 @@ def page() -> None:
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
     summarizer = _summarizer_widgets()
-    if st.button("Run strategies", type="primary", key="strat_run"):
+    if st.button("Run strategies", type="primary", key="strat_run", disabled=live.busy(STRAT_JOB)):
         if len(picked) < 2:
             st.error("Pick at least two strategies to compare.")
         else:
@@ -142,14 +168,14 @@ def page() -> None:
             with user_errors():  # names the setting and its allowed range
                 specs = [make_spec(n, {k: v for k, v in settings[n].items() if v is not None}) for n in picked]
             if specs:
-                bar = st.progress(0.0, text="starting")
-                with user_errors("These strategies could not run on this trajectory."):
-                    # refused before it starts when the job is over the work limit (engine/limits.py)
+                try:  # refused before it starts when the job is over the work limit (engine/limits.py)
                     check_work(entry.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint")
-                    results = run_strategies(entry.loaded, specs, summarizer,
-                                             progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
-                    st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)
-                bar.empty()
+                except LabError as exc:
+                    show_problem(RUN_PROBLEM, str(exc))
+                    specs = []
+            if specs and live.start(STRAT_JOB, _strategies_job(entry, picked, specs, summarizer)):
+                st.rerun()  # drawn again with Run strategies disabled and the live view refreshing
+    live.show(STRAT_JOB, on_end=_collect, problem=RUN_PROBLEM, errors=RUN_ERRORS)
     shown: Shown = st.session_state.get(STRAT_RESULT)
     if shown is None:
         st.info("Pick strategies and press Run strategies.")

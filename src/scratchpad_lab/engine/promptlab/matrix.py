@@ -1,13 +1,14 @@
 """Prompt lab: snapshots, summarizers, and the prompts x summarizers matrix (concurrent, cancellable),
 each cell through the package's own middleware path.
 
-Streamlit-free."""
+Streamlit-free. The matrix is a job (engine/jobs.py): its worker hands the cells to one pool per endpoint
+and reports cells done; stop() cancels the cells not done at once."""
 
 import copy
 import re
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
@@ -17,6 +18,7 @@ from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, 
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.facts import Fact, extract_facts
+from scratchpad_lab.engine.jobs import Job, Report, StopFlag, USER_STOP
 from scratchpad_lab.analysis.metrics import of_kind
 from scratchpad_lab.engine.observe import ObservedSummarizer, RunObserver
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -213,7 +215,7 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
     return annotate_one(c, snapshot.expected, template)
 
 
-class Matrix:
+class Matrix(Job):
     """prompts x summarizers on one snapshot, run on worker threads; read `cells` any time."""
 
     def __init__(self, snapshot: Snapshot, prompts: Sequence[PromptVariant], summarizers: Sequence[SummarizerSpec],
@@ -239,14 +241,13 @@ class Matrix:
         self.per_endpoint = per_endpoint
         self.cells = [Cell(p.name, s.name, i, j) for i, p in enumerate(self.prompts)
                       for j, s in enumerate(self.summarizers)]
-        self.stop_event = threading.Event()
+        super().__init__(name="scratchpad-lab-matrix", total=len(self.cells), text=f"0 of {len(self.cells)} cells done")
+        self.stop_event = self.stop_flag
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
         self._built: Dict[int, Any] = {}
-        self._pools: Dict[str, ThreadPoolExecutor] = {}
-        self._futures: List[Future] = []
         self.started_at: Optional[float] = None
-        self.elapsed_s: float = 0.0
+        self._cells_s: Optional[float] = None  # from the start to the last cell done
 
     def cell(self, row: int, col: int) -> Cell:
         return self.cells[row * len(self.summarizers) + col]
@@ -255,23 +256,32 @@ class Matrix:
     def finished(self) -> bool:
         return all(c.done for c in self.cells)
 
-    @property
-    def progress(self) -> float:
-        return sum(1 for c in self.cells if c.done) / len(self.cells)
-
-    def start(self) -> "Matrix":
+    def work(self, report: Report, stop: StopFlag) -> "Matrix":
+        """The job's worker: one pool per endpoint (the extractive reference runs one cell at a time),
+        then wait for the cells, reporting each one done, until all are done or the matrix is stopped."""
         self.started_at = time.perf_counter()
+        pools: Dict[str, ThreadPoolExecutor] = {}
+        futures: List[Future] = []
         for cell in self.cells:
             spec = self.summarizers[cell.col]
-            pool = self._pools.get(spec.slot)
+            pool = pools.get(spec.slot)
             if pool is None:
-                pool = self._pools[spec.slot] = ThreadPoolExecutor(
+                pool = pools[spec.slot] = ThreadPoolExecutor(
                     max_workers=1 if spec.endpoint is None else self.per_endpoint,
                     thread_name_prefix="prompt-lab")
-            self._futures.append(pool.submit(self._run_cell, cell))
-        for pool in self._pools.values():
+            futures.append(pool.submit(self._run_cell, cell))
+        for pool in pools.values():
             pool.shutdown(wait=False)
+        pending = set(futures)
+        while pending and not stop.is_set():  # stopped: the cells are already marked cancelled
+            _, pending = wait_futures(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            done = sum(1 for c in self.cells if c.done)
+            report(done, len(self.cells), f"{done} of {len(self.cells)} cells done")
         return self
+
+    def elapsed_s(self) -> float:
+        """Seconds the cells took (so far, while they run)."""
+        return self._cells_s if self._cells_s is not None else super().elapsed_s()
 
     def run(self, timeout: Optional[float] = None) -> "Matrix":
         """Start and wait (CLI, tests, bench)."""
@@ -280,30 +290,13 @@ class Matrix:
         return self
 
     def wait(self, timeout: Optional[float] = None) -> bool:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        for f in self._futures:
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if not self._wait_one(f, remaining):
-                return False
-        return True
+        """Wait up to `timeout` s for every cell; True when all are done (or the matrix was stopped)."""
+        self.join(timeout)
+        return self.finished
 
-    def _wait_one(self, future: Future, timeout: Optional[float]) -> bool:
-        end = None if timeout is None else time.monotonic() + timeout
-        while not future.done():
-            if self.stop_event.is_set():
-                return True  # abandoned: the cell is already marked cancelled
-            left = 0.1 if end is None else min(0.1, end - time.monotonic())
-            if left <= 0:
-                return False
-            try:
-                future.result(timeout=left)
-            except Exception:
-                pass
-        return True
-
-    def stop(self) -> None:
+    def stop(self, reason: str = USER_STOP) -> None:
         """Cancel every cell not done: those not started never start, calls in flight are abandoned."""
-        self.stop_event.set()
+        self.stop_flag.request(reason)
         with self._lock:
             for cell in self.cells:
                 if not cell.done:
@@ -312,7 +305,7 @@ class Matrix:
 
     def _finish_clock(self) -> None:
         if self.started_at is not None and all(c.done for c in self.cells):
-            self.elapsed_s = time.perf_counter() - self.started_at
+            self._cells_s = time.perf_counter() - self.started_at
 
     def _summarizer(self, col: int):
         """One client per column, built once (a client costs ~0.1 s of TLS setup); each cell gets a

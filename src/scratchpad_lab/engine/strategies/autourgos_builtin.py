@@ -15,10 +15,11 @@ left out of this strategy's events.
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.compare import NEVER
 from scratchpad_lab.model.compression import compression_data
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from scratchpad_lab.engine.strategies.result import StrategyResult
@@ -47,10 +48,11 @@ class _RecordingSummarizer:
         return reply
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"])
-    lab_run = observed_run(config, trace, keys_for(summarizer), spec.name)
+    lab_run = observed_run(config, trace, keys_for(summarizer), spec.name, stop=stop)
     agent, log, count = lab_run.agent, lab_run.log, lab_run.counter
     recorder = _RecordingSummarizer(summarizer.plain())
     agent.summarize_every = s["summarize_every"]        # what Agent(summarize_every=...) sets
@@ -82,6 +84,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
 
     agent._maybe_summarize = observed
     record = lab_run.run()
+    if stop is not None:
+        stop.check()
     events = [e for e in record.events if e.kind != "trigger"]
     return StrategyResult(spec.name, s, spec.title(), events, baseline, quirks=trim_quirks(events),
                           summarizer_model=summarizer.label, error=record.error)

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional
 from scratchpad_lab.engine.compare import NEVER
 from scratchpad_lab.model.config import RunConfig, largest
 from scratchpad_lab.model.events import Event, RunLog
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
@@ -29,11 +30,11 @@ def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
     return {"summarizer": summarizer.key()} if summarizer.kind == "endpoint" else None
 
 
-def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec) -> List[int]:
+def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, stop: Optional[StopFlag] = None) -> List[int]:
     """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
     the agent's max_tool_output_chars, as the agent always does)."""
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=NO_TRIM, step_delay_s=0.0)
-    lab_run = Run(config, Source.for_trace(trace), name="nothing cut")
+    lab_run = Run(config, Source.for_trace(trace), name="nothing cut", stop=stop)
     lab_run.log = lab_run.observer.log = _CountsOnlyLog()
     record = lab_run.run()
     return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
@@ -51,11 +52,11 @@ class _CountsOnlyLog(RunLog):
 
 
 def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,
-                 name: str = "") -> Run:
+                 name: str = "", stop: Optional[StopFlag] = None) -> Run:
     """The lab's observed replay of `trace`, whose `trim` events also carry the scratchpad text before
     and after the agent's own trim (the agent's `_trim_scratchpad` is wrapped on the instance and calls
     the package's own; the lab's observer still emits the event, this adds the texts to it)."""
-    lab_run = Run(config.replace(step_delay_s=0.0), Source.for_trace(trace), keys=keys, name=name)
+    lab_run = Run(config.replace(step_delay_s=0.0), Source.for_trace(trace), keys=keys, name=name, stop=stop)
     agent, log = lab_run.agent, lab_run.log
     own = agent._trim_scratchpad
 
@@ -87,10 +88,14 @@ def trim_quirks(events: List[Event]) -> List[Quirk]:
     return out
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
     changes = {"summarize_every": s["summarize_every"], "max_scratchpad_chars": s["max_scratchpad_chars"],
                "agent_trim_chars": s["agent_trim_chars"]}
-    record = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name).run()
+    record = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
+                          stop=stop).run()
+    if stop is not None:
+        stop.check()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
                           summarizer_model=summarizer.label, error=record.error)

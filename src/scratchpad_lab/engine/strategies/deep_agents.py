@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
@@ -118,7 +119,7 @@ class _Files:
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
     from langgraph.graph.message import add_messages
@@ -146,6 +147,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 state[key] = add_messages(state["messages"], value) if key == "messages" else value
 
         for iteration in range(1, len(steps)):
+            if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
+                stop.check()
             captured: Dict[str, Any] = {}
 
             def handler(request: Any) -> Any:

@@ -6,12 +6,16 @@ the same representation with nothing cut: the scratchpad strategies against the 
 compression and no trim; the message strategies against every message in full. Context tokens are
 counted with the lab's tokenizer on what is sent (the scratchpad; or the messages rendered as text),
 never on system prompts or tool schemas, for every strategy alike.
+On the page this runs as a job (engine/jobs.py): `progress` is told before each strategy, and `stop`
+ends the run within a step: between strategies, between a replay's iterations, between the message
+strategies' model calls, and while the LangChain packages are still being imported.
 """
 from __future__ import annotations
 
 import importlib
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
+from scratchpad_lab.engine.jobs import StopFlag, abandonable
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -33,25 +37,45 @@ def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
     return out
 
 
+# What the message strategies import when they run (seconds, the first time in a process).
+LANGCHAIN_MODULES = {
+    "deepagents": ("deepagents.backends.filesystem", "deepagents.middleware.filesystem",
+                   "deepagents.middleware.summarization", "langchain.agents.middleware.types",
+                   "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types",
+                   "langchain_core.language_models.chat_models"),
+    "langmem": ("langmem.short_term", "langchain_core.messages", "langchain_core.language_models.chat_models"),
+}
+
+
+def _import_langchain(name: str) -> None:
+    for module in LANGCHAIN_MODULES.get(name, ()):
+        importlib.import_module(module)
+
+
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, List[int]],
-            counter: TokenCounter) -> StrategyResult:
+            counter: TokenCounter, stop: Optional[StopFlag] = None) -> StrategyResult:
     entry = strategy(spec.name)  # the registry says which module runs it and what it is measured against
     kind = entry.context
+    if kind == "messages":  # an import cannot look at the stop flag: it is waited for with the flag in view
+        abandonable(lambda: _import_langchain(spec.name), stop)
     if kind not in baselines:
         if kind == "scratchpad":
             from scratchpad_lab.engine.strategies.autourgos_middleware import scratchpad_baseline
-            baselines[kind] = scratchpad_baseline(trace, summarizer)
+            baselines[kind] = scratchpad_baseline(trace, summarizer, stop=stop)
         else:
             baselines[kind] = message_baseline(trace, counter)
     module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
     if kind == "messages":
-        return module.run(trace, spec, summarizer, baselines[kind], counter)
-    return module.run(trace, spec, summarizer, baselines[kind])
+        return module.run(trace, spec, summarizer, baselines[kind], counter, stop=stop)
+    return module.run(trace, spec, summarizer, baselines[kind], stop=stop)
 
 
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],
                    summarizer: Optional[SummarizerSpec] = None,
-                   progress: Optional[Callable[[int, int, str], None]] = None) -> List[StrategyResult]:
+                   progress: Optional[Callable[[int, int, str], None]] = None,
+                   stop: Optional[StopFlag] = None) -> List[StrategyResult]:
+    """Each strategy in turn. `progress(strategies done, strategies, the one running now)` before each and
+    once at the end; `stop` set: Stopped (engine/jobs.py) is raised within a step."""
     if not 1 <= len(specs) <= MAX_STRATEGIES:
         raise StrategyError(f"pick 1 to {MAX_STRATEGIES} strategies, not {len(specs)}.")
     trace = recorded_trajectory(loaded)
@@ -60,9 +84,11 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
     baselines: Dict[str, List[int]] = {}
     results = []
     for index, spec in enumerate(specs):
+        if stop is not None:
+            stop.check()
         if progress:
             progress(index, len(specs), spec.title())
-        results.append(run_one(trace, spec, summarizer, baselines, counter))
+        results.append(run_one(trace, spec, summarizer, baselines, counter, stop=stop))
     if progress:
         progress(len(specs), len(specs), "done")
     return results

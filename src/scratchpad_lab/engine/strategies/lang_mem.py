@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Dict, List, Optional
 
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
@@ -35,7 +36,7 @@ def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from langchain_core.messages import SystemMessage
     from langmem.short_term import summarize_messages
 
@@ -48,6 +49,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     error = None
     kwargs = summarize_kwargs(s)
     for iteration in range(1, len(steps)):
+        if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
+            stop.check()
         done = set(running.summarized_message_ids) if running else set()
         before = ([SystemMessage(f"Summary of the conversation so far: {running.summary}")] if running else []) + \
             [m for m in messages if m.id not in done]

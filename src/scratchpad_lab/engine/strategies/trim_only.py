@@ -4,9 +4,10 @@ Streamlit-free. Same observed replay as `autourgos-middleware`, with the middlew
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, observed_run
 from scratchpad_lab.engine.strategies.result import StrategyResult
@@ -14,9 +15,12 @@ from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int]) -> StrategyResult:
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"])
-    record = observed_run(config, trace, name=spec.name).run()
+    record = observed_run(config, trace, name=spec.name, stop=stop).run()
+    if stop is not None:
+        stop.check()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, summarizer_model="none",
                           error=record.error)

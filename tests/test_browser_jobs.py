@@ -1,0 +1,193 @@
+"""Long jobs in a real browser (Debian's /usr/bin/chromium via Playwright): while a Compare of six settings
+and a Strategies run of five strategies are going, the page shows their progress and a Stop button, the
+rest of the page stays drawn, and Stop ends each within a second.
+
+The trajectory is a synthetic trace the app did not write, uploaded as a person would. The six settings
+rows are pasted into the settings editor (a glide grid on a canvas: a pasted block of tab-separated rows
+fills the cells and adds the rows it needs). The time from the Stop click to the page saying the job was
+stopped is written to test-artifacts/stop-times.json (and must be under a second).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+
+STOP_BOUND_S = 1.0
+JOB_TIMEOUT_MS = 120_000
+SIX_ROWS = [("2", 2000), ("3", 4000), ("5", 8000), ("off", 1_000_000), ("4", 3000), ("6", 6000)]
+# The page says the job was stopped (the note the full rerun after the end draws first), and then the
+# live view is gone (once that rerun has drawn the rest of the page).
+STOPPED_JS = """() => [...document.querySelectorAll('[data-testid="stText"]')].some(e => e.innerText.startsWith('Stopped at ')
+  && e.innerText.endsWith('as you asked: nothing from that job was kept.'))"""
+GONE_JS = """key => document.querySelector(`.st-key-${key} button`) === null"""
+STATE_JS = """() => ({
+  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 40),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+})"""
+STOP_TIMES: dict = {}
+
+
+def _wait(page, js: str, what: str, timeout: int = 20_000, arg=None) -> None:
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
+
+
+def _after_rerun(page, action, what: str, timeout: int = 20_000) -> None:
+    page.evaluate(COUNT_RERUNS_JS)
+    action()
+    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
+
+
+def _trace_file(tmp_path: Path, steps: int) -> Path:
+    from synthetic import synthetic_trace
+
+    path = tmp_path / f"trace-{steps}.json"
+    trace = synthetic_trace(steps=steps, seed=8, parse_error_rate=0, max_observation_chars=2000)
+    path.write_text(json.dumps(trace.to_dict()), encoding="utf-8")
+    return path
+
+
+def _open(page, name: str) -> None:
+    _wait(page, IDLE_JS, "the Playground did not settle")
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text=name).click()
+    page.get_by_role("heading", name=f"Scratchpad Lab · {name}").wait_for()
+    _wait(page, IDLE_JS, f"opening {name}")
+
+
+def _upload(page, trace_file: Path, picker: str, steps: int) -> None:
+    """Upload the trace; its replay with the defaults is a job too: wait until the page has opened it."""
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
+    expander.locator("summary").click()
+    expander.locator('[data-testid="stFileUploaderDropzone"]').wait_for(state="visible")
+    expander.locator("input[type=file]").set_input_files(str(trace_file))
+    _wait(page, """([label, title]) => document.querySelector(`input[role="combobox"][aria-label="${label}"]`)
+                   ?.value.startsWith(title)""", "the uploaded trace was not opened",
+          JOB_TIMEOUT_MS, arg=[picker, f"upload #1 · trace of {steps} steps"])
+    _wait(page, IDLE_JS, "after the upload")
+
+
+def _going(page, key: str, line: str, what: str) -> str:
+    """The job's live view: a progress bar, a line saying what it does now (matching the pattern `line`),
+    and a Stop button to press. Returns the line."""
+    _wait(page, """([key, line]) => {
+      const stop = document.querySelector(`.st-key-${key} button`);
+      return stop !== null && !stop.disabled && document.querySelector('[data-testid="stProgress"]') !== null
+        && [...document.querySelectorAll('[data-testid="stText"]')].some(e => new RegExp(line).test(e.innerText));
+    }""", f"{what} showed no progress", JOB_TIMEOUT_MS, arg=[key, line])
+    return next(t for t in page.locator('[data-testid="stText"]').all_inner_texts() if re.search(line, t))
+
+
+# Times what a person sees, in the page's own clock: from the Stop click (a capture listener, before
+# Streamlit gets it) to the first frame in which the page says the job was stopped, and to the first frame
+# without the live view.
+WATCH_STOP_JS = """([key, stopped, gone]) => {
+  const said = new Function('return (' + stopped + ')()'), away = new Function('k', 'return (' + gone + ')(k)');
+  window.__stop = {};
+  document.addEventListener('click', e => {
+    if (window.__stop.clicked === undefined && e.target.closest(`.st-key-${key}`)) {
+      window.__stop.clicked = performance.now();
+      const frame = () => {
+        const now = performance.now();
+        if (window.__stop.said === undefined && said()) window.__stop.said = now;
+        if (window.__stop.gone === undefined && away(key)) window.__stop.gone = now;
+        if (window.__stop.said === undefined || window.__stop.gone === undefined) requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    }
+  }, true);
+}"""
+
+
+def _stop(page, key: str, what: str) -> float:
+    """Press Stop; the seconds until the page said the job was stopped (written to the artifacts with the
+    seconds until its live view was gone too)."""
+    page.evaluate(WATCH_STOP_JS, [key, STOPPED_JS, GONE_JS])
+    page.locator(f".st-key-{key}").get_by_role("button", name="Stop", exact=True).click()
+    _wait(page, "() => window.__stop.said !== undefined && window.__stop.gone !== undefined",
+          f"{what} did not stop", 10_000)
+    times = page.evaluate("() => window.__stop")
+    said, gone = (times["said"] - times["clicked"]) / 1000, (times["gone"] - times["clicked"]) / 1000
+    STOP_TIMES[what] = {"stopped_shown_s": round(said, 3), "live_view_gone_s": round(gone, 3)}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "stop-times.json").write_text(json.dumps(STOP_TIMES, indent=1), encoding="utf-8")
+    print(f"\n{what}: the page said it stopped {said:.3f} s after Stop; its live view was gone at {gone:.3f} s")
+    return said
+
+
+def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
+    _open(page, "Compare")
+    _upload(page, _trace_file(tmp_path, 600), "Run or trace to replay", 600)  # six replays: seconds
+
+    editor = page.locator(".st-key-cmp_settings")
+    editor.scroll_into_view_if_needed()
+    box = editor.bounding_box()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.evaluate("text => navigator.clipboard.writeText(text)", "\n".join(f"{e}\t{c}" for e, c in SIX_ROWS))
+    rows_js = """() => [...document.querySelectorAll('.st-key-cmp_settings table[role="grid"] tbody tr')]
+      .map(tr => [...tr.querySelectorAll('td')].slice(0, 2).map(td => td.innerText.trim())).filter(r => r.some(c => c))"""
+    wanted = [[e, str(c)] for e, c in SIX_ROWS]
+    same = "() => JSON.stringify((" + rows_js + ")()) === {}"
+
+    def rows(value) -> str:  # the rows as JSON.stringify writes them, as a JS string literal
+        return json.dumps(json.dumps(value, separators=(",", ":")))
+
+    _wait(page, same.format(rows([["5", "15000"], ["2", "2000"]])), "the default rows were not drawn")
+    for attempt in range(3):  # glide can miss a click while the page is still settling: then nothing changed
+        page.mouse.click(box["x"] + 100, box["y"] + 35 + 17)  # the first row's summarize_every cell
+        page.keyboard.press("Control+V")
+        try:
+            page.wait_for_function(same.format(rows(wanted)), timeout=15_000)
+            break
+        except sync_api.TimeoutError:
+            page.keyboard.press("Escape")
+    assert page.evaluate(rows_js) == wanted
+    _wait(page, IDLE_JS, "after pasting six rows")
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.evaluate(STATE_JS)
+
+    button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
+    assert button.is_enabled(), page.evaluate(STATE_JS)
+    button.click()
+    line = _going(page, "cmp_stop", r"^Replayed [1-4] of 6 settings; now every ", "the comparison")
+    done = int(line.split()[1])
+    assert line.startswith(f"Replayed {done} of 6 settings; now every {SIX_ROWS[done][0]} / {SIX_ROWS[done][1]:,}"), line
+    assert button.is_disabled(), "one job at a time"
+    assert page.get_by_role("tab", name="Sweep").is_visible(), "the rest of the page stays drawn"
+    took = _stop(page, "cmp_stop", "Compare of 6 settings")
+    assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
+    _wait(page, "() => document.querySelector('.st-key-cmp_run button')?.disabled === false", "Compare stayed disabled")
+    assert page.locator('[data-testid="stHeading"]', has_text="Setting 1").count() == 0, "nothing half-made shown"
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_run_of_five_strategies_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
+    _open(page, "Strategies")
+    _upload(page, _trace_file(tmp_path, 150), "Trajectory", 150)  # deepagents alone takes seconds on it
+    from scratchpad_lab.engine.strategies import names, strategy
+
+    picker = page.locator(".st-key-strat_pick")
+    for title in (strategy(n).title for n in names()):
+        if picker.locator(f'[data-tag][aria-label="{title}"]').count() == 0:
+            picker.locator("input").click()
+            _after_rerun(page, lambda: page.get_by_role("option", name=title).first.click(), f"adding {title}")
+            page.keyboard.press("Escape")
+    assert picker.locator("[data-tag]").count() == 5, picker.inner_text()
+
+    button = page.get_by_role("button", name="Run strategies", exact=True)
+    button.click()
+    _going(page, "strat_stop", r"^Ran [1-3] of 5 strategies; now ", "the strategies")
+    assert button.is_disabled(), "one job at a time"
+    took = _stop(page, "strat_stop", "Strategies, 5 strategies")
+    assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
+    _wait(page, "() => document.querySelector('.st-key-strat_run button')?.disabled === false", "Run strategies stayed disabled")
+    assert page.get_by_role("heading", name="What each strategy sent").count() == 0, "nothing half-made shown"
+    assert page.locator('[data-testid="stException"]').count() == 0
