@@ -136,9 +136,12 @@ CHARTS_JS = """() => [...document.querySelectorAll(
     '[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')].map((chart, index) => {
   const box = chart.getBoundingClientRect();
   let marks = 0;
+  const texts = [];  // the text marks' words: a heatmap's numbers, a cap's label
   for (const group of chart.querySelectorAll('svg g.role-mark')) {
     for (const m of group.children) {
-      if (m.tagName === 'text' ? m.textContent.trim() !== '' : (m.getAttribute('d') || m.tagName === 'rect')) marks++;
+      if (m.tagName === 'text') {
+        if (m.textContent.trim() !== '') { marks++; texts.push(m.textContent.trim()); }
+      } else if (m.getAttribute('d') || m.tagName === 'rect') marks++;
     }
   }
   let ink = 0;
@@ -153,7 +156,7 @@ CHARTS_JS = """() => [...document.querySelectorAll(
     } catch (e) { /* a canvas without a 2d context has no ink to count */ }
   }
   const heading = chart.closest('[data-testid="stVerticalBlock"]')?.innerText?.slice(0, 80) ?? '';
-  return {index, marks, ink, width: Math.round(box.width), height: Math.round(box.height),
+  return {index, marks, ink, texts, width: Math.round(box.width), height: Math.round(box.height),
           svg: chart.querySelectorAll('svg').length, canvas: chart.querySelectorAll('canvas').length,
           near: heading};
 })"""

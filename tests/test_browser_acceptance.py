@@ -8,9 +8,11 @@ opens its own browser context, so each is a new session, as a new visitor would 
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from browser_support import (COUNT_RERUNS_JS, IDLE_JS, ScriptErrors, browser, charts, server, shoot,  # noqa: F401
+from browser_support import (COUNT_RERUNS_JS, IDLE_JS, SIZES, ScriptErrors, browser, charts, server, shoot,  # noqa: F401
                              sync_api, wait_for_charts_drawn)
 from scratchpad_lab.engine.lessons import lesson
 
@@ -120,8 +122,15 @@ def test_sweep_draws_every_heatmap_with_no_script_error(visit, server):
     page.get_by_role("combobox", name="Open a cell as a run", exact=True).wait_for()
     # four heatmaps (the sample is a scenario run, so it has an answer score) and the opened cell's chart
     wait_for_charts_drawn(page, 5)
-    shoot(page, "acceptance-sweep", charts_at_least=5,
-          scroll_to=page.get_by_role("tab", name="Sweep"))
+    for width, height in SIZES:
+        shoot(page, "acceptance-sweep", sizes=((width, height),), charts_at_least=5,
+              scroll_to=page.get_by_role("tab", name="Sweep"))
+        heatmaps = charts(page)[:4]
+        # the default grid is 3 x 3 (every 2, 5, off x 2,000, 4,000, 15,000): a number in every cell
+        for chart in heatmaps:
+            assert len(chart["texts"]) == 9, (width, chart)
+            assert all(re.fullmatch(r"[\d,]+%?", t) for t in chart["texts"]), (width, chart)
+        assert [all(t.endswith("%") for t in c["texts"]) for c in heatmaps] == [False, False, True, True], heatmaps
     errors.check("the Sweep tab")
     _no_problems_on_the_page(page)
 

@@ -224,4 +224,6 @@ def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, goo
     labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
         text=alt.Text(f"{field}:Q", format=number_format),
         color=alt.Color("_label_color:N", scale=None, legend=None))
-    return (cells + labels).properties(title=title)
+    # The labels' colour is a per-cell value (scale None), the cells' a ramp: one shared colour scale
+    # cannot be both, and Vega fails to draw the whole chart, so each layer keeps its own.
+    return (cells + labels).resolve_scale(color="independent").properties(title=title)
