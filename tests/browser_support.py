@@ -155,8 +155,23 @@ CHARTS_JS = """() => [...document.querySelectorAll(
       }
     } catch (e) { /* a canvas without a 2d context has no ink to count */ }
   }
+  // a legend drawn past the chart's right edge is cut off: how far (px), 0 when it fits
+  let legendCut = 0;
+  for (const legend of chart.querySelectorAll('svg g.role-legend')) {
+    legendCut = Math.max(legendCut, Math.round(legend.getBoundingClientRect().right - box.right));
+  }
+  // the "0" label of a value axis against the lowest horizontal grid line (px apart; null: no such label)
+  let zeroOffset = null;
+  const grid = [...chart.querySelectorAll('svg g.role-axis-grid line')]
+    .filter(l => Number(l.getAttribute('y2') || 0) === 0 && Number(l.getAttribute('x2') || 0) > 0)
+    .map(l => l.getBoundingClientRect().top);
+  for (const t of chart.querySelectorAll('svg g.role-axis-label text')) {
+    if (t.textContent.trim() !== '0' || t.getAttribute('text-anchor') !== 'end' || !grid.length) continue;  // a left axis
+    const r = t.getBoundingClientRect();
+    zeroOffset = Math.round(Math.abs((r.top + r.bottom) / 2 - Math.max(...grid)));
+  }
   const heading = chart.closest('[data-testid="stVerticalBlock"]')?.innerText?.slice(0, 80) ?? '';
-  return {index, marks, ink, texts, width: Math.round(box.width), height: Math.round(box.height),
+  return {index, marks, ink, texts, legendCut, zeroOffset, width: Math.round(box.width), height: Math.round(box.height),
           svg: chart.querySelectorAll('svg').length, canvas: chart.querySelectorAll('canvas').length,
           near: heading};
 })"""
@@ -237,7 +252,10 @@ def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0
             scroll_to.evaluate(SCROLL_UNDER_HEADER_JS)
         page.wait_for_timeout(400)  # one layout pass (and Vega's resize) at the new size before the capture
         if charts_at_least:
-            wait_for_charts_drawn(page, charts_at_least)
+            drawn = wait_for_charts_drawn(page, charts_at_least)
+            assert all(c["legendCut"] <= 1 for c in drawn), f"a legend is cut off at {width}px: {drawn}"
+            assert all(c["zeroOffset"] is None or c["zeroOffset"] <= 3 for c in drawn), \
+                f"a value axis's 0 is not level with its zero line at {width}px: {drawn}"
         path = ARTIFACTS / f"{name}-{width}x{height}.png"
         page.screenshot(path=str(path))
         paths.append(path)

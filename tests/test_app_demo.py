@@ -43,7 +43,7 @@ def app(monkeypatch) -> AppTest:
 
 @pytest.mark.parametrize("key, value, label, bound", [
     ("play_max_scratchpad_chars", 50, "Compress when over (chars)", "the minimum is 100"),
-    ("play_agent_trim_chars", 2_000_000, "Agent's own hard trim (chars)", "the maximum is 1,000,000"),
+    ("play_agent_trim_chars", 2_000_000, "Agent's own limit (chars)", "the maximum is 1,000,000"),
     ("play_max_iterations", 0, "Max iterations", "the minimum is 1"),
 ], ids=["cap-50", "trim-2M", "iterations-0"])
 def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run(app, key, value, label, bound):

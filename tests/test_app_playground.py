@@ -141,7 +141,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert row["outcome"] == "answered"
     assert row["scenario"] == "support-ticket"
     assert row["compressions"] >= 1  # package defaults (every 5) over a 14-step scenario
-    assert 0.0 <= row["answer score"] <= 1.0
+    assert 0 <= row["answer score"] <= 100  # a whole percentage, as the view's sentence says it
 
     assert _metric(app, "status") == "answered"
     assert int(_metric(app, "compressions")) == row["compressions"]
@@ -151,7 +151,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert len(numbers) == row["compressions"] + 1
     assert all("no compression happened" not in n for n in numbers)
     scores = _answer_score_texts(app)
-    assert scores == [f"Answer score: {row['answer score']:.0%} of the expected facts "
+    assert scores == [f"Answer score: {row['answer score']}% of the expected facts "
                       "(the scripted agent answers only from what is still in its scratchpad)"]
     assert any(s.value == "Final answer" for s in app.subheader)
     assert app.download_button, "a finished run can be downloaded"

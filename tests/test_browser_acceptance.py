@@ -97,6 +97,7 @@ def test_runs_sample_opened_at_a_step_draws_its_chart_with_no_script_error(visit
     _idle(page, "the Runs page at step 6")
     wait_for_charts_drawn(page, 1)
     shoot(page, "acceptance-runs-step6", charts_at_least=1)
+    shoot(page, "acceptance-runs-step6-chart", charts_at_least=1, scroll_to=page.get_by_text("Timeline", exact=True))
     _no_problems_on_the_page(page)
     errors.check("the Runs page")
 

@@ -89,11 +89,11 @@ def test_app_opened_at_a_sample_step_shows_that_step_and_its_link():
     assert any(t.value == "Showing iteration 6 of 14." for t in at.text)
     assert any(t.value.startswith("Scratchpad sent at iteration 6:") for t in at.text)
     # the trigger panel says why, for the step on screen (the tight sample compresses at every even iteration)
-    assert any(t.value.startswith("Why: Iteration 6 is a multiple of summarize_every = 2, so the periodic trigger "
+    assert any(t.value.startswith("Why: Iteration 6 is a multiple of 2 (compress every 2 iterations), so the periodic trigger "
                                   "fired") for t in at.text)
     cards = [m.value for m in at.markdown if m.value.startswith("**Compression at iteration")]
     assert cards[0].startswith("**Compression at iteration 6** ")
-    assert any(t.value.startswith("Iteration 6 is a multiple of summarize_every = 2") for t in at.text)  # on the card
+    assert any(t.value.startswith("Iteration 6 is a multiple of 2 (compress every 2 iterations)") for t in at.text)  # on the card
     assert at.sidebar.code[0].value.endswith("/?sample=support-ticket-tight&step=6")
 
 

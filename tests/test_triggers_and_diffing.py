@@ -105,7 +105,7 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
     same = caps_frame(RunConfig.build(max_scratchpad_chars=15_000, agent_trim_chars=15_000), top=6_000)
     assert list(same["label"]) == ["both caps: 15,000"] and bool(same["drawn"].iloc[0])
     two = caps_frame(RunConfig.build(max_scratchpad_chars=4_000, agent_trim_chars=15_000), top=6_000)
-    assert list(two["label"]) == ["compress when over: 4,000", "agent's hard trim: 15,000"]
+    assert list(two["label"]) == ["compress when over: 4,000", "agent's own limit: 15,000"]
     off = caps_frame(RunConfig.build(max_scratchpad_chars=1_000_000, agent_trim_chars=15_000), top=6_000)
     assert off["label"].iloc[0].startswith("compress when over: 1,000,000") and not off["drawn"].iloc[0]
 

@@ -57,8 +57,8 @@ def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: in
         return (f"At iteration {iteration} the {reason or 'unknown'} trigger fired (this record has no trigger "
                 "check to say more)")
     if reason == "periodic":
-        return (f"Iteration {iteration} is a multiple of summarize_every = {t.summarize_every}, "
-                "so the periodic trigger fired")
+        return (f"Iteration {iteration} is a multiple of {t.summarize_every} (compress every "
+                f"{t.summarize_every} iterations), so the periodic trigger fired")
     last = t.last_summarized_chars
     grown = ("no summary has been written yet" if last is None
              else f"has grown since the last summary ({_n(last)} chars)")
@@ -104,10 +104,10 @@ def quiet_sentence(trigger: Event) -> str:
                 f"({_n(chars)} chars) goes to the agent as it is.")
     if t.over_cap and not t.size_armed:
         return (f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but has not grown since the last "
-                f"summary ({_n(t.last_summarized_chars or 0)} chars): the size trigger stays disarmed.")
+                f"summary ({_n(t.last_summarized_chars or 0)} chars): the size trigger waits for it to grow.")
     periodic = ("the periodic trigger is off" if every is None else
-                f"iteration {iteration} is not a multiple of summarize_every = {every} "
-                f"(next at {next_periodic(iteration, every)})")
+                f"iteration {iteration} is not a multiple of {every} (compress every {every} iterations; "
+                f"next at {next_periodic(iteration, every)})")
     if t.over_cap:  # over the cap and armed, yet the package did not fire (e.g. native mode)
         return f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but the middleware did not compress."
     return f"The scratchpad ({_n(chars)} chars) is under the {_n(cap)} cap and {periodic}: nothing is due."
@@ -171,7 +171,7 @@ def _trim_sentence(idx: _Index, trim: Event) -> str:
     keep = idx.config.get("agent_trim_chars")
     kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.after_chars)} chars"
     head = (f"The agent cut its scratchpad from {_n(d.before_chars)} chars to {kept} "
-            "(its own hard trim, not the summarizer)")
+            "(its own limit, not the summarizer)")
     after = idx.at_start(iteration + 1)
     cut = idx.summary_cut(iteration)
     if cut is not None:

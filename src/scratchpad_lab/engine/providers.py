@@ -152,6 +152,17 @@ def resolve_key(endpoint: "Endpoint", typed_key: Optional[str] = None, secrets: 
     return NO_KEY_PLACEHOLDER
 
 
+def key_missing(endpoint: "Endpoint", key: str, field: str = "the API key field") -> Optional[str]:
+    """What to do when a hosted API (its own base URL, which always asks for a key) has no key to send;
+    None when there is one, or when the base URL is the visitor's own (a local server needs none)."""
+    needed = PROVIDERS[endpoint.provider]["key_env"]
+    if endpoint.is_custom_url or not needed or (key and key != NO_KEY_PLACEHOLDER):
+        return None
+    name = key_var(endpoint) or needed
+    return (f"{PROVIDERS[endpoint.provider]['label']} needs an API key and none is set: type it in {field}, "
+            f"or set {name} on the server.")
+
+
 def _chat_model_class():
     """OpenAIChatModel whose HTTP clients never follow redirects and, in hosted mode, connect only to
     the address that was checked (built lazily: openai is heavy)."""

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from scratchpad_lab.model.config import explain_validation_error
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
-from scratchpad_lab.engine.providers import check_connection, key_refusal, resolve_key
+from scratchpad_lab.engine.providers import check_connection, key_missing, key_refusal, resolve_key
 from scratchpad_lab.model.endpoint import PROVIDERS, Endpoint, hosted_mode
 from scratchpad_lab.ui.state import PLAY_PRICE_ROWS
 
@@ -53,6 +53,8 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
     if hosted_mode():
         container.caption("Hosted mode: only public https endpoints; tighter limits.")
     endpoint, key, problem = endpoint_from_state(prefix, what)
+    if endpoint is not None and problem:  # e.g. a hosted API without a key: said here, next to the key field
+        container.warning(plain(problem))
     if endpoint is not None and not st.session_state.get(f"{prefix}_key"):
         refusal = key_refusal(endpoint, _secrets())
         if refusal:
@@ -65,7 +67,8 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
 
 
 def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str, Optional[str]]:
-    """The endpoint the widgets hold now (also readable from a callback, before they are drawn again)."""
+    """The endpoint the widgets hold now (also readable from a callback, before they are drawn again), with
+    what to change when it cannot be called yet (the endpoint is returned too when only its key is missing)."""
     state = st.session_state
     provider = state.get(f"{prefix}_provider", "custom")
     preset = PROVIDERS.get(provider, PROVIDERS["custom"])
@@ -82,7 +85,9 @@ def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str
                             model=model.strip(), key_env=key_env.strip())
     except ValidationError as exc:
         return None, "", f"{what}: {explain_validation_error(exc)}"
-    return endpoint, resolve_key(endpoint, typed, _secrets()), None
+    key = resolve_key(endpoint, typed, _secrets())
+    missing = key_missing(endpoint, key, f"“{what} API key”")
+    return endpoint, key, (f"{what}: {missing}" if missing else None)
 
 
 def price_table() -> Dict[str, tuple]:

@@ -14,6 +14,7 @@ from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_p
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import RecordError
+from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.library import facts_kept
 from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
@@ -40,7 +41,7 @@ def facts_chart(record: RunRecord):
     if data.empty:
         return None
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("step:O", title="step the facts came from"), y=alt.Y("facts:Q", title="facts"),
+        x=alt.X("step:O", title="step the facts came from"), y=alt.Y("facts:Q", title="facts", axis=alt.Axis(**LEVEL)),
         color=alt.Color("state:N", scale=alt.Scale(domain=["still in the context", "lost by the end"],
                                                     range=["#2ca02c", "#d62728"])),
         tooltip=["step:O", "state:N", "facts:Q"]).properties(height=220)

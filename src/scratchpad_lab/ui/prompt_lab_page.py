@@ -211,7 +211,8 @@ def _versions_panel() -> None:
             except UnicodeDecodeError:
                 text = None
             if text is None or len(raw) > 100_000:
-                st.error("That file is not a UTF-8 text file of at most 100 KB; nothing was added.")
+                st.error("That file could not be read as plain text, or is over 100 KB; nothing was added. "
+                         "Save the prompt as a plain .txt file and upload it again.")
             else:
                 name = upload.name.rsplit(".", 1)[0][:60] or "uploaded prompt"
                 versions[name] = text

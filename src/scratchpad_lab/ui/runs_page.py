@@ -19,7 +19,7 @@ from scratchpad_lab.model.config import ConfigError
 from scratchpad_lab.model.records import RunRecord, load_any
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
-from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, sample_files
+from scratchpad_lab.ui.library import download_button, open_sample, runs_frame, runs_table, sample_files
 from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
                     init_session)
 from scratchpad_lab.ui.view import render_run
@@ -226,7 +226,7 @@ def page() -> None:
     entries, added = entries_with_upload(
         "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")
-    st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
+    runs_table(entries_frame(entries, prices), key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
     st.text(kind_note(entry))
     index = entries.index(entry)

@@ -26,7 +26,7 @@ EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
 # number settings: the label on screen and the RunConfig field whose range applies
-LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own hard trim (chars)",
+LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own limit (chars)",
           K_BUDGET: "Extractive summary budget (chars)", K_TOOL_CAP: "Tool result cap (chars)",
           K_MAX_IT: "Max iterations", K_WALL: "Wall-clock cap (s)"}
 FIELDS = {K_CAP: "max_scratchpad_chars", K_TRIM: "agent_trim_chars", K_BUDGET: "extractive_budget_chars",
@@ -62,6 +62,12 @@ def _apply_preset() -> None:
     st.session_state[K_EVERY] = "off" if every is None else every
     st.session_state[K_CAP] = cap
     st.session_state[K_BUDGET] = budget
+
+
+def use_preset(name: str) -> None:
+    """Choose a preset as if picked in the sidebar (a button's callback)."""
+    st.session_state[K_PRESET] = name
+    _apply_preset()
 
 
 def _reset_prompt() -> None:

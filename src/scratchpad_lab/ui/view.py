@@ -137,6 +137,15 @@ def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> Non
     st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
 
 
+PERIODIC_HELP = ("The middleware's periodic trigger (summarize_every): it compresses at iterations N, 2N, 3N…, "
+                 "whatever the size.")
+SIZE_HELP = ("The middleware's size trigger (max_scratchpad_chars): it compresses when the scratchpad is over the "
+             "cap and has grown since the last summary (the package calls it armed then). The agent's own limit "
+             "is a different knob: after every step the agent itself cuts its scratchpad to its last N chars "
+             "(the agent's max_scratchpad_chars), dropping the oldest text.")
+FIRED_STATUS = {"ok": "", "empty": " (the summarizer replied nothing)", "error": " (the summarizer failed)"}
+
+
 def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
     s = trigger_state(events, config, upto)
     if s.next_periodic is None:
@@ -144,18 +153,19 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
     else:
         periodic = (f"Periodic trigger: every {s.summarize_every} · next at iteration {s.next_periodic} "
                     f"(in {s.next_periodic - s.iteration})")
-    st.text(periodic)
+    st.text(periodic, help=PERIODIC_HELP)
     st.progress(min(s.share_of_cap, 1.0),
-                text=f"Size vs compress-when-over cap: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
+                text=f"Size vs “compress when over”: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
                      f"({s.share_of_cap:.0%})")
     st.progress(min(s.share_of_trim, 1.0),
-                text=f"Size vs the agent's hard trim: {s.chars:,} / {s.agent_trim_chars:,} chars "
+                text=f"Size vs the agent's own limit: {s.chars:,} / {s.agent_trim_chars:,} chars "
                      f"({s.share_of_trim:.0%})")
-    armed = ("Size trigger armed" if s.size_armed else
-             f"Size trigger disarmed until over {s.last_summarized_chars:,} chars")
-    fired = ("last fired: none yet" if s.last_fired_iteration is None else
-             f"last fired: {s.last_fired_reason} at {s.last_fired_iteration} ({s.last_fired_status})")
-    st.text(f"{armed} · {fired}")
+    size = ("Size trigger: ready" if s.size_armed else
+            f"Size trigger: waits for growth past {s.last_summarized_chars:,} chars")
+    fired = ("last fired: not yet" if s.last_fired_iteration is None else
+             f"last fired: {s.last_fired_reason} at {s.last_fired_iteration}"
+             f"{FIRED_STATUS.get(s.last_fired_status, '')}")
+    st.text(f"{size} · {fired}", help=SIZE_HELP)
     st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
 
 
