@@ -27,6 +27,15 @@ METRIC_JS = """(label) => {
   }
   return null;
 }"""
+# Where the Runs page's step slider and the status row of the step are, in the window.
+BOXES_JS = """() => Object.fromEntries(['runs_step_box', 'runs_view_status'].map(k => {
+  const e = document.querySelector('.st-key-' + k);
+  const r = e ? e.getBoundingClientRect() : null;
+  return [k, r ? {top: Math.round(r.top), bottom: Math.round(r.bottom)} : null];
+}).concat([['window', window.innerHeight]]))"""
+LANDED_JS = f"""() => {{ const b = ({BOXES_JS})();
+  return b.runs_step_box && b.runs_view_status && b.runs_step_box.top >= 0 && b.runs_step_box.top < 200
+    && b.runs_view_status.bottom <= b.window; }}"""
 PROBLEMS_JS = """() => ({
   exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 400)),
   errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 400)),
@@ -95,6 +104,12 @@ def test_runs_sample_opened_at_a_step_draws_its_chart_with_no_script_error(visit
     page.goto(f"{server}/?sample=support-ticket-tight&step=6")
     page.get_by_text("Showing iteration 6 of 14.").wait_for()
     _idle(page, "the Runs page at step 6")
+    # the link lands on its step: the slider and the status row of that step on screen, not the list of runs
+    try:
+        page.wait_for_function(LANDED_JS, timeout=10_000)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the link did not land on its step: {page.evaluate(BOXES_JS)}") from None
+    assert page.evaluate(f"({METRIC_JS})('iteration')") == "6 of 30"
     wait_for_charts_drawn(page, 1)
     shoot(page, "acceptance-runs-step6", charts_at_least=1)
     shoot(page, "acceptance-runs-step6-chart", charts_at_least=1, scroll_to=page.get_by_text("Timeline", exact=True))

@@ -12,7 +12,7 @@ import streamlit as st
 
 from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 from scratchpad_lab.ui.library import open_sample, sample_files
-from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
+from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_SCROLL, RUNS_STEP_OF
 
 RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
 RUNS_STEP = "runs_step"     # the Runs page's step slider (runs_page._step_slider's widget key)
@@ -34,6 +34,7 @@ def _open_sample(target) -> None:
     st.session_state[RUNS_OPEN] = st.session_state[RUNS_SELECT] = key
     st.session_state[RUNS_STEP_OF] = key
     st.session_state[RUNS_STEP] = target.step or (iterations[-1] if iterations else 1)
+    st.session_state[RUNS_SCROLL] = True  # the page lands on the step, not on the list of runs above it
     if target.card is not None:
         target.notes.append(f"The compression card of iteration {target.card} is the first card below the chart.")
 

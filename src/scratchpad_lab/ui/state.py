@@ -18,6 +18,7 @@ RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (r
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
 RUNS_OPEN = "runs_open_entry"          # the key of the run open on the Runs page (survives page switches)
 RUNS_STEP_OF = "runs_step_of"          # the key of the run the step slider's position belongs to
+RUNS_SCROLL = "runs_scroll_to_step"    # a link opened a step: the next draw of the Runs page scrolls to it (once)
 
 CMP_SOURCE = "cmp_source_entry"        # the key of the run or trace picked on the Compare page
 CMP_TABLE = "cmp_settings_table"       # the settings table the editor starts from (a DataFrame)

@@ -46,14 +46,17 @@ def _paused(events: Sequence[Event]) -> bool:
 
 
 def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool,
-                controls: Optional[Callable[[], None]] = None, name: Optional[str] = None) -> None:
-    """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them."""
+                controls: Optional[Callable[[], None]] = None, name: Optional[str] = None,
+                status: Optional[str] = None) -> None:
+    """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them.
+    `status` says it instead of the events (a moment of a run: "paused" in a lesson, "in progress")."""
+    given = status
     state = trigger_state(events, config)
     finish = [e for e in events if e.kind == "finish"]
     if finish:
         status = OUTCOME_TEXT.get(finish[-1].payload.outcome, "finished")
     else:
-        status = "paused" if _paused(events) else ("running" if live else "—")
+        status = given or ("paused" if _paused(events) else ("running" if live else "—"))
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
@@ -224,14 +227,26 @@ def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = 
     compression_card(newest, key=f"{key}_newest", height=DIFF_HEIGHT, compact=True)
 
 
+def as_of(events: Sequence[Event], upto: Optional[int]) -> List[Event]:
+    """The run as it was once iteration `upto` had passed the middleware: its events up to then (all of
+    them when `upto` is None). Everything the view shows, its status row included, reads these."""
+    return list(events) if upto is None else [e for e in events if e.iteration is None or e.iteration <= upto]
+
+
 def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                    key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
                    prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
-                   name: Optional[str] = None) -> None:
+                   name: Optional[str] = None, status: Optional[str] = None) -> None:
     """The one-screen part: status and controls, scratchpad, triggers, newest compression; then the
-    size chart and the timeline."""
+    size chart and the timeline. With `upto`, all of it as the run was at that iteration (a step of the
+    Runs page, a lesson's pause): the status row, the final answer and the clock too."""
+    later = upto is not None and any(e.iteration is not None and e.iteration > upto for e in events)
+    if later:  # a moment before the end: its clock is the time of its last event, its status unfinished
+        events = as_of(events, upto)
+        elapsed_s = max((e.t for e in events), default=0.0)
+        status = status or ("running" if live else "in progress")
     with st.container(key=f"{key}_status"):
-        status_line(events, config, elapsed_s, live, controls, name)
+        status_line(events, config, elapsed_s, live, controls, name, status)
     failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
     left, right = st.columns([5, 6], gap="medium")
     with left:
@@ -292,7 +307,8 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
 
 def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
-               prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None) -> None:
+               prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
+               status: Optional[str] = None) -> None:
     render_run_top(events, config, live=live, elapsed_s=elapsed_s, key=key, upto=upto, show_chart=show_chart,
-                   prices=prices, controls=controls)
+                   prices=prices, controls=controls, status=status)
     render_cards(events, key=key, upto=upto, prices=prices)
