@@ -114,7 +114,7 @@ def test_every_event_kind_has_one_colour_used_by_every_chart():
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
 
-    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5
+    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 7  # the review kinds too
     assert event_scale().domain == [label for label, _ in EVENT_KINDS.values()]
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, agent_trim_chars=2_000)).run()
     marks = marks_frame(record.events)

@@ -66,8 +66,30 @@ def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: in
             f"cap and {grown}, so the size trigger fired")
 
 
+# Review mode: the package sees an empty reply (rejected) or a failed call (the run stopped while a proposal
+# waited), but it was the person's doing, not the summarizer's: said in the person's words, everywhere.
+REVIEW_WORDS = {"rejected": "you rejected it; the package keeps the scratchpad and tries again",
+                "abandoned": "stopped while it waited for your review; nothing was compressed"}
+
+
+def review_outcome(review: Optional[str]) -> Optional[str]:
+    """How a reviewed compression that replaced nothing reads ("you rejected it; ..."), else None."""
+    return REVIEW_WORDS.get(review or "")
+
+
+def _retry(t: Optional[TriggerData], iteration: int) -> str:
+    """When the package tries again after a reply that replaced nothing (it keeps no memory of it)."""
+    if t is None:
+        return "will try again when a trigger next fires"
+    if t.over_cap:
+        return "will try again next iteration, since the scratchpad is still over the cap"
+    upcoming = next_periodic(iteration, t.summarize_every)
+    return f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
+
+
 def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
-    """Why a compression happened and what came of it, from its trigger check and its status."""
+    """Why a compression happened and what came of it, from its trigger check, its status and (review mode)
+    what the person decided."""
     c = compression.payload
     iteration = int(compression.iteration or 0)
     t = trigger.payload if trigger is not None else None
@@ -75,16 +97,15 @@ def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
     if c.status == "ok":
         return (f"{clause}: the summarizer replaced {_n(c.before_chars)} chars with a "
                 f"{_n(c.after_chars)}-char summary.")
+    if c.review == "rejected":
+        return (f"{clause}, and you rejected the proposed summary: the package keeps the scratchpad "
+                f"({_n(c.before_chars)} chars) and {_retry(t, iteration)}.")
+    if c.review == "abandoned":
+        return (f"{clause}; the run was stopped while the proposed summary waited for your review, so the "
+                f"scratchpad ({_n(c.before_chars)} chars) was not compressed.")
     if c.status == "empty":
-        if t is None:
-            retry = "will try again when a trigger next fires"
-        elif t.over_cap:
-            retry = "will try again next iteration, since the scratchpad is still over the cap"
-        else:
-            upcoming = next_periodic(iteration, t.summarize_every)
-            retry = f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
         return (f"{clause}, but the summarizer replied nothing; the package kept the scratchpad "
-                f"({_n(c.before_chars)} chars) and {retry} (a wasted call).")
+                f"({_n(c.before_chars)} chars) and {_retry(t, iteration)} (a wasted call).")
     error = " ".join(str(c.error or "an error").split())
     if len(error) > _ERROR_SHOWN:
         error = error[:_ERROR_SHOWN] + "…"

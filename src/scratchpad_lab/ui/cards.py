@@ -16,6 +16,7 @@ import streamlit as st
 
 from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
 from scratchpad_lab.analysis.facts import contains, fact_pattern
+from scratchpad_lab.analysis.narrate import review_outcome
 from scratchpad_lab.ui.markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -28,7 +29,9 @@ FLAG_BADGES = {
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
 REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
-                 "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
+                 "rejected": ("rejected by you", "orange"), "abandoned": ("stopped during your review", "gray")}
+# flags that blame the summarizer, left off a card whose empty or failed reply was the person's decision
+SUMMARIZER_FAULTS = ("empty", "error_text", "wasted_call")
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
 CHIPS_COMPACT = 6  # in the live view: two lines at most
@@ -37,8 +40,9 @@ NO_COMPRESSION = "no compression happened"
 
 def badges(c: Dict) -> List[tuple]:
     out = [REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
-    out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
-    if c.get("status") == "error" and "error_text" not in c.get("flags", []):
+    yours = review_outcome(c.get("review")) is not None
+    out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES and not (yours and f in SUMMARIZER_FAULTS)]
+    if c.get("status") == "error" and "error_text" not in c.get("flags", []) and not yours:
         out.append(FLAG_BADGES["error_text"])
     if c.get("review") in REVIEW_BADGES:
         out.append(REVIEW_BADGES[c["review"]])
@@ -132,7 +136,9 @@ def diff_view(c: Dict, key: str, height: int) -> None:
                        help="Kept words plain; dropped words struck through on red; words the summarizer "
                             "wrote itself on blue; lost facts in bold.")
     if failed(c):
-        st.text("The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
+        yours = review_outcome(c.get("review"))
+        st.text(yours[0].upper() + yours[1:] + "." if yours else
+                "The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
                 + ": the package kept the scratchpad unchanged.")
     if side:
         left, right = aligned_text(aligned_lines(before, after))
@@ -159,7 +165,7 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
             st.text(c["why"])
         _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
         diff_view(c, key, height)
-        if c.get("error"):
+        if c.get("error") and not review_outcome(c.get("review")):
             st.text("Summarizer error: " + str(c["error"]))
         if compact:
             return

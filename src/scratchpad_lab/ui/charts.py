@@ -23,6 +23,8 @@ EVENT_KINDS = {
     "trim": ("the agent's own cut", "#E69F00"),
     "empty": ("summarizer replied nothing", "#CC79A7"),
     "error": ("summarizer failed", "#D55E00"),
+    "rejected": ("you rejected the summary", "#56B4E9"),
+    "abandoned": ("stopped during your review", "#000000"),
 }
 EVENT_DOMAIN = [label for label, _ in EVENT_KINDS.values()]
 EVENT_RANGE = [color for _, color in EVENT_KINDS.values()]
@@ -52,6 +54,8 @@ def event_kind(e: Event) -> Optional[str]:
     if e.kind != "compression":
         return None
     status, reason = e.payload.status, e.payload.reason
+    if status != "ok" and e.payload.review in ("rejected", "abandoned"):  # your decision, not a failure
+        return e.payload.review
     if status in ("empty", "error"):
         return status
     return reason if reason in ("periodic", "size") else "periodic"  # a strategy's own reasons: drawn as periodic
@@ -139,7 +143,8 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
         x=x, y="size:Q",
         color=alt.Color("event:N", title=None, scale=event_scale(), legend=legend),
         shape=alt.Shape("event:N", scale=alt.Scale(domain=EVENT_DOMAIN,
-                                                   range=["circle", "diamond", "triangle-down", "square", "cross"]),
+                                                   range=["circle", "diamond", "triangle-down", "square", "cross",
+                                                          "triangle-up", "triangle-right"]),
                         legend=None),
         tooltip=["iteration:Q", "event:N", "what:N"]))
     if unit == "chars":

@@ -19,7 +19,7 @@ import streamlit as st
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.analysis.narrate import narrate, sentence_for
+from scratchpad_lab.analysis.narrate import narrate, review_outcome, sentence_for
 from scratchpad_lab.analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
@@ -76,7 +76,8 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
     """(failed, total, why) when compressions failed: the summarizer raised or replied nothing."""
     comps = [e for e in events if e.kind == "compression"]
-    bad = [e.payload for e in comps if e.payload.status != "ok"]
+    # a proposal you rejected, or a review the Stop ended, is your decision, not a failure of the summarizer
+    bad = [e.payload for e in comps if e.payload.status != "ok" and review_outcome(e.payload.review) is None]
     if not bad:
         return None
     reasons = Counter(str(c.error or "").strip() or
@@ -147,6 +148,7 @@ SIZE_HELP = ("The middleware's size trigger (max_scratchpad_chars): it compresse
              "is a different knob: after every step the agent itself cuts its scratchpad to its last N chars "
              "(the agent's max_scratchpad_chars), dropping the oldest text.")
 FIRED_STATUS = {"ok": "", "empty": " (the summarizer replied nothing)", "error": " (the summarizer failed)"}
+FIRED_REVIEW = {"rejected": " (you rejected it)", "abandoned": " (stopped during your review)"}
 
 
 def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
@@ -167,7 +169,7 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
             f"Size trigger: waits for growth past {s.last_summarized_chars:,} chars")
     fired = ("last fired: not yet" if s.last_fired_iteration is None else
              f"last fired: {s.last_fired_reason} at {s.last_fired_iteration}"
-             f"{FIRED_STATUS.get(s.last_fired_status, '')}")
+             f"{FIRED_REVIEW.get(s.last_fired_review or '') or FIRED_STATUS.get(s.last_fired_status, '')}")
     st.text(f"{size} · {fired}", help=SIZE_HELP)
     st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
 
@@ -186,7 +188,8 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["tools"] = (row["tools"] + ", " if row["tools"] else "") + str(e.payload.tool)
         elif e.kind == "compression":
             p = e.payload
-            row["compression"] = f"{p.reason} · {p.status} · {p.before_chars:,}→{p.after_chars:,}"
+            outcome = {"rejected": "rejected by you", "abandoned": "stopped during review"}.get(p.review or "", p.status)
+            row["compression"] = f"{p.reason} · {outcome} · {p.before_chars:,}→{p.after_chars:,}"
         elif e.kind == "trim":
             row["trim"] = f"{e.payload.before_chars:,}→{e.payload.after_chars:,}"
         elif e.kind == "final_answer":
