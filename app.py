@@ -19,7 +19,7 @@ pg = st.navigation(list(pages.values()))
 open_from_link(pages)
 st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM agent: the real "
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
-presenter_toggle()
+presenter_toggle(pg.title)
 show_note()
 pg.run()
 link_box(pg.title)

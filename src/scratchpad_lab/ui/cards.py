@@ -159,7 +159,7 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
     """One compression: a compression event's data plus its iteration, annotated by quality.annotate
     (facts_before, facts_lost, facts_retained, flags). `compact` (the live view) leaves out the prompt,
     the raw reply and the cost line."""
-    with st.container(border=True, key=key, gap="xsmall"):
+    with st.container(border=not compact, key=key, gap="xsmall"):  # compact: in the live view's own box
         _header(c, compact)
         if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
             st.text(c["why"])

@@ -124,13 +124,16 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
 
 
 def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
-               height: int = 260):
+               height: int = 260, presenting: bool = False):
+    """The sawtooth; `presenting` (presenter mode) writes its axes, labels and legend larger."""
     import altair as alt  # lazy: the first page does without it
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]
     data = size_frame(events, unit)
     title = "scratchpad chars" if unit == "chars" else "scratchpad tokens"
-    x = alt.X("iteration:Q", title="iteration", axis=alt.Axis(**WHOLE))
+    # the axis is read by its numbers (the iterations of the status row and the timeline); its title's row
+    # goes to the plot, which shares one screen with the rest of the live view
+    x = alt.X("iteration:Q", title=None, axis=alt.Axis(**WHOLE))
     layers = [alt.Chart(data).mark_line(point=True, color="#333333").encode(
         x=x, y=alt.Y("size:Q", title=title, axis=alt.Axis(**LEVEL)), order="seq:Q",
         tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])]
@@ -154,9 +157,12 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
             y="y:Q", tooltip=["label:N"]))
         for dy in sorted(set(caps["dy"])):
             layers.append(alt.Chart(caps[caps["dy"] == dy]).mark_text(
-                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=12).encode(
+                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=15 if presenting else 12).encode(
                 x=alt.value(0), y="y:Q", text="label:N"))
-    return alt.layer(*layers).properties(height=height)
+    chart = alt.layer(*layers).properties(height=height)
+    if presenting:
+        chart = chart.configure_axis(labelFontSize=16, titleFontSize=16).configure_legend(labelFontSize=16)
+    return chart
 
 
 def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):

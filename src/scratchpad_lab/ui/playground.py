@@ -27,7 +27,7 @@ from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
 from scratchpad_lab.ui.settings import K_PRESET, K_SCENARIO, config_from_state, sidebar_settings, use_preset
-from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
+from scratchpad_lab.ui.state import (PRESENTER, PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
 from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
 from scratchpad_lab.ui.style import PAGE_CSS
@@ -200,7 +200,8 @@ def page() -> None:
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
     scenario = get_scenario(st.session_state[K_SCENARIO])
-    _scenario_text(config, scenario, folded=running or bool(runs))
+    if not (st.session_state.get(PRESENTER) and (running or runs)):  # a presenter's screen keeps the live view
+        _scenario_text(config, scenario, folded=running or bool(runs))
     if not running and not runs:
         _first_look()
     with st.sidebar:  # a run setting; in the main area it would push the live view down

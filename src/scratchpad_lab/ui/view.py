@@ -3,8 +3,10 @@
 It reads only events (and the run's config), so what a person sees live is what they see again when
 they open the run later. The top part is laid out to fit one screen (1280x800 and up): the status row
 with its controls, the scratchpad's newest text and the trigger panel on the left, the newest
-compression on the right, each in a keyed container (`<key>_status`, `<key>_scratchpad`,
-`<key>_triggers`, `<key>_diff`); the size chart and the timeline directly below. Untrusted text
+compression and the size chart under it on the right (presenter mode: three columns), each in a keyed
+container (`<key>_status`, `<key>_scratchpad`, `<key>_triggers`, `<key>_diff`, `<key>_chart`); the
+timeline (`<key>_timeline`) below. The compression's box has a fixed height and the trigger panel a
+reserved one, so nothing moves while a run is live. Untrusted text
 (scratchpad, tool results, answers, error messages) goes through st.code/st.text, or st.markdown only
 through `scratchpad_lab.ui.markup`.
 """
@@ -26,6 +28,7 @@ from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.analysis.triggers import trigger_state
 from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import size_chart
+from scratchpad_lab.ui.state import PRESENTER
 from scratchpad_lab.ui.style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
@@ -34,9 +37,13 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
 # The one-screen layout (1280x800 with the sidebar open is the smallest it must fit)
 PANE_ROWS = 8           # visual lines of the scratchpad pane
 PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
-PANE_HEIGHT = 220       # px of the scratchpad pane
-DIFF_HEIGHT = 250       # px of the newest compression's text
-CHART_HEIGHT = 230
+PANE_HEIGHT = 200       # px of the scratchpad pane
+PRESENTER_PANE_HEIGHT = 170  # ... in presenter mode (bigger text, same screen)
+DIFF_HEIGHT = 120       # px of the newest compression's text (in the live view)
+DIFF_BOX = 282          # px of the newest compression's box: fixed, so what is under it never moves
+CHART_HEIGHT = 200      # px of the size chart, its legend included
+PRESENTER_CHART_HEIGHT = 240
+TIMELINE_HEIGHT = 260
 
 
 
@@ -128,17 +135,17 @@ def scratchpad_tail(text: str, rows: int = PANE_ROWS, cols: int = PANE_COLS) -> 
     return "\n".join(([head] if head is not None else []) + [marker] + shown), left_out
 
 
-def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> None:
+def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None, height: int = PANE_HEIGHT) -> None:
     shown = [e for e in events if e.kind == "iteration" and (upto is None or e.iteration <= upto)]
     if not shown:
         st.text("Scratchpad: empty until the first step is done.")
-        st.code("", language=None, height=PANE_HEIGHT)
+        st.code("", language=None, height=height)
         return
     last = shown[-1]
     sent = last.payload
     tail, _ = scratchpad_tail(str(sent.scratchpad or ""))
     st.text(f"Scratchpad sent at iteration {last.iteration}: {sent.chars:,} chars · {sent.tokens:,} tokens")
-    st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
+    st.code(tail or "(empty)", language=None, height=height, wrap_lines=True)
 
 
 PERIODIC_HELP = ("The middleware's periodic trigger (summarize_every): it compresses at iterations N, 2N, 3N…, "
@@ -251,25 +258,30 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
     with st.container(key=f"{key}_status"):
         status_line(events, config, elapsed_s, live, controls, name, status)
     failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
-    left, right = st.columns([5, 6], gap="medium")
-    with left:
+    shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
+    # The live story on one screen: the scratchpad and the triggers beside the newest compression and the
+    # size chart (presenter mode: the same, wider without the sidebar, taller and in bigger text). The compression sits
+    # in a box of fixed height, so the chart under it never moves while the run goes; the timeline follows.
+    presenting = bool(st.session_state.get(PRESENTER))
+    story, newest = st.columns([5, 6], gap="medium")
+    with story:
         with st.container(key=f"{key}_scratchpad", gap="xsmall"):
-            scratchpad_panel(events, upto)
+            scratchpad_panel(events, upto, PRESENTER_PANE_HEIGHT if presenting else PANE_HEIGHT)
         with st.container(key=f"{key}_triggers", gap="xsmall"):
             trigger_panel(events, config, upto)
-    with right:
-        with st.container(key=f"{key}_diff"):
+    with newest:
+        with st.container(key=f"{key}_diff", height=DIFF_BOX, border=True):
             newest_compression(events, key, upto)
-    shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
-    chart_col, table_col = st.columns([3, 2], gap="medium")
     if show_chart:
-        with chart_col:
-            unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit",
-                            label_visibility="collapsed")
-            st.altair_chart(size_chart(events, config, unit, upto, height=CHART_HEIGHT), width="stretch")
-    with table_col:
+        height = PRESENTER_CHART_HEIGHT if presenting else CHART_HEIGHT
+        with newest, st.container(key=f"{key}_chart", gap="xsmall"):
+            unit = "chars" if presenting else st.radio(  # a presenter's chart is in chars: its row goes to the chart
+                "Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit", label_visibility="collapsed")
+            st.altair_chart(size_chart(events, config, unit, upto, height=height, presenting=presenting),
+                            width="stretch", height=height)
+    with st.container(key=f"{key}_timeline"):
         st.text("Timeline")
-        st.dataframe(timeline_frame(shown), hide_index=True, height=CHART_HEIGHT + 30)
+        st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
     answer = final_answer(events)
     if answer is not None:
         st.subheader("Final answer")
