@@ -26,9 +26,11 @@ from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
-from scratchpad_lab.ui.settings import K_PRESET, K_SCENARIO, config_from_state, sidebar_settings, use_preset
+from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, prompt_name_for, sidebar_settings,
+                                        use_preset)
 from scratchpad_lab.ui.state import (PRESENTER, PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
 from scratchpad_lab.ui.style import PAGE_CSS
 
@@ -157,6 +159,16 @@ def _scenario_text(config, scenario, folded: bool) -> None:
         st.caption(note)
 
 
+def _prompt_not_followed(container, config) -> None:
+    """Beside Run: a custom or named prompt that the chosen summarizer will not follow (it is no model)."""
+    if config is None or config.follows_prompt or not config.summarizer_prompt:
+        return
+    named = prompt_name_for(config.summarizer_prompt)
+    what = f"the prompt “{escape(named)}”" if named else "your summarizer prompt"  # a name may be a file's
+    container.warning(f"The extractive summarizer does not follow prompts, so this run will not try {what}. "
+                      "To try it, choose a model as the Summarizer in the sidebar.", icon=":material/info:")
+
+
 # The preset the first screen suggests: it compresses often enough on a short scenario that the first run
 # shows the sawtooth and what each summary drops (the package's defaults compress only now and then here).
 FIRST_LOOK_PRESET = "Tight (2 / 2,000)"
@@ -199,6 +211,8 @@ def page() -> None:
                    on_click=_start_run, width="stretch")
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
+    if not running:
+        _prompt_not_followed(head, config)
     scenario = get_scenario(st.session_state[K_SCENARIO])
     if not (st.session_state.get(PRESENTER) and (running or runs)):  # a presenter's screen keeps the live view
         _scenario_text(config, scenario, folded=running or bool(runs))

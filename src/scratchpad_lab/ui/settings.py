@@ -8,12 +8,14 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
+from scratchpad_lab.model.config import (PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, summarizer_follows_prompt,
+                                         validate_prompt_template)
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
 
+PLAY_SUMMARIZER_EP = "play_sum_ep"  # the widget prefix of the playground's summarizer endpoint
 OFF_CAP = field_bounds("max_scratchpad_chars")[1]  # "no size trigger": the largest cap RunConfig allows
 # Short enough to be read whole in the sidebar's select box: "every N / cap chars".
 PRESETS = {  # summarize_every, max_scratchpad_chars, extractive summary budget
@@ -110,7 +112,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "'Same as agent' with the scripted agent also summarizes extractively (it is no model).")
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
-            endpoint_widgets(st, "play_sum_ep", "Summarizer")
+            endpoint_widgets(st, PLAY_SUMMARIZER_EP, "Summarizer")
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
@@ -175,7 +177,7 @@ def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[s
         agent_endpoint, keys["agent"], problem = endpoint_from_state("play_agent_ep", "Agent")
         problems += [problem] if problem else []
     if s.get(K_SUMMARIZER) == "endpoint":
-        summarizer_endpoint, keys["summarizer"], problem = endpoint_from_state("play_sum_ep", "Summarizer")
+        summarizer_endpoint, keys["summarizer"], problem = endpoint_from_state(PLAY_SUMMARIZER_EP, "Summarizer")
         problems += [problem] if problem else []
     if problems:
         return None, {}, " ".join(problems)
@@ -205,7 +207,9 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
-            prompt_name=prompt_name_for(prompt),
+            # a run is credited to a named prompt only when its summarizer follows prompts
+            prompt_name=prompt_name_for(prompt) if summarizer_follows_prompt(s[K_SUMMARIZER], bool(agent_endpoint))
+            else None,
         )
     except ConfigError as exc:
         return None, str(exc)

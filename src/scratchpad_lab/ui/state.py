@@ -66,11 +66,22 @@ LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause 
 LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
 LESSON_ENDED = "lesson_ended"          # the lesson's run has ended and the page was drawn once more for it
 
+ENDPOINTS_KEPT = "endpoints_kept"      # {widget prefix: {widget key: value}}: endpoints kept while their widgets are not drawn
 LINK_NOTE = "link_note"                # what was wrong with the link the app was opened with (shown once)
 PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
 
+# The playground's settings are sidebar widgets drawn only on its page. Streamlit drops the state of a widget
+# a script run does not draw, so a visit to another page would reset them all (and a prompt taken from the
+# prompt lab would lose the summarizer chosen for it): every page's run saves them again, which keeps them.
+PLAY_SETTINGS = (K_SCENARIO, K_PRESET, K_EVERY, K_CAP, K_TRIM, K_SUMMARIZER, K_PROMPT, K_BUDGET, K_TOOL_CAP,
+                 K_MAX_IT, K_WALL, K_PACE, K_AGENT, K_TASK, PLAY_REVIEW)
+
+
 def init_session() -> None:
+    for key in PLAY_SETTINGS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
     st.session_state.setdefault(PLAY_ACTIVE, None)
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)
