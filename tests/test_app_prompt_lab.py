@@ -221,3 +221,22 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
     comps = [e.data for e in model_run.events if e.kind == "compression"]
     assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)
     assert any(t.value == result.labels[1] for t in cmp.text)
+
+
+def test_a_cell_waiting_on_a_slow_model_says_for_what_and_how_long(lab):
+    with FakeOpenAI() as fake:
+        fake.delay = 2.5
+        fake.default = ("ok", echo_marker)
+        _add_model(lab, fake.url)
+        lab.button(key="pl_run").click().run()
+        said = None
+        for _ in range(200):
+            _ok(lab.run())
+            said = next((t.value for t in lab.text if t.value.startswith("waiting for fake-model, ")
+                         and not t.value.endswith(" 0 s")), None)
+            if said or lab.session_state["pl_matrix"].finished:
+                break
+            time.sleep(0.05)
+        assert said and said.endswith(" s"), [t.value for t in lab.text][-8:]
+        _wait_matrix(lab)
+    assert not [t for t in lab.text if t.value.startswith("waiting for ")]

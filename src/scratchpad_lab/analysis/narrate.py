@@ -10,7 +10,7 @@ inputs and what the package then did. (The next periodic iteration comes from tr
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
@@ -70,6 +70,21 @@ def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: in
 # waited), but it was the person's doing, not the summarizer's: said in the person's words, everywhere.
 REVIEW_WORDS = {"rejected": "you rejected it; the package keeps the scratchpad and tries again",
                 "abandoned": "stopped while it waited for your review; nothing was compressed"}
+
+
+# What ends a model call's wait: its own event (the agent's llm_call, the summarizer's compression), or the run's.
+_CALL_ENDS = ("llm_call", "compression", "error", "finish")
+
+
+def waiting_for(events: Sequence[Event]) -> Optional[Tuple[str, float]]:
+    """(what the run waits for, when the call began in run seconds) while a network model call is in
+    flight, else None: the last call_start with no event of its end after it."""
+    for e in reversed(events):
+        if e.kind == "call_start":
+            return str(e.payload.waiting_for or "the model"), float(e.t)
+        if e.kind in _CALL_ENDS:
+            return None
+    return None
 
 
 def review_outcome(review: Optional[str]) -> Optional[str]:

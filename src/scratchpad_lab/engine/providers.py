@@ -344,7 +344,7 @@ def explain_error(exc: BaseException, endpoint: Endpoint, tries: Optional[int] =
         return f"{where} had a server error ({code}) on every try. Try again later or use another endpoint."
     if "APITimeoutError" in kinds or "TimeoutException" in kinds or "OpenAIChatModelDeadlineExceededError" in kinds:
         return (f"{where} did not answer within {endpoint.timeout_s:g} s. Check that the server is up, or raise "
-                "the timeout for a slow local model.")
+                "the per-call timeout (in the endpoint's settings) for a slow model.")
     if "APIConnectionError" in kinds or "ConnectError" in kinds or "ConnectionError" in kinds:
         return f"Cannot reach {endpoint.url}. Check the base URL and that the server is running."
     if {"JSONDecodeError", "APIResponseValidationError", "ValidationError", "OpenAIChatModelResponseError",

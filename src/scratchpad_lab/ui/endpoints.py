@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from scratchpad_lab.model.config import explain_validation_error
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.providers import check_connection, key_missing, key_refusal, resolve_key
-from scratchpad_lab.model.endpoint import PROVIDERS, Endpoint, hosted_mode
+from scratchpad_lab.model.endpoint import LIMITS, PROVIDERS, Endpoint, hosted_mode
 from scratchpad_lab.ui.state import ENDPOINTS_KEPT, PLAY_PRICE_ROWS
 
 
@@ -56,7 +56,8 @@ def keep_endpoint(prefix: str, values: Dict[str, str]) -> None:
 def endpoint_values(prefix: str) -> Dict[str, str]:
     """The endpoint's values by widget key, as drawn or kept: to copy it to another endpoint's widgets."""
     provider = _value(prefix, f"{prefix}_provider", "custom")
-    out = {f"{prefix}_provider": provider, f"{prefix}_key": _value(prefix, f"{prefix}_key", "")}
+    out = {f"{prefix}_provider": provider, f"{prefix}_key": _value(prefix, f"{prefix}_key", ""),
+           f"{prefix}_timeout": _value(prefix, f"{prefix}_timeout", Endpoint.model_fields["timeout_s"].default)}
     preset = PROVIDERS.get(provider, PROVIDERS["custom"])
     for field in FIELDS:
         out[f"{prefix}_{field}_{provider}"] = _value(prefix, f"{prefix}_{field}_{provider}", preset[field])
@@ -90,7 +91,14 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
     container.text_input(f"{what} API key", key=f"{prefix}_key", type="password",
                          help="Optional: used for this tab's runs only, never saved or shown. Local "
                               "servers usually need none.")
-    _kept(prefix).update({k: state[k] for k in [f"{prefix}_provider", f"{prefix}_key"]
+    lo, hi = Endpoint.bounds("timeout_s")
+    state.setdefault(f"{prefix}_timeout", int(Endpoint.model_fields["timeout_s"].default))
+    container.number_input(f"{what} per-call timeout (s)", min_value=int(lo), max_value=int(hi), step=10,
+                           key=f"{prefix}_timeout",
+                           help=f"How long one call may take before it fails ({int(lo)} to {int(hi)} s). Raise it for "
+                                "a slow local model" + ("; hosted mode caps it at "
+                                                        f"{int(LIMITS['timeout_s'][1])} s." if hosted_mode() else "."))
+    _kept(prefix).update({k: state[k] for k in [f"{prefix}_provider", f"{prefix}_key", f"{prefix}_timeout"]
                           + [f"{prefix}_{field}_{provider}" for field in FIELDS]})
     if hosted_mode():
         container.caption("Hosted mode: only public https endpoints; tighter limits.")
@@ -124,7 +132,8 @@ def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str
         return None, "", f"{what}: enter the base URL of the server."
     try:
         endpoint = Endpoint(provider=provider, base_url="" if base_url.rstrip("/") == preset["base_url"] else base_url,
-                            model=model.strip(), key_env=key_env.strip())
+                            model=model.strip(), key_env=key_env.strip(),
+                            timeout_s=float(values[f"{prefix}_timeout"] or Endpoint.model_fields["timeout_s"].default))
     except ValidationError as exc:
         return None, "", f"{what}: {explain_validation_error(exc)}"
     key = resolve_key(endpoint, typed, _secrets())

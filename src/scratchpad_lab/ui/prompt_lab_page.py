@@ -301,6 +301,9 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         label, color = STATUS_BADGES.get(cell.status, ("?", "gray"))
         if not cell.done or cell.status == "cancelled" or hidden:
             st.markdown(_badge(label, color))
+            waited = cell.waited_s()
+            if waited is not None:  # the summarizer's name is the person's: plain text
+                st.text(f"waiting for {cell.summarizer}, {waited:.0f} s")
             if hidden:
                 st.text("Same summary as another cell.")
             return

@@ -30,7 +30,7 @@ PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "s
 # number settings: the label on screen and the RunConfig field whose range applies
 LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own limit (chars)",
           K_BUDGET: "Extractive summary budget (chars)", K_TOOL_CAP: "Tool result cap (chars)",
-          K_MAX_IT: "Max iterations", K_WALL: "Wall-clock cap (s)"}
+          K_MAX_IT: "Max iterations", K_WALL: "Run's wall clock (s)"}
 FIELDS = {K_CAP: "max_scratchpad_chars", K_TRIM: "agent_trim_chars", K_BUDGET: "extractive_budget_chars",
           K_TOOL_CAP: "max_tool_output_chars", K_MAX_IT: "max_iterations", K_WALL: "wall_clock_s"}
 AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
@@ -88,12 +88,18 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     sb.selectbox("Tools from scenario" if real_agent else "Scenario", list(scenarios), key=K_SCENARIO,
                  format_func=lambda n: scenarios[n].title,
                  help="A built-in offline task with deterministic tools over invented demo data.")
+    # With a model in the run, the run's wall clock sits with the model's settings (by its per-call timeout):
+    # the last model expander drawn holds it; without one, Advanced does.
+    models = [m for m, on in (("agent", real_agent), ("summarizer", st.session_state[K_SUMMARIZER] == "endpoint"))
+              if on]
     if real_agent:
         with sb.expander("Agent model", expanded=True):
             endpoint_widgets(st, "play_agent_ep", "Agent")
             st.text_area("Task for the model", key=K_TASK, height=120,
                          placeholder=scenarios[st.session_state[K_SCENARIO]].task,
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
+            if models[-1] == "agent":
+                _wall_clock()
     sb.selectbox("Preset", list(PRESETS), key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below: summarize every N iterations / compress "
                       "when over N chars. Defaults are the package's own; Tight also writes 600-char summaries.")
@@ -113,6 +119,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
             endpoint_widgets(st, PLAY_SUMMARIZER_EP, "Summarizer")
+            _wall_clock()
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
@@ -129,12 +136,18 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         st.number_input(LABELS[K_MAX_IT], step=1, key=K_MAX_IT,
                         help="The agent stops after this many steps without an answer.")
         _range_message(st, K_MAX_IT)
-        st.number_input(LABELS[K_WALL], step=10, key=K_WALL,
-                        help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
-        _range_message(st, K_WALL)
+        if not models:
+            _wall_clock()
     if range_problems():  # also said right under the widget; here so it shows with Advanced folded
         sb.error("Run is off until every setting is in its range.")
     return config_from_state()
+
+
+def _wall_clock() -> None:
+    st.number_input(LABELS[K_WALL], step=10, key=K_WALL,
+                    help="The whole run's time limit: a run that takes longer is ended cleanly, keeping what it "
+                         "recorded. Time waiting for you (pause, review) does not count.")
+    _range_message(st, K_WALL)
 
 
 def range_problem(key: str) -> Optional[str]:

@@ -21,7 +21,7 @@ import streamlit as st
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.analysis.narrate import narrate, review_outcome, sentence_for
+from scratchpad_lab.analysis.narrate import narrate, review_outcome, sentence_for, waiting_for
 from scratchpad_lab.analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
@@ -64,12 +64,17 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         status = OUTCOME_TEXT.get(finish[-1].payload.outcome, "finished")
     else:
         status = given or ("paused" if _paused(events) else ("running" if live else "—"))
+    waiting = waiting_for(events) if live and not finish and not given else None
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
         st.metric("iteration", f"{state.iteration} of {config.max_iterations}", width="content")
         st.metric("compressions", sum(1 for e in events if e.kind == "compression"), width="content")
-        st.metric("status", status, width="content")
+        if waiting is not None:  # a model call in flight: what the run waits for, and for how long
+            st.metric(f"status: waiting for {waiting[0]}", f"{max(0.0, elapsed_s - waiting[1]):.0f} s",
+                      width="content")
+        else:
+            st.metric("status", status, width="content")
         st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
         if controls is not None:
             controls()
