@@ -5,8 +5,8 @@ red, words the summarizer wrote itself on blue); a toggle shows before and after
 unchanged lines on the same row, in one scroll. Lost facts are chips above the text.
 
 All scratchpad, prompt, reply and fact text is untrusted (tool results, model output, uploaded files).
-It reaches st.markdown only through `scratchpad_lab.ui.markup` (every character escaped, styling added
-around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
+It reaches the page only through `scratchpad_lab.ui.markup` (the merged text and the chips as inert HTML:
+every character escaped, our styles around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import streamlit as st
 from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
 from scratchpad_lab.analysis.facts import contains, fact_pattern
 from scratchpad_lab.analysis.narrate import review_outcome
-from scratchpad_lab.ui.markup import compose, escape
+from scratchpad_lab.ui.markup import chips_html, inert_html
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
 FLAG_BADGES = {
@@ -79,7 +79,7 @@ def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
 
 
 def merged_pieces(before: str, after: str, lost: List[str]) -> List[Tuple[str, str]]:
-    """(text, style) for markup.compose: kept plain, dropped struck through, new tinted; a lost fact
+    """(text, style) for markup.inert_html: kept plain, dropped struck through, new tinted; a lost fact
     inside dropped text in bold, so a reader finds it at a glance."""
     out: List[Tuple[str, str]] = []
     for text, status in merged_words(before, after):
@@ -117,9 +117,9 @@ def _chips(c: Dict, shown: int) -> None:
         if not failed(c) and c.get("facts_before"):
             st.markdown(f":green-badge[every fact kept ({len(c['facts_before'])})]")
         return
-    chips = " ".join(f":red-badge[{escape(f)}]" for f in lost[:shown])
     more = f" +{len(lost) - shown} more" if len(lost) > shown else ""
-    st.markdown(f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts: {chips}{more} (all bold in the text)")
+    st.html(chips_html(lost[:shown], f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts:",
+                       f"{more} (all bold in the text)"))  # inert HTML: a copied fact is the fact
 
 
 def diff_view(c: Dict, key: str, height: int) -> None:
@@ -151,7 +151,7 @@ def diff_view(c: Dict, key: str, height: int) -> None:
         return
     pieces = merged_pieces(before, after, list(c.get("facts_lost", [])))
     with st.container(height=height, key=f"{key}_merged"):
-        st.markdown(compose(pieces))
+        st.html(inert_html(pieces))  # inert HTML, not markdown: what is copied is exactly the text
 
 
 def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: int = 420,
