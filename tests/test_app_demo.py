@@ -50,6 +50,10 @@ def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run
     from scratchpad_lab.model.config import field_bounds
     from scratchpad_lab.ui.settings import FIELDS
 
+    from scratchpad_lab.ui.state import K_ADVANCED
+
+    app.session_state[K_ADVANCED] = True  # Max iterations is an Advanced setting: drawn while it is open
+    app.run()
     app.number_input(key=key).set_value(value).run()
     lo, hi = field_bounds(FIELDS[key])
     beside = [e.value for e in app.sidebar.error if e.value.startswith(label)]

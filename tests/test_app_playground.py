@@ -109,6 +109,13 @@ def app(monkeypatch) -> AppTest:
     return _open_app(monkeypatch)
 
 
+def _open_advanced(at: AppTest) -> AppTest:
+    """Open the sidebar's Advanced expander, as a person would (its widgets are drawn only while open)."""
+    from scratchpad_lab.ui.state import K_ADVANCED
+    at.session_state[K_ADVANCED] = True
+    return at.run()
+
+
 def _set_pacing(at: AppTest, pacing: str) -> None:
     at.select_slider(key="play_pacing").set_value(pacing).run()
 
@@ -213,6 +220,7 @@ def test_a_preset_fills_in_both_middleware_triggers(app, preset, every, cap):
     ("", "{scratchpad}"),
 ], ids=["no-scratchpad", "unknown-placeholder", "empty"])
 def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(app, template, named):
+    _open_advanced(app)
     prompt = app.text_area(key="play_summarizer_prompt")
     prompt.input(template).run()
     errors = [e.value for e in app.error]
@@ -227,6 +235,7 @@ def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(ap
 
 def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
     _set_pacing(app, PACE_INSTANT)
+    _open_advanced(app)
     app.text_area(key="play_summarizer_prompt").input("LAB-PROMPT step {iteration}:\n{scratchpad}").run()
     _run_to_the_end(app)
     prompts = [c.value for c in app.code if c.value.startswith("LAB-PROMPT step ")]
@@ -237,6 +246,7 @@ def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
 def test_reset_restores_the_packages_prompt(app):
     from scratchpad_lab.model.config import PACKAGE_PROMPT
 
+    _open_advanced(app)
     app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
     assert app.button(key="play_run").disabled
     app.button(key="play_reset_prompt").click().run()

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI, echo_marker
 from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.state import K_ADVANCED
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAYLOAD = "<img src=x onerror=alert(1)>"
@@ -158,6 +159,8 @@ def test_use_in_playground_brings_the_model_with_the_prompt_and_credits_the_run(
         assert any("Ids v1" in s.value and escape("fake-model") in s.value for s in lab.success), \
             [s.value for s in lab.success]  # shown escaped (the name and the model are the person's)
         at = _ok(lab.switch_page("pages/playground.py").run())
+        at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
+        _ok(at.run())
         assert at.sidebar.text_area(key="play_summarizer_prompt").value.startswith("MARKER-ids Keep every id.")
         # the prompt lab's model came with it: the summarizer, its endpoint and its model
         assert at.sidebar.selectbox(key="play_summarizer").value == "endpoint"
@@ -182,6 +185,8 @@ def test_a_prompt_taken_to_an_extractive_playground_says_it_is_not_followed_and_
     lab.button(key="pl_use_0").click().run()
     assert any("does not follow prompts" in w.value for w in lab.warning), [w.value for w in lab.warning]
     at = _ok(lab.switch_page("pages/playground.py").run())
+    at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
+    _ok(at.run())
     assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
     assert at.sidebar.selectbox(key="play_summarizer").value == "extractive"
     said = [w.value for w in at.main.warning if "does not follow prompts" in w.value]

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.ui.state import K_ADVANCED
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -27,6 +28,8 @@ def _summarizer_on(at: AppTest, url: str) -> AppTest:
     at.sidebar.text_input(key="play_sum_ep_base_url_custom").set_value(url)
     at.sidebar.text_input(key="play_sum_ep_model_custom").set_value("slow-model").run()
     at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
+    at.session_state[K_ADVANCED] = True  # Max iterations is an Advanced setting: drawn while it is open
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -55,7 +55,7 @@ def keep_endpoint(prefix: str, values: Dict[str, str]) -> None:
 
 def endpoint_values(prefix: str) -> Dict[str, str]:
     """The endpoint's values by widget key, as drawn or kept: to copy it to another endpoint's widgets."""
-    provider = _value(prefix, f"{prefix}_provider", "custom")
+    provider = _value(prefix, f"{prefix}_provider", next(iter(PROVIDERS)))  # the select's own default
     out = {f"{prefix}_provider": provider, f"{prefix}_key": _value(prefix, f"{prefix}_key", ""),
            f"{prefix}_timeout": _value(prefix, f"{prefix}_timeout", Endpoint.model_fields["timeout_s"].default)}
     preset = PROVIDERS.get(provider, PROVIDERS["custom"])

@@ -74,8 +74,10 @@ def current_query(page_title: str) -> str:
 
 
 def link_box(page_title: str) -> None:
-    """The link for what is on screen, in a copyable code box in the sidebar."""
+    """The link for what is on screen (a sample at its step, a lesson), in a copyable code box in the sidebar."""
     query = current_query(page_title)
-    st.sidebar.caption("Link to what is on screen (a sample run at its step, or a lesson):" if query else
-                       "Link to this app (open a sample run on the Runs page, or a lesson, to link to it):")
+    if not query:  # the address bar holds this one; a code box would cost the first page its 1.5 MB highlighter
+        st.sidebar.caption("Open a sample run on the Runs page, or a lesson, and its link shows here.")
+        return
+    st.sidebar.caption("Link to what is on screen (a sample run at its step, or a lesson):")
     st.sidebar.code(base_url(st.context.url) + query, language=None, wrap_lines=True)

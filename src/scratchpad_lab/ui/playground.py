@@ -26,8 +26,8 @@ from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
-from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, prompt_name_for, sidebar_settings,
-                                        use_preset)
+from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
+                                        sidebar_settings, use_preset)
 from scratchpad_lab.ui.state import (PRESENTER, PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
 from scratchpad_lab.ui.markup import escape
@@ -197,8 +197,10 @@ def page() -> None:
     init_session()
     st.html(PAGE_CSS)
     st.session_state[PLAY_NEEDS_FULL] = False  # this is a full run: it draws whatever run has ended
-    config, keys, problem = sidebar_settings()
-    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
+    # Run first, the sidebar's settings after it: the settings are read from session state (as a callback
+    # reads them), so Run is right before they are drawn, and the browser shows it without waiting for
+    # the sidebar's widgets (bench/live_latency.py, the first page).
+    config, keys, problem = current_config()
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
     runs = st.session_state[PLAY_RUNS]
@@ -209,6 +211,8 @@ def page() -> None:
     # shows the run going also shows Run disabled (a double click cannot start a second run).
     run_col.button("Run", type="primary", key="play_run", disabled=running or config is None,
                    on_click=_start_run, width="stretch")
+    config, keys, problem = sidebar_settings()
+    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
     active = st.session_state[PLAY_ACTIVE]
     running = active is not None and not active.finished
     if not running:

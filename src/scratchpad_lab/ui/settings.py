@@ -13,7 +13,7 @@ from scratchpad_lab.model.config import (PACKAGE_PROMPT, ConfigError, RunConfig,
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
-                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
+                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME, K_ADVANCED)
 
 PLAY_SUMMARIZER_EP = "play_sum_ep"  # the widget prefix of the playground's summarizer endpoint
 OFF_CAP = field_bounds("max_scratchpad_chars")[1]  # "no size trigger": the largest cap RunConfig allows
@@ -76,6 +76,12 @@ def _reset_prompt() -> None:
     st.session_state[K_PROMPT] = PACKAGE_PROMPT
 
 
+def current_config() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
+    """The run the settings describe, before their widgets are drawn (the same as sidebar_settings returns)."""
+    _defaults()
+    return config_from_state()
+
+
 def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
     """Draw the settings; return (config, keys, None) or (None, {}, what to change)."""
     _defaults()
@@ -123,7 +129,18 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
-    with sb.expander("Advanced"):
+    # Drawn only while open (a lazy expander): the first page does without its widgets (bench/live_latency.py);
+    # their values live on in session state (state.PLAY_SETTINGS), so a closed expander changes no setting.
+    advanced = sb.expander("Advanced", key=K_ADVANCED, on_change="rerun")
+    if advanced.open:
+        _advanced(advanced, models)
+    if range_problems():  # also said right under the widget; here so it shows with Advanced folded
+        sb.error("Run is off until every setting is in its range.")
+    return config_from_state()
+
+
+def _advanced(box, models) -> None:
+    with box:
         st.text_area("Summarizer prompt template", key=K_PROMPT, height=220,
                      help="Sent to the summarizer. Must contain {scratchpad}; may use {query} and {iteration}.")
         st.button("Reset to the package's prompt", on_click=_reset_prompt, key="play_reset_prompt")
@@ -138,9 +155,6 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         _range_message(st, K_MAX_IT)
         if not models:
             _wall_clock()
-    if range_problems():  # also said right under the widget; here so it shows with Advanced folded
-        sb.error("Run is off until every setting is in its range.")
-    return config_from_state()
 
 
 def _wall_clock() -> None:

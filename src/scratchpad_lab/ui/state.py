@@ -57,6 +57,7 @@ K_WALL = "play_wall_clock"
 K_PACE = "play_pacing"
 K_AGENT = "play_agent"
 K_TASK = "play_task"
+K_ADVANCED = "play_advanced_open"  # the sidebar's Advanced expander is open (its widgets are drawn only then)
 
 LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
 LESSON_RUN = "lesson_run"              # the Run of the lesson going on or just finished (or None)
