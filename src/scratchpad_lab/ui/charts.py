@@ -17,14 +17,14 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
-EVENT_KINDS = {
-    "periodic": ("compression: periodic trigger", "#0072B2"),
-    "size": ("compression: size trigger", "#009E73"),
+EVENT_KINDS = {  # short labels: two to a legend row fit the chart's width in the live view at 1280 px
+    "periodic": ("periodic compression", "#0072B2"),
+    "size": ("size compression", "#009E73"),
     "trim": ("the agent's own cut", "#E69F00"),
     "empty": ("summarizer replied nothing", "#CC79A7"),
     "error": ("summarizer failed", "#D55E00"),
     "rejected": ("you rejected the summary", "#56B4E9"),
-    "abandoned": ("stopped during your review", "#000000"),
+    "abandoned": ("stopped during review", "#000000"),
 }
 EVENT_DOMAIN = [label for label, _ in EVENT_KINDS.values()]
 EVENT_RANGE = [color for _, color in EVENT_KINDS.values()]

@@ -68,12 +68,22 @@ def inert(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+_EDGES = re.compile(r"^(\s*)(.*?)(\s*)$", re.S)
+
+
 def inert_html(pieces: Iterable[Tuple[str, str]]) -> str:
-    """HTML from (text, style) pieces, each escaped; for st.html. Line breaks stay line breaks (pre-wrap)."""
+    """HTML from (text, style) pieces, each escaped; for st.html. Line breaks stay line breaks (pre-wrap);
+    the spaces at the edges of each line stay outside a style, so an indent is never struck through."""
     spans = []
     for text, style in pieces:
         css = HTML_STYLES[style]
-        spans.append(f'<span style="{css}">{inert(text)}</span>' if css else inert(text))
+        if not css:
+            spans.append(inert(text))
+            continue
+        for k, line in enumerate(text.split("\n")):
+            lead, body, trail = _EDGES.match(line).groups()
+            spans.append(("\n" if k else "") + inert(lead)
+                         + (f'<span style="{css}">{inert(body)}</span>' if body else "") + inert(trail))
     return TEXT_BOX.format("".join(spans))
 
 
