@@ -28,7 +28,7 @@ pg = st.navigation(list(pages.values()))
 open_from_link(pages)
 st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM agent: the real "
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
-presenter_toggle()
+presenter_toggle(pg.title)
 keep_visitor_cookie()  # hosted mode: this browser's id, so its stored runs are listed to it after a reload
 show_note()
 with user_errors():  # the pages' one edge: an error a user can cause is shown as its sentence

@@ -137,3 +137,139 @@ COUNT_RERUNS_JS = """() => {
   });
   window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }"""
+
+
+# ── what is drawn, and what the browser complained about (the acceptance suite) ──────────────
+
+# Every Vega chart on the page (st.altair_chart draws stVegaLiteChart): its box, and whether it drew:
+# the data marks of an svg (a Vega mark group with role-mark: not an axis, a legend or a title), or the
+# ink of a canvas (pixels that are not the canvas's own background). A chart whose spec Vega refused
+# has neither, however tall its empty box.
+CHARTS_JS = """() => [...document.querySelectorAll(
+    '[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')].map((chart, index) => {
+  const box = chart.getBoundingClientRect();
+  let marks = 0;
+  const texts = [];  // the text marks' words: a heatmap's numbers, a cap's label
+  for (const group of chart.querySelectorAll('svg g.role-mark')) {
+    for (const m of group.children) {
+      if (m.tagName === 'text') {
+        if (m.textContent.trim() !== '') { marks++; texts.push(m.textContent.trim()); }
+      } else if (m.getAttribute('d') || m.tagName === 'rect') marks++;
+    }
+  }
+  let ink = 0;
+  for (const canvas of chart.querySelectorAll('canvas')) {
+    try {
+      const ctx = canvas.getContext('2d');
+      const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      const [r0, g0, b0, a0] = [data[0], data[1], data[2], data[3]];
+      for (let i = 0; i < data.length; i += 4) {
+        if (data[i] !== r0 || data[i + 1] !== g0 || data[i + 2] !== b0 || data[i + 3] !== a0) ink++;
+      }
+    } catch (e) { /* a canvas without a 2d context has no ink to count */ }
+  }
+  // a legend drawn past the chart's right edge is cut off: how far (px), 0 when it fits
+  let legendCut = 0;
+  for (const legend of chart.querySelectorAll('svg g.role-legend')) {
+    legendCut = Math.max(legendCut, Math.round(legend.getBoundingClientRect().right - box.right));
+  }
+  // the "0" label of a value axis against the lowest horizontal grid line (px apart; null: no such label)
+  let zeroOffset = null;
+  const grid = [...chart.querySelectorAll('svg g.role-axis-grid line')]
+    .filter(l => Number(l.getAttribute('y2') || 0) === 0 && Number(l.getAttribute('x2') || 0) > 0)
+    .map(l => l.getBoundingClientRect().top);
+  for (const t of chart.querySelectorAll('svg g.role-axis-label text')) {
+    if (t.textContent.trim() !== '0' || t.getAttribute('text-anchor') !== 'end' || !grid.length) continue;  // a left axis
+    const r = t.getBoundingClientRect();
+    zeroOffset = Math.round(Math.abs((r.top + r.bottom) / 2 - Math.max(...grid)));
+  }
+  const heading = chart.closest('[data-testid="stVerticalBlock"]')?.innerText?.slice(0, 80) ?? '';
+  return {index, marks, ink, texts, legendCut, zeroOffset, width: Math.round(box.width), height: Math.round(box.height),
+          svg: chart.querySelectorAll('svg').length, canvas: chart.querySelectorAll('canvas').length,
+          near: heading};
+})"""
+
+
+def charts(page) -> list:
+    return page.evaluate(CHARTS_JS)
+
+
+def wait_for_charts_drawn(page, at_least: int, timeout: int = 20_000) -> list:
+    """Wait until the page has `at_least` Vega charts and every one of them drew (marks or ink);
+    on a timeout, fail naming the charts that did not."""
+    js = f"() => {{ const c = ({CHARTS_JS})(); return c.length >= {at_least} && c.every(x => x.marks > 0 || x.ink > 0); }}"
+    try:
+        page.wait_for_function(js, timeout=timeout)
+    except sync_api.TimeoutError:
+        found = charts(page)
+        blank = [c for c in found if not (c["marks"] or c["ink"])]
+        raise AssertionError(f"expected at least {at_least} drawn charts; found {len(found)}, of which these "
+                             f"drew nothing: {blank}") from None
+    return charts(page)
+
+
+def _icon_fetch_exempt() -> bool:
+    """The page icon (`page_icon=":material/..."`) makes the browser ask fonts.gstatic.com for the
+    favicon: a network fetch the page icon's own change removes. Exempt only while app.py still names a
+    material icon, so the exemption ends by itself with that change."""
+    return 'page_icon=":material/' in (REPO / "app.py").read_text(encoding="utf-8")
+
+
+class ScriptErrors:
+    """Everything the browser reports as going wrong on a page: uncaught script errors (`pageerror`)
+    and console errors. Streamlit's own `_stcore/` requests made relative to a deep link
+    (/compare/_stcore/health) answer 404 and are not the app's doing: those are ignored."""
+
+    def __init__(self, page) -> None:
+        self.seen: list = []
+        page.on("pageerror", lambda exc: self.seen.append(f"script error: {exc}"))
+        page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        url = (message.location or {}).get("url", "") or ""
+        if "/_stcore/" in url:
+            return
+        if "fonts.gstatic.com" in url and "materialsymbols" in url and _icon_fetch_exempt():
+            return
+        self.seen.append(f"console error: {message.text} ({url})" if url else f"console error: {message.text}")
+
+    def check(self, what: str) -> None:
+        assert not self.seen, f"the browser reported errors on {what}:\n" + "\n".join(self.seen)
+
+
+SIZES = ((1280, 800), (1500, 1000))
+
+# Scroll an element to the top of the view, just under Streamlit's fixed header (which would hide it).
+SCROLL_UNDER_HEADER_JS = """(e) => {
+  e.scrollIntoView({block: 'start'});
+  let box = e.parentElement;
+  while (box && !(box.scrollHeight > box.clientHeight && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) {
+    box = box.parentElement;
+  }
+  const header = document.querySelector('[data-testid="stHeader"]');
+  (box || document.scrollingElement).scrollBy(0, -((header ? header.getBoundingClientRect().height : 60) + 8));
+}"""
+
+
+def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0) -> list:
+    """Screenshots of what is on screen at each window size, to test-artifacts/<name>-<w>x<h>.png;
+    `scroll_to` (a locator) is scrolled to the top of the view first. With `charts_at_least`, every
+    chart must have drawn (again) at each size before its capture. Returns the paths."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        if scroll_to is not None:
+            scroll_to.evaluate(SCROLL_UNDER_HEADER_JS)
+        page.wait_for_timeout(400)  # one layout pass (and Vega's resize) at the new size before the capture
+        if charts_at_least:
+            drawn = wait_for_charts_drawn(page, charts_at_least)
+            assert all(c["legendCut"] <= 1 for c in drawn), f"a legend is cut off at {width}px: {drawn}"
+            assert all(c["zeroOffset"] is None or c["zeroOffset"] <= 3 for c in drawn), \
+                f"a value axis's 0 is not level with its zero line at {width}px: {drawn}"
+        path = ARTIFACTS / f"{name}-{width}x{height}.png"
+        page.screenshot(path=str(path))
+        paths.append(path)
+    return paths

@@ -34,13 +34,17 @@ def app(monkeypatch) -> AppTest:
 
 @pytest.mark.parametrize("key, value, label, bound", [
     ("play_max_scratchpad_chars", 50, "Compress when over (chars)", "the minimum is 100"),
-    ("play_agent_trim_chars", 2_000_000, "Agent's own hard trim (chars)", "the maximum is 1,000,000"),
+    ("play_agent_trim_chars", 2_000_000, "Agent's own limit (chars)", "the maximum is 1,000,000"),
     ("play_max_iterations", 0, "Max iterations", "the minimum is 1"),
 ], ids=["cap-50", "trim-2M", "iterations-0"])
 def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run(app, key, value, label, bound):
     from scratchpad_lab.model.config import field_bounds
     from scratchpad_lab.ui.settings import FIELDS
 
+    from scratchpad_lab.ui.state import K_ADVANCED
+
+    app.session_state[K_ADVANCED] = True  # Max iterations is an Advanced setting: drawn while it is open
+    app.run()
     app.number_input(key=key).set_value(value).run()
     lo, hi = field_bounds(FIELDS[key])
     beside = [e.value for e in app.sidebar.error if e.value.startswith(label)]

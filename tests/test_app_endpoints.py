@@ -119,3 +119,28 @@ def test_compare_of_an_uploaded_record_with_a_loopback_summarizer_shows_a_senten
     shown = [e.value for e in at.error] + [t.value for t in at.text]
     if at.session_state["cmp_result"] is None:  # the recorded endpoint was tried: refused, in one sentence
         assert any("may not point at 127.0.0.1" in t for t in shown), shown
+
+
+def test_a_configured_summarizer_endpoint_survives_choosing_another_summarizer_and_another_page():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.sidebar.selectbox(key="play_summarizer").set_value("endpoint").run()
+    at.sidebar.selectbox(key="play_sum_ep_provider").set_value("custom").run()
+    at.sidebar.text_input(key="play_sum_ep_base_url_custom").set_value("http://127.0.0.1:9/v1")
+    at.sidebar.text_input(key="play_sum_ep_model_custom").set_value("my-model").run()
+    at.sidebar.selectbox(key="play_summarize_every").set_value(3).run()
+
+    def shown():
+        assert not at.exception, [e.value for e in at.exception]
+        return (at.sidebar.selectbox(key="play_summarizer").value, at.sidebar.selectbox(key="play_sum_ep_provider").value,
+                at.sidebar.text_input(key="play_sum_ep_base_url_custom").value,
+                at.sidebar.text_input(key="play_sum_ep_model_custom").value,
+                at.sidebar.selectbox(key="play_summarize_every").value)
+
+    configured = ("endpoint", "custom", "http://127.0.0.1:9/v1", "my-model", 3)
+    assert shown() == configured
+    at.sidebar.selectbox(key="play_summarizer").set_value("extractive").run()  # away ...
+    at.sidebar.selectbox(key="play_summarizer").set_value("endpoint").run()    # ... and back
+    assert shown() == configured, "not reset to the OpenAI defaults"
+    at.switch_page("pages/compare.py").run()
+    at.switch_page("pages/playground.py").run()
+    assert shown() == configured, "the playground's settings survive a visit to another page"

@@ -61,6 +61,10 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
         # the run is shown as it was at the moment; for a trim, with what the trim left
         shown = [t.value for t in at.text if t.value.startswith("Scratchpad sent at iteration ")]
         assert shown and shown[0].startswith(f"Scratchpad sent at iteration {iteration}:")
+        # ...and so is its status row: the moment's iteration, held ("paused") while the run waits there
+        status = {m.label: str(m.value) for m in at.metric}
+        assert status["iteration"].startswith(f"{iteration} of "), (status, iteration)
+        assert status["status"] == ("paused" if not at.session_state[LESSON_RUN].finished else "in progress"), status
         if point.shows_trim:
             assert any(t.value.startswith(f"What the trim left: the scratchpad as iteration {iteration + 1} started")
                        for t in at.text)

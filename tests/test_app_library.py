@@ -235,7 +235,7 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
     history = [t.value for t in later.text if t.value.startswith("version ")]
     assert [h.split(" · ")[0] for h in history] == ["version 2", "version 1"]
     _ok(later.button(key="pl_history_use_1").click().run())
-    assert any(escape("“Ids v1”") in s.value for s in later.success)  # our escaped text (ui/markup.py)
+    assert any(escape("Ids v1") in s.value for s in list(later.success) + list(later.warning))  # escaped (ui/markup.py)
     _ok(later.switch_page("pages/playground.py").run())
     assert later.sidebar.text_area(key="play_summarizer_prompt").value == "Keep ids.\n{scratchpad}"
     _finish_a_run(later)

@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, run_until
+from inert_html import html_texts
 
 from scratchpad_lab.ui.markup import escape
 
@@ -83,12 +84,20 @@ def _rendered_as_markup(at: AppTest) -> List[str]:
     """The serialized protos of every node whose text Streamlit may render as markdown or HTML
     (markdown, badges, captions, titles, alerts, metric and widget labels, expander labels, ...)."""
     return [str(node.proto) for node in at
-            if node.type not in PLAIN_TEXT_NODES and getattr(node, "proto", None) is not None]
+            if node.type not in PLAIN_TEXT_NODES and node.type != "html" and getattr(node, "proto", None) is not None]
+
 
 
 @pytest.fixture
 def app(monkeypatch) -> AppTest:
     return _open_app(monkeypatch)
+
+
+def _open_advanced(at: AppTest) -> AppTest:
+    """Open the sidebar's Advanced expander, as a person would (its widgets are drawn only while open)."""
+    from scratchpad_lab.ui.state import K_ADVANCED
+    at.session_state[K_ADVANCED] = True
+    return at.run()
 
 
 def _set_pacing(at: AppTest, pacing: str) -> None:
@@ -126,7 +135,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert row["outcome"] == "answered"
     assert row["scenario"] == "support-ticket"
     assert row["compressions"] >= 1  # package defaults (every 5) over a 14-step scenario
-    assert 0.0 <= row["answer score"] <= 1.0
+    assert 0 <= row["answer score"] <= 100  # a whole percentage, as the view's sentence says it
 
     assert _metric(app, "status") == "answered"
     assert int(_metric(app, "compressions")) == row["compressions"]
@@ -136,7 +145,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert len(numbers) == row["compressions"] + 1
     assert all("no compression happened" not in n for n in numbers)
     scores = _answer_score_texts(app)
-    assert scores == [f"Answer score: {row['answer score']:.0%} of the expected facts "
+    assert scores == [f"Answer score: {row['answer score']}% of the expected facts "
                       "(the scripted agent answers only from what is still in its scratchpad)"]
     assert any(s.value == "Final answer" for s in app.subheader)
     assert app.download_button, "a finished run can be downloaded"
@@ -195,6 +204,7 @@ def test_a_preset_fills_in_both_middleware_triggers(app, preset, every, cap):
     ("", "{scratchpad}"),
 ], ids=["no-scratchpad", "unknown-placeholder", "empty"])
 def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(app, template, named):
+    _open_advanced(app)
     prompt = app.text_area(key="play_summarizer_prompt")
     prompt.input(template).run()
     errors = [e.value for e in app.error]  # inert markdown (ui/markup.escape): it quotes what was typed
@@ -209,6 +219,7 @@ def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(ap
 
 def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
     _set_pacing(app, PACE_INSTANT)
+    _open_advanced(app)
     app.text_area(key="play_summarizer_prompt").input("LAB-PROMPT step {iteration}:\n{scratchpad}").run()
     _run_to_the_end(app)
     prompts = [c.value for c in app.code if c.value.startswith("LAB-PROMPT step ")]
@@ -219,6 +230,7 @@ def test_a_custom_prompt_is_what_the_summarizer_is_sent(app):
 def test_reset_restores_the_packages_prompt(app):
     from scratchpad_lab.model.config import PACKAGE_PROMPT
 
+    _open_advanced(app)
     app.text_area(key="play_summarizer_prompt").input("no placeholder").run()
     assert app.button(key="play_run").disabled
     app.button(key="play_reset_prompt").click().run()
@@ -349,9 +361,8 @@ def test_untrusted_text_in_a_run_is_shown_only_as_code_or_text(monkeypatch, tmp_
     for payload in PAYLOADS:
         # prompt and reply of each card, the scratchpad and the whole-scratchpad popover, final answer
         assert sum(payload in c for c in code) >= 5, payload
-    # the merged diff shows them too, escaped character by character
-    merged = [m.value for m in at.markdown if "&#60;img src&#61;x onerror&#61;alert&#40;1&#41;&#62;" in m.value]
-    assert merged, "the word-level view shows the payload as escaped text"
+    # the merged diff shows them too, as text in our inert HTML (its elements are ours alone)
+    assert any(HTML_PAYLOAD in t for t in html_texts(at)), "the word-level view shows the payload as text"
     assert all(p not in m.value for m in at.markdown for p in PAYLOADS)
     for markup in _rendered_as_markup(at):
         for marker in MARKERS:
@@ -384,10 +395,8 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     preset = next(o for o in app.sidebar.selectbox(key="play_preset").options if o.startswith("Tight"))
     app.sidebar.selectbox(key="play_preset").set_value(preset).run()
     _run_to_the_end(app)  # presses Run
-    from scratchpad_lab.ui.markup import escape
-
-    lost_lines = [m.value for m in app.markdown if m.value.startswith("Lost ")]
-    assert any(f":red-badge[{escape('A-1001')}]" in t for t in lost_lines), lost_lines
+    lost_lines = [t for t in html_texts(app) if t.startswith("Lost ")]  # the chips, as text in inert HTML
+    assert any("A-1001" in t for t in lost_lines), lost_lines
     # Pick the compression that lost it and ask the order-number probe before and after.
     record = app.session_state["play_runs"][-1]
     from scratchpad_lab.analysis.quality import annotate

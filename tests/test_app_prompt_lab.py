@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import APP, rerun_until, run_until
 from fake_openai import FakeOpenAI, echo_marker
 from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.state import K_ADVANCED
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
@@ -139,28 +140,60 @@ def test_a_prompt_file_uploads_as_a_version_and_a_bad_one_changes_nothing(lab):
     assert "version: ticket-notes" in lab.selectbox(key="pl_start_0").options
     lab.file_uploader(key="pl_prompt_upload").upload("bad.txt", b"\xff\xfe\x00bad", "text/plain")
     _ok(lab.run())
-    assert [e.value for e in lab.error] == ["That file is not a UTF-8 text file of at most 100 KB; nothing was added."]
+    assert [e.value for e in lab.error] == [
+        "That file could not be read as plain text, or is over 100 KB; nothing was added. Save the prompt as a "
+        "plain .txt file and upload it again."]
     assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
 
 
-def test_use_in_playground_carries_the_name_into_the_runs_table(lab):
-    lab.text_input(key="pl_name_0").input("Ids v1")
-    lab.text_area(key="pl_text_0").input("Keep every id.\nTask: {query}\n{scratchpad}").run()
-    lab.button(key="pl_use_0").click().run()
-    assert any("Ids v1" in s.value for s in lab.success)
-    at = _ok(lab.switch_page("pages/playground.py").run())
-    assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
-    at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
-    _run_in_playground(at)
+def test_use_in_playground_brings_the_model_with_the_prompt_and_credits_the_run(lab):
+    with FakeOpenAI() as fake:
+        fake.default = ("ok", echo_marker)
+        _add_model(lab, fake.url)
+        lab.text_input(key="pl_name_0").input("Ids v1")
+        lab.text_area(key="pl_text_0").input("MARKER-ids Keep every id.\nTask: {query}\n{scratchpad}").run()
+        lab.button(key="pl_use_0").click().run()
+        assert any("Ids v1" in s.value and escape("fake-model") in s.value for s in lab.success), \
+            [s.value for s in lab.success]  # shown escaped (the name and the model are the person's)
+        at = _ok(lab.switch_page("pages/playground.py").run())
+        at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
+        _ok(at.run())
+        assert at.sidebar.text_area(key="play_summarizer_prompt").value.startswith("MARKER-ids Keep every id.")
+        # the prompt lab's model came with it: the summarizer, its endpoint and its model
+        assert at.sidebar.selectbox(key="play_summarizer").value == "endpoint"
+        assert at.sidebar.selectbox(key="play_sum_ep_provider").value == "custom"
+        assert at.sidebar.text_input(key="play_sum_ep_base_url_custom").value == fake.url
+        assert at.sidebar.text_input(key="play_sum_ep_model_custom").value == "fake-model"
+        assert not [w for w in at.main.warning if "does not follow prompts" in w.value]
+        at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
+        _run_in_playground(at)
     record = at.session_state["play_runs"][-1]
-    assert record.config.prompt_name == "Ids v1"
+    assert record.config.prompt_name == "Ids v1" and record.config.summarizer_endpoint.model == "fake-model"
+    comps = [e.data for e in record.events if e.kind == "compression"]
+    assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)  # the model got it
     table = next(d.value for d in at.dataframe if "prompt" in d.value.columns)  # the runs table
     assert list(table["prompt"]) == ["Ids v1"]
     assert "Ids v1" in at.selectbox(key="play_show_1").format_func(0)
-    # edited afterwards, it is no longer the named prompt
-    at.sidebar.text_area(key="play_summarizer_prompt").input("Changed.\n{scratchpad}").run()
+
+
+def test_a_prompt_taken_to_an_extractive_playground_says_it_is_not_followed_and_is_not_credited(lab):
+    lab.text_input(key="pl_name_0").input("Ids v1")
+    lab.text_area(key="pl_text_0").input("Keep every id.\nTask: {query}\n{scratchpad}").run()
+    lab.button(key="pl_use_0").click().run()
+    assert any("does not follow prompts" in w.value for w in lab.warning), [w.value for w in lab.warning]
+    at = _ok(lab.switch_page("pages/playground.py").run())
+    at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
+    _ok(at.run())
+    assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
+    assert at.sidebar.selectbox(key="play_summarizer").value == "extractive"
+    said = [w.value for w in at.main.warning if "does not follow prompts" in w.value]
+    assert said and "Ids v1" in said[0], [w.value for w in at.main.warning]
+    at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
     _run_in_playground(at)
-    assert list(next(d.value for d in at.dataframe if "prompt" in d.value.columns)["prompt"]) == ["Ids v1", "custom"]
+    record = at.session_state["play_runs"][-1]
+    assert record.config.prompt_name is None, "a run whose summarizer ignores the prompt is not credited to it"
+    assert list(next(d.value for d in at.dataframe if "prompt" in d.value.columns)["prompt"]) == [
+        "not followed (extractive)"]
 
 
 def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
@@ -189,3 +222,23 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
     comps = [e.data for e in model_run.events if e.kind == "compression"]
     assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)
     assert any(t.value == result.labels[1] for t in cmp.text)
+
+
+def test_a_cell_waiting_on_a_slow_model_says_for_what_and_how_long(lab):
+    with FakeOpenAI() as fake:
+        fake.delay = 2.5
+        fake.default = ("ok", echo_marker)
+        _add_model(lab, fake.url)
+        lab.button(key="pl_run").click().run()
+        said = None
+
+        def waiting_said(page) -> bool:
+            nonlocal said
+            said = next((t.value for t in page.text if t.value.startswith("waiting for fake-model, ")
+                         and not t.value.endswith(" 0 s")), None)
+            return bool(said) or page.session_state["pl_matrix"].finished
+
+        rerun_until(lab, waiting_said, timeout_s=30, what="the waiting status")
+        assert said and said.endswith(" s"), [t.value for t in lab.text][-8:]
+        _wait_matrix(lab)
+    assert not [t for t in lab.text if t.value.startswith("waiting for ")]

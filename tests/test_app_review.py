@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until
+from conftest import APP, run_until, rerun_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.review import RecordedReviews
 from scratchpad_lab.engine.runner import Run
@@ -79,3 +79,30 @@ def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
     assert [{k: e.data.get(k) for k in keys} for e in again.events if e.kind == "compression"] == \
         [{k: c.get(k) for k in keys} for c in comps]
     assert again.final_answer == record.final_answer
+
+
+def test_a_rejected_proposal_and_a_stop_during_review_read_as_the_persons_decisions(monkeypatch):
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
+    at.sidebar.selectbox(key="play_summarize_every").set_value(3)
+    at.sidebar.select_slider(key="play_pacing").set_value("instant")
+    at.toggle(key="play_review").set_value(True).run()
+    at.button(key="play_run").click().run()
+    _wait_for(at, "play_review_reject_1")
+    at.button(key="play_review_reject_1").click().run()
+    _wait_for(at, "play_review_accept_2")
+    at.button(key="play_stop").click().run()  # Stop while the second proposal waits for a decision
+    rerun_until(at, lambda page: page.session_state["play_active_run"] is None, timeout_s=30, what="the stopped run")
+    _ok(at.run())
+
+    assert {m.label: str(m.value) for m in at.metric}["status"] == "stopped"
+    assert not at.error, [e.value for e in at.error]  # no "compressions failed" banner: nothing failed
+    texts = [t.value for t in at.text]
+    assert "You rejected it; the package keeps the scratchpad and tries again." in texts
+    assert "Stopped while it waited for your review; nothing was compressed." in texts
+    assert any("and you rejected the proposed summary: the package keeps the scratchpad" in t for t in texts)
+    assert any("the run was stopped while the proposed summary waited for your review" in t for t in texts)
+    shown = " ".join(texts + [str(m.value) for m in at.markdown])
+    for blame in ("summarizer replied nothing", "summarizer failed", "empty reply: scratchpad kept",
+                  "error instead of a summary", "Summarizer error"):
+        assert blame not in shown, blame

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, ROOT, rerun_until
 from scratchpad_lab.ui.library import imported_sample_files, sample_files
+from inert_html import html_texts
 from scratchpad_lab.ui.runs_page import TRACE_NOTE, UPLOAD_FAILED, read_upload
 
 SAMPLE = "support-ticket-defaults.json"
@@ -86,7 +87,7 @@ def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
 
 def _rendered_as_markup(at: AppTest) -> List[str]:
     return [str(node.proto) for node in at
-            if node.type not in PLAIN_TEXT_NODES and getattr(node, "proto", None) is not None]
+            if node.type not in PLAIN_TEXT_NODES and node.type != "html" and getattr(node, "proto", None) is not None]
 
 
 def _assert_no_markup_carries_payloads(at: AppTest) -> None:
@@ -95,6 +96,7 @@ def _assert_no_markup_carries_payloads(at: AppTest) -> None:
     for markup in _rendered_as_markup(at):
         for marker in MARKERS:
             assert marker not in markup, f"{marker!r} reached an element that renders markup"
+    html_texts(at)  # a card's HTML: our elements around the text only
 
 
 def _set_rows(at: AppTest, rows: List[dict]) -> None:

@@ -124,14 +124,31 @@ XSS = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "![x](http:/
        "[click](http://evil.invalid/l)", "www.evil.invalid", "ops@evil.invalid", ":red[INJECTED]",
        "`tick`", "$x^2$", "<iframe src=http://evil.invalid></iframe>"]
 
-# Every element inside the rendered markdown of the compression cards, by tag, and their text.
+# Every element inside the rendered markdown and the inert HTML of the compression cards, by tag, and their text.
 MARKDOWN_DOM_JS = """() => {
   const tags = {}; let text = '';
-  for (const m of document.querySelectorAll('[class*="st-key-runs_view_card_"] [data-testid="stMarkdownContainer"]')) {
+  for (const m of document.querySelectorAll('[class*="st-key-runs_view_card_"] [data-testid="stMarkdownContainer"], '
+                                            + '[class*="st-key-runs_view_card_"] [data-testid="stHtml"]')) {
     m.querySelectorAll('*').forEach(e => tags[e.tagName] = (tags[e.tagName] || 0) + 1);
     text += m.innerText + '\\n';
   }
   return {tags, text, dialogs: window.__labDialogs || 0};
+}"""
+
+
+# Select the first card's merged text as a person would (the whole box) and read what a copy would carry.
+COPY_JS = """() => {
+  const box = document.querySelector('[class*="st-key-runs_view_card_"][class*="_merged"] [data-testid="stHtml"], '
+    + '[class*="st-key-runs_view_card_"][class*="_merged"] [data-testid="stMarkdownContainer"]');
+  if (!box) return null;
+  const range = document.createRange();
+  range.selectNodeContents(box);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  const copied = selection.toString();
+  selection.removeAllRanges();
+  return copied;
 }"""
 
 
@@ -190,6 +207,13 @@ def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser
             + '[data-testid="stMain"] a[href*="evil.invalid"], [data-testid="stMain"] a[href^="mailto:"]').length""")
         assert hostile == 0
         assert dom["dialogs"] == 0
+        # what a person copies from a card's text is exactly the text: no invisible joiner or space in it
+        copied = page.evaluate(COPY_JS)
+        assert copied, "the merged text is on the page"
+        assert not set(copied) & {"\u2060", "\u200b", "\u200c", "\u200d", "\ufeff"}, \
+            sorted({hex(ord(c)) for c in copied if ord(c) > 0x2000})
+        for payload in ("www.evil.invalid", "ops@evil.invalid", "<img src=x onerror=alert(1)>", ":red[INJECTED]"):
+            assert payload in copied, payload
     finally:
         context.close()
 

@@ -65,3 +65,24 @@ def test_a_lesson_link_still_opens_its_lesson_on_the_first_page():
     page = first_run({"lesson": "2"})
     assert not page["exception"], page["exception"]
     assert "scratchpad_lab.engine.lessons" in page["modules"]
+
+
+def test_the_first_page_draws_no_code_box_and_the_advanced_settings_only_once_opened(monkeypatch):
+    """What the browser draws on the first page is what costs most (bench/live_latency.py): no st.code (its
+    syntax highlighter is a 1.5 MB script), and the Advanced settings' widgets only while it is open."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert not at.code, [c.value for c in at.code]
+    assert not at.text_area and "play_max_iterations" not in {n.key for n in at.number_input}
+    at.session_state["play_advanced_open"] = True  # the person opens Advanced
+    at.run()
+    assert not at.exception
+    assert at.sidebar.text_area(key="play_summarizer_prompt") is not None
+    at.sidebar.number_input(key="play_max_iterations").set_value(12).run()
+    at.session_state["play_advanced_open"] = False  # ... and closes it: the setting stays
+    at.run()
+    assert "play_max_iterations" not in {n.key for n in at.number_input}
+    assert at.session_state["play_max_iterations"] == 12

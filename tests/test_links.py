@@ -90,11 +90,11 @@ def test_app_opened_at_a_sample_step_shows_that_step_and_its_link():
     assert any(t.value == "Showing iteration 6 of 14." for t in at.text)
     assert any(t.value.startswith("Scratchpad sent at iteration 6:") for t in at.text)
     # the trigger panel says why, for the step on screen (the tight sample compresses at every even iteration)
-    assert any(t.value.startswith("Why: Iteration 6 is a multiple of summarize_every = 2, so the periodic trigger "
+    assert any(t.value.startswith("Why: Iteration 6 is a multiple of 2 (compress every 2 iterations), so the periodic trigger "
                                   "fired") for t in at.text)
     cards = [m.value for m in at.markdown if m.value.startswith("**Compression at iteration")]
     assert cards[0].startswith("**Compression at iteration 6** ")
-    assert any(t.value.startswith("Iteration 6 is a multiple of summarize_every = 2") for t in at.text)  # on the card
+    assert any(t.value.startswith("Iteration 6 is a multiple of 2 (compress every 2 iterations)") for t in at.text)  # on the card
     assert at.sidebar.code[0].value.endswith("/?sample=support-ticket-tight&step=6")
 
 
@@ -120,10 +120,11 @@ def test_hostile_links_open_a_page_with_a_short_note_and_never_echo_the_value(pa
     assert not at.exception
     assert at.info and all("<" not in i.value for i in at.info)
     assert "onerror" not in _all_text(at)
-    from scratchpad_lab.ui.view import PAGE_CSS
+    from inert_html import html_texts
 
-    # nothing raw went into HTML (the playground's own fixed layout style is the only HTML)
-    assert not [h for h in at.get("html") if h.proto.body != PAGE_CSS]
+    # nothing raw went into HTML: besides our fixed styles and script, only a card's inert HTML (our
+    # elements around a run's text), and the link's value is in none of it
+    assert all("onerror" not in text for text in html_texts(at))
 
 
 # ── links to a stored run (issue 24) ──────────────────────────────────────

@@ -1,5 +1,7 @@
-"""Untrusted text through markup.escape/compose stays text: decoding the references gives back exactly
-the input (less the invisible joiners), and nothing a markdown parser acts on survives raw."""
+"""Untrusted text through markup stays text. In markdown (`escape`, short labels): decoding the references
+gives back exactly the input (less the invisible joiners), and nothing a markdown parser acts on survives
+raw. In a card's HTML (`inert_html`, `chips_html`): the only elements are our own, their text is exactly the
+input (no joiner, no zero-width space: a copy is the text), and no attribute but our fixed style."""
 from __future__ import annotations
 
 import html
@@ -7,7 +9,8 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from scratchpad_lab.ui.markup import LINE_BREAK, compose, escape, styled
+from inert_html import read
+from scratchpad_lab.ui.markup import HTML_STYLES, chips_html, escape, inert_html
 
 PAYLOADS = [
     "<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "![x](http://evil.invalid/a.png)",
@@ -40,22 +43,35 @@ def test_autolink_and_shortcode_triggers_are_broken_by_a_joiner():
     assert "&#58;\u2060" in escape("http://x")
 
 
-def test_styled_text_keeps_spaces_outside_spans_and_never_spans_a_line_break():
-    out = styled("  gone words \nnext", "dropped")
-    first, second = out.split(LINE_BREAK)
-    assert first == "&#160;&#160;:red-background[~~gone words~~] "
-    assert second == ":red-background[~~next~~]"
+_read = read
+
+
+OUR_STYLES = set(HTML_STYLES.values())
+
+
+def test_a_cards_html_is_our_elements_around_exactly_the_text():
+    for payload in PAYLOADS + ["line one\n\n  indented two\nwww.x.org a@b.org http://y :smile:"]:
+        parsed = _read(inert_html([(payload, "dropped"), (payload, "plain"), (payload, "new")]))
+        assert set(parsed.tags) <= {"div", "span"}, (payload, parsed.tags)
+        assert all(name == "class" and value == "lab-text" or name == "style" for name, value in parsed.attributes)
+        spans = [value for name, value in parsed.attributes if name == "style"][1:]  # the box's own style first
+        assert set(spans) <= OUR_STYLES, spans
+        assert "".join(parsed.text) == payload * 3, payload  # nothing added: no joiner, no zero-width space
+
+
+def test_chips_are_our_spans_around_each_fact_as_it_is():
+    facts = ["a.rao.shop@example.in", "<img src=x onerror=alert(1)>", "www.evil.invalid", "http://x"]
+    parsed = _read(chips_html(facts, "Lost 4 of 9 facts:", " (all bold in the text)"))
+    assert set(parsed.tags) <= {"div", "span"} and parsed.tags.count("span") == len(facts)
+    assert "".join(parsed.text) == "Lost 4 of 9 facts: " + "".join(facts) + " (all bold in the text)"
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
-def test_any_text_decodes_back_to_itself_and_leaves_only_our_syntax(text):
-    out = compose([(text, "dropped"), (text, "new"), (text, "plain")])
-    body = out.replace(LINE_BREAK, "\n")
-    # remove our own syntax; what is left must be escaped text only
-    stripped = re.sub(r":(red|blue)-background\[(~~)?|(~~)?\]", "", body)
-    raw = re.sub(r"&#\d+;", "", stripped)
-    assert not (set(raw) & (ACTIVE - {"\\"}) - set("\n")), repr(raw)
+def test_any_text_in_a_card_reads_back_as_itself_and_makes_no_element(text):
+    parsed = _read(inert_html([(text, "dropped"), (text, "new"), (text, "plain"), (text, "fact")]))
+    assert set(parsed.tags) <= {"div", "span"}, parsed.tags
+    assert "".join(parsed.text) == text * 4
     flat = text.replace("\n", " ")
-    lead = len(flat) - len(flat.lstrip(" "))  # leading spaces come back as no-break spaces
-    assert _decoded(escape(flat)) == "\xa0" * lead + flat[lead:]
+    lead = len(flat) - len(flat.lstrip(" "))  # in markdown, leading spaces come back as no-break spaces
+    assert _decoded(escape(flat)) == ("\xa0" * lead + flat[lead:]).replace(JOINERS, "")

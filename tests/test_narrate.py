@@ -22,12 +22,12 @@ def _checks(record):
     return {e.iteration: e.data for e in record.events if e.kind == "trigger"}
 
 
-def test_a_periodic_compression_says_the_iteration_is_a_multiple_of_summarize_every():
+def test_a_periodic_compression_says_the_iteration_is_a_multiple_of_the_period():
     record = _run(summarize_every=3, max_scratchpad_chars=1_000_000)
     first = compressions(record.events)[0]
     assert first["reason"] == "periodic" and first["iteration"] == 3
     assert sentence_for(record.events, 3) == (
-        f"Iteration 3 is a multiple of summarize_every = 3, so the periodic trigger fired: the summarizer "
+        f"Iteration 3 is a multiple of 3 (compress every 3 iterations), so the periodic trigger fired: the summarizer "
         f"replaced {first['before_chars']:,} chars with a {first['after_chars']:,}-char summary.")
 
 
@@ -44,7 +44,7 @@ def test_a_size_compression_names_the_size_the_cap_and_the_last_summary_with_tho
     assert "no summary has been written yet, so the size trigger fired" in sentence_for(record.events, first["iteration"])
 
 
-def test_over_the_cap_but_not_grown_since_the_last_summary_says_the_size_trigger_stays_disarmed():
+def test_over_the_cap_but_not_grown_since_the_last_summary_says_the_size_trigger_waits_for_growth():
     record = _run(summarize_every=None, max_scratchpad_chars=1_000, extractive_budget_chars=1_500, agent_trim_chars=1_200)
     disarmed = [i for i, c in _checks(record).items() if c["over_cap"] and not c["size_armed"]]
     assert disarmed, "the settings must produce a disarmed over-cap iteration"
@@ -52,7 +52,7 @@ def test_over_the_cap_but_not_grown_since_the_last_summary_says_the_size_trigger
     assert not c["fired"]
     assert sentence_for(record.events, disarmed[0]).startswith(
         f"The scratchpad ({c['chars']:,} chars) is over the 1,000 cap, but has not grown since the last summary "
-        f"({c['last_summarized_chars']:,} chars): the size trigger stays disarmed.")
+        f"({c['last_summarized_chars']:,} chars): the size trigger waits for it to grow.")
 
 
 def test_under_the_cap_with_nothing_due_says_when_the_next_periodic_trigger_comes():
@@ -61,7 +61,7 @@ def test_under_the_cap_with_nothing_due_says_when_the_next_periodic_trigger_come
     assert not c["fired"] and not c["over_cap"]
     assert sentence_for(record.events, 7) == (
         f"The scratchpad ({c['chars']:,} chars) is under the 15,000 cap and iteration 7 is not a multiple of "
-        "summarize_every = 5 (next at 10): nothing is due.")
+        "5 (compress every 5 iterations; next at 10): nothing is due.")
     assert sentence_for(record.events, 1) == "At iteration 1 the scratchpad is empty: there is nothing to compress."
 
 
@@ -99,7 +99,7 @@ def test_a_summarizer_error_is_named_and_the_scratchpad_kept():
     comp = compressions(record.events)[0]
     assert comp["status"] == "error"
     assert sentence_for(record.events, 5) == (
-        "Iteration 5 is a multiple of summarize_every = 5, so the periodic trigger fired, but the summarizer failed "
+        "Iteration 5 is a multiple of 5 (compress every 5 iterations), so the periodic trigger fired, but the summarizer failed "
         f"(RuntimeError: summarizer endpoint is down); the package kept the scratchpad ({comp['before_chars']:,} "
         "chars) unchanged.")
 

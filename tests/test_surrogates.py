@@ -4,7 +4,6 @@ Made safe once where text enters, so every output path (--json, --out, --trace-o
 Compare pages) works: each lone surrogate becomes U+FFFD.
 """
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -161,12 +160,7 @@ def test_the_live_playground_runs_against_a_model_sending_such_steps():
         at.sidebar.text_input(key="play_agent_ep_model_custom").set_value("m")
         at.run()
         at.button(key="play_run").click().run()
-        for _ in range(300):  # the live fragment draws each step as it comes, then the finished run
-            at.run()
-            assert not at.exception, [e.value for e in at.exception]
-            if at.session_state["play_active_run"] is None:
-                break
-            time.sleep(0.05)
+        rerun_until(at, timeout_s=60, what="the live run")  # the live fragment draws each step, then the end
         record = at.session_state["play_runs"][-1]
     assert record.final_answer == "The code is ERR_503 \ufffd."
     assert not at.exception

@@ -105,7 +105,7 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
     same = caps_frame(RunConfig.build(max_scratchpad_chars=15_000, agent_trim_chars=15_000), top=6_000)
     assert list(same["label"]) == ["both caps: 15,000"] and bool(same["drawn"].iloc[0])
     two = caps_frame(RunConfig.build(max_scratchpad_chars=4_000, agent_trim_chars=15_000), top=6_000)
-    assert list(two["label"]) == ["compress when over: 4,000", "agent's hard trim: 15,000"]
+    assert list(two["label"]) == ["compress when over: 4,000", "agent's own limit: 15,000"]
     off = caps_frame(RunConfig.build(max_scratchpad_chars=1_000_000, agent_trim_chars=15_000), top=6_000)
     assert off["label"].iloc[0].startswith("compress when over: 1,000,000") and not off["drawn"].iloc[0]
 
@@ -114,7 +114,7 @@ def test_every_event_kind_has_one_colour_used_by_every_chart():
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.ui.charts import EVENT_KINDS, event_kind, event_scale, marks_frame
 
-    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 5
+    assert len({c for _, c in EVENT_KINDS.values()}) == len(EVENT_KINDS) == 7  # the review kinds too
     assert event_scale().domain == [label for label, _ in EVENT_KINDS.values()]
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, agent_trim_chars=2_000)).run()
     marks = marks_frame(record.events)

@@ -10,7 +10,7 @@ inputs and what the package then did. (The next periodic iteration comes from tr
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.events import Event
@@ -49,8 +49,8 @@ def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: in
         return (f"At iteration {iteration} the {reason or 'unknown'} trigger fired (this record has no trigger "
                 "check to say more)")
     if reason == "periodic":
-        return (f"Iteration {iteration} is a multiple of summarize_every = {t.summarize_every}, "
-                "so the periodic trigger fired")
+        return (f"Iteration {iteration} is a multiple of {t.summarize_every} (compress every "
+                f"{t.summarize_every} iterations), so the periodic trigger fired")
     last = t.last_summarized_chars
     grown = ("no summary has been written yet" if last is None
              else f"has grown since the last summary ({_n(last)} chars)")
@@ -58,8 +58,45 @@ def _fired_clause(t: Optional[TriggerData], reason: Optional[str], iteration: in
             f"cap and {grown}, so the size trigger fired")
 
 
+# Review mode: the package sees an empty reply (rejected) or a failed call (the run stopped while a proposal
+# waited), but it was the person's doing, not the summarizer's: said in the person's words, everywhere.
+REVIEW_WORDS = {"rejected": "you rejected it; the package keeps the scratchpad and tries again",
+                "abandoned": "stopped while it waited for your review; nothing was compressed"}
+
+
+# What ends a model call's wait: its own event (the agent's llm_call, the summarizer's compression), or the run's.
+_CALL_ENDS = ("llm_call", "compression", "error", "finish")
+
+
+def waiting_for(events: Sequence[Event]) -> Optional[Tuple[str, float]]:
+    """(what the run waits for, when the call began in run seconds) while a network model call is in
+    flight, else None: the last call_start with no event of its end after it."""
+    for e in reversed(events):
+        if e.kind == "call_start":
+            return str(e.payload.waiting_for or "the model"), float(e.t)
+        if e.kind in _CALL_ENDS:
+            return None
+    return None
+
+
+def review_outcome(review: Optional[str]) -> Optional[str]:
+    """How a reviewed compression that replaced nothing reads ("you rejected it; ..."), else None."""
+    return REVIEW_WORDS.get(review or "")
+
+
+def _retry(t: Optional[TriggerData], iteration: int) -> str:
+    """When the package tries again after a reply that replaced nothing (it keeps no memory of it)."""
+    if t is None:
+        return "will try again when a trigger next fires"
+    if t.over_cap:
+        return "will try again next iteration, since the scratchpad is still over the cap"
+    upcoming = next_periodic(iteration, t.summarize_every)
+    return f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
+
+
 def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
-    """Why a compression happened and what came of it, from its trigger check and its status."""
+    """Why a compression happened and what came of it, from its trigger check, its status and (review mode)
+    what the person decided."""
     c = compression.payload
     iteration = int(compression.iteration or 0)
     t = trigger.payload if trigger is not None else None
@@ -67,16 +104,15 @@ def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
     if c.status == "ok":
         return (f"{clause}: the summarizer replaced {_n(c.before_chars)} chars with a "
                 f"{_n(c.after_chars)}-char summary.")
+    if c.review == "rejected":
+        return (f"{clause}, and you rejected the proposed summary: the package keeps the scratchpad "
+                f"({_n(c.before_chars)} chars) and {_retry(t, iteration)}.")
+    if c.review == "abandoned":
+        return (f"{clause}; the run was stopped while the proposed summary waited for your review, so the "
+                f"scratchpad ({_n(c.before_chars)} chars) was not compressed.")
     if c.status == "empty":
-        if t is None:
-            retry = "will try again when a trigger next fires"
-        elif t.over_cap:
-            retry = "will try again next iteration, since the scratchpad is still over the cap"
-        else:
-            upcoming = next_periodic(iteration, t.summarize_every)
-            retry = f"will try again at iteration {upcoming}" if upcoming else "will not try again by itself"
         return (f"{clause}, but the summarizer replied nothing; the package kept the scratchpad "
-                f"({_n(c.before_chars)} chars) and {retry} (a wasted call).")
+                f"({_n(c.before_chars)} chars) and {_retry(t, iteration)} (a wasted call).")
     error = " ".join(str(c.error or "an error").split())
     if len(error) > _ERROR_SHOWN:
         error = error[:_ERROR_SHOWN] + "…"
@@ -96,10 +132,10 @@ def quiet_sentence(trigger: Event) -> str:
                 f"({_n(chars)} chars) goes to the agent as it is.")
     if t.over_cap and not t.size_armed:
         return (f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but has not grown since the last "
-                f"summary ({_n(t.last_summarized_chars or 0)} chars): the size trigger stays disarmed.")
+                f"summary ({_n(t.last_summarized_chars or 0)} chars): the size trigger waits for it to grow.")
     periodic = ("the periodic trigger is off" if every is None else
-                f"iteration {iteration} is not a multiple of summarize_every = {every} "
-                f"(next at {next_periodic(iteration, every)})")
+                f"iteration {iteration} is not a multiple of {every} (compress every {every} iterations; "
+                f"next at {next_periodic(iteration, every)})")
     if t.over_cap:  # over the cap and armed, yet the package did not fire (e.g. native mode)
         return f"The scratchpad ({_n(chars)} chars) is over the {_n(cap)} cap, but the middleware did not compress."
     return f"The scratchpad ({_n(chars)} chars) is under the {_n(cap)} cap and {periodic}: nothing is due."
@@ -163,7 +199,7 @@ def _trim_sentence(idx: _Index, trim: Event) -> str:
     keep = idx.config.get("agent_trim_chars")
     kept = f"the last {_n(keep)} chars" if keep else f"{_n(d.after_chars)} chars"
     head = (f"The agent cut its scratchpad from {_n(d.before_chars)} chars to {kept} "
-            "(its own hard trim, not the summarizer)")
+            "(its own limit, not the summarizer)")
     after = idx.at_start(iteration + 1)
     cut = idx.summary_cut(iteration)
     if cut is not None:

@@ -28,6 +28,7 @@ class TriggerState:
     last_fired_iteration: Optional[int]
     last_fired_reason: Optional[str]
     last_fired_status: Optional[str]
+    last_fired_review: Optional[str] = None  # review mode: what the person decided ("rejected", ...)
 
     @property
     def share_of_cap(self) -> float:
@@ -71,7 +72,7 @@ def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int
     trim_cap = config.agent_trim_chars
     iteration, chars, tokens = 0, 0, 0
     last_len: Optional[int] = None
-    fired_it = fired_reason = fired_status = None
+    fired_it = fired_reason = fired_status = fired_review = None
     for e in events:
         if upto is not None and e.iteration is not None and e.iteration > upto:
             break
@@ -79,7 +80,7 @@ def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int
             last_len = e.payload.last_summarized_chars
         elif e.kind == "compression":
             p = e.payload
-            fired_it, fired_reason, fired_status = e.iteration, p.reason, p.status
+            fired_it, fired_reason, fired_status, fired_review = e.iteration, p.reason, p.status, p.review
             if p.status == "ok":  # a file may leave after_chars out: then, as before any summary, unknown
                 last_len = p.after_chars if "after_chars" in p.model_fields_set else None
         elif e.kind == "iteration":
@@ -90,4 +91,5 @@ def trigger_state(events: Sequence[Event], config: RunConfig, upto: Optional[int
                         max_scratchpad_chars=cap, agent_trim_chars=trim_cap,
                         next_periodic=next_periodic(iteration, every), size_armed=armed,
                         last_summarized_chars=last_len, last_fired_iteration=fired_it,
-                        last_fired_reason=fired_reason, last_fired_status=fired_status)
+                        last_fired_reason=fired_reason, last_fired_status=fired_status,
+                        last_fired_review=fired_review)

@@ -108,13 +108,17 @@ class RunObserver:
         paused = getattr(self.agent, "_paused_duration", 0.0) or 0.0
         return self.config.wall_clock_s - (time.monotonic() - self.started - paused)
 
-    def bounded(self, inner: Any, prompt: Any, **kwargs: Any) -> Any:
+    def bounded(self, inner: Any, prompt: Any, *, waiting_for: str = "the model", iteration: Optional[int] = None,
+                **kwargs: Any) -> Any:
         """`inner.invoke(prompt)`, abandoned at once when the run is stopped or its wall clock passes.
         A network model (marked `abandonable`) runs on its own thread so a stalled call cannot hold the
         run; the abandoned thread ends by itself (its tries are capped by the same deadline and stop).
         Offline models are called directly: they never block."""
         if not getattr(inner, "abandonable", False):
             return inner.invoke(prompt, **kwargs)
+        # a network call can take long: the live status says what the run waits for (a call_start event)
+        self.log.emit("call_start", self.iteration if iteration is None else iteration, waiting_for=waiting_for,
+                      model=str(getattr(inner, "model_name", "") or ""))
         box: Dict[str, Any] = {}
         done = threading.Event()
 
@@ -179,7 +183,7 @@ class RunObserver:
                 reply = inner.summarize(scratchpad=scratchpad, query=query, iteration=iteration,
                                         template=template)
             else:
-                reply = self.bounded(inner, sent)
+                reply = self.bounded(inner, sent, waiting_for="the summarizer", iteration=iteration)
         except Exception as exc:
             call["latency_s"] = time.perf_counter() - started
             call["error"] = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
@@ -190,6 +194,7 @@ class RunObserver:
         call["tokens_in"] = usage.get("input_tokens") or self.prompt_tokens(sent, scratchpad, self.count_summary)
         call["tokens_out"] = usage.get("output_tokens") or self.count_summary(call["response"])
         if self.reviewer is not None:
+            self.log.emit("call_start", iteration, waiting_for="your review", model="")  # the person, now
             call["proposal"] = call["response"]
             try:
                 call["review"], call["response"] = self.reviewer(call, agent, iteration)
@@ -390,7 +395,7 @@ class ObservedLLM(_Observed):
             return obs.summarize_call(self.inner, prompt, model=f"{self.model} (same as agent)")
         obs.check_stop()
         started = time.perf_counter()
-        reply = obs.bounded(self.inner, prompt, **kwargs)
+        reply = obs.bounded(self.inner, prompt, waiting_for="the agent's model", **kwargs)
         latency = time.perf_counter() - started
         obs.check_stop()
         text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)

@@ -153,6 +153,17 @@ def resolve_key(endpoint: "Endpoint", typed_key: Optional[str] = None, secrets: 
     return NO_KEY_PLACEHOLDER
 
 
+def key_missing(endpoint: "Endpoint", key: str, field: str = "the API key field") -> Optional[str]:
+    """What to do when a hosted API (its own base URL, which always asks for a key) has no key to send;
+    None when there is one, or when the base URL is the visitor's own (a local server needs none)."""
+    needed = PROVIDERS[endpoint.provider]["key_env"]
+    if endpoint.is_custom_url or not needed or (key and key != NO_KEY_PLACEHOLDER):
+        return None
+    name = key_var(endpoint) or needed
+    return (f"{PROVIDERS[endpoint.provider]['label']} needs an API key and none is set: type it in {field}, "
+            f"or set {name} on the server.")
+
+
 def _chat_model_class():
     """OpenAIChatModel whose HTTP client is the lab's transport (transport.py: no redirects, the pinned
     address in hosted mode, the whole-call deadline, Stop, the reply cap). Built lazily: openai is heavy."""
@@ -383,7 +394,7 @@ def explain_error(exc: BaseException, endpoint: Endpoint, tries: Optional[int] =
         return f"{where} had a server error ({code}) on every try. Try again later or use another endpoint."
     if "APITimeoutError" in kinds or "TimeoutException" in kinds or "OpenAIChatModelDeadlineExceededError" in kinds:
         return (f"{where} did not answer within {endpoint.timeout_s:g} s. Check that the server is up, or raise "
-                "the timeout for a slow local model.")
+                "the per-call timeout (in the endpoint's settings) for a slow model.")
     if "APIConnectionError" in kinds or "ConnectError" in kinds or "ConnectionError" in kinds:
         return f"Cannot reach {endpoint.url}. Check the base URL and that the server is running."
     if {"JSONDecodeError", "APIResponseValidationError", "ValidationError", "OpenAIChatModelResponseError",

@@ -104,6 +104,11 @@ def validate_prompt_template(template: str) -> str:
     return template
 
 
+def summarizer_follows_prompt(summarizer: str, real_agent: bool) -> bool:
+    """Whether a summarizer choice follows its prompt: a model endpoint, or the agent's own model."""
+    return summarizer == "endpoint" or (summarizer == "same-as-agent" and real_agent)
+
+
 class RunConfig(BaseModel):
     """Everything that defines one run. Secrets never live here."""
 
@@ -146,6 +151,12 @@ class RunConfig(BaseModel):
         if self.summarizer == "endpoint" and self.summarizer_endpoint:
             return self.summarizer_endpoint.model
         return self.agent_model_id if self.summarizer == "same-as-agent" and self.agent_endpoint else "extractive"
+
+    @property
+    def follows_prompt(self) -> bool:
+        """Does this run's summarizer follow a prompt? Only a model does: the offline extractive summarizer
+        (also what "same as agent" is with the scripted agent) keeps salient lines whatever it is asked."""
+        return summarizer_follows_prompt(self.summarizer, self.agent_endpoint is not None)
 
     @field_validator("summarizer_prompt")
     @classmethod

@@ -72,6 +72,15 @@ class Endpoint(BaseModel):
     max_reply_bytes: int = Field(256_000, ge=1_000, le=2_000_000)
     retries: int = Field(3, ge=1, le=6)
 
+    @classmethod
+    def bounds(cls, name: str) -> tuple:
+        """(lowest, highest) a field allows: the one home of an endpoint setting's range."""
+        lo = hi = None
+        for meta in cls.model_fields[name].metadata:
+            lo = getattr(meta, "ge", lo)
+            hi = getattr(meta, "le", hi)
+        return lo, hi
+
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:

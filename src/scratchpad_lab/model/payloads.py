@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 # Every kind an event can have. What each kind's `data` holds is its model below.
 EventKind = Literal["run_start", "iteration", "trigger", "compression", "trim", "llm_call", "tool_call", "thought",
-                    "pause", "resume", "final_answer", "error", "finish"]
+                    "pause", "resume", "final_answer", "error", "finish", "call_start"]
 EVENT_KINDS: Tuple[str, ...] = get_args(EventKind)
 Outcome = Literal["answered", "stopped", "timeout", "max_iterations", "error"]
 OUTCOMES = get_args(Outcome)
@@ -129,6 +129,13 @@ class ResumeData(_Payload):
     paused_s: Seconds = 0.0
 
 
+class CallStartData(_Payload):
+    """A network model call began (the agent's model or the summarizer): the live status says what the run
+    waits for, and how long, until the call's own event (llm_call, compression) or the run's end."""
+    waiting_for: Name = ""   # "the agent's model" | "the summarizer" | "your review" (review mode)
+    model: Name = ""
+
+
 class ErrorData(_Payload):
     error_type: Name = ""
     message: Text = ""
@@ -144,7 +151,7 @@ PAYLOADS: Dict[str, type] = {
     "run_start": RunStartData, "iteration": IterationData, "trigger": TriggerData,
     "compression": CompressionData, "trim": TrimData, "llm_call": LlmCallData, "tool_call": ToolCallData,
     "thought": TextData, "pause": PauseData, "resume": ResumeData, "final_answer": TextData,
-    "error": ErrorData, "finish": FinishData,
+    "error": ErrorData, "finish": FinishData, "call_start": CallStartData,
 }
 assert set(PAYLOADS) == set(EVENT_KINDS), "every event kind has a payload model"
 

@@ -5,8 +5,8 @@ red, words the summarizer wrote itself on blue); a toggle shows before and after
 unchanged lines on the same row, in one scroll. Lost facts are chips above the text.
 
 All scratchpad, prompt, reply and fact text is untrusted (tool results, model output, uploaded files).
-It reaches st.markdown only through `scratchpad_lab.ui.markup` (every character escaped, styling added
-around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
+It reaches the page only through `scratchpad_lab.ui.markup` (the merged text and the chips as inert HTML:
+every character escaped, our styles around escaped pieces), and otherwise st.code / st.text. Badges carry our own fixed words.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_
 from scratchpad_lab.analysis.facts import contains, fact_pattern
 from scratchpad_lab.analysis.figures import facts_kept_text, percent
 from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
-from scratchpad_lab.ui.markup import compose, escape
+from scratchpad_lab.ui.markup import chips_html, inert_html
+from scratchpad_lab.analysis.narrate import review_outcome
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
 FLAG_BADGES = {
@@ -30,7 +31,9 @@ FLAG_BADGES = {
     "wasted_call": ("wasted call: still over the cap", "gray"),
 }
 REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
-                 "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
+                 "rejected": ("rejected by you", "orange"), "abandoned": ("stopped during your review", "gray")}
+# flags that blame the summarizer, left off a card whose empty or failed reply was the person's decision
+SUMMARIZER_FAULTS = ("empty", "error_text", "wasted_call")
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
 TRIGGER_BADGES = {FORCED_BY_PROMPT_LAB: ("fired on purpose by the prompt lab", "gray")}  # by key, our words
 CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
@@ -39,8 +42,9 @@ CHIPS_COMPACT = 6  # in the live view: two lines at most
 
 def badges(c: Dict) -> List[tuple]:
     out = [TRIGGER_BADGES.get(c.get("trigger")) or REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
-    out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
-    if c.get("status") == "error" and "error_text" not in c.get("flags", []):
+    yours = review_outcome(c.get("review")) is not None
+    out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES and not (yours and f in SUMMARIZER_FAULTS)]
+    if c.get("status") == "error" and "error_text" not in c.get("flags", []) and not yours:
         out.append(FLAG_BADGES["error_text"])
     if c.get("review") in REVIEW_BADGES:
         out.append(REVIEW_BADGES[c["review"]])
@@ -70,7 +74,7 @@ def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
 
 
 def merged_pieces(before: str, after: str, lost: List[str]) -> List[Tuple[str, str]]:
-    """(text, style) for markup.compose: kept plain, dropped struck through, new tinted; a lost fact
+    """(text, style) for markup.inert_html: kept plain, dropped struck through, new tinted; a lost fact
     inside dropped text in bold, so a reader finds it at a glance."""
     out: List[Tuple[str, str]] = []
     for text, status in merged_words(before, after):
@@ -108,9 +112,9 @@ def _chips(c: Dict, shown: int) -> None:
         if not failed(c) and c.get("facts_before"):
             st.markdown(f":green-badge[every fact kept ({len(c['facts_before'])})]")
         return
-    chips = " ".join(f":red-badge[{escape(f)}]" for f in lost[:shown])
     more = f" +{len(lost) - shown} more" if len(lost) > shown else ""
-    st.markdown(f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts: {chips}{more} (all bold in the text)")
+    st.html(chips_html(lost[:shown], f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts:",
+                       f"{more} (all bold in the text)"))  # inert HTML: a copied fact is the fact
 
 
 def diff_view(c: Dict, key: str, height: int) -> None:
@@ -127,7 +131,9 @@ def diff_view(c: Dict, key: str, height: int) -> None:
                        help="Kept words plain; dropped words struck through on red; words the summarizer "
                             "wrote itself on blue; lost facts in bold.")
     if failed(c):
-        st.text("The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
+        yours = review_outcome(c.get("review"))
+        st.text(yours[0].upper() + yours[1:] + "." if yours else
+                "The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
                 + ": the package kept the scratchpad unchanged.")
     if side:
         left, right = aligned_text(aligned_lines(before, after))
@@ -140,7 +146,7 @@ def diff_view(c: Dict, key: str, height: int) -> None:
         return
     pieces = merged_pieces(before, after, list(c.get("facts_lost", [])))
     with st.container(height=height, key=f"{key}_merged"):
-        st.markdown(compose(pieces))
+        st.html(inert_html(pieces))  # inert HTML, not markdown: what is copied is exactly the text
 
 
 def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: int = 420,
@@ -148,13 +154,13 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
     """One compression: a compression event's data plus its iteration, annotated by quality.annotate
     (facts_before, facts_lost, facts_retained, flags). `compact` (the live view) leaves out the prompt,
     the raw reply and the cost line."""
-    with st.container(border=True, key=key, gap="xsmall"):
+    with st.container(border=not compact, key=key, gap="xsmall"):  # compact: in the live view's own box
         _header(c, compact)
         if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
             st.text(c["why"])
         _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
         diff_view(c, key, height)
-        if c.get("error"):
+        if c.get("error") and not review_outcome(c.get("review")):
             st.text("Summarizer error: " + str(c["error"]))
         if compact:
             return

@@ -17,12 +17,14 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
-EVENT_KINDS = {
-    "periodic": ("compression: periodic trigger", "#0072B2"),
-    "size": ("compression: size trigger", "#009E73"),
-    "trim": ("agent's hard trim", "#E69F00"),
+EVENT_KINDS = {  # short labels: two to a legend row fit the chart's width in the live view at 1280 px
+    "periodic": ("periodic compression", "#0072B2"),
+    "size": ("size compression", "#009E73"),
+    "trim": ("the agent's own cut", "#E69F00"),
     "empty": ("summarizer replied nothing", "#CC79A7"),
     "error": ("summarizer failed", "#D55E00"),
+    "rejected": ("you rejected the summary", "#56B4E9"),
+    "abandoned": ("stopped during review", "#000000"),
 }
 EVENT_DOMAIN = [label for label, _ in EVENT_KINDS.values()]
 EVENT_RANGE = [color for _, color in EVENT_KINDS.values()]
@@ -38,6 +40,9 @@ CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
 CAP_COLOR = "#555555"
 LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
 WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
+# A value axis whose labels sit level with their grid lines: Streamlit's chart theme pushes the end labels
+# inward (labelFlush), which draws "0" above the zero line, so a line at 0 reads as below zero.
+LEVEL = dict(labelFlush=False)
 OFF_CHART = 10.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
 
 
@@ -49,6 +54,8 @@ def event_kind(e: Event) -> Optional[str]:
     if e.kind != "compression":
         return None
     status, reason = e.payload.status, e.payload.reason
+    if status != "ok" and e.payload.review in ("rejected", "abandoned"):  # your decision, not a failure
+        return e.payload.review
     if status in ("empty", "error"):
         return status
     return reason if reason in ("periodic", "size") else "periodic"  # a strategy's own reasons: drawn as periodic
@@ -102,7 +109,7 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
     trigger, trim = config.max_scratchpad_chars, config.agent_trim_chars
     caps = [("both caps", trigger)] if trigger == trim else \
-        [("compress when over", trigger), ("agent's hard trim", trim)]
+        [("compress when over", trigger), ("agent's own limit", trim)]
     rows = []
     for name, value in caps:
         off = value > top * OFF_CHART
@@ -117,22 +124,30 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
 
 
 def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
-               height: int = 260):
+               height: int = 260, presenting: bool = False):
+    """The sawtooth; `presenting` (presenter mode) writes its axes, labels and legend larger."""
     import altair as alt  # lazy: the first page does without it
     if upto is not None:
         events = [e for e in events if e.iteration is None or e.iteration <= upto]
     data = size_frame(events, unit)
     title = "scratchpad chars" if unit == "chars" else "scratchpad tokens"
-    x = alt.X("iteration:Q", title="iteration", axis=alt.Axis(**WHOLE))
+    # the axis is read by its numbers (the iterations of the status row and the timeline); its title's row
+    # goes to the plot, which shares one screen with the rest of the live view
+    x = alt.X("iteration:Q", title=None, axis=alt.Axis(**WHOLE))
     layers = [alt.Chart(data).mark_line(point=True, color="#333333").encode(
-        x=x, y=alt.Y("size:Q", title=title), order="seq:Q",
+        x=x, y=alt.Y("size:Q", title=title, axis=alt.Axis(**LEVEL)), order="seq:Q",
         tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])]
     marks = marks_frame(events, unit)
+    # the legend names the kinds this run has (the colours stay those of every chart), two to a row, so it
+    # fits the chart's width at 1280 px
+    present = [label for label in EVENT_DOMAIN if label in set(marks["event"])]
+    legend = alt.Legend(**{**LEGEND, "columns": 2, "values": present}) if present else None
     layers.append(alt.Chart(marks).mark_point(size=150, filled=True, opacity=0.95).encode(
         x=x, y="size:Q",
-        color=alt.Color("event:N", title=None, scale=event_scale(), legend=alt.Legend(**LEGEND)),
+        color=alt.Color("event:N", title=None, scale=event_scale(), legend=legend),
         shape=alt.Shape("event:N", scale=alt.Scale(domain=EVENT_DOMAIN,
-                                                   range=["circle", "diamond", "triangle-down", "square", "cross"]),
+                                                   range=["circle", "diamond", "triangle-down", "square", "cross",
+                                                          "triangle-up", "triangle-right"]),
                         legend=None),
         tooltip=["iteration:Q", "event:N", "what:N"]))
     if unit == "chars":
@@ -142,9 +157,12 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
             y="y:Q", tooltip=["label:N"]))
         for dy in sorted(set(caps["dy"])):
             layers.append(alt.Chart(caps[caps["dy"] == dy]).mark_text(
-                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=12).encode(
+                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=15 if presenting else 12).encode(
                 x=alt.value(0), y="y:Q", text="label:N"))
-    return alt.layer(*layers).properties(height=height)
+    chart = alt.layer(*layers).properties(height=height)
+    if presenting:
+        chart = chart.configure_axis(labelFontSize=16, titleFontSize=16).configure_legend(labelFontSize=16)
+    return chart
 
 
 def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
@@ -155,7 +173,8 @@ def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
     names = list(series)
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}"), order="seq:Q",
+        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}", axis=alt.Axis(**LEVEL)),
+        order="seq:Q",
         color=alt.Color("series:N", title="setting", sort=names,
                         scale=alt.Scale(domain=names, range=(CATEGORICAL * 2)[:max(len(names), 1)]),
                         legend=alt.Legend(**{**LEGEND, "columns": 2})),
@@ -210,6 +229,10 @@ def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, goo
     data = frame.copy()
     data["_label_color"] = [label_color(ramp_color(ramp, (v - lo) / span if hi != lo else 0.5))
                             if pd.notna(v) else "#000000" for v in values]
+    # each cell's number written here, by Python's format (the same spec), so it reads as the table and the
+    # text say it: Vega rounds a half up (0.125 -> "13%") where every other view says "12%"
+    data["_label"] = [format(int(v) if number_format.endswith("d") else v, number_format) if pd.notna(v) else ""
+                      for v in values]
     domain = [lo + span * k / (len(ramp) - 1) for k in range(len(ramp))] if hi != lo else [lo - 0.5, lo + 0.5]
     scale = alt.Scale(domain=domain, range=ramp if hi != lo else [ramp[2], ramp[2]], interpolate="rgb")
     base = alt.Chart(data).encode(
@@ -222,6 +245,8 @@ def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, goo
         tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
                  alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
     labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
-        text=alt.Text(f"{field}:Q", format=number_format),
+        text=alt.Text("_label:N"),
         color=alt.Color("_label_color:N", scale=None, legend=None))
-    return (cells + labels).properties(title=title)
+    # The labels' colour is a per-cell value (scale None), the cells' a ramp: one shared colour scale
+    # cannot be both, and Vega fails to draw the whole chart, so each layer keeps its own.
+    return (cells + labels).resolve_scale(color="independent").properties(title=title)

@@ -37,12 +37,14 @@ from scratchpad_lab.ui.state import (CMP_EDITED, CMP_JOB, CMP_RESULT, CMP_SOURCE
                                      PLAY_PRICES_BY_MODEL, PL_VERSIONS, init_session)
 from scratchpad_lab.ui.store import show_message, store_result
 from scratchpad_lab.ui import live
+from scratchpad_lab.ui.tables import percent_cells, percent_config
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 NO_SIZE_TRIGGER = largest("max_scratchpad_chars")
 SWEEP_CAPS = sorted({1_000, 2_000, 4_000, 8_000, field_default("max_scratchpad_chars"), 30_000, NO_SIZE_TRIGGER})
 MAX_CARDS = 25
+SHARES = ("facts_retained", "answer_score")  # shares in the number tables: whole percentages, as in the text
 SCENARIO_KIND = ("Scenario run: each setting re-runs the scenario's deterministic scripted agent. It takes the "
                  "same steps (the same tool calls) every time, and its final answer still comes from what is "
                  "left in its scratchpad, so the answer score moves with the setting.")
@@ -180,7 +182,8 @@ def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) ->
         with col:
             _column(index, result, prices)
     st.text("All the numbers")
-    st.dataframe(pd.DataFrame(result.rows), hide_index=True, key="cmp_numbers")
+    st.dataframe(percent_cells(pd.DataFrame(result.rows), SHARES), hide_index=True, key="cmp_numbers",
+                 column_config=percent_config(SHARES))
     series = {label: r.events for label, r in zip(result.labels, result.records)}  # labels carry their #N
     for trim, baseline in result.baselines.items():
         name = "compression off" if len(result.baselines) == 1 else f"compression off, trim {trim:,}"
@@ -217,7 +220,8 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
             col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens"), width="stretch",
                              height=120 + 34 * frame["summarize_every"].nunique())
-    st.dataframe(frame, hide_index=True, key="cmp_sweep_numbers")
+    st.dataframe(percent_cells(frame, SHARES), hide_index=True, key="cmp_sweep_numbers",
+                 column_config=percent_config(SHARES))
     cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",
                         format_func=lambda i: f"cell {i + 1}: {result.labels[i]}")
     record = result.records[cell]

@@ -122,8 +122,10 @@ def _lesson_view(run, number: int) -> None:
         if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
             _continue()
             st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
+        # frozen on the moment: its iteration, its clock, and "paused" (the lesson holds the agent there)
         render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-                   key=f"lesson_view_{stage}", upto=moment.show_upto)
+                   key=f"lesson_view_{stage}", upto=moment.show_upto,
+                   status=None if run.finished else "paused")
         return
     if stage < len(item.pauses):
         st.text(f"Running… the lesson will pause at {item.pauses[stage].name}.")

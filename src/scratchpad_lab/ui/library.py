@@ -119,12 +119,14 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
 
 
 def runs_table(frame: pd.DataFrame, key: str) -> None:
-    """The runs table: the first columns sized to be read at 1280 px, the run's name pinned."""
-    st.dataframe(frame, hide_index=True, key=key, column_config={
+    """The runs table: the first columns sized to be read at 1280 px, the run's name pinned; the answer
+    score as a whole percentage, as the run view's sentence says it."""
+    from scratchpad_lab.ui.tables import PERCENT_FORMAT, percent_cells
+    st.dataframe(percent_cells(frame, ["answer score"]), hide_index=True, key=key, column_config={
         "#": st.column_config.NumberColumn(width=40, pinned=True),
         "run": st.column_config.TextColumn(width="medium", pinned=True),
         "prompt": st.column_config.TextColumn(width="small"),
-        "answer score": st.column_config.NumberColumn(format="percent", width="small"),
+        "answer score": st.column_config.NumberColumn(format=PERCENT_FORMAT, width="small"),
         "facts kept": st.column_config.TextColumn(width="small"),
         "outcome": st.column_config.TextColumn(width="small"),
         "compressions": st.column_config.NumberColumn(width="small"),

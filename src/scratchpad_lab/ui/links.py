@@ -12,7 +12,8 @@ import streamlit as st
 
 from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 from scratchpad_lab.ui.library import open_sample, sample_files
-from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, PLAY_RUNS, PLAY_SHOWN, RUNS_OPEN, RUNS_STEP_OF
+from scratchpad_lab.ui.state import (LESSON_PICK, LINK_NOTE, PLAY_RUNS, PLAY_SHOWN, RUNS_OPEN, RUNS_SCROLL,
+                                     RUNS_STEP_OF)
 from scratchpad_lab.ui.store import run_id_for_entry, stored_id
 
 RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
@@ -55,6 +56,7 @@ def _at_step(target, record, key: str) -> None:
     st.session_state[RUNS_OPEN] = st.session_state[RUNS_SELECT] = key
     st.session_state[RUNS_STEP_OF] = key
     st.session_state[RUNS_STEP] = target.step or (iterations[-1] if iterations else 1)
+    st.session_state[RUNS_SCROLL] = True  # the page lands on the step, not on the list of runs above it
     if target.card is not None:
         target.notes.append(f"The compression card of iteration {target.card} is the first card below the chart.")
 
@@ -104,8 +106,10 @@ def current_query(page_title: str) -> str:
 
 
 def link_box(page_title: str) -> None:
-    """The link for what is on screen, in a copyable code box in the sidebar."""
+    """The link for what is on screen (a sample at its step, a lesson), in a copyable code box in the sidebar."""
     query = current_query(page_title)
-    st.sidebar.caption("Link to what is on screen (a run at its step, or a lesson):" if query else
-                       "Link to this app (open a stored or sample run on the Runs page, or a lesson, to link to it):")
+    if not query:  # the address bar holds this one; a code box would cost the first page its 1.5 MB highlighter
+        st.sidebar.caption("Open a stored or sample run on the Runs page, or a lesson, and its link shows here.")
+        return
+    st.sidebar.caption("Link to what is on screen (a run at its step, or a lesson):")
     st.sidebar.code(base_url(st.context.url) + query, language=None, wrap_lines=True)

@@ -19,6 +19,7 @@ from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_JOB, LOSS_USER_PROBES
+from scratchpad_lab.ui.charts import LEVEL
 
 BASELINE_ERRORS = (LabError, ValueError, KeyError)
 STOPPED = "stopped"                  # in the cache: the replay was stopped by the user (offered again)
@@ -68,7 +69,7 @@ def facts_chart(record: RunRecord):
     if data.empty:
         return None
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X("step:O", title="step the facts came from"), y=alt.Y("facts:Q", title="facts"),
+        x=alt.X("step:O", title="step the facts came from"), y=alt.Y("facts:Q", title="facts", axis=alt.Axis(**LEVEL)),
         color=alt.Color("state:N", scale=alt.Scale(domain=["still in the context", "lost by the end"],
                                                     range=["#2ca02c", "#d62728"])),
         tooltip=["step:O", "state:N", "facts:Q"]).properties(height=220)

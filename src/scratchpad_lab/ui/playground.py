@@ -17,15 +17,16 @@ import streamlit as st
 
 from scratchpad_lab.engine.providers import EndpointLLM
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.model.scenarios import DEMO_NOTICE, get_scenario
+from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.settings import K_SCENARIO, config_from_state, sidebar_settings
-from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_JOB, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN, PLAY_START_ERROR,
-                    init_session)
+from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
+                                        sidebar_settings, use_preset)
+from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_JOB, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN,
+                                     PLAY_START_ERROR, PRESENTER, init_session)
 from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
 from scratchpad_lab.ui.store import autosave_switch, not_stored_note, show_message, store_finished
 from scratchpad_lab.ui.style import PAGE_CSS
@@ -113,11 +114,12 @@ def _open_record(record) -> None:
 def _scenario_text(config, scenario, folded: bool) -> None:
     real_agent = config is not None and config.agent_endpoint is not None
     task = (config.task if real_agent and config.task else None) or scenario.task
+    # the description ends with DEMO_NOTICE (scenarios.py): said once, there
     if real_agent:
-        note = (DEMO_NOTICE + f" A real model ({config.agent_endpoint.label()}) decides the steps with the "
+        note = (f"A real model ({config.agent_endpoint.label()}) decides the steps with the "
                 "scenario's tools; each run takes its own path.")
     else:
-        note = (DEMO_NOTICE + " The agent is scripted (no LLM, no key): it follows a fixed plan of tool calls, "
+        note = ("The agent is scripted (no LLM, no key): it follows a fixed plan of tool calls, "
                 "then answers only from what is still in its scratchpad. The summarizer and the trims are the "
                 "real packages at work.")
     box = st.expander(f"{scenario.title}: the scenario and the task") if folded else st.container()
@@ -125,6 +127,33 @@ def _scenario_text(config, scenario, folded: bool) -> None:
         st.markdown(f"**{scenario.title}**: {scenario.description}")
         st.text("Task given to the agent: " + task)
         st.caption(escape(note))  # it may quote the base URL the visitor typed
+
+
+def _prompt_not_followed(container, config) -> None:
+    """Beside Run: a custom or named prompt that the chosen summarizer will not follow (it is no model)."""
+    if config is None or config.follows_prompt or not config.summarizer_prompt:
+        return
+    named = prompt_name_for(config.summarizer_prompt)
+    what = f"the prompt “{escape(named)}”" if named else "your summarizer prompt"  # a name may be a file's
+    container.warning(f"The extractive summarizer does not follow prompts, so this run will not try {what}. "
+                      "To try it, choose a model as the Summarizer in the sidebar.", icon=":material/info:")
+
+
+# The preset the first screen suggests: it compresses often enough on a short scenario that the first run
+# shows the sawtooth and what each summary drops (the package's defaults compress only now and then here).
+FIRST_LOOK_PRESET = "Tight (2 / 2,000)"
+
+
+def _first_look() -> None:
+    """Before the first run, unless it is chosen already: suggest the preset that shows compression well."""
+    if st.session_state.get(K_PRESET) == FIRST_LOOK_PRESET:
+        return
+    text, button = st.columns([5, 1], vertical_alignment="center")
+    text.caption("The package's defaults (every 5 iterations / 15,000 chars) compress only now and then on a "
+                 f"scenario this short. For a first look, the preset {FIRST_LOOK_PRESET} compresses every other "
+                 "step, so the size chart's sawtooth and what each summary drops show at once.")
+    button.button("Use it", key="play_first_look", on_click=use_preset, args=(FIRST_LOOK_PRESET,),
+                  help=f"Sets the preset to {FIRST_LOOK_PRESET} (the two triggers and a 600-char summary budget).")
 
 
 def _shown_index(runs) -> Optional[int]:
@@ -137,8 +166,7 @@ def _shown_index(runs) -> Optional[int]:
 def page() -> None:
     init_session()
     st.html(PAGE_CSS)
-    config, keys, problem = sidebar_settings()
-    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
+    config, keys, problem = current_config()
     running = live.busy(PLAY_JOB)
     runs = st.session_state[PLAY_RUNS]
 
@@ -148,9 +176,16 @@ def page() -> None:
     # shows the run going also shows Run disabled (a double click cannot start a second run).
     run_col.button("Run", type="primary", key="play_run", disabled=running or config is None,
                    on_click=_start_run, width="stretch")
+    config, keys, problem = sidebar_settings()
+    st.session_state[PLAY_PRICES_BY_MODEL] = prices = price_table()
     running = live.busy(PLAY_JOB)
+    if not running:
+        _prompt_not_followed(head, config)
     scenario = get_scenario(st.session_state[K_SCENARIO])
-    _scenario_text(config, scenario, folded=running or bool(runs))
+    if not (st.session_state.get(PRESENTER) and (running or runs)):  # a presenter's screen keeps the live view
+        _scenario_text(config, scenario, folded=running or bool(runs))
+    if not running and not runs:
+        _first_look()
     with st.sidebar:  # a run setting; in the main area it would push the live view down
         review_switch()
         autosave_switch()

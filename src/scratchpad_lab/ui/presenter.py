@@ -1,7 +1,8 @@
-"""Presenter mode: no sidebar, larger text in the live panes, for a projector.
+"""Presenter mode: no sidebar, bigger numbers, text and chart, for a projector.
 
 The style is one constant of our own: nothing from a run, a file or a link is ever put into it.
-With the sidebar hidden its toggle is hidden too, so a button at the top of the page leaves the mode.
+With the sidebar hidden its toggle is hidden too, so a row at the top of the page leaves the mode and,
+on the Playground, switches the preset (the sidebar's own select is out of sight).
 """
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import streamlit as st
 
 from scratchpad_lab.ui.state import PRESENTER
 
+PRESENTER_PRESET = "presenter_preset"  # the preset select of the presenter row (mirrors the sidebar's)
+
+# The metric value holds a markdown paragraph: it is sized after the paragraph rule, or it would drop to
+# the body text size. The page title is left out and the presenter's row sits in the header band, so the
+# live view starts higher and fits 1280x800 with the bigger text.
 PRESENTER_CSS = """<style>
 section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
   display: none !important;
@@ -20,7 +26,20 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [da
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p, [data-testid="stMain"] [data-testid="stCaptionContainer"] {
   font-size: 1.3rem !important;
 }
-[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.6rem !important; }
+[data-testid="stMain"] [data-testid="stMetric"] [data-testid="stMetricLabel"] p {
+  font-size: 1.1rem !important;
+}
+[data-testid="stMain"] [data-testid="stMetric"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetric"] [data-testid="stMetricValue"] p {
+  font-size: 2.6rem !important; line-height: 1.15 !important;
+}
+[data-testid="stMain"] [class*="st-key-"][class*="_triggers"] { min-height: 17rem; }
+[data-testid="stMain"] [class*="st-key-"][class*="_triggers"] [data-testid="stText"],
+[data-testid="stMain"] [class*="st-key-"][class*="_triggers"] [data-testid="stMarkdownContainer"] p {
+  font-size: 1.15rem !important;
+}
+[data-testid="stMain"] h1 { display: none !important; }
+.st-key-presenter_row { position: fixed; top: 0.6rem; left: 2rem; z-index: 999990; width: auto !important; }
 [data-testid="stMain"] .block-container { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }
 </style>"""
 
@@ -29,10 +48,21 @@ def _leave() -> None:
     st.session_state[PRESENTER] = False
 
 
-def presenter_toggle() -> None:
-    """The sidebar toggle, and while it is on, the style and a button to leave the mode."""
+def presenter_toggle(page_title: str = "") -> None:
+    """The sidebar toggle, and while it is on, the style and the presenter's row: leave the mode, and on
+    the Playground the preset."""
     on = st.sidebar.toggle("Presenter mode", key=PRESENTER,
-                           help="Hides the sidebar and enlarges the text of the live panes, for a projector.")
-    if on:
-        st.html(PRESENTER_CSS)
+                           help="Hides the sidebar and enlarges the numbers, the text and the chart of the live "
+                                "view, for a projector.")
+    if not on:
+        return
+    st.html(PRESENTER_CSS)
+    with st.container(horizontal=True, vertical_alignment="bottom", key="presenter_row"):
         st.button("Leave presenter mode", key="presenter_leave", on_click=_leave)
+        if page_title == "Playground":
+            from scratchpad_lab.model.presets import presets  # lazy: only in presenter mode
+            from scratchpad_lab.ui.settings import K_PRESET, use_preset
+            st.session_state[PRESENTER_PRESET] = st.session_state.get(K_PRESET, next(iter(presets())))
+            st.selectbox("Preset", list(presets()), key=PRESENTER_PRESET, width=260,
+                         on_change=lambda: use_preset(st.session_state[PRESENTER_PRESET]),
+                         help="The sidebar's preset, here while the sidebar is hidden.")

@@ -23,11 +23,11 @@ from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
+from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, endpoint_widgets, keep_endpoint
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
-from scratchpad_lab.ui.settings import K_PROMPT
+from scratchpad_lab.ui.settings import K_PROMPT, K_SUMMARIZER, PLAY_SUMMARIZER_EP
 from scratchpad_lab.ui.store import prompt_history, save_prompt_version, show_message, stored_prompts
 from scratchpad_lab.ui.state import (PL_JOB, PL_KEPT, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
@@ -165,17 +165,37 @@ def _open_version(name: str, version: int, text: str) -> None:
     label = f"{name} v{version}"[:80]
     st.session_state[K_PROMPT] = check.template
     st.session_state[PLAY_PROMPT_NAME] = (label, check.template)
-    st.session_state[PL_USED] = label
+    st.session_state[PL_USED] = (label, None)  # a stored version: its model is the playground's own
+
+
+def _model_column() -> Optional[int]:
+    """The first summarizer column that is a model (an endpoint), if any."""
+    for j in range(int(st.session_state.get("pl_n_summarizers", 1))):
+        if st.session_state.get(f"pl_sum_kind_{j}", st.session_state[PL_KEPT].get(f"pl_sum_kind_{j}")) == "endpoint":
+            return j
+    return None
 
 
 def _use_in_playground(i: int) -> None:
+    """The playground's summarizer prompt becomes this one, with its name, and (when the lab has a model
+    column) its summarizer becomes that model, endpoint and key included: a prompt is tried by a model."""
     check = check_prompt(st.session_state.get(f"pl_text_{i}", ""))
     if not check.ok:
         return
     name = (st.session_state.get(f"pl_name_{i}") or f"Prompt {i + 1}").strip()[:80]
     st.session_state[K_PROMPT] = check.template
     st.session_state[PLAY_PROMPT_NAME] = (name, check.template)
-    st.session_state[PL_USED] = name
+    j = _model_column()
+    model = None
+    if j is not None:
+        endpoint, _, problem = endpoint_from_state(f"pl_sum{j}_ep", f"Summarizer {j + 1}")
+        if endpoint is not None and problem is None:
+            source = endpoint_values(f"pl_sum{j}_ep")
+            keep_endpoint(PLAY_SUMMARIZER_EP, {PLAY_SUMMARIZER_EP + k[len(f"pl_sum{j}_ep"):]: v
+                                               for k, v in source.items()})
+            st.session_state[K_SUMMARIZER] = "endpoint"
+            model = endpoint.label()
+    st.session_state[PL_USED] = (name, model)
 
 
 def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
@@ -250,7 +270,8 @@ def _versions_panel() -> None:
             except UnicodeDecodeError:
                 text = None
             if text is None or len(raw) > 100_000:
-                st.error("That file is not a UTF-8 text file of at most 100 KB; nothing was added.")
+                st.error("That file could not be read as plain text, or is over 100 KB; nothing was added. "
+                         "Save the prompt as a plain .txt file and upload it again.")
             else:
                 name = upload.name.rsplit(".", 1)[0][:60] or "uploaded prompt"
                 versions[name] = text
@@ -320,6 +341,9 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         label, color = STATUS_BADGES.get(cell.status, ("?", "gray"))
         if not cell.done or cell.status == "cancelled" or hidden:
             st.markdown(_badge(label, color))
+            waited = cell.waited_s()
+            if waited is not None:  # the summarizer's name is the person's: plain text
+                st.text(f"waiting for {cell.summarizer}, {waited:.0f} s")
             if hidden:
                 st.text("Same summary as another cell.")
             return
@@ -416,8 +440,14 @@ def page() -> None:
         variant, ok = _prompt_editor(i, col)
         variants.append(variant)
         runnable = runnable and ok
-    if st.session_state.get(PL_USED):
-        st.success(escape(f"The playground now uses the prompt “{st.session_state.pop(PL_USED)}”."))
+    if st.session_state.get(PL_USED):  # the name and the model's label are the person's: escaped
+        name, model = st.session_state.pop(PL_USED)
+        if model:
+            st.success(f"The playground now uses the prompt “{escape(name)}” with the summarizer {escape(model)}.")
+        else:
+            st.warning(f"The playground now uses the prompt “{escape(name)}”, but its summarizer stays the "
+                       "extractive one, which does not follow prompts: add a model column here first (section 3), "
+                       "or choose a model as the Summarizer in the playground.")
         st.page_link("pages/playground.py", label="Go to the playground")
     _versions_panel()
 

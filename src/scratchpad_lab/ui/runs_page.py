@@ -24,10 +24,11 @@ from scratchpad_lab.model.config import every_text, field_default
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
-                                       runs_frame, sample_files)
+                                       runs_frame, runs_table, sample_files)
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF,
-                                     RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added, upload_slot)
+from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_SCROLL,
+                                     RUNS_STEP_OF, RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added,
+                                     upload_slot)
 from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message,
                                      store_upload, stored_id)
 from scratchpad_lab.engine.jobs import Job
@@ -298,6 +299,23 @@ def kind_note(entry: Entry) -> str:
 
 # ── the page ───────────────────────────────────────────────────────────────
 
+STEP_BOX = "runs_step_box"  # the keyed container of the step slider: where a link to a step lands
+# Our own fixed script (nothing from a run, a file or a link is put into it): once the step's box is on the
+# page, scroll it to the top of the view, under Streamlit's fixed header. Waits at most 5 s for the box.
+SCROLL_TO_STEP = """<script>
+(() => {
+  const started = Date.now();
+  const land = () => {
+    const box = document.querySelector('.st-key-%s');
+    if (!box) { if (Date.now() - started < 5000) setTimeout(land, 50); return; }
+    box.style.scrollMarginTop = '4.5rem';
+    box.scrollIntoView({block: 'start'});
+  };
+  land();
+})();
+</script>""" % STEP_BOX
+
+
 def _step_slider(entry: Entry) -> Optional[int]:
     iterations = sorted({e.iteration for e in entry.record.events if e.kind == "iteration"})
     if len(iterations) < 2:
@@ -328,7 +346,7 @@ def page() -> None:
     entries, added = entries_with_upload(
         "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")
-    st.dataframe(entries_frame(entries, prices), hide_index=True, key="runs_table")
+    runs_table(entries_frame(entries, prices), key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
     st.text(kind_note(entry))
     if added is None or added.key != entry.key:  # a file just uploaded had its notes shown by the uploader
@@ -340,8 +358,11 @@ def page() -> None:
                            data=json.dumps(entry.loaded.to_dict(), ensure_ascii=False, indent=1),
                            file_name=f"scratchpad-lab-trace-{index + 1}.json")
     st.divider()
-    step = _step_slider(entry)
+    with st.container(key=STEP_BOX):
+        step = _step_slider(entry)
     record = entry.record
     end = [e for e in record.events if e.kind == "finish"]
     render_run(record.events, record.config, live=False, key="runs_view", upto=step, prices=prices,
                elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)
+    if st.session_state.pop(RUNS_SCROLL, False):
+        st.html(SCROLL_TO_STEP, unsafe_allow_javascript=True)

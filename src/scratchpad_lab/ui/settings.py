@@ -8,20 +8,22 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_bounds, validate_prompt_template
+from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig, field_bounds,
+                                         summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
-                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME)
+                    K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME, K_ADVANCED)
 
+PLAY_SUMMARIZER_EP = "play_sum_ep"  # the widget prefix of the playground's summarizer endpoint
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
 # number settings: the label on screen and the RunConfig field whose range applies
-LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own hard trim (chars)",
+LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own limit (chars)",
           K_BUDGET: "Extractive summary budget (chars)", K_TOOL_CAP: "Tool result cap (chars)",
-          K_MAX_IT: "Max iterations", K_WALL: "Wall-clock cap (s)"}
+          K_MAX_IT: "Max iterations", K_WALL: "Run's wall clock (s)"}
 FIELDS = {K_CAP: "max_scratchpad_chars", K_TRIM: "agent_trim_chars", K_BUDGET: "extractive_budget_chars",
           K_TOOL_CAP: "max_tool_output_chars", K_MAX_IT: "max_iterations", K_WALL: "wall_clock_s"}
 AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
@@ -57,8 +59,20 @@ def _apply_preset() -> None:
     st.session_state[K_BUDGET] = chosen["extractive_budget_chars"]
 
 
+def use_preset(name: str) -> None:
+    """Choose a preset as if picked in the sidebar (a button's callback)."""
+    st.session_state[K_PRESET] = name
+    _apply_preset()
+
+
 def _reset_prompt() -> None:
     st.session_state[K_PROMPT] = PACKAGE_PROMPT
+
+
+def current_config() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
+    """The run the settings describe, before their widgets are drawn (the same as sidebar_settings returns)."""
+    _defaults()
+    return config_from_state()
 
 
 def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[str]]:
@@ -73,12 +87,18 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
     sb.selectbox("Tools from scenario" if real_agent else "Scenario", list(scenarios), key=K_SCENARIO,
                  format_func=lambda n: scenarios[n].title,
                  help="A built-in offline task with deterministic tools over invented demo data.")
+    # With a model in the run, the run's wall clock sits with the model's settings (by its per-call timeout):
+    # the last model expander drawn holds it; without one, Advanced does.
+    models = [m for m, on in (("agent", real_agent), ("summarizer", st.session_state[K_SUMMARIZER] == "endpoint"))
+              if on]
     if real_agent:
         with sb.expander("Agent model", expanded=True):
             endpoint_widgets(st, "play_agent_ep", "Agent")
             st.text_area("Task for the model", key=K_TASK, height=120,
                          placeholder=scenarios[st.session_state[K_SCENARIO]].task,
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
+            if models[-1] == "agent":
+                _wall_clock()
     sb.selectbox("Preset", list(presets()), key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below: summarize every N iterations / compress "
                       "when over N chars.\n\n" + "\n".join(f"- **{p.name}**: {p.description}"
@@ -98,11 +118,23 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "'Same as agent' with the scripted agent also summarizes extractively (it is no model).")
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
-            endpoint_widgets(st, "play_sum_ep", "Summarizer")
+            endpoint_widgets(st, PLAY_SUMMARIZER_EP, "Summarizer")
+            _wall_clock()
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
-    with sb.expander("Advanced"):
+    # Drawn only while open (a lazy expander): the first page does without its widgets (bench/live_latency.py);
+    # their values live on in session state (state.PLAY_SETTINGS), so a closed expander changes no setting.
+    advanced = sb.expander("Advanced", key=K_ADVANCED, on_change="rerun")
+    if advanced.open:
+        _advanced(advanced, models)
+    if range_problems():  # also said right under the widget; here so it shows with Advanced folded
+        sb.error("Run is off until every setting is in its range.")
+    return config_from_state()
+
+
+def _advanced(box, models) -> None:
+    with box:
         st.text_area("Summarizer prompt template", key=K_PROMPT, height=220,
                      help="Sent to the summarizer. Must contain {scratchpad}; may use {query} and {iteration}.")
         st.button("Reset to the package's prompt", on_click=_reset_prompt, key="play_reset_prompt")
@@ -115,12 +147,15 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         st.number_input(LABELS[K_MAX_IT], step=1, key=K_MAX_IT,
                         help="The agent stops after this many steps without an answer.")
         _range_message(st, K_MAX_IT)
-        st.number_input(LABELS[K_WALL], step=10, key=K_WALL,
-                        help="A run that takes longer than this is ended cleanly, keeping what it recorded.")
-        _range_message(st, K_WALL)
-    if range_problems():  # also said right under the widget; here so it shows with Advanced folded
-        sb.error("Run is off until every setting is in its range.")
-    return config_from_state()
+        if not models:
+            _wall_clock()
+
+
+def _wall_clock() -> None:
+    st.number_input(LABELS[K_WALL], step=10, key=K_WALL,
+                    help="The whole run's time limit: a run that takes longer is ended cleanly, keeping what it "
+                         "recorded. Time waiting for you (pause, review) does not count.")
+    _range_message(st, K_WALL)
 
 
 def range_problem(key: str) -> Optional[str]:
@@ -163,7 +198,7 @@ def config_from_state() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[s
         agent_endpoint, keys["agent"], problem = endpoint_from_state("play_agent_ep", "Agent")
         problems += [problem] if problem else []
     if s.get(K_SUMMARIZER) == "endpoint":
-        summarizer_endpoint, keys["summarizer"], problem = endpoint_from_state("play_sum_ep", "Summarizer")
+        summarizer_endpoint, keys["summarizer"], problem = endpoint_from_state(PLAY_SUMMARIZER_EP, "Summarizer")
         problems += [problem] if problem else []
     if problems:
         return None, {}, " ".join(problems)
@@ -193,7 +228,9 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
-            prompt_name=prompt_name_for(prompt),
+            # a run is credited to a named prompt only when its summarizer follows prompts
+            prompt_name=prompt_name_for(prompt) if summarizer_follows_prompt(s[K_SUMMARIZER], bool(agent_endpoint))
+            else None,
         )
     except ConfigError as exc:
         return None, str(exc)

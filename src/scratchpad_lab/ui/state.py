@@ -18,6 +18,7 @@ RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (r
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
 RUNS_OPEN = "runs_open_entry"          # the key of the run open on the Runs page (survives page switches)
 RUNS_STEP_OF = "runs_step_of"          # the key of the run the step slider's position belongs to
+RUNS_SCROLL = "runs_scroll_to_step"    # a link opened a step: the next draw of the Runs page scrolls to it (once)
 
 CMP_SOURCE = "cmp_source_entry"        # the key of the run or trace picked on the Compare page
 CMP_TABLE = "cmp_settings_table"       # the settings table the editor starts from (a DataFrame)
@@ -55,6 +56,7 @@ K_WALL = "play_wall_clock"
 K_PACE = "play_pacing"
 K_AGENT = "play_agent"
 K_TASK = "play_task"
+K_ADVANCED = "play_advanced_open"  # the sidebar's Advanced expander is open (its widgets are drawn only then)
 
 LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
 LESSON_RUN = "lesson_run"              # the Run of the lesson going on or just finished (or None)
@@ -70,6 +72,7 @@ LIB_NOT_STORED = "lib_not_stored"     # {id(record or trace): (it, why)}: what c
 LIB_OPENED = "lib_opened_entries"      # {"stored:<id>": runs_page.Entry}: stored runs opened in this tab
 LIB_MESSAGE = "lib_message"            # (level, text): what the store last said (a problem, what it removed); shown once
 
+ENDPOINTS_KEPT = "endpoints_kept"      # {widget prefix: {widget key: value}}: endpoints kept while their widgets are not drawn
 LINK_NOTE = "link_note"                # what was wrong with the link the app was opened with (shown once)
 PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
@@ -138,7 +141,17 @@ def upload_added(key: str) -> str:
 LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, LOSS_JOB) + tuple(upload_slot(k) for k in UPLOAD_KEYS)
 
 
+# The playground's settings are sidebar widgets drawn only on its page. Streamlit drops the state of a widget
+# a script run does not draw, so a visit to another page would reset them all (and a prompt taken from the
+# prompt lab would lose the summarizer chosen for it): every page's run saves them again, which keeps them.
+PLAY_SETTINGS = (K_SCENARIO, K_PRESET, K_EVERY, K_CAP, K_TRIM, K_SUMMARIZER, K_PROMPT, K_BUDGET, K_TOOL_CAP,
+                 K_MAX_IT, K_WALL, K_PACE, K_AGENT, K_TASK, PLAY_REVIEW)
+
+
 def init_session() -> None:
+    for key in PLAY_SETTINGS:
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
     st.session_state.setdefault(PLAY_ACTIVE, None)
     st.session_state.setdefault(PLAY_RUNS, [])
     st.session_state.setdefault(PLAY_SHOWN, None)

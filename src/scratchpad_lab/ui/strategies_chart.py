@@ -9,6 +9,8 @@ from typing import List
 import altair as alt
 import pandas as pd
 
+from scratchpad_lab.ui.charts import LEVEL
+
 # One colour per strategy, the same on every view (chart lines and column headers).
 COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "trim-only": "#7f7f7f",
           "deepagents": "#2ca02c", "langmem": "#d62728", "no compression": "#cccccc"}
@@ -30,7 +32,7 @@ def chart(results, width: int = 900, height: int = 320) -> alt.Chart:
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
-                    y=alt.Y("tokens:Q", title="context tokens sent"),
+                    y=alt.Y("tokens:Q", title="context tokens sent", axis=alt.Axis(**LEVEL)),
                     color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
                                                                                  labelLimit=400)),
                     tooltip=["strategy", "step", "tokens"]))

@@ -6,10 +6,14 @@ from pathlib import Path
 # fetch an svg from fonts.gstatic.com; the lab works offline).
 ICON = str(Path(__file__).resolve().parents[1] / "data" / "icon.png")
 
-# A tighter page so the live view fits one screen.
+# A tighter page so the live view fits one screen. The trigger panel reserves the height of its longest
+# usual text (the "Why:" sentence runs 1-4 lines), so the rows under it stay put while a run is live; its
+# bars are drawn at their value at once (Streamlit animates a progress bar's width, which lags its label).
 PAGE_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 3rem;
   padding-left: 2rem; padding-right: 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.7rem; padding: 0.2rem 0; }
 [class*="st-key-"][class*="_status"] [data-testid="stMetricValue"] { font-size: 1.45rem; }
+[class*="st-key-"][class*="_triggers"] { min-height: 15.5rem; }
+[class*="st-key-"][class*="_triggers"] [data-testid="stProgress"] * { transition: none !important; }
 </style>"""

@@ -3,8 +3,10 @@
 It reads only events (and the run's config), so what a person sees live is what they see again when
 they open the run later. The top part is laid out to fit one screen (1280x800 and up): the status row
 with its controls, the scratchpad's newest text and the trigger panel on the left, the newest
-compression on the right, each in a keyed container (`<key>_status`, `<key>_scratchpad`,
-`<key>_triggers`, `<key>_diff`); the size chart and the timeline directly below. Untrusted text
+compression and the size chart under it on the right (presenter mode: three columns), each in a keyed
+container (`<key>_status`, `<key>_scratchpad`, `<key>_triggers`, `<key>_diff`, `<key>_chart`); the
+timeline (`<key>_timeline`) below. The compression's box has a fixed height and the trigger panel a
+reserved one, so nothing moves while a run is live. Untrusted text
 (scratchpad, tool results, answers, error messages) goes through st.code/st.text, or st.markdown only
 through `scratchpad_lab.ui.markup`.
 """
@@ -19,14 +21,15 @@ import streamlit as st
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.analysis.narrate import narrate, sentence_for
-from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, Figures, compression_counts, figures, percent
+from scratchpad_lab.analysis.narrate import narrate, review_outcome, sentence_for, waiting_for
+from scratchpad_lab.analysis.figures import Figures, LABELS, NO_COMPRESSION, compression_counts, figures, percent
 from scratchpad_lab.analysis.metrics import final_answer, model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.analysis.triggers import trigger_state
 from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import size_chart
+from scratchpad_lab.ui.state import PRESENTER
 from scratchpad_lab.ui.style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
@@ -35,9 +38,13 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
 # The one-screen layout (1280x800 with the sidebar open is the smallest it must fit)
 PANE_ROWS = 8           # visual lines of the scratchpad pane
 PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
-PANE_HEIGHT = 220       # px of the scratchpad pane
-DIFF_HEIGHT = 250       # px of the newest compression's text
-CHART_HEIGHT = 230
+PANE_HEIGHT = 200       # px of the scratchpad pane
+PRESENTER_PANE_HEIGHT = 170  # ... in presenter mode (bigger text, same screen)
+DIFF_HEIGHT = 120       # px of the newest compression's text (in the live view)
+DIFF_BOX = 282          # px of the newest compression's box: fixed, so what is under it never moves
+CHART_HEIGHT = 200      # px of the size chart, its legend included
+PRESENTER_CHART_HEIGHT = 240
+TIMELINE_HEIGHT = 260
 
 
 
@@ -47,14 +54,18 @@ def _paused(events: Sequence[Event]) -> bool:
 
 
 def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool,
-                controls: Optional[Callable[[], None]] = None, name: Optional[str] = None) -> None:
-    """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them."""
+                controls: Optional[Callable[[], None]] = None, name: Optional[str] = None,
+                status: Optional[str] = None) -> None:
+    """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them.
+    `status` says it instead of the events (a moment of a run: "paused" in a lesson, "in progress")."""
+    given = status
     state = trigger_state(events, config)
     finish = [e for e in events if e.kind == "finish"]
     if finish:
         status = OUTCOME_TEXT.get(finish[-1].payload.outcome, "finished")
     else:
-        status = "paused" if _paused(events) else ("running" if live else "—")
+        status = given or ("paused" if _paused(events) else ("running" if live else "—"))
+    waiting = waiting_for(events) if live and not finish and not given else None
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
@@ -63,7 +74,11 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         st.metric(LABELS["compressions"], compressions, width="content")
         if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
             st.metric(LABELS["summarizer_calls"], calls, width="content")
-        st.metric("status", status, width="content")
+        if waiting is not None:  # a model call in flight: what the run waits for, and for how long
+            st.metric(f"status: waiting for {waiting[0]}", f"{max(0.0, elapsed_s - waiting[1]):.0f} s",
+                      width="content")
+        else:
+            st.metric("status", status, width="content")
         st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
         if controls is not None:
             controls()
@@ -77,7 +92,8 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
     """(failed, summarizer calls, why) when summarizer calls failed: it raised or replied nothing."""
     comps = [e for e in events if e.kind == "compression"]
-    bad = [e.payload for e in comps if e.payload.status != "ok"]
+    # a proposal you rejected, or a review the Stop ended, is your decision, not a failure of the summarizer
+    bad = [e.payload for e in comps if e.payload.status != "ok" and review_outcome(e.payload.review) is None]
     if not bad:
         return None
     reasons = Counter(str(c.error or "").strip() or
@@ -128,17 +144,27 @@ def scratchpad_tail(text: str, rows: int = PANE_ROWS, cols: int = PANE_COLS) -> 
     return "\n".join(([head] if head is not None else []) + [marker] + shown), left_out
 
 
-def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None) -> None:
+def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None, height: int = PANE_HEIGHT) -> None:
     shown = [e for e in events if e.kind == "iteration" and (upto is None or e.iteration <= upto)]
     if not shown:
         st.text("Scratchpad: empty until the first step is done.")
-        st.code("", language=None, height=PANE_HEIGHT)
+        st.code("", language=None, height=height)
         return
     last = shown[-1]
     sent = last.payload
     tail, _ = scratchpad_tail(str(sent.scratchpad or ""))
     st.text(f"Scratchpad sent at iteration {last.iteration}: {sent.chars:,} chars · {sent.tokens:,} tokens")
-    st.code(tail or "(empty)", language=None, height=PANE_HEIGHT, wrap_lines=True)
+    st.code(tail or "(empty)", language=None, height=height, wrap_lines=True)
+
+
+PERIODIC_HELP = ("The middleware's periodic trigger (summarize_every): it compresses at iterations N, 2N, 3N…, "
+                 "whatever the size.")
+SIZE_HELP = ("The middleware's size trigger (max_scratchpad_chars): it compresses when the scratchpad is over the "
+             "cap and has grown since the last summary (the package calls it armed then). The agent's own limit "
+             "is a different knob: after every step the agent itself cuts its scratchpad to its last N chars "
+             "(the agent's max_scratchpad_chars), dropping the oldest text.")
+FIRED_STATUS = {"ok": "", "empty": " (the summarizer replied nothing)", "error": " (the summarizer failed)"}
+FIRED_REVIEW = {"rejected": " (you rejected it)", "abandoned": " (stopped during your review)"}
 
 
 def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
@@ -148,18 +174,19 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
     else:
         periodic = (f"Periodic trigger: every {s.summarize_every} · next at iteration {s.next_periodic} "
                     f"(in {s.next_periodic - s.iteration})")
-    st.text(periodic)
+    st.text(periodic, help=PERIODIC_HELP)
     st.progress(min(s.share_of_cap, 1.0),
-                text=f"Size vs compress-when-over cap: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
+                text=f"Size vs “compress when over”: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
                      f"({percent(s.share_of_cap)})")
     st.progress(min(s.share_of_trim, 1.0),
-                text=f"Size vs the agent's hard trim: {s.chars:,} / {s.agent_trim_chars:,} chars "
+                text=f"Size vs the agent's own limit: {s.chars:,} / {s.agent_trim_chars:,} chars "
                      f"({percent(s.share_of_trim)})")
-    armed = ("Size trigger armed" if s.size_armed else
-             f"Size trigger disarmed until over {s.last_summarized_chars:,} chars")
-    fired = ("last fired: none yet" if s.last_fired_iteration is None else
-             f"last fired: {s.last_fired_reason} at {s.last_fired_iteration} ({s.last_fired_status})")
-    st.text(f"{armed} · {fired}")
+    size = ("Size trigger: ready" if s.size_armed else
+            f"Size trigger: waits for growth past {s.last_summarized_chars:,} chars")
+    fired = ("last fired: not yet" if s.last_fired_iteration is None else
+             f"last fired: {s.last_fired_reason} at {s.last_fired_iteration}"
+             f"{FIRED_REVIEW.get(s.last_fired_review or '') or FIRED_STATUS.get(s.last_fired_status, '')}")
+    st.text(f"{size} · {fired}", help=SIZE_HELP)
     st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
 
 
@@ -177,7 +204,8 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
             row["tools"] = (row["tools"] + ", " if row["tools"] else "") + str(e.payload.tool)
         elif e.kind == "compression":
             p = e.payload
-            row["compression"] = f"{p.reason} · {p.status} · {p.before_chars:,}→{p.after_chars:,}"
+            outcome = {"rejected": "rejected by you", "abandoned": "stopped during review"}.get(p.review or "", p.status)
+            row["compression"] = f"{p.reason} · {outcome} · {p.before_chars:,}→{p.after_chars:,}"
         elif e.kind == "trim":
             row["trim"] = f"{e.payload.before_chars:,}→{e.payload.after_chars:,}"
         elif e.kind == "final_answer":
@@ -218,34 +246,51 @@ def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = 
     compression_card(newest, key=f"{key}_newest", height=DIFF_HEIGHT, compact=True)
 
 
+def as_of(events: Sequence[Event], upto: Optional[int]) -> List[Event]:
+    """The run as it was once iteration `upto` had passed the middleware: its events up to then (all of
+    them when `upto` is None). Everything the view shows, its status row included, reads these."""
+    return list(events) if upto is None else [e for e in events if e.iteration is None or e.iteration <= upto]
+
+
 def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                    key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
                    prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
-                   name: Optional[str] = None) -> None:
+                   name: Optional[str] = None, status: Optional[str] = None) -> None:
     """The one-screen part: status and controls, scratchpad, triggers, newest compression; then the
-    size chart and the timeline."""
+    size chart and the timeline. With `upto`, all of it as the run was at that iteration (a step of the
+    Runs page, a lesson's pause): the status row, the final answer and the clock too."""
+    later = upto is not None and any(e.iteration is not None and e.iteration > upto for e in events)
+    if later:  # a moment before the end: its clock is the time of its last event, its status unfinished
+        events = as_of(events, upto)
+        elapsed_s = max((e.t for e in events), default=0.0)
+        status = status or ("running" if live else "in progress")
     with st.container(key=f"{key}_status"):
-        status_line(events, config, elapsed_s, live, controls, name)
+        status_line(events, config, elapsed_s, live, controls, name, status)
     failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
-    left, right = st.columns([5, 6], gap="medium")
-    with left:
+    shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
+    # The live story on one screen: the scratchpad and the triggers beside the newest compression and the
+    # size chart (presenter mode: the same, wider without the sidebar, taller and in bigger text). The compression sits
+    # in a box of fixed height, so the chart under it never moves while the run goes; the timeline follows.
+    presenting = bool(st.session_state.get(PRESENTER))
+    story, newest = st.columns([5, 6], gap="medium")
+    with story:
         with st.container(key=f"{key}_scratchpad", gap="xsmall"):
-            scratchpad_panel(events, upto)
+            scratchpad_panel(events, upto, PRESENTER_PANE_HEIGHT if presenting else PANE_HEIGHT)
         with st.container(key=f"{key}_triggers", gap="xsmall"):
             trigger_panel(events, config, upto)
-    with right:
-        with st.container(key=f"{key}_diff"):
+    with newest:
+        with st.container(key=f"{key}_diff", height=DIFF_BOX, border=True):
             newest_compression(events, key, upto)
-    shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
-    chart_col, table_col = st.columns([3, 2], gap="medium")
     if show_chart:
-        with chart_col:
-            unit = st.radio("Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit",
-                            label_visibility="collapsed")
-            st.altair_chart(size_chart(events, config, unit, upto, height=CHART_HEIGHT), width="stretch")
-    with table_col:
+        height = PRESENTER_CHART_HEIGHT if presenting else CHART_HEIGHT
+        with newest, st.container(key=f"{key}_chart", gap="xsmall"):
+            unit = "chars" if presenting else st.radio(  # a presenter's chart is in chars: its row goes to the chart
+                "Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit", label_visibility="collapsed")
+            st.altair_chart(size_chart(events, config, unit, upto, height=height, presenting=presenting),
+                            width="stretch", height=height)
+    with st.container(key=f"{key}_timeline"):
         st.text("Timeline")
-        st.dataframe(timeline_frame(shown), hide_index=True, height=CHART_HEIGHT + 30)
+        st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
     answer = final_answer(events)
     if answer is not None:
         st.subheader("Final answer")
@@ -287,7 +332,8 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
 
 def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,
                key: str = "run", upto: Optional[int] = None, show_chart: bool = True,
-               prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None) -> None:
+               prices: Optional[dict] = None, controls: Optional[Callable[[], None]] = None,
+               status: Optional[str] = None) -> None:
     render_run_top(events, config, live=live, elapsed_s=elapsed_s, key=key, upto=upto, show_chart=show_chart,
-                   prices=prices, controls=controls)
+                   prices=prices, controls=controls, status=status)
     render_cards(events, key=key, upto=upto, prices=prices)

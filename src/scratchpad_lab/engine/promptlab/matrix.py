@@ -160,6 +160,11 @@ class Cell:
     compression: Dict[str, Any] = field(default_factory=dict)  # the compression event, annotated
     probes: List[ProbeResult] = field(default_factory=list)
     cost: Optional[float] = None
+    started_s: Optional[float] = None  # time.monotonic() when its call began: the page says how long it waits
+
+    def waited_s(self) -> Optional[float]:
+        """Seconds this cell's call has been going (None unless it is running)."""
+        return time.monotonic() - self.started_s if self.status == "running" and self.started_s else None
 
     @property
     def done(self) -> bool:
@@ -322,6 +327,7 @@ class Matrix(Job):
                 cell.status = "cancelled"
                 return
             cell.status = "running"
+            cell.started_s = time.monotonic()
         spec = self.summarizers[cell.col]
         template = self.templates[cell.row]
         try:

@@ -1,0 +1,61 @@
+"""What a card's HTML (ui/markup.inert_html, chips_html) may hold, read the way a browser reads it: our own
+div and span elements with our fixed styles, and text. Shared by the markup unit tests and the AppTest
+checks that untrusted text reaching an st.html element stays text."""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import List
+
+from scratchpad_lab.ui.markup import HTML_STYLES
+
+
+class Elements(HTMLParser):
+    """The tags, attributes and text of an HTML fragment."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: List[str] = []
+        self.attributes: List[tuple] = []
+        self.text: List[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attributes += attrs
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def handle_comment(self, data):
+        self.tags.append("comment")
+
+
+def read(fragment: str) -> Elements:
+    parsed = Elements()
+    parsed.feed(fragment)
+    parsed.close()
+    return parsed
+
+
+def assert_inert(fragment: str) -> str:
+    """Fail unless the fragment is only our elements (div, span) with our own attributes; return its text."""
+    parsed = read(fragment)
+    assert set(parsed.tags) <= {"div", "span"}, parsed.tags
+    for name, value in parsed.attributes:
+        assert name in ("style", "class"), (name, value)
+        if name == "class":
+            assert value == "lab-text", value
+    return "".join(parsed.text)
+
+
+def fixed_styles() -> set:
+    return set(HTML_STYLES.values())
+
+
+def html_texts(at) -> List[str]:
+    """The text of every st.html element of an AppTest page that is not one of our fixed styles or scripts,
+    each checked to be our inert elements around text only: untrusted text there is text."""
+    from scratchpad_lab.ui.presenter import PRESENTER_CSS
+    from scratchpad_lab.ui.runs_page import SCROLL_TO_STEP
+    from scratchpad_lab.ui.style import PAGE_CSS
+    fixed = {PAGE_CSS, PRESENTER_CSS, SCROLL_TO_STEP}
+    return [assert_inert(node.proto.body) for node in at.get("html") if node.proto.body not in fixed]

@@ -1,0 +1,204 @@
+"""What a person sees, page by page, in a real browser: each page's main action done as a user does it,
+then every chart on the page must have drawn (its svg has data marks, or its canvas has ink) and the
+browser must have reported no script error and no console error (Streamlit's own `_stcore/` 404s on
+a deep link aside). Screenshots of each page at 1280x800 and 1500x1000 go to test-artifacts/.
+
+One `streamlit run app.py` serves the whole module (browser_support's module-scoped fixture); each test
+opens its own browser context, so each is a new session, as a new visitor would be.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browser_support import (COUNT_RERUNS_JS, IDLE_JS, SIZES, ScriptErrors, browser, charts, server, shoot,  # noqa: F401
+                             sync_api, wait_for_charts_drawn)
+from scratchpad_lab.engine.lessons import lesson
+
+pytestmark = pytest.mark.browser
+
+LONG_MS = 90_000
+METRIC_JS = """(label) => {
+  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    const v = m.querySelector('[data-testid="stMetricValue"]');
+    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
+  }
+  return null;
+}"""
+# Where the Runs page's step slider and the status row of the step are, in the window.
+BOXES_JS = """() => Object.fromEntries(['runs_step_box', 'runs_view_status'].map(k => {
+  const e = document.querySelector('.st-key-' + k);
+  const r = e ? e.getBoundingClientRect() : null;
+  return [k, r ? {top: Math.round(r.top), bottom: Math.round(r.bottom)} : null];
+}).concat([['window', window.innerHeight]]))"""
+LANDED_JS = f"""() => {{ const b = ({BOXES_JS})();
+  return b.runs_step_box && b.runs_view_status && b.runs_step_box.top >= 0 && b.runs_step_box.top < 200
+    && b.runs_view_status.bottom <= b.window; }}"""
+PROBLEMS_JS = """() => ({
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 400)),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 400)),
+})"""
+
+
+@pytest.fixture
+def visit(browser, server):
+    """A new visitor's tab at 1280x800: (page, the errors its browser reports)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors = ScriptErrors(page)
+    try:
+        yield page, errors
+    finally:
+        context.close()
+
+
+def _idle(page, what: str, timeout: int = 30_000) -> None:
+    try:
+        page.wait_for_function(IDLE_JS, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the page did not settle ({what}): {page.evaluate(PROBLEMS_JS)}") from None
+
+
+def _click_and_settle(page, button, what: str, timeout: int = LONG_MS) -> None:
+    page.evaluate(COUNT_RERUNS_JS)
+    button.click()
+    try:
+        page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()", timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"no finished rerun after {what}: {page.evaluate(PROBLEMS_JS)}") from None
+
+
+def _no_problems_on_the_page(page) -> None:
+    shown = page.evaluate(PROBLEMS_JS)
+    assert not shown["exceptions"] and not shown["errors"], shown
+
+
+def _open(page, server: str, path: str, heading: str) -> None:
+    page.goto(server + path)
+    page.get_by_role("heading", name=heading).wait_for()
+    _idle(page, f"opening {path}")
+
+
+def test_playground_run_draws_its_chart_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/", "Scratchpad Lab · Playground")
+    shoot(page, "acceptance-playground-first")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function(f"({METRIC_JS})('status') === 'running'")
+    page.wait_for_function(f"() => ({METRIC_JS})('compressions') !== '0'", timeout=LONG_MS)
+    shoot(page, "acceptance-playground-live", sizes=((1280, 800),))
+    page.wait_for_function(f"() => ({METRIC_JS})('status') === 'answered'", timeout=LONG_MS)
+    page.locator('input[role="combobox"][aria-label="Show run"]').wait_for()
+    _idle(page, "the finished run")
+    wait_for_charts_drawn(page, 2)  # the size chart, and what compression lost (the loss panel)
+    shoot(page, "acceptance-playground-finished", charts_at_least=2)
+    _no_problems_on_the_page(page)
+    errors.check("the Playground")
+
+
+def test_runs_sample_opened_at_a_step_draws_its_chart_with_no_script_error(visit, server):
+    page, errors = visit
+    page.goto(f"{server}/?sample=support-ticket-tight&step=6")
+    page.get_by_text("Showing iteration 6 of 14.").wait_for()
+    _idle(page, "the Runs page at step 6")
+    # the link lands on its step: the slider and the status row of that step on screen, not the list of runs
+    try:
+        page.wait_for_function(LANDED_JS, timeout=10_000)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the link did not land on its step: {page.evaluate(BOXES_JS)}") from None
+    assert page.evaluate(f"({METRIC_JS})('iteration')") == "6 of 30"
+    wait_for_charts_drawn(page, 1)
+    shoot(page, "acceptance-runs-step6", charts_at_least=1)
+    shoot(page, "acceptance-runs-step6-chart", charts_at_least=1, scroll_to=page.get_by_text("Timeline", exact=True))
+    _no_problems_on_the_page(page)
+    errors.check("the Runs page")
+
+
+def test_compare_draws_its_overlay_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/compare", "Scratchpad Lab · Compare")
+    button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
+    _click_and_settle(page, button, "pressing Compare")
+    page.get_by_text("All the numbers").wait_for()
+    wait_for_charts_drawn(page, 1)  # every setting in one chart
+    shoot(page, "acceptance-compare", charts_at_least=1,
+          scroll_to=page.get_by_text("Scratchpad tokens sent at each iteration", exact=False))
+    _no_problems_on_the_page(page)
+    errors.check("the Compare page")
+
+
+def test_sweep_draws_every_heatmap_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/compare", "Scratchpad Lab · Compare")
+    page.get_by_role("tab", name="Sweep").click()
+    _click_and_settle(page, page.get_by_role("button", name="Sweep", exact=True), "pressing Sweep")
+    page.get_by_role("combobox", name="Open a cell as a run", exact=True).wait_for()
+    # four heatmaps (the sample is a scenario run, so it has an answer score) and the opened cell's chart
+    wait_for_charts_drawn(page, 5)
+    for width, height in SIZES:
+        shoot(page, "acceptance-sweep", sizes=((width, height),), charts_at_least=5,
+              scroll_to=page.get_by_role("tab", name="Sweep"))
+        heatmaps = charts(page)[:4]
+        # the default grid is 3 x 3 (every 2, 5, off x 2,000, 4,000, 15,000): a number in every cell
+        for chart in heatmaps:
+            assert len(chart["texts"]) == 9, (width, chart)
+            assert all(re.fullmatch(r"[\d,]+%?", t) for t in chart["texts"]), (width, chart)
+        assert [all(t.endswith("%") for t in c["texts"]) for c in heatmaps] == [False, False, True, True], heatmaps
+    errors.check("the Sweep tab")
+    _no_problems_on_the_page(page)
+
+
+def test_strategies_run_draws_its_chart_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/strategies", "Scratchpad Lab · Strategies")
+    _click_and_settle(page, page.get_by_role("button", name="Run strategies", exact=True), "Run strategies")
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=LONG_MS)
+    wait_for_charts_drawn(page, 1)
+    shoot(page, "acceptance-strategies", charts_at_least=1,
+          scroll_to=page.get_by_role("heading", name="Context sent at each step"))
+    _no_problems_on_the_page(page)
+    errors.check("the Strategies page")
+
+
+def test_prompt_lab_matrix_runs_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/prompt_lab", "Scratchpad Lab · Prompt lab")
+    _click_and_settle(page, page.get_by_role("button", name="Run the matrix"), "Run the matrix")
+    page.wait_for_function("() => document.body.innerText.includes('2 cells in')", timeout=LONG_MS)
+    _idle(page, "the finished matrix")
+    for cell in ("pl_cell_0_0", "pl_cell_1_0"):
+        page.locator(f".st-key-{cell}").get_by_text("facts kept", exact=False).wait_for()
+    assert charts(page) == []  # the Prompt lab draws no chart: cells are text
+    shoot(page, "acceptance-promptlab", scroll_to=page.get_by_role("heading", name="4 · Run the matrix"))
+    _no_problems_on_the_page(page)
+    errors.check("the Prompt lab")
+
+
+def test_a_lesson_to_its_end_draws_every_view_with_no_script_error(visit, server):
+    page, errors = visit
+    item = lesson(1)
+    page.goto(f"{server}/?lesson=1")
+    page.get_by_role("heading", name=f"Lesson 1: {item.title}").wait_for()
+    _idle(page, "opening the lesson")
+    pace = page.get_by_role("slider", name="Pace: seconds per scripted step")
+    page.evaluate(COUNT_RERUNS_JS)
+    pace.press("Home")
+    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()")
+    page.get_by_role("button", name="Start lesson").click()
+    for stage in range(len(item.pauses)):
+        page.locator(f".st-key-lesson_continue_{stage} button").wait_for(timeout=LONG_MS)
+        _idle(page, f"pause {stage + 1}")
+        wait_for_charts_drawn(page, 1)
+        if stage == 0:
+            shoot(page, "acceptance-lesson1-pause1", charts_at_least=1,
+                  scroll_to=page.locator(f".st-key-lesson_callout_{stage}"))
+        page.locator(f".st-key-lesson_continue_{stage} button").click()
+    page.get_by_role("heading", name="Your turn").wait_for(timeout=LONG_MS)
+    _idle(page, "the lesson's end")
+    wait_for_charts_drawn(page, 1)
+    shoot(page, "acceptance-lesson1-end", charts_at_least=1, scroll_to=page.get_by_role("heading", name="Your turn"))
+    _no_problems_on_the_page(page)
+    errors.check("the Lessons page")

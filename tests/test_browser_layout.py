@@ -1,0 +1,156 @@
+"""The live story on one screen, in a real browser, at 1280x800 and 1500x1000, in and out of presenter
+mode: while a run is live, the status row, the scratchpad, the triggers, the newest compression and the
+size chart are all in the window; the chart and what is under it do not move (the page samples their
+position every 25 ms while the run goes); the trigger bars are drawn at the value their label
+says; and presenter mode makes the numbers and the chart bigger, with the preset still at hand.
+
+The figures measured (the chart's vertical movement, the bars' lag, the boxes' bottoms) are written to
+test-artifacts/layout-<size>.json, and screenshots live and finished, in and out of presenter mode, to
+test-artifacts/layout-*.png.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from browser_support import ARTIFACTS, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
+
+pytestmark = pytest.mark.browser
+
+RUN_TIMEOUT_MS = 60_000
+STORY = ["live_status", "live_scratchpad", "live_triggers", "live_diff", "live_chart"]
+MOVERS = ["live_chart", "live_timeline"]  # what must not move while the run is live
+
+# Installs a sampler: every 25 ms while the status reads "running", the boxes of the story,
+# the trigger bars (the share their label says against the share drawn), and the metric's font size.
+SAMPLER_JS = """([story, movers]) => {
+  window.__labSamples = [];
+  const metric = (label) => {
+    for (const m of document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')) {
+      const l = m.querySelector('[data-testid="stMetricLabel"]');
+      if (l && l.innerText.trim() === label) return m.querySelector('[data-testid="stMetricValue"]');
+    }
+    return null;
+  };
+  const sample = () => {
+    const status = metric('status');
+    if (status && status.innerText.trim() === 'running') {
+      const boxes = {};
+      for (const k of story.concat(movers)) {
+        const e = document.querySelector('.st-key-' + k);
+        const r = e ? e.getBoundingClientRect() : null;
+        boxes[k] = r ? {top: r.top, bottom: r.bottom, height: r.height, width: r.width} : null;
+      }
+      const bars = [...document.querySelectorAll('.st-key-live_triggers [data-testid="stProgress"]')].map(p => {
+        const said = /\\((\\d+)%\\)/.exec(p.innerText);
+        // the fill is the track's child, slid left (translateX) by what is not done: what shows of it is drawn
+        const track = p.querySelector('[data-testid="stProgressBarTrack"]');
+        const fill = track ? track.firstElementChild : null;
+        const t = track ? track.getBoundingClientRect() : null;
+        const drawn = fill && t && t.width ? (fill.getBoundingClientRect().right - t.left) / t.width * 100 : null;
+        return {said: said ? Number(said[1]) : null, drawn};
+      });
+      const vega = document.querySelector('.st-key-live_chart [data-testid="stVegaLiteChart"]');
+      const drawnChart = vega ? vega.getBoundingClientRect() : null;
+      const value = metric('iteration');
+      window.__labSamples.push({boxes, bars, chart: drawnChart ? drawnChart.width * drawnChart.height : 0, font: value ? parseFloat(getComputedStyle(
+        value.querySelector('p') || value).fontSize) : null, scrolled: document.querySelector(
+        '[data-testid="stMain"]')?.scrollTop || 0});
+    }
+    if (!window.__labStop) setTimeout(sample, 25);
+  };
+  sample();
+}"""
+
+STATUS_JS = """() => {
+  for (const m of document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    if (l && l.innerText.trim() === 'status') return m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
+  }
+  return null;
+}"""
+
+
+def _live_run(page, name: str, width: int, height: int) -> dict:
+    """Run once at the demo pacing, sampling while live; returns the figures of that run."""
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function(f"({STATUS_JS})() === 'running'", timeout=RUN_TIMEOUT_MS)
+    page.evaluate("() => { window.__labStop = false; }")
+    page.evaluate(SAMPLER_JS, [STORY, MOVERS])
+    page.wait_for_function("() => [...document.querySelectorAll('.st-key-live_diff strong')]"
+                           ".some(e => e.innerText.startsWith('Compression at iteration'))", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_timeout(300)  # a frame or two of the live view with its first compression
+    page.screenshot(path=str(ARTIFACTS / f"layout-{name}-live-{width}x{height}.png"))
+    page.wait_for_function(f"({STATUS_JS})() === 'answered'", timeout=RUN_TIMEOUT_MS)
+    page.evaluate("() => { window.__labStop = true; }")
+    samples = page.evaluate("() => window.__labSamples")
+    page.wait_for_function("() => document.querySelector('input[aria-label=\"Show run\"]') !== null",
+                           timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(IDLE_JS, timeout=RUN_TIMEOUT_MS)
+    page.screenshot(path=str(ARTIFACTS / f"layout-{name}-finished-{width}x{height}.png"))
+    assert len(samples) > 20, f"too few live samples: {len(samples)}"
+    tops = {k: [s["boxes"][k]["top"] for s in samples if s["boxes"][k]] for k in MOVERS}
+    lags = [abs(b["said"] - b["drawn"]) for s in samples for b in s["bars"]
+            if b["said"] is not None and b["drawn"] is not None and b["said"] <= 100]
+    return {
+        "samples": len(samples),
+        "movement_px": {k: round(max(v) - min(v), 1) if v else None for k, v in tops.items()},
+        "bar_lag_points": round(max(lags), 1) if lags else None,
+        "lowest_bottom_px": {k: round(max(s["boxes"][k]["bottom"] for s in samples if s["boxes"][k]), 1)
+                             for k in STORY},
+        "missing": sorted({k for s in samples for k in STORY if s["boxes"][k] is None}),
+        "metric_font_px": max(s["font"] for s in samples if s["font"]),
+        "chart_area_px": round(max(s["chart"] for s in samples)),
+        "scrolled": max(s["scrolled"] for s in samples),
+    }
+
+
+def _check_live(figures: dict, height: int) -> None:
+    assert not figures["missing"], f"not on the page while live: {figures}"
+    assert figures["scrolled"] == 0, figures
+    for key, bottom in figures["lowest_bottom_px"].items():
+        assert bottom <= height, f"{key} reaches below the window ({height} px) while live: {figures}"
+    for key, moved in figures["movement_px"].items():
+        assert moved is not None and moved <= 1, f"{key} moved {moved} px while live: {figures}"
+    assert figures["bar_lag_points"] is not None and figures["bar_lag_points"] <= 2, \
+        f"a trigger bar lags its label: {figures}"
+
+
+@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browser, server, width, height):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors = ScriptErrors(page)
+    try:
+        page.goto(server)
+        page.get_by_role("button", name="Run", exact=True).wait_for()
+        page.wait_for_function(IDLE_JS)
+        normal = _live_run(page, "normal", width, height)
+        _check_live(normal, height)
+
+        page.locator('[data-testid="stSidebar"]').get_by_text("Presenter mode").click()
+        page.locator(".st-key-presenter_leave").wait_for()
+        page.wait_for_function(IDLE_JS)
+        # the preset is at hand without the sidebar, and choosing one there sets the run's settings
+        preset = page.get_by_role("combobox", name="Preset", exact=True)
+        preset.click()
+        page.get_by_role("option", name="Tight (2 / 2,000)", exact=True).click()
+        page.wait_for_function("() => document.querySelector('input[aria-label=\"Preset\"]')?.value"
+                               " === 'Tight (2 / 2,000)'")
+        page.wait_for_function(IDLE_JS)
+        assert page.locator('[data-testid="stSidebar"]').is_hidden()
+        presenting = _live_run(page, "presenter", width, height)
+        _check_live(presenting, height)
+        assert presenting["metric_font_px"] > normal["metric_font_px"], (normal, presenting)
+        assert presenting["chart_area_px"] > normal["chart_area_px"], (normal, presenting)
+        compressions = page.evaluate("""() => [...document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')]
+            .find(m => m.innerText.startsWith('compressions'))?.querySelector('[data-testid="stMetricValue"]').innerText""")
+        assert int(compressions) > 3, "the Tight preset chosen in presenter mode is what ran"
+        (ARTIFACTS / f"layout-{width}x{height}.json").write_text(
+            json.dumps({"normal": normal, "presenter": presenting}, indent=1), encoding="utf-8")
+        print(f"{width}x{height}", json.dumps({"normal": normal, "presenter": presenting}))
+        errors.check(f"the live Playground at {width}x{height}")
+    finally:
+        context.close()
