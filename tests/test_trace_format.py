@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from conftest import rerun_until
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab import cli
@@ -89,13 +91,13 @@ def test_the_runs_page_shows_each_mistake_as_a_warning_and_the_report_as_text(mo
     at = AppTest.from_file(app, default_timeout=60).run()
     at = at.switch_page("pages/runs.py").run()
     at.file_uploader(key="runs_upload").upload("mine.json", json.dumps(_mistaken_trace()).encode(), "application/json")
-    at.run()
+    rerun_until(at.run())  # the trace's replay is a job
     assert not at.exception
     assert [w.value for w in at.warning] == ["3 problem(s) in this trace's steps: they replay, but not as they read."]
     texts = [t.value for t in at.text]
     assert any(t.startswith("step 2: ") and "\nstep 3: 2 actions" in t and "\nstep 4, action 1:" in t for t in texts)
     at.file_uploader(key="runs_upload").upload("tau.json", json.dumps(TASKS).encode(), "application/json")
-    at.run()
+    rerun_until(at.run())
     assert not at.exception
     assert any(t.startswith("Imported: OpenAI chat messages: 16 messages → 6 steps; 3 user turns became `user` tool "
                             "results") for t in (t.value for t in at.text))

@@ -226,7 +226,6 @@ def _add_replayed(key: str, job: Job) -> None:
         entry = _upload_entry(len(uploads), file_name, file, job.result)
         uploads.append(entry)
         st.session_state[upload_added(key)] = entry
-        show_notes(entry)
         store_upload(entry)
 
 
@@ -349,7 +348,7 @@ def page() -> None:
     runs_table(entries_frame(entries, prices), key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)
     st.text(kind_note(entry))
-    if added is None or added.key != entry.key:  # a file just uploaded had its notes shown by the uploader
+    if added is None or added.key != entry.key or entry.is_trace:  # a run record's notes: shown by the uploader
         show_notes(entry)
     index = entries.index(entry)
     download_button(entry.record, key="runs_download", index=index)
