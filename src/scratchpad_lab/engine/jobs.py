@@ -133,7 +133,8 @@ class Job:
     def report(self, done: int, total: Optional[int] = None, text: Optional[str] = None) -> None:
         with self._lock:
             p = self._progress
-            self._progress = Progress(int(done), p.total if total is None else int(total), p.text if text is None else text)
+            self._progress = Progress(int(done), p.total if total is None else int(total),
+                                      p.text if text is None else text)
 
     def work(self, report: Report, stop: StopFlag) -> Any:
         """What the job does (subclasses override it; otherwise the function given)."""

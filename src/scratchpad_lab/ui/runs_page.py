@@ -4,9 +4,10 @@ playground's view with a step slider, and downloadable.
 Uploads are untrusted from the first byte: `read_upload` turns (name, bytes) into a run record or a trace,
 or into one message, and nothing reaches the page state unless it loaded cleanly. A trace is replayed
 once with the package defaults to be shown: that replay is a job, drawn under the uploader by the one
-live fragment (ui/live.py) with its progress and a Stop button; the upload is added when it ends. What a file carries
-(its name, a run's name and label, every event's text) is shown only in st.code/st.text or dataframe
-cells; the labels of selects and headings are built from our own words and validated numbers.
+live fragment (ui/live.py) with its progress and a Stop button; the upload is added when it ends.
+What a file carries (its name, a run's name and label, every event's text) is shown only in
+st.code/st.text or dataframe cells; the labels of selects and headings are built from our own words and
+validated numbers.
 The Compare page lists the same runs through `all_entries` and shares the upload handling.
 """
 from __future__ import annotations

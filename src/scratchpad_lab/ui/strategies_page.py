@@ -3,8 +3,9 @@
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
 only when a LangChain strategy runs. The strategies run as a job, drawn by the one live fragment
 (ui/live.py) with their progress, strategy by strategy, and a Stop button. The last result is kept in
-session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown only with st.code / st.text or
-in dataframe cells; headings and quirk lines are our own words, numbers and package-made file paths.
+session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown
+only with st.code / st.text or in dataframe cells; headings and quirk lines are our own words, numbers and
+package-made file paths.
 """
 from __future__ import annotations
 
