@@ -94,3 +94,19 @@ def test_a_payload_field_a_newer_writer_added_is_kept():
     raw["events"][1]["data"]["added_later"] = {"x": 1}
     loaded = load_any(json.dumps(raw))
     assert loaded.events[1].data["added_later"] == {"x": 1}
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("summarize_every", "2", "summarize_every = '2' must be a whole number"),
+    ("max_iterations", True, "max_iterations = True must be a whole number"),
+    ("wall_clock_s", "300", "wall_clock_s = '300' must be a number"),
+    ("prompt_name", 7, "prompt_name = 7 must be text"),
+])
+def test_a_run_records_config_has_strict_types_as_the_published_schema_says(field, value, says):
+    raw = json.loads(SAMPLES[0].read_text())
+    raw["config"][field] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(raw, json_schema("run"))
+    with pytest.raises(RecordError) as caught:
+        load_any(json.dumps(raw), where="upload.json")
+    assert str(caught.value).startswith("upload.json: its config is not valid here: " + says)
