@@ -5,6 +5,7 @@
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
     scratchpad-lab lessons check my-lesson.toml
     scratchpad-lab import Task_20250101_120000_ab12cd34.json --task "..." --out run.trace.json
+    scratchpad-lab run --scenario log-triage --save && scratchpad-lab runs list
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
 2 bad arguments or a bad file: any LabError (model/errors.py), one line on stderr, no traceback.
@@ -25,6 +26,7 @@ from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.cli.describe import describe_record
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -72,6 +74,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="also send a provider's key variable to a base URL that is not that provider's")
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
+    p.add_argument("--save", action="store_true",
+                   help="also keep the run in the lab's store (SCRATCHPAD_LAB_DB; see `scratchpad-lab runs`)")
     p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -133,6 +137,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
         sub.add_parser("lessons")
+        sub.add_parser("runs")
         return parser
     from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
@@ -140,6 +145,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     add_strategies_parser(sub)
     from scratchpad_lab.cli.lessons import add_parser as add_lessons_parser
     add_lessons_parser(sub)
+    from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
+    add_runs_parser(sub)
     return parser
 
 
@@ -241,29 +248,6 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
             f"scratchpad was left as it was. Last error: {failed[-1].error}")
 
 
-def _human(record: RunRecord) -> str:
-    from scratchpad_lab.analysis.figures import figures, percent  # reads facts: imported when asked (start-up)
-    s = figures(record.events, record.scenario)
-    lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
-             f"summarizer calls: {s.summarizer_calls}  trims: {s.trims}  "
-             f"peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens  facts kept: {s.facts_kept_text}"]
-    if s.answer_score is not None:
-        lines.append(f"answer score: {percent(s.answer_score)}")
-    for e in record.events:
-        if e.kind == "compression":
-            d = e.payload
-            lines.append(f"  iteration {e.iteration:>3}: {d.reason:<8} {d.status:<5} "
-                         f"{d.before_chars:>7,} -> {d.after_chars:>7,} chars")
-        elif e.kind == "trim":
-            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.payload.before_chars:,} -> "
-                         f"{e.payload.after_chars:,} chars")
-    if record.error:
-        lines.append(f"error: {record.error}")
-    if record.final_answer:
-        lines.append("final answer:\n" + record.final_answer)
-    return "\n".join(lines)
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     # The middleware logs each failed or empty summary; the run records them as compression events.
     logging.getLogger("autourgos_summarizer").setLevel(logging.ERROR)
@@ -285,6 +269,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "strategies":
             from scratchpad_lab.cli.strategies import run as run_strategies_command
             return run_strategies_command(args)
+        if args.command == "runs":
+            from scratchpad_lab.cli.runs import run as runs_command
+            return runs_command(args)
         if args.command == "lessons":
             from scratchpad_lab.cli.lessons import run as lessons_command
             return lessons_command(args)
@@ -306,11 +293,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as exc:
         print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
+    if "save" in args:
+        from scratchpad_lab.cli.runs import save
+        from scratchpad_lab.engine.store import StoreError
+        try:
+            save(record, keys=cli_keys(config, vars(args)))
+        except StoreError as exc:  # the run happened: --out and --trace-out were written above
+            print(f"scratchpad-lab: error: the run was not stored: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         if "json" in args:
             print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
         else:
-            print(_human(record))
+            print(describe_record(record))
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
         sys.stdout = None

@@ -115,6 +115,13 @@ def _stored(e: Event) -> Dict[str, Any]:
     return out
 
 
+def prompt_label(config: RunConfig) -> str:
+    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
+
+
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:
     """A run record or a trace from untrusted bytes; RecordError on anything wrong. (Files in other
     formats are imported by the engine's loader, engine/loader.py, which every page and command uses.)"""

@@ -30,6 +30,7 @@ from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_error, show_problem
 from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry
 from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
+from scratchpad_lab.ui.store import show_message, store_result
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
@@ -215,6 +216,7 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
             result.choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps),
                               "cmp_sweep_summarizer": summarizer}
             st.session_state[CMP_SWEEP] = result
+            store_result("sweep", result.rows, result.labels, entry.title)
     if not settings:
         st.text("Pick at least one value of each.")
     result = st.session_state[CMP_SWEEP]
@@ -260,6 +262,7 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         if result is not None:
             result.signature = signature
             st.session_state[CMP_RESULT] = result
+            store_result("compare", result.rows, result.labels, entry.title)
     result = st.session_state[CMP_RESULT]
     if result is not None:
         show_comparison(result, signature, prices)
@@ -269,6 +272,7 @@ def page() -> None:
     init_session()
     prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Compare")
+    show_message()
     st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
                "the settings are compared on exactly the same work; only compression (and the summarizer's "
                "cost) changes.")

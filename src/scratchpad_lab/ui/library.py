@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.model.config import RunConfig, every_text
+from scratchpad_lab.model.config import every_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,11 +88,6 @@ def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
-def prompt_label(config: RunConfig) -> str:
-    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
-    if config.prompt_name:
-        return config.prompt_name
-    return "custom" if config.summarizer_prompt else "package default"
 
 
 # the columns a person compares first come first, so they are on screen at 1280 px
@@ -103,6 +98,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
     import pandas as pd  # lazy: the first page does without it
 
     from scratchpad_lab.analysis.figures import figures
+    from scratchpad_lab.model.records import prompt_label
     rows = []
     for i, r in enumerate(records, start=1):
         s = figures(r.events, r.scenario, prices)
