@@ -2,7 +2,7 @@
 
 `python docs/strategies_figure.py` starts this file under `streamlit run` (Streamlit ships the Vega
 renderer; no network), opens it in Debian's headless chromium and saves the chart as
-docs/strategies.png (under `streamlit run` it only draws the chart). `python docs/strategies_figure.py
+docs/img/strategies-chart.png (under `streamlit run` it only draws the chart). `python docs/strategies_figure.py
 --table` writes the table of figures into docs/strategies.md, between its two `strategies-table`
 markers, from `run_strategies` (the rows `scratchpad-lab strategies --json` prints); tests/test_docs.py
 checks that the committed table is what the strategies give now.
@@ -120,4 +120,4 @@ if __name__ == "__main__":
         PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), table()), encoding="utf-8")
         print(f"wrote the table in {PAGE.relative_to(REPO)}")
     else:
-        capture(REPO / "docs" / "strategies.png")
+        capture(REPO / "docs" / "img" / "strategies-chart.png")

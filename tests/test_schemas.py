@@ -1,7 +1,6 @@
 """The file formats have one definition (schemas.py): every loader goes through it, every sample loads,
-the JSON Schema it generates is the one the README publishes, and it agrees with the loader."""
+the JSON Schema it generates is the one the guide publishes (docs/schemas/), and it agrees with the loader."""
 import json
-import re
 from pathlib import Path
 
 import jsonschema
@@ -27,11 +26,12 @@ def test_every_shipped_sample_run_loads_and_survives_the_round_trip(path):
     assert jsonschema.validate(json.loads(path.read_text()), json_schema("run")) is None
 
 
-def test_the_readme_publishes_the_trace_schema_the_loader_uses():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- trace-schema -->\s*```json\n(.*?)```", readme, re.S)
-    assert block, "README has the trace schema block"
-    assert json.loads(block.group(1)) == json_schema("trace"), "regenerate: python -m scratchpad_lab.model.schemas trace"
+@pytest.mark.parametrize("kind", ["trace", "run"])
+def test_the_guide_publishes_the_schemas_the_loader_uses(kind):
+    published = ROOT / "docs" / "schemas" / f"{kind}.schema.json"
+    assert json.loads(published.read_text(encoding="utf-8")) == json_schema(kind), \
+        f"regenerate: python -m scratchpad_lab.model.schemas {kind} > {published.relative_to(ROOT)}"
+    assert f"schemas/{kind}.schema.json" in (ROOT / "docs" / "traces.md").read_text(encoding="utf-8")
 
 
 def test_the_published_schema_and_the_loader_agree_on_good_and_bad_traces():
