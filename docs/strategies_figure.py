@@ -106,7 +106,9 @@ def capture(out: Path) -> None:
             browser.close()
     finally:
         stop_server(proc)
-    print(f"wrote {out}")
+    from screenshots import optimise  # this folder's: the same palette reduction as the page pictures
+    optimise(out)
+    print(f"wrote {out.relative_to(REPO)} ({out.stat().st_size / 1024:.0f} KB)")
 
 
 if __name__ == "__main__":
