@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from scratchpad_lab.engine.compare import NEVER, replay_one
+from scratchpad_lab.engine.compare import NEVER
 from scratchpad_lab.model.config import RunConfig, largest
-from scratchpad_lab.model.events import Event
+from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
@@ -32,8 +32,22 @@ def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
 def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec) -> List[int]:
     """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
     the agent's max_tool_output_chars, as the agent always does)."""
-    record = replay_one(Source.for_trace(trace), base_config(summarizer), {**NEVER, "agent_trim_chars": NO_TRIM})
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=NO_TRIM, step_delay_s=0.0)
+    lab_run = Run(config, Source.for_trace(trace), name="nothing cut")
+    lab_run.log = lab_run.observer.log = _CountsOnlyLog()
+    record = lab_run.run()
     return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
+
+
+class _CountsOnlyLog(RunLog):
+    """The baseline needs each iteration's token count, not its text: with nothing cut the scratchpad
+    grows with every step, so keeping it at each of N steps would hold N^2/2 steps' worth of text
+    (about 4 GB for a 5,000-step trace of 9 MB)."""
+
+    def emit(self, kind: str, iteration=None, **data) -> Event:
+        if kind == "iteration":
+            data["scratchpad"] = ""
+        return super().emit(kind, iteration, **data)
 
 
 def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,

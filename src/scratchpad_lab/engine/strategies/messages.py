@@ -108,13 +108,22 @@ class MessageCounter:
     def __init__(self, count) -> None:
         self.count = count
         self._memo: Dict[str, Tuple[int, int]] = {}
+        # The same message objects are counted again at every step (the conversation so far): by object,
+        # while its content and tool calls are the same objects, the figures are read without rendering
+        # and hashing the message again (that made a long trace's replay quadratic in its text).
+        self._seen: Dict[int, Tuple[Any, Any, Any, Tuple[int, int]]] = {}
 
     def one(self, message: Any) -> Tuple[int, int]:
         """(tokens, chars) of one rendered message."""
+        content, calls = getattr(message, "content", None), getattr(message, "tool_calls", None)
+        seen = self._seen.get(id(message))
+        if seen is not None and seen[0] is message and seen[1] is content and seen[2] is calls:
+            return seen[3]
         key = message_key(message)
         if key not in self._memo:
             text = render(message)
             self._memo[key] = (self.count(text), len(text))
+        self._seen[id(message)] = (message, content, calls, self._memo[key])
         return self._memo[key]
 
     def __call__(self, messages: Sequence[Any]) -> int:
