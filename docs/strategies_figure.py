@@ -1,8 +1,11 @@
-"""The README's Strategies picture, drawn by the page's own chart code (ui/strategies_chart.py).
+"""The guide's Strategies picture and table, from the page's own code on the shipped log-triage sample.
 
 `python docs/strategies_figure.py` starts this file under `streamlit run` (Streamlit ships the Vega
 renderer; no network), opens it in Debian's headless chromium and saves the chart as
-docs/strategies.png. Under `streamlit run` it only draws the chart.
+docs/img/strategies-chart.png (under `streamlit run` it only draws the chart). `python docs/strategies_figure.py
+--table` writes the table of figures into docs/strategies.md, between its two `strategies-table`
+markers, from `run_strategies` (the rows `scratchpad-lab strategies --json` prints); tests/test_docs.py
+checks that the committed table is what the strategies give now.
 """
 from __future__ import annotations
 
@@ -20,6 +23,43 @@ SPECS = ["autourgos-middleware:summarize_every=3,max_scratchpad_chars=3000,agent
          "trim-only:agent_trim_chars=3000",
          "deepagents:trigger_tokens=1500,keep_messages=4",
          "langmem:max_tokens=800,max_summary_tokens=200"]
+
+
+PAGE = REPO / "docs" / "strategies.md"
+BEGIN, END = "<!-- strategies-table -->", "<!-- /strategies-table -->"
+SETTINGS_WORDS = {"summarize_every": "every {}", "max_scratchpad_chars": "{:,}", "agent_trim_chars": "trim {:,}",
+                  "trigger_tokens": "trigger {:,} tokens", "keep_messages": "keep {} messages",
+                  "max_tokens": "max_tokens {:,}", "max_summary_tokens": "summary {:,}"}
+
+
+def table() -> str:
+    """The figures of SPECS on TRAJECTORY as a markdown table (the words of every page and command)."""
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
+    from scratchpad_lab.engine.strategies import parse_spec, run_strategies
+    from scratchpad_lab.model.records import load_path
+
+    rows = [r.row() for r in run_strategies(load_path(TRAJECTORY), [parse_spec(s) for s in SPECS])]
+    lines = ["| strategy (settings) | compressions | summarizer calls | summarizer tokens in / out | peak | mean "
+             "| saved | facts kept | through trims | files |", "|---" * 10 + "|"]
+    for spec, r in zip(SPECS, rows):
+        given = [kv.split("=") for kv in spec.split(":", 1)[1].split(",")]  # as given, not the defaults
+        settings = ", ".join(SETTINGS_WORDS.get(k, k + " {}").format(r["settings"][k]) for k, _ in given)
+        lines.append(
+            f"| {r['strategy']} ({settings}) | {r['compressions']} | {r['summarizer_calls']} "
+            f"| {r['summarizer_tokens_in']:,} / {r['summarizer_tokens_out']:,} | {r['peak_context_tokens']:,} "
+            f"| {r['mean_context_tokens']:,.0f} | {r['context_tokens_saved']:,} "
+            f"| {facts_kept_text(r['facts_retained'], r['compressions'] > 0)} "
+            f"| {percent_or(r['trim_facts_retained'], 'no trim')} | {r['offloaded_files']} |")
+    return "\n".join(lines)
+
+
+def page_with_table(page: str, text: str) -> str:
+    """`page` with the text between its two markers replaced by `text`."""
+    head, _, rest = page.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    if not rest or END not in rest:
+        raise SystemExit(f"{PAGE} has no {BEGIN} ... {END} block")
+    return f"{head}{BEGIN}\n{text}\n{END}{tail}"
 
 
 def draw() -> None:
@@ -66,7 +106,9 @@ def capture(out: Path) -> None:
             browser.close()
     finally:
         stop_server(proc)
-    print(f"wrote {out}")
+    from screenshots import optimise  # this folder's: the same palette reduction as the page pictures
+    optimise(out)
+    print(f"wrote {out.relative_to(REPO)} ({out.stat().st_size / 1024:.0f} KB)")
 
 
 if __name__ == "__main__":
@@ -76,5 +118,8 @@ if __name__ == "__main__":
         _in_streamlit = lambda: False  # noqa: E731
     if _in_streamlit():
         draw()
+    elif sys.argv[1:] == ["--table"]:
+        PAGE.write_text(page_with_table(PAGE.read_text(encoding="utf-8"), table()), encoding="utf-8")
+        print(f"wrote the table in {PAGE.relative_to(REPO)}")
     else:
-        capture(REPO / "docs" / "strategies.png")
+        capture(REPO / "docs" / "img" / "strategies-chart.png")

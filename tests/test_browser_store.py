@@ -57,7 +57,7 @@ def _stored_options(page) -> list:
 
 def _open_runs_page(page, url: str) -> None:
     """The Runs page in a new session of this browser (its cookie goes with it). The root first: a page's own
-    path as a new server's very first request opens without the app's frame (see README, Status and limits)."""
+    path as a new server's very first request opens without the app's frame (see docs/troubleshooting.md)."""
     page.goto(url)
     page.get_by_role("button", name="Run", exact=True).wait_for()
     page.goto(url + "/runs")

@@ -50,7 +50,7 @@ def test_a_copy_with_a_new_title_passes(tmp_path, capsys):
 
 
 def test_the_readmes_worked_example_runs_to_its_moments(tmp_path, capsys):
-    # README "Writing a lesson": lesson 1 copied, retitled, every four iterations
+    # docs/lessons.md "Writing a lesson": lesson 1 copied, retitled, every four iterations
     path = _copy(tmp_path, "every-four.toml", title='title = "Every four iterations"',
                  summarize_every="summarize_every = 4")
     code, out, err = _check(path, capsys, "--run")
@@ -105,8 +105,8 @@ def test_the_settings_note_is_made_from_the_settings(tmp_path):
     assert read_lesson(LESSONS_DIR / "4-loss.toml").settings_note.startswith("The Tight preset.")
 
 
-def test_every_finder_a_file_can_name_is_documented_in_the_readme():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+def test_every_finder_a_file_can_name_is_documented_in_the_guide():
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "lessons.md").read_text(encoding="utf-8")
     assert all(f"`{name}`" in readme for name in MOMENTS), [n for n in MOMENTS if f"`{n}`" not in readme]
 
 

@@ -20,7 +20,8 @@ from scratchpad_lab.engine.runner import Run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-defaults.json"
 CELL_KEYS = ["prompt", "summarizer", "status", "summary", "before_chars", "after_chars", "before_tokens",
-             "after_tokens", "facts_before", "facts_lost", "flags", "latency_s", "tokens_in", "tokens_out", "error"]
+             "after_tokens", "facts_before", "facts_lost", "flags", "latency_s", "tokens_in", "tokens_out", "error",
+             "probes"]
 
 
 @pytest.fixture
@@ -66,6 +67,23 @@ def test_two_prompts_by_extractive_and_a_model_give_four_cells(prompts, capsys):
     # the model was sent the prompt formatted for that scratchpad (iteration 5 of the sample's task)
     sent = [prompt_of(json.loads(r["body"])) for r in fake.requests]
     assert any(p.startswith("MARKER-beta. Be brief about step 5.\n" + first.data["before"]) for p in sent)
+
+
+def test_a_probe_given_on_the_command_line_is_answered_in_every_cell_in_both_outputs(prompts, capsys):
+    record = load_record(SAMPLE)
+    before = [e for e in record.events if e.kind == "compression"][0].data["before"]
+    assert "A-1001" in before and "Not-In-It-42" not in before
+    argv = ["prompt-lab", str(SAMPLE), "--compression", "1", "--prompt-file", str(prompts[0]),
+            "--probe", "Which order is it?=A-1001", "--probe", "Which code?=Not-In-It-42"]
+    code, out, err = run_cli(capsys, *argv, "--json")
+    assert code == 0, err
+    mine = [p for p in json.loads(out)[0]["probes"] if p["question"] in ("Which order is it?", "Which code?")]
+    assert [(p["expected"], p["answerable_before"]) for p in mine] == [("A-1001", True), ("Not-In-It-42", False)]
+    assert mine[1]["answerable_after"] is False
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    assert "probe 'Which order is it?' (expects 'A-1001'): answerable before yes, after " in out
+    assert "probe 'Which code?' (expects 'Not-In-It-42'): answerable before no, after no" in out
 
 
 def test_prompt_is_formatted_as_in_a_real_run():

@@ -1,7 +1,6 @@
 """The file formats have one definition (schemas.py): every loader goes through it, every sample loads,
-the JSON Schema it generates is the one the README publishes, and it agrees with the loader."""
+the JSON Schema it generates is the one the guide publishes (docs/schemas/), and it agrees with the loader."""
 import json
-import re
 from pathlib import Path
 
 import jsonschema
@@ -27,11 +26,12 @@ def test_every_shipped_sample_run_loads_and_survives_the_round_trip(path):
     assert jsonschema.validate(json.loads(path.read_text()), json_schema("run")) is None
 
 
-def test_the_readme_publishes_the_trace_schema_the_loader_uses():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"<!-- trace-schema -->\s*```json\n(.*?)```", readme, re.S)
-    assert block, "README has the trace schema block"
-    assert json.loads(block.group(1)) == json_schema("trace"), "regenerate: python -m scratchpad_lab.model.schemas trace"
+@pytest.mark.parametrize("kind", ["trace", "run"])
+def test_the_guide_publishes_the_schemas_the_loader_uses(kind):
+    published = ROOT / "docs" / "schemas" / f"{kind}.schema.json"
+    assert json.loads(published.read_text(encoding="utf-8")) == json_schema(kind), \
+        f"regenerate: python -m scratchpad_lab.model.schemas {kind} > {published.relative_to(ROOT)}"
+    assert f"schemas/{kind}.schema.json" in (ROOT / "docs" / "traces.md").read_text(encoding="utf-8")
 
 
 def test_the_published_schema_and_the_loader_agree_on_good_and_bad_traces():
@@ -94,3 +94,19 @@ def test_a_payload_field_a_newer_writer_added_is_kept():
     raw["events"][1]["data"]["added_later"] = {"x": 1}
     loaded = load_any(json.dumps(raw))
     assert loaded.events[1].data["added_later"] == {"x": 1}
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("summarize_every", "2", "summarize_every = '2' must be a whole number"),
+    ("max_iterations", True, "max_iterations = True must be a whole number"),
+    ("wall_clock_s", "300", "wall_clock_s = '300' must be a number"),
+    ("prompt_name", 7, "prompt_name = 7 must be text"),
+])
+def test_a_run_records_config_has_strict_types_as_the_published_schema_says(field, value, says):
+    raw = json.loads(SAMPLES[0].read_text())
+    raw["config"][field] = value
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(raw, json_schema("run"))
+    with pytest.raises(RecordError) as caught:
+        load_any(json.dumps(raw), where="upload.json")
+    assert str(caught.value).startswith("upload.json: its config is not valid here: " + says)

@@ -250,3 +250,12 @@ def test_an_endpoint_summarizer_serves_every_strategy_through_its_own_client(tmp
     assert len(server.requests) == sum(r["summarizer_calls"] for r in rows) > 0
     for r in rows:
         assert r["summarizer_calls"] > 0 and r["summarizer_tokens_out"] == 7 * r["summarizer_calls"], r
+
+
+def test_deepagents_gives_the_same_figures_on_every_replay_of_one_trajectory():
+    # its history file is named by a session id; a fresh uuid4 each time made the summarizer's tokens vary
+    trace = synthetic_trace(steps=16, seed=5)
+    spec = make_spec("deepagents", TIGHT["deepagents"])
+    first, again = (run_strategies(trace, [spec])[0] for _ in range(2))
+    assert first.row()["compressions"] > 0 and any(p.startswith("/conversation_history/") for p in first.files)
+    assert first.row() == again.row()

@@ -1,4 +1,4 @@
-"""The lab's own trace format, complete (issue 22 item 4): the README's reply format and three-step trace,
+"""The lab's own trace format, complete (issue 22 item 4): the guide's (docs/traces.md) reply format and three-step trace,
 the three mistakes of a hand-written trace each named with its step (page and stderr), a replay that
 never blames a model, and `scratchpad-lab import`."""
 from __future__ import annotations
@@ -19,12 +19,12 @@ from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "traces.md").read_text(encoding="utf-8")  # the guide's trace format page
 
 
 def _readme_trace() -> str:
     block = re.search(r"<!-- three-step-trace -->\s*```json\n(.*?)```", README, re.S)
-    assert block, "the README shows a complete three-step trace"
+    assert block, "docs/traces.md shows a complete three-step trace"
     return block.group(1)
 
 
@@ -42,7 +42,7 @@ def test_the_readme_shows_the_agents_reply_format_and_a_three_step_trace_that_lo
 
 
 def _mistaken_trace() -> dict:
-    """The README's trace with the three mistakes a hand-written trace makes."""
+    """The guide's trace with the three mistakes a hand-written trace makes."""
     raw = json.loads(_readme_trace())
     steps = raw["steps"]
     steps.insert(1, {"response": "Thought: I should search the logs next.", "observations": []})  # step 2: prose

@@ -35,8 +35,10 @@ def add_cli(sub) -> None:
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
     p.add_argument("--send-key-to-custom-url", action="store_true",
                    help="send a provider's own key variable to a custom base URL too")
-    p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question")
-    p.add_argument("--json", action="store_true", help="print one JSON object per cell")
+    p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question (repeatable); each cell says whether ANSWER is still in the "
+                   "scratchpad after its summary, beside the scenario's own probes")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON array with an object per cell (prompts in order, then summarizers)")
 
 
 def _cli_inputs(args):
@@ -94,6 +96,10 @@ def _cli_inputs(args):
     return snapshot, prompts, specs, probes
 
 
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
 def run_cli(args) -> int:
     """0: the cells ran (some may be empty or errors); 1: no cell could run (every cell is an error: e.g.
     no endpoint could be reached). Bad arguments or files raise a LabError: cli.main says it, exit 2."""
@@ -112,4 +118,7 @@ def run_cli(args) -> int:
             print(f"{d['prompt']:<28} {d['summarizer']:<20} {d['status']:<6} {d['before_chars']:>7,} -> "
                   f"{d['after_chars']:>7,} chars, facts kept {kept}/{len(d['facts_before'])}, "
                   f"{d['latency_s']:.2f} s" + (f", error: {d['error']}" if d["error"] else ""))
+            for r in d["probes"]:
+                print(f"    probe {r['question']!r} (expects {r['expected']!r}): answerable before "
+                      f"{_yes_no(r['answerable_before'])}, after {_yes_no(r['answerable_after'])}")
     return 0 if any(c.status in ("ok", "empty") for c in matrix.cells) else 1

@@ -16,7 +16,7 @@ import json
 from functools import lru_cache
 from typing import Any, Dict, List, NamedTuple, Optional
 
-# Shown to people who write replies by hand (README, messages); the agent's prompt has the same shape.
+# Shown to people who write replies by hand (docs/traces.md, messages); the agent's prompt has the same shape.
 REPLY_FORMAT = ('{"thought": "...", "actions": [{"action": "tool_name", "action_input": {"param": "value"}}], '
                 '"final_answer": null}')
 

@@ -178,6 +178,15 @@ class RunConfig(BaseModel):
         except ValidationError as exc:
             raise ConfigError(explain_validation_error(exc)) from None
 
+    @classmethod
+    def from_file(cls, values: dict) -> "RunConfig":
+        """A config read from a file, with strict types as the published schema says (no "2" for 2, no
+        true for 1): a file is data, not something typed into a box, so nothing is converted."""
+        try:
+            return cls.model_validate(values, strict=True)
+        except ValidationError as exc:
+            raise ConfigError(explain_validation_error(exc)) from None
+
     def replace(self, **changes) -> "RunConfig":
         """A copy with some fields changed, validated the same way as build()."""
         return RunConfig.build(**{**self.model_dump(), **changes})
@@ -221,6 +230,10 @@ def allowed_range(name: str) -> str:
     return text
 
 
+_TYPE_WORDS = {"int_type": "a whole number", "float_type": "a number", "string_type": "text",
+               "bool_type": "true or false"}
+
+
 def explain_validation_error(exc: ValidationError) -> str:
     """Turn pydantic's error list into sentences naming the field and the allowed range."""
     parts = []
@@ -235,6 +248,10 @@ def explain_validation_error(exc: ValidationError) -> str:
             continue
         got = err.get("input")
         rng = allowed_range(name)
+        if err.get("type") in _TYPE_WORDS:
+            parts.append(f"{name} = {got!r} must be {_TYPE_WORDS[err['type']]}"
+                         + (f" ({rng})." if rng else "."))
+            continue
         parts.append(f"{name} = {got!r} is not allowed ({rng or err.get('msg')}).")
     return " ".join(parts)
 

@@ -95,7 +95,7 @@ class RunRecord:
                               f"(or a trace, {TRACE_SCHEMA!r}).")
         if isinstance(raw.get("config"), dict):  # first, so a bad setting is named with its allowed range
             try:
-                RunConfig.build(**raw["config"])
+                RunConfig.from_file(raw["config"])
             except ConfigError as exc:
                 raise RecordError(f"{where}: its config is not valid here: {exc}") from None
         spec = validated(RunRecordFile, raw, where)

@@ -2,7 +2,7 @@
 
 Streamlit-free. This module is the one definition of what a file may hold: the loaders (trace.py,
 records.py) validate through it, the CLI and the pages load through them, and the JSON Schema it
-generates is what the README publishes for people who write traces from their own agents:
+generates is what the guide publishes (docs/schemas/, docs/traces.md) for people who write traces:
 
     python -m scratchpad_lab.model.schemas trace     # the trace format's JSON Schema
     python -m scratchpad_lab.model.schemas run       # the run record's

@@ -1,6 +1,6 @@
 """The Strategies chart: context tokens sent at every step, one line and one fixed colour per strategy.
 
-Altair only (no streamlit), so the README's picture is drawn by the same code as the page.
+Altair only (no streamlit), so the guide's picture is drawn by the same code as the page.
 """
 from __future__ import annotations
 

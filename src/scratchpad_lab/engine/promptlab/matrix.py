@@ -190,7 +190,10 @@ class Cell:
                 "facts_lost": list(c.get("facts_lost", [])), "flags": list(c.get("flags", [])),
                 "latency_s": round(float(c.get("latency_s", 0.0)), 4), "tokens_in": int(c.get("tokens_in", 0)),
                 "tokens_out": int(c.get("tokens_out", 0)),
-                "error": c.get("error") if self.status != "cancelled" else "cancelled"}
+                "error": c.get("error") if self.status != "cancelled" else "cancelled",
+                "probes": [{"question": r.question, "expected": r.expected, "method": r.method,
+                            "answerable_before": r.answerable_before, "answerable_after": r.answerable_after}
+                           for r in self.probes]}
 
 
 def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, model: str,

@@ -33,6 +33,9 @@ from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
+# A uuid4's hex, fixed: shaped as the package's own ids, so what it costs in tokens is typical.
+REPLAY_SESSION_ID = "session_5f0c3a9e8b7d4e21a6c9f3b8d2e1a7c4"
+
 
 TRIGGER = "deepagents: context over its token trigger"
 
@@ -121,6 +124,7 @@ class _Files:
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend
+    from deepagents.middleware.summarization import SUMMARIZATION_SESSION_ID_KEY as SESSION_KEY
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
     from langgraph.graph.message import add_messages
     from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -139,7 +143,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         fs, summ = build_middleware(model, backend, s)
         tools = [*fs.tools, *tool_dicts(trace)]
         steps = step_messages(trace)
-        state: Dict[str, Any] = {"messages": list(steps[0])}
+        # deepagents names its history file session_<uuid4>, whose tokens then vary from replay to replay;
+        # one fixed id (the state key the package itself reuses) keeps a replay's figures the same each time.
+        state: Dict[str, Any] = {"messages": list(steps[0]), SESSION_KEY: REPLAY_SESSION_ID}
         seen_files: Dict[str, str] = {}
 
         def apply(update: Dict[str, Any]) -> None:

@@ -1,0 +1,187 @@
+"""The README's and the guide's pictures of the app, drawn from the app itself so they can be redrawn.
+
+    python docs/screenshots.py            # every picture
+    python docs/screenshots.py playground # one (playground, runs, compare, prompt_lab, strategies, lessons)
+
+Starts `streamlit run app.py` on a free localhost port, drives each page in Debian's headless chromium
+(Playwright with executable_path=/usr/bin/chromium and the launch flags of tests/browser_support.py;
+never `playwright install`) at 1280x800 as a visitor would, and writes docs/img/<page>.png. The
+Playground is caught live, while its run is going, just after its first compression. Every picture is
+reduced to a palette of at most 128 colours (Pillow, which Streamlit already installs), so all of them
+together stay a few hundred KB; the README shows the page tour's pictures small, the guide full size.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "docs" / "img"
+SIZE = (1280, 800)
+LONG_MS = 120_000
+
+sys.path.insert(0, str(REPO / "tests"))
+from browser_support import (CHROMIUM, CHROMIUM_ARGS, COUNT_RERUNS_JS, IDLE_JS, free_port, healthy,  # noqa: E402
+                             stop_server)
+
+METRIC_JS = """(label) => {
+  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    const v = m.querySelector('[data-testid="stMetricValue"]');
+    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
+  }
+  return null;
+}"""
+# Every Vega chart on the page has drawn something (svg marks or canvas ink), and none is still empty.
+CHARTS_DRAWN_JS = """(least) => {
+  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')];
+  return charts.length >= least && charts.every(c => c.querySelector('svg .mark-group, canvas') !== null);
+}"""
+
+
+def _settle(page, timeout: int = LONG_MS) -> None:
+    page.wait_for_function(IDLE_JS, timeout=timeout)
+
+
+def _click_and_settle(page, button, timeout: int = LONG_MS) -> None:
+    page.evaluate(COUNT_RERUNS_JS)
+    button.click()
+    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()", timeout=timeout)
+
+
+def _open(page, url: str, heading: str) -> None:
+    page.goto(url)
+    page.get_by_role("heading", name=heading).wait_for(timeout=LONG_MS)
+    _settle(page)
+
+
+def _charts(page, least: int) -> None:
+    page.wait_for_function(CHARTS_DRAWN_JS, arg=least, timeout=LONG_MS)
+    page.wait_for_timeout(600)  # Vega's first paint after its marks exist
+
+
+def _top(page, locator) -> None:
+    """Scroll the page so `locator` is at the top of the window (under Streamlit's header)."""
+    locator.first.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.mouse.wheel(0, -70)
+    page.wait_for_timeout(400)
+
+
+def playground(page, server: str) -> None:
+    _open(page, server + "/", "Scratchpad Lab · Playground")
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function(f"() => ({METRIC_JS})('status') === 'running'", timeout=LONG_MS)
+    # just after the first compression, while the run goes on: the newest compression is on screen
+    page.wait_for_function(f"() => ({METRIC_JS})('compressions') === '1' && "
+                           "document.querySelectorAll('[data-stale=\"true\"]').length === 0", timeout=LONG_MS)
+    page.wait_for_timeout(300)
+
+
+def runs(page, server: str) -> None:
+    page.goto(server + "/?sample=support-ticket-tight&step=6")
+    page.get_by_text("Showing iteration 6 of 14.").wait_for(timeout=LONG_MS)
+    _settle(page)
+    _charts(page, 1)
+
+
+def compare(page, server: str) -> None:
+    _open(page, server + "/compare", "Scratchpad Lab · Compare")
+    _click_and_settle(page, page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True))
+    page.get_by_text("All the numbers").wait_for(timeout=LONG_MS)
+    _charts(page, 1)
+    _top(page, page.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]'))
+    page.mouse.wheel(0, -260)
+    page.wait_for_timeout(400)
+
+
+def prompt_lab(page, server: str) -> None:
+    _open(page, server + "/prompt_lab", "Scratchpad Lab · Prompt lab")
+    _click_and_settle(page, page.get_by_role("button", name="Run the matrix"))
+    page.wait_for_function("() => document.body.innerText.includes(' cells in')", timeout=LONG_MS)
+    _settle(page)
+    _top(page, page.get_by_role("heading", name="4 · Run the matrix"))
+
+
+def strategies(page, server: str) -> None:
+    _open(page, server + "/strategies", "Scratchpad Lab · Strategies")
+    _click_and_settle(page, page.get_by_role("button", name="Run strategies", exact=True))
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=LONG_MS)
+    _charts(page, 1)
+    _top(page, page.get_by_role("heading", name="Context sent at each step"))
+
+
+def lessons(page, server: str) -> None:
+    page.goto(server + "/?lesson=1")
+    page.get_by_role("heading", name="Lesson 1:", exact=False).wait_for(timeout=LONG_MS)
+    _settle(page)
+    pace = page.get_by_role("slider", name="Pace: seconds per scripted step")
+    page.evaluate(COUNT_RERUNS_JS)
+    pace.press("Home")  # the fastest pace: the first pause comes at once
+    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()", timeout=LONG_MS)
+    page.get_by_role("button", name="Start lesson").click()
+    page.locator(".st-key-lesson_continue_0 button").wait_for(timeout=LONG_MS)
+    _settle(page)
+    _charts(page, 1)
+    _top(page, page.locator(".st-key-lesson_callout_0"))
+
+
+SHOTS = {"playground": playground, "runs": runs, "compare": compare, "prompt_lab": prompt_lab,
+         "strategies": strategies, "lessons": lessons}
+
+
+def optimise(path: Path) -> None:
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+        path, optimize=True)
+
+
+def main(names: list) -> None:
+    from playwright.sync_api import sync_playwright
+
+    unknown = [n for n in names if n not in SHOTS]
+    if unknown:
+        raise SystemExit(f"unknown picture(s) {', '.join(unknown)}; choose from {', '.join(SHOTS)}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("SCRATCHPAD_LAB_SAMPLES", "SCRATCHPAD_LAB_HOSTED")}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not healthy(server):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("streamlit did not start")
+            time.sleep(0.2)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            # The root URL first: a link straight to a page that is a new server's very first request opens
+            # that page without the app's frame (Streamlit's pages-folder mode, until app.py has run once).
+            warm = browser.new_page()
+            warm.goto(server)
+            warm.get_by_role("button", name="Run", exact=True).wait_for(timeout=LONG_MS)
+            warm.close()
+            for name in names or list(SHOTS):
+                context = browser.new_context(viewport={"width": SIZE[0], "height": SIZE[1]})
+                page = context.new_page()
+                page.set_default_timeout(30_000)
+                SHOTS[name](page, server)
+                path = OUT / f"{name}.png"
+                page.screenshot(path=str(path))
+                context.close()
+                optimise(path)
+                print(f"wrote {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KB)")
+            browser.close()
+    finally:
+        stop_server(proc)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

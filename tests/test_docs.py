@@ -1,0 +1,98 @@
+"""The README and the guide (docs/) say what is true now: the CLI reference is what the parsers give, the
+Strategies table what the strategies give, the README's test command is what CI runs after building the
+guide, every picture the pages show exists and is one the script draws, and every benchmark figure says
+when it was measured. (tests/test_docs_commands.py runs every command the pages show.)"""
+from __future__ import annotations
+
+import re
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+sys.path.insert(0, str(DOCS))
+
+
+def test_the_cli_reference_is_what_the_argument_parsers_give_now():
+    import cli_reference
+
+    assert (DOCS / "cli.md").read_text(encoding="utf-8") == cli_reference.render(), \
+        "regenerate it: python docs/cli_reference.py"
+    from scratchpad_lab.cli import build_parser
+
+    commands = [a for a in build_parser()._actions if a.dest == "command"][0].choices
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert all(f"## scratchpad-lab {name}\n" in page for name in commands)
+
+
+def test_the_strategies_table_is_what_the_strategies_give_now():
+    import strategies_figure
+
+    page = (DOCS / "strategies.md").read_text(encoding="utf-8")
+    assert strategies_figure.page_with_table(page, strategies_figure.table()) == page, \
+        "regenerate it: python docs/strategies_figure.py --table"
+
+
+def test_the_readmes_test_command_is_the_last_line_of_ci_run_after_the_strict_guide_build():
+    lines = [l for l in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if l.strip()]
+    test_command = lines[-1]
+    assert test_command == "python3 -m pytest -q"
+    assert f"```bash\n{test_command}\n```" in README
+    build = [i for i, l in enumerate(lines) if "mkdocs build --strict" in l and not l.lstrip().startswith("#")]
+    assert build and "--quiet" not in lines[build[0]], "a quiet build hides the warnings --strict must fail on"
+
+
+def test_the_readme_is_short_and_links_every_page_of_the_guide():
+    assert len(README.splitlines()) <= 200
+    nav = re.findall(r":\s*([\w-]+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    pages = sorted(p.name for p in DOCS.glob("*.md"))
+    assert sorted(nav) == pages, "every page of docs/ is in mkdocs.yml's nav, and only those"
+    assert all(f"docs/{name}" in README for name in pages), [n for n in pages if f"docs/{n}" not in README]
+
+
+def _png_size(path: Path) -> tuple:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return struct.unpack(">II", head[16:24])
+
+
+def test_every_picture_shown_exists_and_the_app_pictures_are_drawn_at_1280x800_and_small():
+    import screenshots
+
+    shown = set(re.findall(r"(docs/img/[\w.-]+\.png)", README))
+    for page in DOCS.glob("*.md"):
+        shown |= {f"docs/{p}" for p in re.findall(r"\]\((img/[\w.-]+\.png)\)", page.read_text(encoding="utf-8"))}
+    assert shown and all((ROOT / p).is_file() for p in shown), sorted(p for p in shown if not (ROOT / p).is_file())
+    for name in screenshots.SHOTS:
+        path = DOCS / "img" / f"{name}.png"
+        assert f"docs/img/{name}.png" in shown, f"{path} is drawn but shown nowhere"
+        assert _png_size(path) == screenshots.SIZE
+    total = sum(p.stat().st_size for p in (DOCS / "img").glob("*.png"))
+    assert total < 700 * 1024, f"the pictures are {total / 1024:.0f} KB; redraw them (docs/screenshots.py optimises)"
+
+
+def test_every_benchmark_section_with_figures_says_when_it_was_measured():
+    page = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
+    for section in page.split("\n## ")[1:]:
+        title = section.splitlines()[0]
+        figures = re.findall(r"\d[\d,.]*\s?(?:ms|s|MB|x)\b", section)
+        if figures:
+            assert re.search(r"Measured 20\d\d-\d\d-\d\d", section), f"'{title}' quotes {figures[:3]} undated"
+
+
+@pytest.mark.parametrize("claim", [
+    "Python 3.11",                       # the pins need it (streamlit 1.67 requires >= 3.11)
+    "the offline summarizer ignores prompts",
+    "The scripted agent is not a model",
+])
+def test_the_readme_says_plainly_what_it_needs(claim):
+    assert claim.lower() in " ".join(README.split()).lower()
+
+
+def test_the_package_requires_the_python_the_docs_name():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.11"' in pyproject
