@@ -76,7 +76,9 @@ def test_the_library_lists_newest_first_and_finds_by_name_scenario_strategy_and_
     store = Store(any_db)
     tight = load_record(TIGHT)
     named = load_record(TIGHT)
-    named.config = named.config.replace(prompt_name="Ids first", summarizer_prompt="Keep ids. {scratchpad}")
+    named.config = named.config.replace(  # a model summarizer: it follows the prompt, so the run is credited to it
+        prompt_name="Ids first", summarizer_prompt="Keep ids. {scratchpad}", summarizer="endpoint",
+        summarizer_endpoint=Endpoint(provider="custom", base_url="http://127.0.0.1:9/v1", model="m"))
     first = store.save_run(tight, name="Tight triggers")
     second = store.save_run(load_record(LOG), name="Defaults on logs")
     third = store.save_run(named, name="Prompt trial")
