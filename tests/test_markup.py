@@ -48,7 +48,10 @@ def test_styled_text_keeps_spaces_outside_spans_and_never_spans_a_line_break():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
+# the word joiner and zero-width space are the escape's own inert markers, which this test's decoder strips:
+# a text holding them itself cannot be told apart here (it still renders inert)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\u2060\u200b"),
+               max_size=80))
 def test_any_text_decodes_back_to_itself_and_leaves_only_our_syntax(text):
     out = compose([(text, "dropped"), (text, "new"), (text, "plain")])
     body = out.replace(LINE_BREAK, "\n")
