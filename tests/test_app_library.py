@@ -6,6 +6,7 @@ through the run itself (`join`, bounded), never a fixed sleep.
 """
 from __future__ import annotations
 
+import html
 import json
 import os
 from pathlib import Path
@@ -231,7 +232,7 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
     history = [t.value for t in later.text if t.value.startswith("version ")]
     assert [h.split(" · ")[0] for h in history] == ["version 2", "version 1"]
     _ok(later.button(key="pl_history_use_1").click().run())
-    assert any("“Ids v1”" in s.value for s in later.success)
+    assert any("“Ids v1”" in html.unescape(s.value) for s in later.success)  # the name is escaped on the page
     _ok(later.switch_page("pages/playground.py").run())
     assert later.sidebar.text_area(key="play_summarizer_prompt").value == "Keep ids.\n{scratchpad}"
     _finish_a_run(later)
