@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -85,6 +86,7 @@ def runs(page, server: str) -> None:
     page.get_by_text("Showing iteration 6 of 14.").wait_for(timeout=LONG_MS)
     _settle(page)
     _charts(page, 1)
+    _top(page, page.get_by_text("Open run", exact=True))  # the list's end, the run opened at its step
 
 
 def compare(page, server: str) -> None:
@@ -149,6 +151,10 @@ def main(names: list) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("SCRATCHPAD_LAB_SAMPLES", "SCRATCHPAD_LAB_HOSTED")}
+    # A store of its own, empty, in a temporary folder: the pictures show no one's runs, and the Playground
+    # run they make is stored nowhere that lasts.
+    store = tempfile.mkdtemp(prefix="scratchpad-lab-pictures-")
+    env.update(SCRATCHPAD_LAB_DB=str(Path(store) / "lab.db"), XDG_DATA_HOME=store)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--browser.gatherUsageStats", "false"], cwd=REPO, env=env,
