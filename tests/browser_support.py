@@ -139,6 +139,34 @@ COUNT_RERUNS_JS = """() => {
 }"""
 
 
+# The value of the select labelled `label` starts with `title` (args: [label, title]).
+PICKED_JS = """([label, title]) => document.querySelector(`input[role="combobox"][aria-label="${label}"]`)
+  ?.value.startsWith(title) ?? false"""
+UPLOAD_JOB_TIMEOUT_MS = 120_000
+
+
+def upload_trace(page, trace_file: Path, picker: str, title: str, timeout: int = UPLOAD_JOB_TIMEOUT_MS) -> None:
+    """Upload `trace_file` in the page's "Upload a run record or a trace" expander. A trace is replayed once
+    with the package defaults as a job (its progress shows under the uploader, between runs of the script,
+    so the page looks idle while it goes): wait until the job has ended and the page has opened the upload
+    by itself in the select `picker` (its title starts with `title`), then until the page settles."""
+    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
+    expander.locator("summary").click()
+    expander.locator('[data-testid="stFileUploaderDropzone"]').wait_for(state="visible")
+    expander.locator("input[type=file]").set_input_files(str(trace_file))
+    try:
+        page.wait_for_function(PICKED_JS, arg=[picker, title], timeout=timeout)
+        page.wait_for_function(IDLE_JS, timeout=timeout)
+    except sync_api.TimeoutError:
+        state = page.evaluate("""(label) => ({
+          picked: document.querySelector(`input[role="combobox"][aria-label="${label}"]`)?.value ?? null,
+          progress: document.querySelectorAll('[data-testid="stProgress"]').length,
+          errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+          exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+        })""", picker)
+        raise AssertionError(f"the uploaded trace was not opened as {title!r} in {picker!r}: {state}") from None
+
+
 # ── what is drawn, and what the browser complained about (the acceptance suite) ──────────────
 
 # Every Vega chart on the page (st.altair_chart draws stVegaLiteChart): its box, and whether it drew:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, REPO, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+                             upload_trace)
 
 pytestmark = pytest.mark.browser
 
@@ -106,14 +107,6 @@ def _source(page) -> str:
     return page.get_by_role("combobox", name=SOURCE_LABEL, exact=True).input_value()
 
 
-def _pick_upload(page) -> None:
-    """Choose the uploaded trace in "Run or trace to replay" (the page opens a new upload by itself)."""
-    box = page.get_by_role("combobox", name=SOURCE_LABEL, exact=True)
-    box.click()
-    option = page.get_by_role("option").filter(has_text="upload #1 · trace of 30 steps")
-    _and_wait_for_the_rerun(page, option.first.click, "choosing the upload")
-
-
 def _full_page_screenshot(page, path: Path) -> None:
     """Streamlit scrolls inside its app view, not the document: grow the viewport to the content."""
     height = page.evaluate("""() => {
@@ -141,17 +134,11 @@ def test_an_uploaded_trace_compared_under_two_settings_shows_two_columns_that_co
     _wait_idle(page, "opening Compare")
     assert not _source(page).startswith("upload"), "nothing has been uploaded yet"
 
-    # open the expander and upload the trace; the page replays it once with the defaults, then opens it
+    # upload the trace; the page replays it once with the defaults (a job), then opens it by itself
+    upload_trace(page, trace_file, SOURCE_LABEL, "upload #1 · trace of 30 steps")
     expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
-    expander.locator("summary").click()
-    dropzone = expander.locator('[data-testid="stFileUploaderDropzone"]')
-    dropzone.wait_for(state="visible")
-    _and_wait_for_the_rerun(
-        page, lambda: expander.locator("input[type=file]").set_input_files(str(trace_file)), "the upload")
     expander.get_by_text(trace_file.name).wait_for()
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.evaluate(STATE_JS)
-    if not _source(page).startswith("upload #1"):
-        _pick_upload(page)
     assert _source(page) == "upload #1 · trace of 30 steps (replayed with the package defaults)"
     page.locator('[data-testid="stAlertContentInfo"]').filter(has_text="Recorded trajectory:").wait_for()
 

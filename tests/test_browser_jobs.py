@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+                             upload_trace)
 
 pytestmark = pytest.mark.browser
 
@@ -68,18 +69,6 @@ def _open(page, name: str) -> None:
     _wait(page, IDLE_JS, f"opening {name}")
 
 
-def _upload(page, trace_file: Path, picker: str, steps: int) -> None:
-    """Upload the trace; its replay with the defaults is a job too: wait until the page has opened it."""
-    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
-    expander.locator("summary").click()
-    expander.locator('[data-testid="stFileUploaderDropzone"]').wait_for(state="visible")
-    expander.locator("input[type=file]").set_input_files(str(trace_file))
-    _wait(page, """([label, title]) => document.querySelector(`input[role="combobox"][aria-label="${label}"]`)
-                   ?.value.startsWith(title)""", "the uploaded trace was not opened",
-          JOB_TIMEOUT_MS, arg=[picker, f"upload #1 · trace of {steps} steps"])
-    _wait(page, IDLE_JS, "after the upload")
-
-
 def _going(page, key: str, line: str, what: str) -> str:
     """The job's live view: a progress bar, a line saying what it does now (matching the pattern `line`),
     and a Stop button to press. Returns the line."""
@@ -130,7 +119,8 @@ def _stop(page, key: str, what: str) -> float:
 
 def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
     _open(page, "Compare")
-    _upload(page, _trace_file(tmp_path, 600), "Run or trace to replay", 600)  # six replays: seconds
+    # six replays of it take seconds
+    upload_trace(page, _trace_file(tmp_path, 600), "Run or trace to replay", "upload #1 · trace of 600 steps")
 
     editor = page.locator(".st-key-cmp_settings")
     editor.scroll_into_view_if_needed()
@@ -175,7 +165,8 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
 
 def test_a_run_of_five_strategies_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
     _open(page, "Strategies")
-    _upload(page, _trace_file(tmp_path, 150), "Trajectory", 150)  # deepagents alone takes seconds on it
+    # deepagents alone takes seconds on it
+    upload_trace(page, _trace_file(tmp_path, 150), "Trajectory", "upload #1 · trace of 150 steps")
     from scratchpad_lab.engine.strategies import names, strategy
 
     picker = page.locator(".st-key-strat_pick")

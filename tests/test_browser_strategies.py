@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+                             upload_trace)
 
 pytestmark = pytest.mark.browser
 RUN_TIMEOUT_MS = 120_000
@@ -58,11 +59,8 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
     page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
     _wait(page, IDLE_JS, "opening Strategies")
 
-    expander = page.locator('[data-testid="stExpander"]').filter(has_text="Upload a run record or a trace")
-    expander.locator("summary").click()
-    expander.locator('[data-testid="stFileUploaderDropzone"]').wait_for(state="visible")
-    _after_rerun(page, lambda: expander.locator("input[type=file]").set_input_files(str(trace_file)), "the upload",
-                 timeout=60_000)
+    # its replay with the defaults is a job: the page opens the upload by itself once it has ended
+    upload_trace(page, trace_file, "Trajectory", "upload #1 · trace of 24 steps")
     box = page.get_by_role("combobox", name="Trajectory", exact=True)
     assert box.input_value().startswith("upload #1 · trace of 24 steps"), box.input_value()
 
