@@ -1,6 +1,6 @@
 """Shared test support, one copy each: the app's path, a bounded "rerun until" for AppTest, bounded waits
 on a run or on worker threads, `no_network`, and the package-fires oracle. Plain helpers are imported
-(`from conftest import APP, run_until`); fixtures are asked for by name. The helper modules of this
+(`from conftest import APP, rerun_until`); fixtures are asked for by name. The helper modules of this
 folder (fake_openai, bare_reference, browser_support, synthetic) are importable because this folder is
 put on sys.path here. No helper sleeps for a fixed time: each waits on the work itself, with a deadline.
 """
@@ -18,26 +18,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")  # AppTest.from_file(APP): the whole app, with its navigation and sidebar
 POLL_S = 0.05  # the longest wait on a page's running work between two reruns
-
-
-# ── AppTest: rerun until ───────────────────────────────────────────────────────────────────────────
-
-def run_until(at, predicate, timeout_s: float = 60.0, *, wait_on=None) -> bool:
-    """Rerun the page (as its live fragment's timer would: AppTest never fires `run_every` itself) until
-    `predicate(at)` holds; False if it still does not after `timeout_s`. Each rerun must raise nothing.
-    Between reruns it waits on the page's running work, `wait_on(at)`: a Run (`join(timeout)`), a prompt
-    Matrix (`wait(timeout)`) or None, so it goes on the moment that work ends; never a fixed sleep."""
-    deadline = time.monotonic() + timeout_s
-    while not predicate(at):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
-        work = wait_on(at) if wait_on is not None else None
-        if work is not None:
-            _wait_on(work, min(POLL_S, left))
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-    return True
 
 
 def _wait_on(work, seconds: float) -> None:
@@ -213,20 +193,24 @@ def live_job(at, slot):
     return at.session_state[slot.job] if slot.job in at.session_state else None
 
 
-def rerun_until(at, done=live_jobs_done, timeout_s: float = 120.0, what: str = "the page"):
-    """Rerun `at` (as the live fragment's refresh would) until `done(at)`; fail after `timeout_s`.
-    Between reruns it waits on a job still going for at most 0.05 s (it returns as soon as the job ends),
-    never a fixed sleep. Returns `at`."""
-    import time
+def rerun_until(at, done=live_jobs_done, timeout_s: float = 120.0, what: str = "the page", *, wait_on=None):
+    """Rerun `at` (as the live fragment's refresh would: AppTest never fires `run_every` itself) until
+    `done(at)` holds, by default until every page job has ended and been taken in; fail naming `what` after
+    `timeout_s`. No rerun may raise. Between reruns it waits, for at most POLL_S, on the work `wait_on(at)`
+    gives (a Run, a prompt Matrix: anything with `join` or `wait`; None for none), else on a page job still
+    going, so it goes on the moment that work ends; never a fixed sleep. Returns `at`."""
     from scratchpad_lab.ui.state import LIVE_SLOTS
     deadline = time.monotonic() + timeout_s
     while True:
         assert not at.exception, [e.value for e in at.exception]
         if done(at):
             return at
-        if time.monotonic() > deadline:
+        left = deadline - time.monotonic()
+        if left <= 0:
             raise AssertionError(f"{what} did not get there within {timeout_s:g} s")
-        going = [j for j in (live_job(at, s) for s in LIVE_SLOTS) if j is not None and not j.finished]
-        if going:
-            going[0].join(0.05)
+        work = wait_on(at) if wait_on is not None else None
+        if work is None:
+            work = next((j for j in (live_job(at, s) for s in LIVE_SLOTS) if j is not None and not j.finished), None)
+        if work is not None:
+            _wait_on(work, min(POLL_S, left))
         at.run()

@@ -6,7 +6,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, ROOT, rerun_until, run_until
+from conftest import APP, ROOT, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab.ui.markup import escape as plain  # the one escape for text put into markdown
 
@@ -38,7 +38,7 @@ def _active(at):
 
 def _run_to_the_end(at):
     at.button(key="play_run").click().run()
-    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not finish"
+    rerun_until(at, lambda a: _active(a) is None, what="the run", wait_on=_active)
     return at.session_state["play_runs"][-1]
 
 

@@ -3,7 +3,7 @@ on the question with its answer folded. Presenter mode too. Bounded polling, nev
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until
+from conftest import APP, rerun_until
 from scratchpad_lab.engine.lessons import LESSONS
 from scratchpad_lab.ui.presenter import PRESENTER_CSS
 from scratchpad_lab.ui.state import LESSON_RUN
@@ -40,9 +40,9 @@ def _answer(at):
     return [e for e in at.expander if e.label == "Answer"]
 
 
-def _wait(at, done):
+def _wait(at, done, what: str):
     """Rerun the page (as its live refresh would) until `done(at)`, while the run makes progress."""
-    return run_until(at, done, wait_on=lambda a: a.session_state[LESSON_RUN])
+    return rerun_until(at, done, what=what, wait_on=lambda a: a.session_state[LESSON_RUN])
 
 
 @pytest.mark.parametrize("number", [item.number for item in LESSONS])
@@ -52,7 +52,7 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
     assert at.header[0].value == f"Lesson {number}: {item.title}"
     at.button(key="lesson_start").click().run()
     for stage, point in enumerate(item.pauses):
-        assert _wait(at, lambda a: _continue_button(a, stage) is not None), f"never paused at {point.name}"
+        _wait(at, lambda a: _continue_button(a, stage) is not None, f"the pause at {point.name}")
         heads = [m.value for m in at.markdown if m.value.startswith(f"**Pause {stage + 1} of {len(item.pauses)}")]
         assert heads and point.name in heads[0]
         assert point.callout in [m.value for m in at.markdown]
@@ -72,7 +72,7 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
         run = at.session_state[LESSON_RUN]
         assert run.finished or run.paused  # the agent itself holds at the moment
         _continue_button(at, stage).click().run()
-    assert _wait(at, lambda a: bool(_answer(a)))
+    _wait(at, lambda a: bool(_answer(a)), "the folded answer")
     # the ending: what was shown (with the iteration of each moment), the question, what to try next
     markdown = [m.value for m in at.markdown]
     assert item.shown in markdown and item.question in markdown and item.try_next in markdown
@@ -87,7 +87,7 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
 def test_the_loss_lesson_names_the_probe_question_that_flipped(no_run_left_behind):
     at = _open(4, no_run_left_behind)
     at.button(key="lesson_start").click().run()
-    assert _wait(at, lambda a: _continue_button(a, 0) is not None)
+    _wait(at, lambda a: _continue_button(a, 0) is not None, "the first pause")
     assert any(t.value.startswith("Probe questions answerable before this compression and not after it:")
                for t in at.text)
 

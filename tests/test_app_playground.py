@@ -2,7 +2,7 @@
 
 AppTest never fires `st.fragment(run_every=...)` by itself, so a running Run is followed by calling
 `at.run()` in a bounded polling loop (the worker thread keeps appending to the log meanwhile); no test
-sleeps for a fixed time (conftest's run_until waits on the active run between reruns).
+sleeps for a fixed time (conftest's rerun_until waits on the active run between reruns).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import List, Optional
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until
+from conftest import APP, rerun_until
 from inert_html import html_texts
 
 from scratchpad_lab.ui.markup import escape
@@ -53,7 +53,7 @@ def _active(at: AppTest):
 def _run_to_the_end(at: AppTest) -> None:
     at.button(key="play_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not finish in time"
+    rerun_until(at, lambda a: _active(a) is None, what="the run", wait_on=_active)
 
 
 def _metric(at: AppTest, label: str) -> str:
@@ -277,9 +277,9 @@ def test_stop_during_a_paced_run_ends_it_as_stopped_and_keeps_what_was_recorded(
     app.run()
     assert app.button(key="play_run").disabled, "one run at a time"
 
-    assert run_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2, wait_on=_active)
+    rerun_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2, what="the second iteration", wait_on=_active)
     app.button(key="play_stop").click().run()
-    assert run_until(app, lambda a: _active(a) is None, wait_on=_active), "Stop did not end the run"
+    rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
 
     table = _runs_table(app)
     assert len(table) == 1 and table.iloc[0]["outcome"] == "stopped"
@@ -304,7 +304,7 @@ def test_run_is_disabled_in_the_very_render_that_starts_the_run(app):
     finally:
         if _active(app) is not None:
             _active(app).stop()
-            run_until(app, lambda a: _active(a) is None, wait_on=_active)
+            rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
 
 
 def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(app):
@@ -319,7 +319,7 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
     finally:
         if _active(app) is not None:
             _active(app).stop()
-            run_until(app, lambda a: _active(a) is None, wait_on=_active)
+            rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
 
 
 # ── untrusted text ─────────────────────────────────────────────────────────

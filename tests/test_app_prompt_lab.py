@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, rerun_until, run_until
+from conftest import APP, rerun_until
 from fake_openai import FakeOpenAI, echo_marker
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import K_ADVANCED
@@ -35,8 +35,8 @@ def _matrix(at: AppTest):
 
 def _wait_matrix(at: AppTest) -> AppTest:
     _ok(at.run())  # sends the click
-    assert run_until(at, lambda a: _matrix(a) is not None and _matrix(a).finished, wait_on=_matrix), \
-        "the matrix did not finish in 60 s"
+    rerun_until(at, lambda a: _matrix(a) is not None and _matrix(a).finished, timeout_s=60, what="the matrix",
+                wait_on=_matrix)
     return _ok(at.run())
 
 
@@ -47,7 +47,7 @@ def _active(at: AppTest):
 def _run_in_playground(at: AppTest) -> None:
     """Press the playground's Run and poll until the run has ended (bounded: 60 s)."""
     at.button(key="play_run").click().run()
-    assert run_until(at, lambda a: _active(a) is None, wait_on=_active), "the run did not end in 60 s"
+    rerun_until(at, lambda a: _active(a) is None, timeout_s=60, what="the run", wait_on=_active)
 
 
 def _add_model(at: AppTest, url: str) -> None:

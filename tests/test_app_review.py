@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until, rerun_until
+from conftest import APP, rerun_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.review import RecordedReviews
 from scratchpad_lab.engine.runner import Run
@@ -28,7 +28,7 @@ def _active(at: AppTest):
 
 def _wait_for(at: AppTest, key: str) -> None:
     _ok(at.run())
-    assert run_until(at, lambda a: key in _buttons(a) or _active(a) is None, wait_on=_active), f"{key} never appeared"
+    rerun_until(at, lambda a: key in _buttons(a) or _active(a) is None, what=f"the button {key}", wait_on=_active)
 
 
 def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):

@@ -8,7 +8,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, run_until
+from conftest import APP, rerun_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.ui.state import PLAY_ACTIVE, PLAY_RUNS
 
@@ -89,8 +89,8 @@ def test_a_finished_live_run_is_held_as_the_runs_own_record(monkeypatch):
     at.button(key="play_run").click().run()
     run = at.session_state[PLAY_ACTIVE]
     assert run is not None
-    assert run_until(at, lambda a: a.session_state[PLAY_ACTIVE] is None, wait_on=lambda a: run), \
-        "the run did not finish in time"  # rerun as the fragment's timer would until the run is collected
+    # rerun as the fragment's timer would until the run is collected
+    rerun_until(at, lambda a: a.session_state[PLAY_ACTIVE] is None, what="the run", wait_on=lambda a: run)
     shown = at.session_state[PLAY_RUNS][-1]
     assert shown is run.record, "the run list must hold the run's record itself, not a copy"
     assert all(a is b for a, b in zip(shown.events, run.log.snapshot())), "the events are the log's own"
