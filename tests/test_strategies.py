@@ -7,7 +7,7 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.engine.strategies import ROW_KEYS, make_spec, names, run_strategies
 from scratchpad_lab.engine.strategies.messages import step_messages
 from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
-from bare_reference import trace_llm_and_tools
+from bare_reference import graph_replay, trace_llm_and_tools
 from synthetic import synthetic_trace
 from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
 
@@ -16,6 +16,7 @@ TIGHT = {
     "autourgos-builtin": {"summarize_every": 4, "max_scratchpad_chars": 3000},
     "deepagents": {"trigger_tokens": 3000, "keep_messages": 6},
     "langmem": {"max_tokens": 1500, "max_summary_tokens": 300},
+    "langchain-summarization": {"trigger_tokens": 3000, "keep_messages": 6, "trim_tokens_to_summarize": None},
 }
 
 
@@ -38,7 +39,9 @@ def test_all_five_rows_with_the_issue_shape(tmp_path, capsys):
 @pytest.mark.parametrize("arg, named", [("langmem:max_tokenz=5", "max_tokenz"),
                                         ("deepagents:keep_messages=many", "many"),
                                         ("nope", "nope"),
-                                        ("langmem:max_tokens=100,max_summary_tokens=200", "max_summary_tokens")])
+                                        ("langmem:max_tokens=100,max_summary_tokens=200", "max_summary_tokens"),
+                                        ("clear-tool-uses:placeholder=", "placeholder"),
+                                        ("langchain-summarization:keep_messages=3,keep_tokens=900", "keep_tokens")])
 def test_unknown_key_or_value_exits_2_with_one_line(tmp_path, capsys, arg, named):
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(synthetic_trace(steps=5, seed=1).to_dict()))
@@ -246,3 +249,68 @@ def test_an_endpoint_summarizer_serves_every_strategy_through_its_own_client(tmp
     assert len(server.requests) == sum(r["summarizer_calls"] for r in rows) > 0
     for r in rows:
         assert r["summarizer_calls"] > 0 and r["summarizer_tokens_out"] == 7 * r["summarizer_calls"], r
+
+
+def _as_sent(messages):
+    """What a model call was sent, as the model sees it (a summary message's random id left out)."""
+    return [(m.type, m.content, getattr(m, "tool_call_id", None)) for m in messages]
+
+
+def test_clear_tool_uses_sends_what_the_package_graph_sends_at_every_call():
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
+
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    settings = {"trigger": 6000, "keep": 2, "exclude_tools": "calc", "placeholder": "[gone]"}
+    result = run_strategies(trace, [make_spec("clear-tool-uses", settings)])[0]
+    direct = graph_replay(trace, [ContextEditingMiddleware(edits=[ClearToolUsesEdit(
+        trigger=6000, keep=2, exclude_tools=("calc",), placeholder="[gone]")])])
+    assert [_as_sent(m) for m in result.sent_messages] == [_as_sent(m) for m in direct]
+    row = result.row()
+    assert row["compressions"] > 0 and row["summarizer_calls"] == 0 and row["summarizer_tokens_in"] == 0
+    last = result.sent_messages[-1]
+    cleared = [m for m in last if m.type == "tool" and m.content == "[gone]"]
+    assert cleared and all(m.name != "calc" for m in cleared), "an excluded tool's results are never cleared"
+    tools = [m for m in last if m.type == "tool"]
+    assert all(m.content != "[gone]" for m in tools[-2:]), "the newest two results are kept"
+    assert all(m.content == "[gone]" for m in tools[:-2] if m.name != "calc")
+
+
+def test_clear_tool_uses_with_clear_at_least_clears_only_the_oldest_until_enough_is_reclaimed():
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    every = run_strategies(trace, [make_spec("clear-tool-uses", {"trigger": 6000})])[0]
+    some = run_strategies(trace, [make_spec("clear-tool-uses", {"trigger": 6000, "clear_at_least": 2000})])[0]
+    assert some.row()["peak_context_tokens"] > every.row()["peak_context_tokens"]
+    first = next(m for m in some.sent_messages[-1] if m.type == "tool")
+    assert first.content == "[cleared]", "the oldest result is the first cleared"
+
+
+def test_langchain_summarization_sends_what_the_package_graph_sends_at_every_call():
+    from langchain.agents.middleware import SummarizationMiddleware
+
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    for settings, kwargs in [({"trigger_tokens": 5000, "keep_messages": 5, "trim_tokens_to_summarize": None},
+                              {"trigger": ("tokens", 5000), "keep": ("messages", 5), "trim_tokens_to_summarize": None}),
+                             ({"trigger_messages": 12, "keep_tokens": 1500},
+                              {"trigger": ("messages", 12), "keep": ("tokens", 1500)})]:
+        result = run_strategies(trace, [make_spec("langchain-summarization", settings)])[0]
+        direct = graph_replay(trace, [SummarizationMiddleware(extractive_chat_model(), **kwargs)])
+        assert [_as_sent(m) for m in result.sent_messages] == [_as_sent(m) for m in direct], settings
+        assert result.row()["compressions"] >= 2, settings
+
+
+def test_langchain_summarization_placeholder_summary_is_flagged():
+    """With the package's trim of 4,000 tokens, what it summarizes must start on a human message; a trajectory
+    has only the task, so the package writes a placeholder and calls no summarizer: flagged, not hidden."""
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    result = run_strategies(trace, [make_spec("langchain-summarization", {"trigger_tokens": 5000,
+                                                                          "keep_messages": 5})])[0]
+    flagged = [q for q in result.quirks if q.kind == "langchain-no-human-in-trim"]
+    assert flagged
+    comp = next(e for e in result.events if e.kind == "compression" and e.iteration == flagged[0].iteration)
+    assert comp.data["summarizer_called"] is False and "too long to summarize" in comp.data["after"]
+
+
+def test_langchain_summarization_never_fires_with_the_package_defaults():
+    trace = synthetic_trace(steps=20, seed=8, max_observation_chars=3000)
+    result = run_strategies(trace, [make_spec("langchain-summarization")])[0]
+    assert result.row()["compressions"] == 0 and result.sent_tokens == result.baseline_tokens

@@ -10,7 +10,7 @@ import json
 from typing import List
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
-from scratchpad_lab.engine.strategies.settings import parse_spec
+from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, parse_spec
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
                                           f"({', '.join(names())})")
     p.add_argument("file", help="a trace or a run record")
     p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
-                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to 5")
+                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
     p.add_argument("--extractive-budget", type=int, default=1500, metavar="CHARS",

@@ -11,7 +11,8 @@ import pandas as pd
 
 # One colour per strategy, the same on every view (chart lines and column headers).
 COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "trim-only": "#7f7f7f",
-          "deepagents": "#2ca02c", "langmem": "#d62728", "no compression": "#cccccc"}
+          "deepagents": "#2ca02c", "langmem": "#d62728", "clear-tool-uses": "#ff7f0e",
+          "langchain-summarization": "#8c564b", "no compression": "#cccccc"}
 
 
 def frame(results) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The Strategies page: one trajectory replayed under two to five compression systems, side by side.
+"""The Strategies page: one trajectory replayed under several compression systems, side by side.
 
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
 only when a LangChain strategy runs. The last result is kept in session state, so moving the step
@@ -42,7 +42,13 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
     values: Dict[str, Any] = {}
     for knob in knobs(name):
         key = f"strat_{name}_{knob.key}"
-        if knob.kind == "fraction":
+        if knob.kind == "names":
+            values[knob.key] = st.text_input(knob.key, value=" ".join(knob.default), help=knob.help, key=key,
+                                             placeholder="tool names, separated by spaces")
+        elif knob.kind == "text":
+            values[knob.key] = st.text_input(knob.key, value=knob.default, max_chars=int(knob.high), help=knob.help,
+                                             key=key)
+        elif knob.kind == "fraction":
             values[knob.key] = st.number_input(knob.key, min_value=float(knob.low), max_value=float(knob.high),
                                                value=knob.default, step=0.05, help=knob.help, key=key,
                                                placeholder="package default")
@@ -111,7 +117,7 @@ def page() -> None:
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
     st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
                "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
-    picked = st.multiselect("Strategies (two to five)", names(), default=DEFAULT_PICK, key="strat_pick",
+    picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
                             max_selections=MAX_STRATEGIES, format_func=lambda n: strategy(n).title)
     settings: Dict[str, Dict[str, Any]] = {}
     cols = st.columns(max(len(picked), 1))

@@ -26,7 +26,7 @@ class StrategyError(LabError, ValueError):
 @dataclass(frozen=True)
 class Knob:
     key: str
-    kind: str                  # "int" | "int_or_none" | "fraction"
+    kind: str                  # "int" | "int_or_none" | "fraction" | "names" (tool names) | "text"
     default: Any
     low: float
     high: float
@@ -169,3 +169,66 @@ register(Strategy(
              "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True),
     ),
     check=_langmem_check))
+
+
+def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
+    if not str(s.get("placeholder") or "").strip():
+        raise StrategyError("clear-tool-uses: placeholder needs some text (it replaces each cleared tool result).")
+
+
+register(Strategy(
+    "clear-tool-uses", "LangChain clear tool uses",
+    "LangChain's ContextEditingMiddleware with ClearToolUsesEdit (observation masking): once the conversation "
+    "passes a token trigger, every tool result but the newest few is replaced by a placeholder before the model "
+    "call. No summarizer, no model call.",
+    "scratchpad_lab.engine.strategies.clear_tool_uses", "messages",
+    knobs=(
+        _int("trigger", 100_000, 100, 10_000_000,
+             "Clear when the conversation passes this many tokens (LangChain's approximate count, chars / 4)."),
+        _int("keep", 3, 0, 100_000, "Keep this many of the newest tool results in full."),
+        _int("clear_at_least", 0, 0, 10_000_000,
+             "Stop clearing once this many tokens are reclaimed (0: clear every older result)."),
+        Knob("exclude_tools", "names", (), 0, 50, "Tool names whose results are never cleared (names joined by +)."),
+        Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
+    ),
+    check=_clear_tool_uses_check))
+
+
+def _langchain_summarization_check(s: Dict[str, Any]) -> None:
+    keeps = [k for k in ("keep_messages", "keep_tokens", "keep_fraction") if s.get(k) is not None]
+    if len(keeps) > 1:
+        raise StrategyError("langchain-summarization: give one of keep_messages, keep_tokens, keep_fraction, "
+                            f"not {', '.join(keeps)}.")
+    uses_fraction = [k for k in ("trigger_fraction", "keep_fraction") if s.get(k) is not None]
+    if uses_fraction and s.get("max_input_tokens") is None:
+        raise StrategyError(f"langchain-summarization: {uses_fraction[0]} is a share of max_input_tokens; "
+                            "set max_input_tokens too.")
+
+
+register(Strategy(
+    "langchain-summarization", "LangChain summarization",
+    "LangChain's own SummarizationMiddleware (the class deepagents wraps): when the conversation passes a trigger, "
+    "the older messages are replaced for good by one summary message written with its own prompt; the newest "
+    "are kept, never splitting a tool call from its results.",
+    "scratchpad_lab.engine.strategies.langchain_summarization", "messages",
+    knobs=(
+        _int("trigger_tokens", None, 100, 10_000_000,
+             "Summarize when the conversation reaches this many tokens (LangChain's approximate count). "
+             "With no trigger at all the package never summarizes.", none_ok=True),
+        _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
+             none_ok=True),
+        Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
+             "Summarize at this share of max_input_tokens (needs max_input_tokens)."),
+        _int("keep_messages", None, 1, 100_000, "Keep this many newest messages (unset: the package's 20).",
+             none_ok=True),
+        _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
+             none_ok=True),
+        Knob("keep_fraction", "fraction", None, 0.01, 1.0,
+             "Keep the newest messages that fit in this share of max_input_tokens."),
+        _int("trim_tokens_to_summarize", 4_000, 100, 10_000_000,
+             "Send only the newest this-many tokens of what is summarized, starting on a human message "
+             "(none: send it all).", none_ok=True),
+        _int("max_input_tokens", None, 1_000, 10_000_000,
+             "The model profile's input window, for the fraction settings.", none_ok=True),
+    ),
+    check=_langchain_summarization_check))

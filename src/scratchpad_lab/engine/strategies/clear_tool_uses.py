@@ -1,0 +1,110 @@
+"""`clear-tool-uses`: LangChain's `ContextEditingMiddleware(edits=[ClearToolUsesEdit(...)])`, driven with the
+trajectory (observation masking: old tool results become a placeholder; no summarizer, no model call).
+
+Streamlit-free; LangChain is imported only here, when this strategy runs.
+
+How it is driven (the call a LangChain agent graph makes before each model call): a `ModelRequest` with the
+conversation so far (the state's messages, the trace's tools) goes through the middleware's
+`wrap_model_call`, whose handler records what would reach the model and answers with the trajectory's
+recorded AIMessage. The middleware edits a copy of the messages for that call only and never the state, so
+every call clears again from the whole conversation (as in a real graph); the token count is the
+package's default (`count_tokens_approximately`, no system prompt or tools). A call that clears a tool
+result the previous call sent in full is a `compression` event (`summarizer_called` false): before is
+what would have been sent with only the previous call's clearing, after is what was sent.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
+from scratchpad_lab.engine.strategies.messages import MessageCounter, content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, message_run_log
+from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
+
+TRIGGER = "clear-tool-uses: conversation over its token trigger"
+
+
+def build_middleware(s: Dict[str, Any]):
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
+
+    edit = ClearToolUsesEdit(trigger=s["trigger"], keep=s["keep"], clear_at_least=s["clear_at_least"],
+                             exclude_tools=tuple(s["exclude_tools"] or ()), placeholder=s["placeholder"])
+    return ContextEditingMiddleware(edits=[edit])
+
+
+def cleared_ids(messages: List[Any]) -> List[str]:
+    """The tool messages the middleware cleared (it marks each in response_metadata)."""
+    return [m.id for m in messages
+            if (getattr(m, "response_metadata", None) or {}).get("context_editing", {}).get("cleared")]
+
+
+def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+        counter: Optional[TokenCounter] = None, stop: Any = None) -> StrategyResult:
+    from langchain.agents.middleware.types import ModelRequest, ModelResponse
+
+    s = spec.resolved()
+    tokens = MessageCounter(counter or TokenCounter(None))
+    log = message_run_log(trace.task, spec.name, s, spec.title(), "none")
+    middleware = build_middleware(s)
+    model = extractive_chat_model()  # the request's model: never called (the default count is approximate)
+    tools = tool_dicts(trace)
+    steps = step_messages(trace)
+    messages: List[Any] = list(steps[0])
+    quirks: List[Quirk] = []
+    sent_all: List[List[Any]] = []
+    previous: set = set()
+    placeholder = s["placeholder"]
+    for iteration in range(1, len(steps)):
+        if stop is not None:  # between model calls: a stopped job ends here
+            stop.check()
+        captured: Dict[str, Any] = {}
+
+        def handler(request: Any) -> Any:
+            captured["request"] = request
+            return ModelResponse(result=[steps[iteration][0]])
+
+        request = ModelRequest(model=model, messages=list(messages), system_message=None, tools=tools,
+                               state={"messages": messages})
+        middleware.wrap_model_call(request, handler)
+        sent = list(captured["request"].messages)
+        sent_all.append(sent)
+        now = set(cleared_ids(sent))
+        sent_tokens = tokens(sent)
+        new = [m.id for m in sent if m.id in now - previous]
+        if new:
+            # What the previous call's clearing alone would have sent: the sent messages with only the new
+            # clears undone (the state holds every result in full).
+            full = {m.id: m for m in messages}
+            before = [full[m.id] if m.id in now - previous else m for m in sent]
+            before_text, after_text = render_all(before), render_all(sent)
+            log.emit("compression", iteration, reason="size", trigger=TRIGGER, status="ok",
+                     before=before_text, after=after_text, prompt="", response="", model="none", latency_s=0.0,
+                     tokens_in=0, tokens_out=0, before_chars=len(before_text), after_chars=len(after_text),
+                     before_tokens=tokens(before), after_tokens=sent_tokens, error=None, summarizer_called=False,
+                     dropped=new, cleared=sorted(now, key=_position(sent)), placeholder=placeholder, files=[])
+        restored = sorted(previous - now, key=_position(sent))
+        if restored:
+            quirks.append(Quirk(iteration, "clear-tool-uses-restored",
+                                f"{len(restored)} tool result{'s' * (len(restored) != 1)} cleared at the previous "
+                                "call went back in full: the middleware clears a copy at each call and, with "
+                                "clear_at_least set, stops once that many tokens are reclaimed from the oldest."))
+        log.emit("iteration", iteration, before_chars=tokens.chars(messages), before_tokens=tokens(messages),
+                 chars=tokens.chars(sent), tokens=sent_tokens, messages=len(sent), cleared=len(now))
+        previous = now
+        ai = steps[iteration][0]
+        for position, tool_msg in enumerate(steps[iteration][1:]):
+            log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
+                     input=ai.tool_calls[position].get("args", {}), result=content_text(tool_msg),
+                     result_chars=len(content_text(tool_msg)), offloaded_to=None)
+        messages.extend(steps[iteration])
+    log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
+    return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
+                          sent_messages=sent_all, summarizer_model="none")
+
+
+def _position(messages: List[Any]):
+    order = {m.id: i for i, m in enumerate(messages)}
+    return lambda message_id: order.get(message_id, len(order))
