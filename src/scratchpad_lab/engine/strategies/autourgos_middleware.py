@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from scratchpad_lab.engine.compare import NEVER, replay_one
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.runner import Run, Source
@@ -27,13 +26,6 @@ def base_config(summarizer: SummarizerSpec) -> RunConfig:
 
 def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
     return {"summarizer": summarizer.key()} if summarizer.kind == "endpoint" else None
-
-
-def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec) -> List[int]:
-    """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
-    the agent's max_tool_output_chars, as the agent always does)."""
-    record = replay_one(Source.for_trace(trace), base_config(summarizer), {**NEVER, "agent_trim_chars": NO_TRIM})
-    return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
 
 
 def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,

@@ -9,8 +9,9 @@ conversation so far (the state's messages, the trace's tools) goes through the m
 recorded AIMessage. The middleware edits a copy of the messages for that call only and never the state, so
 every call clears again from the whole conversation (as in a real graph); the token count is the
 package's default (`count_tokens_approximately`, no system prompt or tools). A call that clears a tool
-result the previous call sent in full is a `compression` event (`summarizer_called` false): before is
-what would have been sent with only the previous call's clearing, after is what was sent.
+result the previous call sent in full is a `compression` event (`summarizer_called` false) whose before
+is those results in full and after the same messages as sent (the placeholder): what the clearing
+threw away, kept per call so a long run's events grow linearly.
 """
 from __future__ import annotations
 
@@ -75,16 +76,18 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         sent_tokens = tokens(sent)
         new = [m.id for m in sent if m.id in now - previous]
         if new:
-            # What the previous call's clearing alone would have sent: the sent messages with only the new
-            # clears undone (the state holds every result in full).
+            # The results cleared at this call, in full and as sent: only what changed, so a run's events stay
+            # linear in its steps (the whole conversation at every call would be quadratic).
             full = {m.id: m for m in messages}
-            before = [full[m.id] if m.id in now - previous else m for m in sent]
-            before_text, after_text = render_all(before), render_all(sent)
+            fresh = set(new)
+            before = [full[m.id] for m in sent if m.id in fresh]
+            after = [m for m in sent if m.id in fresh]
+            before_text, after_text = render_all(before), render_all(after)
             log.emit("compression", iteration, reason="size", trigger=TRIGGER, status="ok",
                      before=before_text, after=after_text, prompt="", response="", model="none", latency_s=0.0,
                      tokens_in=0, tokens_out=0, before_chars=len(before_text), after_chars=len(after_text),
-                     before_tokens=tokens(before), after_tokens=sent_tokens, error=None, summarizer_called=False,
-                     dropped=new, cleared=sorted(now, key=_position(sent)), placeholder=placeholder, files=[])
+                     before_tokens=tokens(before), after_tokens=tokens(after), error=None, summarizer_called=False,
+                     dropped=new, cleared_count=len(now), placeholder=placeholder, files=[])
         restored = sorted(previous - now, key=_position(sent))
         if restored:
             quirks.append(Quirk(iteration, "clear-tool-uses-restored",

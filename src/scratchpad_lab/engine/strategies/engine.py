@@ -1,11 +1,13 @@
 """Run one trajectory under several strategies, and the baselines they are measured against.
 
 Streamlit-free. The trajectory is a `Trace`: a trace file as loaded, or a run record's embedded
-trajectory (replay never calls a recorded endpoint). "Tokens saved" is measured per strategy against
-the same representation with nothing cut: the scratchpad strategies against the scratchpad with no
-compression and no trim; the message strategies against every message in full. Context tokens are
-counted with the lab's tokenizer on what is sent (the scratchpad; or the messages rendered as text),
-never on system prompts or tool schemas, for every strategy alike.
+trajectory (replay never calls a recorded endpoint). Every strategy is measured against one
+no-compression baseline: the whole conversation before each model call, every message in full
+(`message_baseline`). Context tokens are counted with the lab's tokenizer on what is sent (the
+scratchpad; or the messages rendered as text), never on system prompts or tool schemas, for every
+strategy alike; so a scratchpad strategy that cut nothing reads within about 1 % of the baseline (the
+scratchpad's own wording), and the agent's cut of each tool result to max_tool_output_chars counts as
+part of what the autourgos strategies save.
 """
 from __future__ import annotations
 
@@ -21,11 +23,16 @@ from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
+BASELINE = "no compression"
+
+
 def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
-    """Tokens of the whole conversation before each model call (nothing cut)."""
-    from scratchpad_lab.engine.strategies.messages import MessageCounter, step_messages
+    """The one no-compression baseline every strategy is measured against: tokens of the whole conversation
+    before each model call, nothing cut (the task, and every step's reply and tool results in full, as
+    messages; `messages.py`). Linear in the steps: each step's messages are counted once."""
+    from scratchpad_lab.engine.strategies.messages import MessageCounter, step_parts
     tokens = MessageCounter(counter)
-    steps = step_messages(trace)
+    steps = step_parts(trace)
     out, total = [], tokens(steps[0])
     for step in steps[1:]:
         out.append(total)
@@ -35,18 +42,13 @@ def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
 
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, List[int]],
             counter: TokenCounter) -> StrategyResult:
-    entry = strategy(spec.name)  # the registry says which module runs it and what it is measured against
-    kind = entry.context
-    if kind not in baselines:
-        if kind == "scratchpad":
-            from scratchpad_lab.engine.strategies.autourgos_middleware import scratchpad_baseline
-            baselines[kind] = scratchpad_baseline(trace, summarizer)
-        else:
-            baselines[kind] = message_baseline(trace, counter)
+    entry = strategy(spec.name)  # the registry says which module runs it and how it is called
+    if BASELINE not in baselines:
+        baselines[BASELINE] = message_baseline(trace, counter)
     module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
-    if kind == "messages":
-        return module.run(trace, spec, summarizer, baselines[kind], counter)
-    return module.run(trace, spec, summarizer, baselines[kind])
+    if entry.context == "messages":
+        return module.run(trace, spec, summarizer, baselines[BASELINE], counter)
+    return module.run(trace, spec, summarizer, baselines[BASELINE])
 
 
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],

@@ -3,12 +3,13 @@
 Streamlit-free and cheap to import (no LangChain: a strategy's module is imported only when it runs).
 A strategy is one module with a `run(...)` function plus one `register(Strategy(...))` below: its name,
 title, one line about it, its settings (`Knob`s, in the package's own words, with ranges and defaults),
-what it is measured against (`context`), and any rule across its settings (`check`). The page's list,
+what it sends the model (`context`), and any rule across its settings (`check`). The page's list,
 the CLI's list and help, the settings parser and the engine all read `STRATEGIES`, nothing else.
 
-`context` says which baseline "tokens saved" is measured against and how the engine calls `run`:
-"scratchpad" strategies get `run(trace, spec, summarizer, baseline)`, "messages" strategies also get
-the token counter, `run(trace, spec, summarizer, baseline, counter)` (see engine.py).
+`context` says what the strategy sends and how the engine calls `run`: "scratchpad" strategies get
+`run(trace, spec, summarizer, baseline)`, "messages" strategies also get the token counter,
+`run(trace, spec, summarizer, baseline, counter)` (see engine.py). Every strategy is measured against
+the same no-compression baseline (engine.message_baseline).
 """
 from __future__ import annotations
 
