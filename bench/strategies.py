@@ -8,7 +8,8 @@ Every figure is one fresh process (so peak memory is that run's alone: ru_maxrss
 the imports done before the clock starts on both sides, wall-clock seconds. The trace is
 `tests/synthetic.py`'s (seed 1, every step but the last calls tools, so LangChain's agent graph can run
 it). The lab side is `run_strategies(trace, [one spec])`, exactly what `scratchpad-lab strategies` runs
-(the no-compression baseline included). The direct side is the same work without the lab:
+(the no-compression baseline included); the figures of its row (`row()`: facts kept, which reads every
+compression's and trim's text) are timed on their own ("row s"). The direct side is the same work without the lab:
 - the autourgos strategies: a plain replay (`runner.Run` of the trace with the package defaults, what
   `scratchpad-lab replay` runs);
 - deepagents, clear-tool-uses, langchain-summarization: LangChain's own agent graph (`create_agent`) with
@@ -61,17 +62,17 @@ def direct():
     model = extractive_chat_model()
     if name == "clear-tool-uses":
         from scratchpad_lab.engine.strategies.clear_tool_uses import build_middleware
-        return graph_replay(trace, [build_middleware(s)])
+        return graph_replay(trace, [build_middleware(s)], keep=False)
     if name == "langchain-summarization":
         from scratchpad_lab.engine.strategies.langchain_summarization import build_middleware
-        return graph_replay(trace, [build_middleware(model, s)])
+        return graph_replay(trace, [build_middleware(model, s)], keep=False)
     if name == "deepagents":
         import tempfile
         from deepagents.backends.filesystem import FilesystemBackend
         from scratchpad_lab.engine.strategies.deep_agents import build_middleware
         with tempfile.TemporaryDirectory() as tmp:
             fs, summ = build_middleware(model, FilesystemBackend(root_dir=tmp, virtual_mode=True), s)
-            return graph_replay(trace, [fs, summ])
+            return graph_replay(trace, [fs, summ], keep=False)
     if name == "langmem":
         from langmem.short_term import summarize_messages
         from scratchpad_lab.engine.strategies.lang_mem import summarize_kwargs
@@ -88,7 +89,9 @@ def direct():
 started = time.perf_counter()
 if side == "lab":
     result = run_strategies(trace, [spec])[0]
-    extra = {"compressions": result.row()["compressions"]}
+    ran = time.perf_counter()
+    extra = {"compressions": result.row()["compressions"], "row_seconds": round(time.perf_counter() - ran, 2)}
+    started += time.perf_counter() - ran  # the row's figures are timed on their own
 else:
     direct()
     extra = {}
@@ -132,7 +135,7 @@ def main() -> None:
     args = parser.parse_args()
     picked = args.strategy or names()
     print(f"{'strategy':<24}{'steps':>6}{'lab s':>9}{'lab MB':>8}{'direct s':>10}{'direct MB':>10}{'ratio':>7}"
-          f"{'target':>8}  compressions")
+          f"{'target':>8}{'row s':>7}  compressions")
     for steps in [int(s) for s in args.steps.split(",")]:
         for name in picked:
             lab = child("lab", steps, name)
@@ -144,7 +147,7 @@ def main() -> None:
             ratio = lab["seconds"] / direct["seconds"] if direct.get("seconds") else None
             print(f"{name:<24}{steps:>6}{lab['seconds']:>9.1f}{lab['peak_mb']:>8}"
                   f"{direct.get('seconds', float('nan')):>10.1f}{direct.get('peak_mb', 0):>10}"
-                  f"{(f'{ratio:.2f}' if ratio else '-'):>7}{target:>8}  {lab['compressions']}"
+                  f"{(f'{ratio:.2f}' if ratio else '-'):>7}{target:>8}{lab['row_seconds']:>7.1f}  {lab['compressions']}"
                   f"{'' if lab['peak_mb'] < TARGET_MB else '  (over 500 MB)'}", flush=True)
     if not args.skip_recommend:
         for workers in (1, 2):

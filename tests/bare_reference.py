@@ -114,12 +114,14 @@ def bare_replay(trace: Trace, summarizer_llm: Any, *, summarize_every: Optional[
             "iterations": llm.next}
 
 
-def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100_000) -> List[List[Any]]:
+def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100_000,
+                 keep: bool = True) -> List[List[Any]]:
     """The trace through LangChain's own agent graph (`create_agent`) with `middleware`, the packages driven
     directly: a fake model answers with the trace's AI messages in order, a middleware answers each tool call
     with its recorded result, and an innermost middleware records the messages of every model request (what
     the model is sent). The trace's steps must all call tools but the last (a reply without tool calls ends a
-    graph run). Returns one message list per model call."""
+    graph run). Returns one message list per model call (keep=False: empty lists, so a benchmark's memory is
+    the packages' own)."""
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -144,7 +146,7 @@ def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100
 
     class Watch(AgentMiddleware):
         def wrap_model_call(self, request, handler):
-            sent.append(list(request.messages))
+            sent.append(list(request.messages) if keep else [])
             return handler(request)
 
     tools = [StructuredTool.from_function(lambda **kw: "", name=t.name, description=t.description or t.name,

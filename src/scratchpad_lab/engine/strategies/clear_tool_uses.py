@@ -58,6 +58,18 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     sent_all: List[List[Any]] = []
     previous: set = set()
     placeholder = s["placeholder"]
+    state_by_id: Dict[str, Any] = {m.id: m for m in messages}
+    cleared_by_id: Dict[str, Any] = {}
+
+    def canonical(message: Any) -> Any:
+        own = state_by_id[message.id]
+        if message.content is own.content and not cleared_ids([message]):
+            return own
+        found = cleared_by_id.get(message.id)
+        if found is None or found.content != message.content or found.response_metadata != message.response_metadata:
+            found = cleared_by_id[message.id] = message
+        return found
+
     for iteration in range(1, len(steps)):
         if stop is not None:  # between model calls: a stopped job ends here
             stop.check()
@@ -70,7 +82,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         request = ModelRequest(model=model, messages=list(messages), system_message=None, tools=tools,
                                state={"messages": messages})
         middleware.wrap_model_call(request, handler)
-        sent = list(captured["request"].messages)
+        # The middleware sends copies of every message: each is kept as the state's own message, or, once
+        # cleared, as the first copy of it cleared the same way, so the calls' lists share their messages
+        # (memory linear in the steps) and the counter's running sums carry from one call to the next.
+        sent = [canonical(m) for m in captured["request"].messages]
         sent_all.append(sent)
         now = set(cleared_ids(sent))
         sent_tokens = tokens(sent)
@@ -103,6 +118,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                      input=ai.tool_calls[position].get("args", {}), result=content_text(tool_msg),
                      result_chars=len(content_text(tool_msg)), offloaded_to=None)
         messages.extend(steps[iteration])
+        state_by_id.update((m.id, m) for m in steps[iteration])
     log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
                           sent_messages=sent_all, summarizer_model="none")

@@ -166,7 +166,7 @@ class MessageCounter:
     looked up. That keeps a run's counting linear in the steps where a message lookup at every call for
     every message would be quadratic."""
 
-    TRACKS = 4
+    TRACKS = 6
 
     def __init__(self, count) -> None:
         self.count = count
@@ -199,8 +199,11 @@ class MessageCounter:
                 best, shared = track, n
         if best is None:
             tokens, chars = [], []
-        else:
+        elif shared == len(best[0]) == len(messages):  # the same list again
             self._tracks.remove(best)
+            self._tracks.insert(0, best)
+            return best[1][-1], best[2][-1] + 2 * (len(messages) - 1)
+        else:  # the track it grew from stays: another list may grow from it too (the state, what was sent)
             tokens, chars = best[1][:shared], best[2][:shared]
         total_t, total_c = (tokens[-1], chars[-1]) if tokens else (0, 0)
         for message in messages[shared:]:
