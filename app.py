@@ -6,6 +6,7 @@ from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.state import init_session
+from scratchpad_lab.ui.store import keep_visitor_cookie
 
 st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
 init_session()
@@ -22,6 +23,7 @@ open_from_link(pages)
 st.sidebar.caption("Scratchpad Lab shows what context compression does to an LLM agent: the real "
                    "autourgos-agent with the real autourgos-summarizer middleware. Works offline, no key.")
 presenter_toggle()
+keep_visitor_cookie()  # hosted mode: this browser's id, so its stored runs are listed to it after a reload
 show_note()
 with user_errors():  # the pages' one edge: an error a user can cause is shown as its sentence
     pg.run()

@@ -6,7 +6,7 @@ Replays a synthetic trace of N steps in-process (extractive summarizer, package 
 best of N, in one process:
 - building every event's payload once (`Event.payload`, a pydantic model built without validation), in
   microseconds per event, on fresh copies of the events (nothing cached);
-- the run's figures as the pages compute them (`summarize_run`, `trigger_state`, `facts_by_step`) on
+- the run's figures as the pages compute them (the figures row `figures.figures`, `trigger_state`, `facts_by_step`) on
   fresh copies (cold: every payload built on the way) and again on the same events (warm: payloads kept).
 Times are this process's CPU time (time.process_time), steadier than wall-clock on a shared machine.
 Target: a few microseconds per event; the cold figures no more than a few ms above the warm ones.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic traces
 
-from scratchpad_lab.analysis.metrics import summarize_run  # noqa: E402
+from scratchpad_lab.analysis.figures import figures as figures_row  # noqa: E402
 from scratchpad_lab.analysis.quality import facts_by_step  # noqa: E402
 from scratchpad_lab.analysis.triggers import trigger_state  # noqa: E402
 from scratchpad_lab.model.config import RunConfig  # noqa: E402
@@ -36,7 +36,7 @@ def fresh(events):
 
 
 def figures(events, config) -> None:
-    summarize_run(events)
+    figures_row(events)
     trigger_state(events, config)
     facts_by_step(events)
 
@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     warm_events = fresh(events)
     figures(warm_events, config)
     warm = best(lambda: figures(warm_events, config), args.repeats)
-    print(f"summarize_run + trigger_state + facts_by_step: cold {cold * 1e3:.1f} ms, warm {warm * 1e3:.1f} ms "
+    print(f"figures row + trigger_state + facts_by_step: cold {cold * 1e3:.1f} ms, warm {warm * 1e3:.1f} ms "
           f"(best of {args.repeats})")
     return 0
 

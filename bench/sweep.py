@@ -66,7 +66,8 @@ def sweep(trace):
 _BUCKETS = (
     ("tiktoken encode (token counts)", lambda f, n: "tiktoken" in f or "CoreBPE" in n),
     ("facts / quality (rows: facts_retained)",
-     lambda f, n: f.endswith(("scratchpad_lab/analysis/facts.py", "scratchpad_lab/analysis/quality.py"))),
+     lambda f, n: f.endswith(("scratchpad_lab/analysis/facts.py", "scratchpad_lab/analysis/quality.py",
+                            "scratchpad_lab/analysis/figures.py"))),
     ("extractive summarizer", lambda f, n: f.endswith("scratchpad_lab/engine/extractive.py")),
     ("regex engine (re.sub / search / findall)",
      lambda f, n: n.startswith(("<method 'sub'", "<method 'search'", "<method 'findall'", "<method 'finditer'",
@@ -116,9 +117,10 @@ def profile(trace, top=25):
             ("ExtractiveSummarizer.summarize", "scratchpad_lab/engine/extractive.py", "summarize"),
             ("TokenCounter.__call__", "scratchpad_lab/engine/tokens.py", "__call__"),
             ("compare.row (all rows)", "scratchpad_lab/engine/compare.py", "row"),
-            ("quality.run_retention (facts_retained)", "scratchpad_lab/analysis/quality.py", "run_retention"),
+            ("figures.facts_over_compressions (facts_retained)", "scratchpad_lab/analysis/figures.py",
+             "facts_over_compressions"),
             ("quality.savings", "scratchpad_lab/analysis/quality.py", "savings"),
-            ("metrics.summarize_run", "scratchpad_lab/analysis/metrics.py", "summarize_run"),
+            ("figures.figures (the figures row)", "scratchpad_lab/analysis/figures.py", "figures"),
             ("facts.extract_facts", "scratchpad_lab/analysis/facts.py", "extract_facts"),
             ("facts.contains", "scratchpad_lab/analysis/facts.py", "contains")):
         lines.append(f"  {label:<48}{_cumulative(stats, endswith, func):>8.2f}")

@@ -11,6 +11,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Dict, Optional, Tuple
 
 import pytest
 
@@ -51,12 +52,16 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait(10)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free localhost port; killed at teardown."""
+def start_app(log_path: Path, env_changes: Optional[Dict[str, Optional[str]]] = None) -> Tuple[subprocess.Popen, str]:
+    """`streamlit run app.py` on a free localhost port with the environment changed by `env_changes` (None
+    removes a variable); returns (process, URL) once it answers. The caller stops it (stop_server)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "SCRATCHPAD_LAB_SAMPLES"}
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    for key, value in (env_changes or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -64,13 +69,21 @@ def server(tmp_path_factory):
              "--browser.gatherUsageStats", "false"],
             cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    while not healthy(url):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_server(proc)
+            pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
+                        + log_path.read_text(errors="replace")[-3000:])
+        threading.Event().wait(0.1)
+    return proc, url
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` on a free localhost port; killed at teardown."""
+    proc, url = start_app(tmp_path_factory.mktemp("streamlit") / "server.log")
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-        while not healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (exit code {proc.poll()}):\n"
-                            + log_path.read_text(errors="replace")[-3000:])
-            threading.Event().wait(0.1)
         yield url
     finally:
         stop_server(proc)

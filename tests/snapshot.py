@@ -7,6 +7,10 @@ code *before* any optimisation; `test_results_unchanged.py` recomputes and compa
 Inputs: every recorded run in sample_runs/ replayed with package defaults and with a tight setting,
 two synthetic trajectories, and a 3 x 3 sweep (rows exactly as `scratchpad-lab sweep --json` prints)
 on one sample run and one synthetic trajectory.
+
+Re-recorded once for issue 19, when the summary became the figures row (figures.figures): it gained
+failed_calls, facts_before/kept/retained and trim_facts_*, lost compressions_ok (compressions now means
+it), and every figure it held before was checked equal.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from pathlib import Path
 
 from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, replay_one, row
 from scratchpad_lab.engine.replay import replay_source
-from scratchpad_lab.analysis.metrics import summarize_run
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.quality import annotate, facts_by_step
 from scratchpad_lab.model.records import load_path
 from synthetic import synthetic_trace
@@ -42,9 +46,9 @@ def _digest(value) -> str:
 
 def _replay_result(record) -> dict:
     """The run's figures in full, and a digest of everything per iteration and per compression."""
-    s = summarize_run(record.events, record.scenario)
+    s = figures(record.events, record.scenario)
     return {
-        "summary": {k: v for k, v in vars(s).items() if k != "summarizer_latency_s"},
+        "summary": {k: v for k, v in s.to_dict().items() if k != "summarizer_latency_s"},
         "final_answer": record.final_answer,
         "digests": {key: _digest(value) for key, value in _details(record).items()},
     }

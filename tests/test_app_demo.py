@@ -91,9 +91,9 @@ def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_
     record = app.session_state["play_runs"][-1]
     comps = [e for e in record.events if e.kind == "compression"]
     assert comps and all(e.data["status"] == "error" for e in comps)
-    banners = [e.value for e in app.error if "compressions failed" in e.value]
+    banners = [e.value for e in app.error if "summarizer calls failed" in e.value]
     assert len(banners) == 1, "said once, not once per card"
-    assert banners[0].startswith(f"**{len(comps)} of {len(comps)} compressions failed**")
+    assert banners[0].startswith(f"**{len(comps)} of {len(comps)} summarizer calls failed**")
     assert "401" in banners[0], banners[0]
     table = next(d.value for d in app.dataframe if "facts kept" in d.value.columns)
     assert table.iloc[-1]["facts kept"] == "no compression happened"

@@ -63,6 +63,21 @@ def test_planted_keys_are_used_but_never_shown_recorded_or_downloaded(monkeypatc
         record = at.session_state["play_runs"][-1]
         assert record.outcome == "answered"
         download = next(b for b in at.get("download_button"))
-        texts = [_page_text(at), record.to_json(), str(download.proto)]
+        texts = [_page_text(at), record.to_json(), str(download.proto), _stored_rows()]
         for text in texts:
             assert ENV_KEY not in text and TYPED_KEY not in text
+        assert "Run 1" in texts[-1]  # the run was stored (issue 24), without either key
+
+
+def _stored_rows() -> str:
+    """Every value of every row of every table of the store this test's app used."""
+    import os
+
+    from sqlalchemy import MetaData, create_engine, select
+    engine = create_engine(os.environ["SCRATCHPAD_LAB_DB"])
+    meta = MetaData()
+    meta.reflect(engine)
+    with engine.connect() as conn:
+        rows = [repr(tuple(row)) for table in meta.sorted_tables for row in conn.execute(select(table))]
+    engine.dispose()
+    return "\n".join(rows)

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from scratchpad_lab.cli import main
+from scratchpad_lab.model.schemas import RUN_SCHEMA
 from scratchpad_lab.model.records import RunRecord, load_path, load_record
 from scratchpad_lab.model.scenarios import SCENARIOS
 from scratchpad_lab.model.trace import Trace
@@ -223,7 +224,7 @@ def test_a_file_of_another_kind_exits_2(capsys, tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"hello": "world"}', encoding="utf-8")
     message = _usage_error(capsys, "replay", str(path))
-    assert "is none of the formats the lab reads" in message and "expected 'scratchpad-lab/run@1'" in message
+    assert "is none of the formats the lab reads" in message and f"expected {RUN_SCHEMA!r}" in message
 
 
 def test_a_record_with_settings_out_of_range_exits_2(capsys, tmp_path):

@@ -20,7 +20,7 @@ DEFERRED = [
     "scratchpad_lab.ui.view", "scratchpad_lab.ui.cards", "scratchpad_lab.ui.charts", "scratchpad_lab.ui.loss",
     "scratchpad_lab.analysis.facts", "scratchpad_lab.analysis.quality", "scratchpad_lab.analysis.metrics",
     "scratchpad_lab.analysis.narrate", "scratchpad_lab.model.schemas", "scratchpad_lab.model.records",
-    "scratchpad_lab.engine.lessons",
+    "scratchpad_lab.engine.lessons", "sqlalchemy", "psycopg", "scratchpad_lab.engine.store",
 ]
 
 FIRST_RUN = """

@@ -124,3 +124,31 @@ def test_hostile_links_open_a_page_with_a_short_note_and_never_echo_the_value(pa
 
     # nothing raw went into HTML (the playground's own fixed layout style is the only HTML)
     assert not [h for h in at.get("html") if h.proto.body != PAGE_CSS]
+
+
+# ── links to a stored run (issue 24) ──────────────────────────────────────
+
+RUN_ID = "Zq3x_9-AbCdEfGhIjKlMnO"
+
+
+def test_a_stored_runs_id_and_step_open_the_runs_page_and_round_trip_through_link_query():
+    t = _parse(run=RUN_ID, step="6")
+    assert (t.page, t.run, t.step, t.sample, t.notes) == ("runs", RUN_ID, 6, None, [])
+    t = _parse(run=RUN_ID, card="4")
+    assert (t.run, t.card) == (RUN_ID, 4)
+    assert link_query(run=RUN_ID, step=6) == f"?run={RUN_ID}&step=6"
+    assert link_query(run=RUN_ID, card=4) == f"?run={RUN_ID}&card=4"
+    assert link_query(run=XSS) == ""  # only an id we made goes into a link
+
+
+@pytest.mark.parametrize("run", [XSS, "short", "x" * 65, "../../../etc/passwd", "a b c d e f g h i j k l", ""])
+def test_a_run_id_that_is_not_one_opens_the_default_page_with_a_note_that_never_quotes_it(run):
+    t = _parse(run=run, step="3")
+    assert t.page is None and t.run is None
+    assert t.notes == ["The link's run is not a stored run's id (it may have been cut short); the default page "
+                       "opened instead."]
+
+
+def test_a_link_with_a_run_and_a_sample_opens_the_run_and_says_so():
+    t = _parse(run=RUN_ID, sample="support-ticket-tight")
+    assert (t.page, t.run, t.sample) == ("runs", RUN_ID, None) and "not both" in t.notes[0]

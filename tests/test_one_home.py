@@ -17,7 +17,8 @@ from scratchpad_lab.model.config import RunConfig, package_prompt_fields
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer, salient_facts
 from scratchpad_lab.analysis.facts import expected_in, line_facts
-from scratchpad_lab.analysis.metrics import answer_score, summarize_run
+from scratchpad_lab.analysis.figures import figures
+from scratchpad_lab.analysis.metrics import answer_score
 from scratchpad_lab.engine.observe import RunObserver
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.engine.standins import compose_answer
@@ -100,8 +101,8 @@ def test_one_meaning_of_peak_and_of_tokens_saved_in_summaries_and_compare_rows()
     off = [e.data["tokens"] for e in base.events if e.kind == "iteration"]
     before = [e.data["before_tokens"] for e in record.events if e.kind == "iteration"]
     assert max(before) > max(sent)  # compression happened, so the two meanings would differ
-    assert r["peak_context_tokens"] == summarize_run(record.events).peak_tokens == max(sent)
-    assert summarize_run(record.events).peak_chars == max(e.data["chars"] for e in record.events
+    assert r["peak_context_tokens"] == figures(record.events).peak_tokens == max(sent)
+    assert figures(record.events).peak_chars == max(e.data["chars"] for e in record.events
                                                           if e.kind == "iteration")
     assert r["context_tokens_saved"] == savings(record.events, base.events).context_tokens_saved == \
         sum(off) - sum(sent)

@@ -1,6 +1,7 @@
 """Run records and trace files: a real run survives the round trip; an untrusted file is only ever
 refused with a RecordError whose message says what is wrong."""
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -78,6 +79,40 @@ def test_a_trace_is_refused_where_a_run_record_is_needed(tmp_path):
 def test_a_missing_file_is_refused(tmp_path):
     with pytest.raises(RecordError, match="does not exist"):
         load_path(tmp_path / "nope.json")
+
+# ── the config, stored once ────────────────────────────────────────────────
+
+SAMPLES = sorted((Path(__file__).resolve().parents[1] / "sample_runs").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_a_shipped_run1_sample_loads_and_saves_its_config_once(path, tmp_path):
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["schema"] == "scratchpad-lab/run@1"  # the files the lab shipped before run@2 still load
+    record = load_record(path)
+    start = next(e for e in record.events if e.kind == "run_start")
+    assert start.payload.config == record.config.model_dump() == RunConfig.build(**raw["config"]).model_dump()
+    saved = json.loads(record.save(tmp_path / "again.json").read_text(encoding="utf-8"))
+    assert saved["schema"] == RUN_SCHEMA == "scratchpad-lab/run@2"
+    assert saved["config"] == record.config.model_dump(mode="json")
+    assert all("config" not in e["data"] for e in saved["events"]), "the config is kept once, at the top"
+    again = load_record(tmp_path / "again.json")
+    assert again.config == record.config
+    assert [e.to_dict() for e in again.events] == [e.to_dict() for e in record.events]
+
+
+def test_the_top_level_config_is_the_one_the_events_read_in_an_old_file_that_disagrees(tmp_path):
+    from scratchpad_lab.analysis.quality import annotate
+
+    raw = json.loads(SAMPLES[0].read_text(encoding="utf-8"))
+    start = next(e for e in raw["events"] if e["kind"] == "run_start")
+    start["data"]["config"]["max_scratchpad_chars"] = 123  # a stale second copy, as run@1 could hold
+    raw["config"]["max_scratchpad_chars"] = 4321
+    record = load_any(json.dumps(raw).encode("utf-8"))
+    assert record.config.max_scratchpad_chars == 4321
+    assert next(e for e in record.events if e.kind == "run_start").payload.config["max_scratchpad_chars"] == 4321
+    assert {c["max_scratchpad_chars"] for c in annotate(record.events)} <= {4321}
+
 
 
 # ── refusals, each with a message ──────────────────────────────────────────

@@ -197,7 +197,7 @@ def test_cli_reports_an_unreachable_summarizer_on_stderr_with_its_url_fast():
     failed = [c for c in result["compressions"] if c["status"] == "error"]
     assert failed and all(c["error"] for c in failed)
     assert "Cannot reach http://127.0.0.1:9/v1" in failed[0]["error"]
-    assert (f"{len(failed)} of {len(result['compressions'])} compressions failed (summarizer at "
+    assert (f"{len(failed)} of {len(result['compressions'])} summarizer calls failed (summarizer at "
             "http://127.0.0.1:9/v1)") in done.stderr
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.analysis.triggers import next_periodic
 
@@ -25,14 +25,6 @@ _ERROR_SHOWN = 160
 
 def _n(value) -> str:
     return f"{int(value):,}"
-
-
-def _largest_cap() -> int:
-    """The largest size cap RunConfig allows: a run with that cap and no periodic trigger is 'off'."""
-    for meta in RunConfig.model_fields["max_scratchpad_chars"].metadata:
-        if getattr(meta, "le", None) is not None:
-            return int(meta.le)
-    return 1_000_000
 
 
 def _run_config(events: Sequence[Event]) -> dict:
@@ -99,7 +91,7 @@ def quiet_sentence(trigger: Event) -> str:
     chars, cap, every = int(t.chars or 0), int(t.max_scratchpad_chars or 0), t.summarize_every
     if chars == 0:
         return f"At iteration {iteration} the scratchpad is empty: there is nothing to compress."
-    if every is None and cap >= _largest_cap() and not t.over_cap:
+    if every is None and cap >= largest("max_scratchpad_chars") and not t.over_cap:  # that cap, no period: off
         return (f"Compression is off (no periodic trigger, and the cap is the largest allowed): the scratchpad "
                 f"({_n(chars)} chars) goes to the agent as it is.")
     if t.over_cap and not t.size_armed:

@@ -1,6 +1,7 @@
 """What a compression lost and how good it was: fact retention, quality flags, savings.
 
-Streamlit-free; computed from events, so every view (playground, runs, compare) and the CLI agree.
+Streamlit-free; computed from events, so every view (playground, runs, compare) and the CLI agree (the
+run's facts kept over all its cuts is added up from these in `figures.py`).
 
 Flags (each a plain word, shown as a badge and counted in compare):
   empty              the summarizer replied nothing; the package kept the scratchpad
@@ -69,32 +70,28 @@ def expected_values(events: Sequence[Event]) -> List[str]:
     return [f.value for f in SCENARIOS[name].expected_facts] if name in SCENARIOS else []
 
 
+def annotate_one(c: Dict, expected: Sequence[str] = (), template: Optional[str] = None) -> Dict:
+    """One compression (its event's data, its iteration and the run's max_scratchpad_chars) with its facts
+    before, facts lost, retention share and flags, added in place. A compression that replaced nothing
+    (status empty or error: the package kept the scratchpad) kept nothing of its own: its share is None."""
+    r = retention(c.get("before") or "", c.get("after") or "", expected)
+    c["facts_before"] = [f.text for f in r.before]
+    c["facts_lost"] = [f.text for f in r.lost]
+    c["facts_lost_kinds"] = {f.text: f.kind for f in r.lost}
+    c["facts_retained"] = r.share if c.get("status") == "ok" else None
+    c["flags"] = flags_for(c, template)
+    return c
+
+
 def annotate(events: Sequence[Event]) -> List[Dict]:
     """Every compression with its facts before, facts lost, retention share and flags."""
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}
     template = config.get("summarizer_prompt")
     expected = expected_values(events)
-    out = []
-    for e in of_kind(events, "compression"):
-        c = {"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")}
-        r = retention(c.get("before") or "", c.get("after") or "", expected)
-        c["facts_before"] = [f.text for f in r.before]
-        c["facts_lost"] = [f.text for f in r.lost]
-        c["facts_lost_kinds"] = {f.text: f.kind for f in r.lost}
-        c["facts_retained"] = r.share
-        c["flags"] = flags_for(c, template)
-        out.append(c)
-    return out
-
-
-def run_retention(events: Sequence[Event]) -> Optional[float]:
-    """Share of all facts that entered the scratchpad before a compression and survived it, over the run."""
-    comps = annotate(events)
-    total = sum(len(c["facts_before"]) for c in comps)
-    if not total:
-        return None
-    return round(sum(len(c["facts_before"]) - len(c["facts_lost"]) for c in comps) / total, 4)
+    return [annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
+                         expected, template)
+            for e in of_kind(events, "compression")]
 
 
 @dataclass

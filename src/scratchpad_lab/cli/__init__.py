@@ -5,6 +5,7 @@
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
     scratchpad-lab lessons check my-lesson.toml
     scratchpad-lab import Task_20250101_120000_ab12cd34.json --task "..." --out run.trace.json
+    scratchpad-lab run --scenario log-triage --save && scratchpad-lab runs list
 
 Exit codes: 0 the agent answered; 1 the run ended without an answer (stopped, timeout, error);
 2 bad arguments or a bad file: any LabError (model/errors.py), one line on stderr, no traceback.
@@ -19,12 +20,13 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import RunConfig, validate_prompt_template
+from scratchpad_lab.model.config import RunConfig, every_text, field_default, validate_prompt_template
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
-from scratchpad_lab.analysis.metrics import answer_score, final_answer, summarize_run, trims
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.cli.describe import describe_record
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -72,6 +74,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="also send a provider's key variable to a base URL that is not that provider's")
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
+    p.add_argument("--save", action="store_true",
+                   help="also keep the run in the lab's store (SCRATCHPAD_LAB_DB; see `scratchpad-lab runs`)")
     p.add_argument("--trace-out", metavar="FILE", help="save the run's trajectory as a trace file here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -117,11 +121,14 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_settings(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[5], metavar="N,N|none,...",
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
+                       metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
-    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[15000], metavar="N,N,...",
+    sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
+                       metavar="N,N,...",
                        help="up to 6 values")
-    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent"])
+    sweep.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"],
+                       help="silent: a stand-in that replies nothing, to see what a failing summarizer costs")
     sweep.add_argument("--agent-trim-chars", type=int, metavar="N")
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     from scratchpad_lab.cli.import_trace import add_parser as add_import_parser  # cheap: no engine run
@@ -130,6 +137,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
         sub.add_parser("lessons")
+        sub.add_parser("runs")
         return parser
     from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
@@ -137,6 +145,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     add_strategies_parser(sub)
     from scratchpad_lab.cli.lessons import add_parser as add_lessons_parser
     add_lessons_parser(sub)
+    from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
+    add_runs_parser(sub)
     return parser
 
 
@@ -154,6 +164,7 @@ def _list_of(convert, what: str):
 
 def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
     given = vars(args)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
     settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
@@ -166,10 +177,11 @@ def _sweep(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r in rows:
-            every = "off" if r["summarize_every"] is None else r["summarize_every"]
-            print(f"every {every!s:>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
-                  f"saved {r['context_tokens_saved']:>9,} context tokens, summarizer {r['summarizer_tokens_in']:,} in"
-                  f" / {r['summarizer_tokens_out']:,} out, answer score {r['answer_score']}")
+            print(f"every {every_text(r['summarize_every']):>4} / {r['max_scratchpad_chars']:>9,} chars: {r['compressions']:>3} compressions, "
+                  f"{r['summarizer_calls']:>3} summarizer calls, saved {r['context_tokens_saved']:>9,} context tokens, "
+                  f"summarizer {r['summarizer_tokens_in']:,} in / {r['summarizer_tokens_out']:,} out, "
+                  f"facts kept {facts_kept_text(r['facts_retained'], r['compressions'] > 0)}, "
+                  f"answer score {percent_or(r['answer_score'], 'none')}")
     return EXIT_OK
 
 
@@ -232,29 +244,8 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
-    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} compressions failed{where}; the scratchpad "
-            f"was left as it was. Last error: {failed[-1].error}")
-
-
-def _human(record: RunRecord) -> str:
-    s = summarize_run(record.events, record.scenario)
-    lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
-             f"trims: {s.trims}  peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens"]
-    if s.answer_score is not None:
-        lines.append(f"answer score: {s.answer_score:.2f}")
-    for e in record.events:
-        if e.kind == "compression":
-            d = e.payload
-            lines.append(f"  iteration {e.iteration:>3}: {d.reason:<8} {d.status:<5} "
-                         f"{d.before_chars:>7,} -> {d.after_chars:>7,} chars")
-        elif e.kind == "trim":
-            lines.append(f"  iteration {e.iteration:>3}: agent trim {e.payload.before_chars:,} -> "
-                         f"{e.payload.after_chars:,} chars")
-    if record.error:
-        lines.append(f"error: {record.error}")
-    if record.final_answer:
-        lines.append("final answer:\n" + record.final_answer)
-    return "\n".join(lines)
+    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} summarizer calls failed{where}; the "
+            f"scratchpad was left as it was. Last error: {failed[-1].error}")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -278,6 +269,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "strategies":
             from scratchpad_lab.cli.strategies import run as run_strategies_command
             return run_strategies_command(args)
+        if args.command == "runs":
+            from scratchpad_lab.cli.runs import run as runs_command
+            return runs_command(args)
         if args.command == "lessons":
             from scratchpad_lab.cli.lessons import run as lessons_command
             return lessons_command(args)
@@ -299,11 +293,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as exc:
         print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
         return EXIT_USAGE
+    if "save" in args:
+        from scratchpad_lab.cli.runs import save
+        from scratchpad_lab.engine.store import StoreError
+        try:
+            save(record, keys=cli_keys(config, vars(args)))
+        except StoreError as exc:  # the run happened: --out and --trace-out were written above
+            print(f"scratchpad-lab: error: the run was not stored: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         if "json" in args:
             print(json.dumps(cli_json(record.events, record.scenario, record.error), ensure_ascii=False))
         else:
-            print(_human(record))
+            print(describe_record(record))
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: the reader left, which is not an error of the run
         sys.stdout = None

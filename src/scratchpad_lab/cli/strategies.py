@@ -11,6 +11,7 @@ from typing import List
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, parse_spec
+from scratchpad_lab.model.config import field_bounds, field_default
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -30,7 +31,7 @@ def add_parser(sub) -> None:
                    help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
-    p.add_argument("--extractive-budget", type=int, default=1500, metavar="CHARS",
+    p.add_argument("--extractive-budget", type=int, default=field_default("extractive_budget_chars"), metavar="CHARS",
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
@@ -39,6 +40,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scratchpad_lab.analysis.figures import figures
     from scratchpad_lab.engine.keys import endpoint_for
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.strategies.engine import run_strategies
@@ -47,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
-    if not 200 <= args.extractive_budget <= 50_000:
-        raise StrategyError("--extractive-budget is out of range (200 to 50,000).")
+    low, high = field_bounds("extractive_budget_chars")
+    if not low <= args.extractive_budget <= high:
+        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
     model = getattr(args, "summarizer_model", None)
     if args.summarizer == "endpoint" or model:
         if not model:
@@ -63,10 +66,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r, result in zip(rows, results):
+            f = figures(result.events)  # the row's own figures, worded as on every page
             print(f"{r['strategy']:<22} compressions {r['compressions']:>3}  summarizer calls "
                   f"{r['summarizer_calls']:>3}  peak {r['peak_context_tokens']:>7,}  mean "
-                  f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts "
-                  f"{r['facts_retained']:.2f}  files {r['offloaded_files']}")
+                  f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts kept "
+                  f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
             if result.error:

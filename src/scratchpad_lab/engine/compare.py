@@ -17,10 +17,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from scratchpad_lab.model.config import ConfigError, RunConfig
-from scratchpad_lab.analysis.metrics import summarize_run
+from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, largest
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.model.endpoint import Endpoint
-from scratchpad_lab.analysis.quality import run_retention, savings
+from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import replay_source
 from scratchpad_lab.engine.runner import Run, Source
@@ -28,15 +28,15 @@ from scratchpad_lab.model.trace import Trace
 
 MAX_SETTINGS = 6
 MAX_GRID = 6
-NEVER = {"summarize_every": None, "max_scratchpad_chars": 1_000_000}  # the middleware never fires
+NEVER = {"summarize_every": None, "max_scratchpad_chars": largest("max_scratchpad_chars")}  # the middleware never fires
 
 
 @dataclass
 class Setting:
     """One column of a comparison: the compression knobs that differ between columns."""
 
-    summarize_every: Optional[int] = 5
-    max_scratchpad_chars: int = 15_000
+    summarize_every: Optional[int] = field_default("summarize_every")
+    max_scratchpad_chars: int = field_default("max_scratchpad_chars")
     agent_trim_chars: Optional[int] = None        # None: the base config's
     summarizer: Optional[str] = None
     summarizer_prompt: Optional[str] = None
@@ -51,8 +51,7 @@ class Setting:
         return out
 
     def label(self) -> str:
-        every = "off" if self.summarize_every is None else str(self.summarize_every)
-        text = f"every {every} / {self.max_scratchpad_chars:,}"
+        text = f"every {every_text(self.summarize_every)} / {self.max_scratchpad_chars:,}"
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
         if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
@@ -77,8 +76,9 @@ def _name(changes: Dict) -> str:
 
 def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
     """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
-    its one home: sizes from metrics.summarize_run (as sent), savings from quality.savings."""
-    s = summarize_run(record.events, record.scenario, prices)
+    its one home: the run's figures row (figures.figures: compressions, calls, sizes as sent, facts
+    kept), savings from quality.savings."""
+    s = figures(record.events, record.scenario, prices)
     saved = savings(record.events, baseline.events)
     c = record.config
     return {
@@ -92,7 +92,7 @@ def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -
         "mean_context_tokens": s.mean_tokens,
         "context_tokens_saved": saved.context_tokens_saved,
         "answer_score": s.answer_score,
-        "facts_retained": run_retention(record.events),
+        "facts_retained": s.facts_retained,
         "net_tokens_saved": saved.net_tokens_saved,
     }
 

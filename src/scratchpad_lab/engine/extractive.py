@@ -18,7 +18,7 @@ from functools import lru_cache
 from itertools import islice
 from typing import List, Optional, Sequence
 
-from scratchpad_lab.model.config import package_prompt_fields, sections_from_template
+from scratchpad_lab.model.config import field_default, package_prompt_fields, sections_from_template
 from scratchpad_lab.analysis.facts import clear_caches as _clear_fact_caches, line_fact_spans, line_facts
 
 _STRUCTURE = re.compile(r"^\s*(?:Step \d+:|\[Summarized up to step \d+\]|\[Summary of steps 1-\d+\]|\[Summary\]|"
@@ -129,7 +129,7 @@ class ExtractiveSummarizer:
 
     model_name = "extractive (offline, no LLM)"
 
-    def __init__(self, budget_chars: int = 1500) -> None:
+    def __init__(self, budget_chars: int = field_default("extractive_budget_chars")) -> None:
         self.budget_chars = budget_chars
 
     def invoke(self, prompt, **_kwargs) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from autourgos_agent import Agent
 
 from scratchpad_lab.analysis import triggers
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, RunConfig
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.model.endpoint import EndpointError
@@ -313,20 +314,12 @@ class _PostMiddlewareHook:
         before_tokens = obs.count(before)
         after_tokens = obs.count(after)
         if fired:
-            if call.get("error"):
-                status = "error"
-            elif not call["response"].strip():
-                status = "empty"
-            else:
-                status = "ok"
-            obs.log.emit(
-                "compression", iteration, reason=reason, status=status, before=before, after=after,
+            obs.log.emit("compression", iteration, **compression_data(
+                reason=reason, before=before, after=after, before_tokens=before_tokens, after_tokens=after_tokens,
                 prompt=call["prompt"], response=call["response"], model=call["model"],
                 latency_s=round(call["latency_s"], 6), tokens_in=call.get("tokens_in", 0),
-                tokens_out=call.get("tokens_out", 0), before_chars=len(before), after_chars=len(after),
-                before_tokens=before_tokens, after_tokens=after_tokens, error=call.get("error"),
-                **{k: call[k] for k in ("review", "proposal") if k in call},
-            )
+                tokens_out=call.get("tokens_out", 0), error=call.get("error"),
+                **{k: call[k] for k in ("review", "proposal") if k in call}))
         obs.log.emit("iteration", iteration, before_chars=len(before), before_tokens=before_tokens,
                      chars=len(after), tokens=after_tokens, scratchpad=after)
         obs.trace_steps.append({"response": "", "observations": []})

@@ -11,17 +11,19 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from scratchpad_lab.engine.compare import MAX_SETTINGS, Setting
-from scratchpad_lab.model.config import ConfigError, RunConfig, allowed_range
+from scratchpad_lab.model.config import ConfigError, RunConfig, allowed_range, every_text, field_default, largest
 from scratchpad_lab.engine.promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
-SUMMARIZER_CHOICES = ["extractive", "same-as-agent"]
+# silent: the named stand-in that replies nothing, to compare what a failing summarizer costs
+SUMMARIZER_CHOICES = ["extractive", "same-as-agent", "silent"]
 COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 
 
 def default_table() -> pd.DataFrame:
     return pd.DataFrame({
-        "summarize_every": ["5", "2"], "max_scratchpad_chars": [15_000, 2_000],
+        "summarize_every": [every_text(field_default("summarize_every")), "2"],
+        "max_scratchpad_chars": [field_default("max_scratchpad_chars"), 2_000],
         "agent_trim_chars": pd.Series([None, None], dtype="Int64"),
         "summarizer": ["extractive", "extractive"], "custom prompt": pd.Series([None, None], dtype="object")})
 
@@ -55,7 +57,8 @@ def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict
                              f"({allowed_range('summarize_every')}).") from None
     if _blank(row.get("max_scratchpad_chars")):
         raise ConfigError(f"max_scratchpad_chars is empty: enter a number of chars "
-                         f"({allowed_range('max_scratchpad_chars')}; 1,000,000: the size trigger never fires).")
+                          f"({allowed_range('max_scratchpad_chars')}; {largest('max_scratchpad_chars'):,}: the size "
+                          "trigger never fires).")
     cap = _whole(row["max_scratchpad_chars"], "max_scratchpad_chars")
     trim = None if _blank(row.get("agent_trim_chars")) else _whole(row["agent_trim_chars"], "agent_trim_chars")
     summarizer = None if _blank(row.get("summarizer")) else str(row["summarizer"])

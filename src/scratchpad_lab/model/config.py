@@ -167,6 +167,22 @@ def field_bounds(name: str) -> tuple:
     return lo, hi
 
 
+def largest(name: str) -> int:
+    """The largest value a RunConfig field allows. As max_scratchpad_chars it is "no size trigger" (the
+    agent's trim keeps the scratchpad below it), as agent_trim_chars "nothing is trimmed"."""
+    return field_bounds(name)[1]
+
+
+def field_default(name: str):
+    """The default of a RunConfig field: the one home of every setting's default."""
+    return RunConfig.model_fields[name].default
+
+
+def every_text(summarize_every: Optional[int]) -> str:
+    """summarize_every as every page and the CLI write it: the number, or "off" (no periodic trigger)."""
+    return "off" if summarize_every is None else str(summarize_every)
+
+
 def allowed_range(name: str) -> str:
     """The allowed range of a RunConfig field, in words ("" for a field without one)."""
     if name not in RunConfig.model_fields:

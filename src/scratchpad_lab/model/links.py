@@ -1,4 +1,5 @@
-"""Links that open a moment: `?sample=support-ticket-tight&step=6`, `?sample=...&card=4`, `?lesson=2`.
+"""Links that open a moment: `?sample=support-ticket-tight&step=6`, `?sample=...&card=4`, `?lesson=2`, and a
+stored run: `?run=<id>&step=6` (the id is the store's: 22 URL-safe characters, 128 random bits).
 
 Streamlit-free, so hostile links can be tested without a browser. A link is parsed into a LinkTarget of
 validated values only (a known sample's file name, an int step, a lesson number); anything else is
@@ -12,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, List, Mapping, Optional, Sequence, Union
 from urllib.parse import urlencode
 
-KNOWN = ("sample", "step", "card", "lesson")
+KNOWN = ("sample", "run", "step", "card", "lesson")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
+_RUN_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 _INT = re.compile(r"^[0-9]{1,6}$")
 MAX_VALUE_CHARS = 200
 
@@ -24,6 +26,7 @@ class LinkTarget:
 
     page: Optional[str] = None          # "runs" | "lessons" | None (the default page)
     sample: Optional[str] = None        # a sample run's file name, e.g. "support-ticket-tight.json"
+    run: Optional[str] = None           # a stored run's id (whether the store has it is for the page to find)
     step: Optional[int] = None          # the iteration to show
     card: Optional[int] = None          # the iteration of the compression card to show
     lesson: Optional[int] = None        # a lesson number
@@ -67,20 +70,29 @@ def parse_link(params: Mapping[str, Union[str, Sequence[str]]], sample_names: It
         else:
             target.notes.append(f"The link's lesson is not one of the lessons (1 to {max(lessons)}); "
                                 "the default page opened instead.")
-        if "sample" in raw or "step" in raw or "card" in raw:
-            target.notes.append("A link opens a lesson or a sample run, not both; the sample part was ignored.")
+        if "sample" in raw or "run" in raw or "step" in raw or "card" in raw:
+            target.notes.append("A link opens a lesson or a run, not both; the run part was ignored.")
         return target
-    if "sample" not in raw:
+    if "run" in raw:
+        if "sample" in raw:
+            target.notes.append("A link opens a stored run or a sample run, not both; the sample part was ignored.")
+        if not raw["run"] or not _RUN_ID.match(raw["run"]):
+            target.notes.append("The link's run is not a stored run's id (it may have been cut short); the default "
+                                "page opened instead.")
+            return target
+        target.page, target.run = "runs", raw["run"]
+    elif "sample" not in raw:
         if raw:
             target.notes.append("The link gives a step or a card but no sample run; the default page opened.")
         return target
-    name = raw["sample"]
-    key = name[:-5] if name and name.endswith(".json") else name
-    if not name or not _NAME.match(name) or key not in samples:
-        target.notes.append("The link's sample is not one of the recorded sample runs; the default page opened "
-                            "instead. The Runs page lists the samples.")
-        return target
-    target.page, target.sample = "runs", samples[key]
+    else:
+        name = raw["sample"]
+        key = name[:-5] if name and name.endswith(".json") else name
+        if not name or not _NAME.match(name) or key not in samples:
+            target.notes.append("The link's sample is not one of the recorded sample runs; the default page opened "
+                                "instead. The Runs page lists the samples.")
+            return target
+        target.page, target.sample = "runs", samples[key]
     for which in ("step", "card"):
         if which in raw:
             value = _int(raw[which])
@@ -106,13 +118,16 @@ def check_iteration(target: LinkTarget, iterations: Sequence[int], compression_i
 
 
 def link_query(*, sample: Optional[str] = None, step: Optional[int] = None, card: Optional[int] = None,
-               lesson: Optional[int] = None) -> str:
+               lesson: Optional[int] = None, run: Optional[str] = None) -> str:
     """The query string (with its `?`) that opens this moment; empty for the default page."""
     values = {}
     if lesson is not None:
         values["lesson"] = int(lesson)
-    elif sample:
-        values["sample"] = sample[:-5] if sample.endswith(".json") else sample
+    elif (run and _RUN_ID.match(run)) or sample:
+        if run and _RUN_ID.match(run):
+            values["run"] = run
+        else:
+            values["sample"] = sample[:-5] if sample.endswith(".json") else sample
         if card is not None:
             values["card"] = int(card)
         elif step is not None:

@@ -38,7 +38,8 @@ class ToolInfo(_Payload):
 
 class RunStartData(_Payload):
     task: Text = ""
-    config: Dict[str, Any] = Field(default_factory=dict, description="the run's RunConfig")
+    config: Dict[str, Any] = Field(default_factory=dict, description="the run's RunConfig (a run record file "
+                                   "keeps it once, at its top level, and puts it back here when loaded)")
     mode: Name = "scenario"
     scenario: Optional[Name] = None
     tools: List[ToolInfo] = Field(default_factory=list, max_length=MAX_TOOLS)

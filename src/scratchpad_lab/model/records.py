@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from scratchpad_lab.model.config import ConfigError, RunConfig
 from scratchpad_lab.model.events import Event
-from scratchpad_lab.model.schemas import RUN_SCHEMA, TRACE_SCHEMA, RunRecordFile
+from scratchpad_lab.model.schemas import RUN_SCHEMA, RUN_SCHEMAS_READ, TRACE_SCHEMA, RunRecordFile
 from scratchpad_lab.model.payloads import OUTCOMES
 from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, read_file_bytes, validated
 
@@ -43,6 +43,10 @@ def _installed_versions() -> tuple:
 
 @dataclass
 class RunRecord:
+    """`config` is the one source of the run's settings: the run_start event carries them too, for the
+    pure functions that read only events, and that copy is made from `config` (when the record is
+    built or loaded) and left out of the file."""
+
     config: RunConfig
     events: List[Event]
     outcome: str
@@ -56,13 +60,19 @@ class RunRecord:
     label: str = ""
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
+    def __post_init__(self) -> None:
+        dumped = self.config.model_dump()
+        for e in self.events:
+            if e.kind == "run_start" and e.payload.config != dumped:
+                e.amend(config=dumped)
+
     def to_dict(self) -> Dict[str, Any]:
         return {
             "schema": RUN_SCHEMA, "created": self.created, "name": self.name, "label": self.label,
             "mode": self.mode, "scenario": self.scenario, "config": self.config.model_dump(mode="json"),
             "outcome": {"outcome": self.outcome, "final_answer": self.final_answer, "error": self.error},
             "versions": self.versions,
-            "events": [e.to_dict() for e in self.events],
+            "events": [_stored(e) for e in self.events],
             "trace": self.trace.to_dict() if self.trace else None,
         }
 
@@ -80,7 +90,7 @@ class RunRecord:
         """A RunRecord from decoded JSON, checked against schemas.RunRecordFile; RecordError says what is wrong."""
         if not isinstance(raw, dict):
             raise RecordError(f"{where}: expected a JSON object at the top level.")
-        if raw.get("schema") != RUN_SCHEMA:
+        if raw.get("schema") not in RUN_SCHEMAS_READ:
             raise RecordError(f"{where}: schema is {raw.get('schema')!r}; expected {RUN_SCHEMA!r} "
                               f"(or a trace, {TRACE_SCHEMA!r}).")
         if isinstance(raw.get("config"), dict):  # first, so a bad setting is named with its allowed range
@@ -97,6 +107,21 @@ class RunRecord:
                    scenario=spec.scenario, name=spec.name or "", label=spec.label or "", created=spec.created or "")
 
 
+def _stored(e: Event) -> Dict[str, Any]:
+    """An event as the file keeps it: a run_start without the config (the record's top level holds it)."""
+    out = e.to_dict()
+    if e.kind == "run_start" and "config" in e.data:
+        out["data"] = {k: v for k, v in e.data.items() if k != "config"}
+    return out
+
+
+def prompt_label(config: RunConfig) -> str:
+    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
+    if config.prompt_name:
+        return config.prompt_name
+    return "custom" if config.summarizer_prompt else "package default"
+
+
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:
     """A run record or a trace from untrusted bytes; RecordError on anything wrong. (Files in other
     formats are imported by the engine's loader, engine/loader.py, which every page and command uses.)"""
@@ -108,7 +133,7 @@ def load_decoded(raw: Any, where: str = "file") -> Union[RunRecord, Trace]:
     schema = raw.get("schema") if isinstance(raw, dict) else None
     if schema == TRACE_SCHEMA:
         return Trace.from_dict(raw, where)
-    if schema == RUN_SCHEMA:
+    if schema in RUN_SCHEMAS_READ:
         return RunRecord.from_dict(raw, where)
     raise RecordError(f"{where}: schema is {schema!r}; expected a run record ({RUN_SCHEMA!r}) "
                       f"or a trace ({TRACE_SCHEMA!r}).")

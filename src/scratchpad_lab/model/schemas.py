@@ -23,7 +23,11 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.payloads import (EVENT_KINDS, MAX_TOOLS, PAYLOADS, Count, Name, Outcome, Seconds, Text)
 
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
-RUN_SCHEMA = "scratchpad-lab/run@1"
+# A file's schema names its version; a change in what a field means (or where it is) is a new version,
+# and every version the lab ever wrote still loads. run@2 keeps the run's config once, at the top: its
+# run_start event no longer repeats it (run@1 did; loading one, the top-level config is the truth).
+RUN_SCHEMA = "scratchpad-lab/run@2"
+RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", RUN_SCHEMA)
 MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_STEPS = 5000
 MAX_EVENTS = 500_000
@@ -119,13 +123,14 @@ class RunRecordFile(_Strict):
     """A finished run: its settings (never a key), every event, the outcome, and its trajectory."""
 
     model_config = ConfigDict(title="scratchpad-lab run record")
-    schema_: Literal["scratchpad-lab/run@1"] = Field(alias="schema")
+    schema_: Literal["scratchpad-lab/run@1", "scratchpad-lab/run@2"] = Field(alias="schema")
     created: Optional[Name] = None
     name: Optional[Name] = None
     label: Optional[Name] = None
     mode: Optional[Name] = None
     scenario: Optional[Name] = None
-    config: RunConfig
+    config: RunConfig = Field(description="the run's settings, stored here once (the run_start event of a "
+                                           "run@1 file repeats them; this copy is the one read)")
     outcome: OutcomeSpec
     versions: Dict[Name, Name] = Field(default_factory=dict, max_length=100)
     events: List[EventFile] = Field(max_length=MAX_EVENTS)

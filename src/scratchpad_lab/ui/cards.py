@@ -16,6 +16,8 @@ import streamlit as st
 
 from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
 from scratchpad_lab.analysis.facts import contains, fact_pattern
+from scratchpad_lab.analysis.figures import facts_kept_text, percent
+from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
 from scratchpad_lab.ui.markup import compose, escape
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -30,13 +32,13 @@ FLAG_BADGES = {
 REVIEW_BADGES = {"accepted": ("accepted by you", "green"), "edited": ("edited by you", "violet"),
                  "rejected": ("rejected by you", "orange"), "abandoned": ("review abandoned", "gray")}
 REASON_BADGES = {"periodic": ("periodic trigger", "blue"), "size": ("size trigger", "gray")}
+TRIGGER_BADGES = {FORCED_BY_PROMPT_LAB: ("fired on purpose by the prompt lab", "gray")}  # by key, our words
 CHIPS_SHOWN = 12  # lost facts as chips; every lost fact is also marked in the text itself
 CHIPS_COMPACT = 6  # in the live view: two lines at most
-NO_COMPRESSION = "no compression happened"
 
 
 def badges(c: Dict) -> List[tuple]:
-    out = [REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
+    out = [TRIGGER_BADGES.get(c.get("trigger")) or REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
     out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES]
     if c.get("status") == "error" and "error_text" not in c.get("flags", []):
         out.append(FLAG_BADGES["error_text"])
@@ -56,13 +58,6 @@ def mark_facts(text: str, facts: List[str]) -> str:
 def failed(c: Dict) -> bool:
     """The package kept the scratchpad: the summarizer raised or replied nothing."""
     return c.get("status") not in (None, "ok")
-
-
-def facts_kept_text(c: Dict) -> str:
-    if failed(c):
-        return NO_COMPRESSION
-    share = c.get("facts_retained")
-    return "—" if share is None else f"{share:.0%}"
 
 
 def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
@@ -99,12 +94,12 @@ def _header(c: Dict, compact: bool) -> None:
     words = " ".join(f":{color}-badge[{label}]" for label, color in badges(c))
     st.markdown(f"**Compression at iteration {int(c['iteration'])}** {words}")
     before_chars, after_chars = int(c.get("before_chars") or 0), int(c.get("after_chars") or 0)
-    ratio = " (unchanged)" if failed(c) else (f" ({after_chars / before_chars:.0%})" if before_chars else "")
+    ratio = " (unchanged)" if failed(c) else (f" ({percent(after_chars / before_chars)})" if before_chars else "")
     tokens = f"{int(c.get('after_tokens') or 0):,} tokens" if compact else \
         f"{int(c.get('before_tokens') or 0):,} → {int(c.get('after_tokens') or 0):,} tokens"
     latency = "" if compact else f" · summarizer {float(c.get('latency_s') or 0):.2f} s"
     st.markdown(f"{before_chars:,} → {after_chars:,} chars{ratio} · {tokens} · "
-                f"facts kept: **{facts_kept_text(c)}**{latency}")
+                f"facts kept: **{facts_kept_text(c.get('facts_retained'), not failed(c))}**{latency}")
 
 
 def _chips(c: Dict, shown: int) -> None:

@@ -15,10 +15,10 @@ from typing import Dict, List, Optional
 import streamlit as st
 
 from scratchpad_lab.engine import compare as engine
-from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.analysis.metrics import model_ids, summarize_run
+from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest
+from scratchpad_lab.analysis.metrics import model_ids
+from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
 from scratchpad_lab.analysis.pricing import cost_usd
-from scratchpad_lab.engine.promptlab import check_prompt
 from scratchpad_lab.analysis.quality import FLAGS, annotate
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
@@ -30,17 +30,19 @@ from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_error, show_problem
 from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry
 from scratchpad_lab.ui.state import CMP_EDITED, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE, PL_VERSIONS, PLAY_PRICES_BY_MODEL, init_session
+from scratchpad_lab.ui.store import show_message, store_result
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
-SWEEP_CAPS = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000, 1_000_000]
+NO_SIZE_TRIGGER = largest("max_scratchpad_chars")
+SWEEP_CAPS = sorted({1_000, 2_000, 4_000, 8_000, field_default("max_scratchpad_chars"), 30_000, NO_SIZE_TRIGGER})
 MAX_CARDS = 25
 SCENARIO_KIND = ("Scenario run: each setting re-runs the scenario's deterministic scripted agent. It takes the "
                  "same steps (the same tool calls) every time, and its final answer still comes from what is "
                  "left in its scratchpad, so the answer score moves with the setting.")
 RECORDED_KIND = ("Recorded trajectory: each setting replays the recorded steps exactly; the agent's model is "
                  "not called again. The final answer is the recorded one under every setting "
-                 "(keeps_recorded_answer), so there is no answer score to compare: watch facts retained and "
+                 "(keeps_recorded_answer), so there is no answer score to compare: watch facts kept and "
                  "the scratchpad sizes instead.")
 
 
@@ -85,10 +87,6 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
 
 # ── shown from a Result ─────────────────────────────────────────────────────
 
-def _pct(value: Optional[float], none: str) -> str:
-    return none if value is None else f"{value:.0%}"
-
-
 def _money(value: Optional[float]) -> str:
     return "no price known" if value is None else f"${value:.4f}"
 
@@ -100,11 +98,12 @@ def _flags_text(row: Dict) -> str:
 
 def _column(index: int, result: Result, prices: Optional[dict]) -> None:
     row, record = result.rows[index], result.records[index]
-    summary = summarize_run(record.events, record.scenario, prices)
+    summary = figures(record.events, record.scenario, prices)  # the row's own figures, read the same way
     st.subheader(f"Setting {index + 1}")
     st.text(result.labels[index])
-    st.metric("compressions", row["compressions"])
-    st.metric("summarizer calls", row["summarizer_calls"])
+    st.metric(LABELS["compressions"], row["compressions"])
+    st.metric(LABELS["summarizer_calls"], row["summarizer_calls"],
+              help="Every call to the summarizer; one that raised or replied nothing compressed nothing.")
     st.metric("summarizer tokens in / out", f"{row['summarizer_tokens_in']:,} / {row['summarizer_tokens_out']:,}")
     st.metric("summarizer cost", _money(summary.summarizer_cost_usd))
     st.metric("peak scratchpad tokens", f"{row['peak_context_tokens']:,}")
@@ -114,9 +113,9 @@ def _column(index: int, result: Result, prices: Optional[dict]) -> None:
                    "with this setting (same steps, same agent trim).")
     st.metric("net tokens saved", f"{row['net_tokens_saved']:,}",
               help="Context tokens saved minus the summarizer's tokens in and out.")
-    st.metric("facts retained", _pct(row["facts_retained"], "no compression"),
+    st.metric(LABELS["facts_retained"], summary.facts_kept_text,
               help="Share of the facts in the scratchpad before each compression that survived it.")
-    st.metric("answer score", "recorded answer" if result.keeps_answer else _pct(row["answer_score"], "none"),
+    st.metric(LABELS["answer_score"], "recorded answer" if result.keeps_answer else percent_or(row["answer_score"], "none"),
               help="Share of the scenario's expected facts in the final answer.")
     st.text(_flags_text(row))
 
@@ -127,7 +126,7 @@ def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
     if not annotated:
         st.text("This setting never compressed.")
     elif len(annotated) > MAX_CARDS:
-        st.text(f"Showing the first {MAX_CARDS} of {len(annotated)} compressions.")
+        st.text(f"Showing the first {MAX_CARDS} of {len(annotated)} compression cards.")
     for i, c in enumerate(annotated[:MAX_CARDS]):
         cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
         compression_card(c, key=f"{key}_{i}", cost=cost)  # its badges carry the flags, its text the facts lost
@@ -160,13 +159,9 @@ def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) ->
 
 # ── sweep ───────────────────────────────────────────────────────────────────
 
-def _every_label(value) -> str:
-    return "off" if value is None else str(value)
-
-
 def sweep_frame(result: Result) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
-    rows = [{"summarize_every": _every_label(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
+    rows = [{"summarize_every": every_text(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
              "summarizer_tokens": r["summarizer_tokens_in"] + r["summarizer_tokens_out"],
              "answer_score": r["answer_score"], "facts_retained": r["facts_retained"],
@@ -181,7 +176,7 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
               ("summarizer_tokens", "summarizer tokens (in + out)", ",d")]
     if not result.keeps_answer and frame["answer_score"].notna().any():
         charts.append(("answer_score", "answer score", ".0%"))
-    charts.append(("facts_retained", "facts retained", ".0%"))
+    charts.append(("facts_retained", LABELS["facts_retained"], ".0%"))
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
@@ -199,14 +194,15 @@ def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None
 def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     st.text("Every pair of the two middleware triggers, replayed on the same trajectory (up to 6 x 6).")
     last = st.session_state[CMP_SWEEP]
-    defaults = {"cmp_sweep_every": ["2", "5", "off"], "cmp_sweep_caps": [2_000, 4_000, 15_000],
+    defaults = {"cmp_sweep_every": ["2", every_text(field_default("summarize_every")), "off"],
+                "cmp_sweep_caps": [2_000, 4_000, field_default("max_scratchpad_chars")],
                 "cmp_sweep_summarizer": SUMMARIZER_CHOICES[0], **(last.choices if last else {})}
     for key, value in defaults.items():  # widget state goes when the page is left: start from the last sweep
         st.session_state.setdefault(key, value)
     c1, c2, c3 = st.columns([2, 2, 1])
     everies = c1.multiselect("summarize_every values (off: no periodic trigger)", SWEEP_EVERY,
                              max_selections=engine.MAX_GRID, key="cmp_sweep_every")
-    caps = c2.multiselect("max_scratchpad_chars values (1,000,000: no size trigger)", SWEEP_CAPS,
+    caps = c2.multiselect(f"max_scratchpad_chars values ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
                           max_selections=engine.MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
     every_values = [None if e == "off" else int(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
@@ -220,6 +216,7 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
             result.choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps),
                               "cmp_sweep_summarizer": summarizer}
             st.session_state[CMP_SWEEP] = result
+            store_result("sweep", result.rows, result.labels, entry.title)
     if not settings:
         st.text("Pick at least one value of each.")
     result = st.session_state[CMP_SWEEP]
@@ -247,10 +244,9 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings",
         column_config={
             "summarize_every": st.column_config.TextColumn("summarize_every", help="off, or a number of iterations"),
-            "max_scratchpad_chars": st.column_config.NumberColumn("max_scratchpad_chars", min_value=100,
-                                                                  max_value=1_000_000, step=1, format="%d"),
-            "agent_trim_chars": st.column_config.NumberColumn("agent_trim_chars", min_value=200, max_value=1_000_000,
-                                                              step=1, format="%d"),
+            **{name: st.column_config.NumberColumn(name, min_value=field_bounds(name)[0],
+                                                   max_value=field_bounds(name)[1], step=1, format="%d")
+               for name in ("max_scratchpad_chars", "agent_trim_chars")},
             "summarizer": st.column_config.SelectboxColumn("summarizer", options=COMPARE_SUMMARIZERS),
             "custom prompt": st.column_config.TextColumn(
                 "custom prompt", help="must contain {scratchpad}, or be the name of a Prompt lab prompt version"),
@@ -266,6 +262,7 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         if result is not None:
             result.signature = signature
             st.session_state[CMP_RESULT] = result
+            store_result("compare", result.rows, result.labels, entry.title)
     result = st.session_state[CMP_RESULT]
     if result is not None:
         show_comparison(result, signature, prices)
@@ -275,6 +272,7 @@ def page() -> None:
     init_session()
     prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     st.title("Scratchpad Lab · Compare")
+    show_message()
     st.caption("Replay one trajectory under several compression settings. The agent's path is held fixed, so "
                "the settings are compared on exactly the same work; only compression (and the summarizer's "
                "cost) changes.")

@@ -15,6 +15,7 @@ import streamlit as st
 from scratchpad_lab.engine.lessons import DEFAULT_PACE_S, LESSONS_DIR_ENV, Lesson, catalogue, find_moment, lesson, probe_flips
 from scratchpad_lab.analysis.narrate import scratchpad_at_start, sentence_for
 from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.model.config import every_text
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import LESSON_AT, LESSON_ENDED, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN, LESSON_STAGE, init_session
@@ -27,8 +28,7 @@ PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
 
 def _settings_lines(item: Lesson) -> str:
     c = item.config()
-    every = "off" if c.summarize_every is None else str(c.summarize_every)
-    return (f"scenario {item.scenario} · summarize_every {every} · max_scratchpad_chars {c.max_scratchpad_chars:,} "
+    return (f"scenario {item.scenario} · summarize_every {every_text(c.summarize_every)} · max_scratchpad_chars {c.max_scratchpad_chars:,} "
             f"· agent_trim_chars {c.agent_trim_chars:,} · summarizer {c.summarizer} · "
             f"extractive budget {c.extractive_budget_chars:,} chars")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.config import every_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,33 +84,10 @@ def open_imported_sample(path: Path):
     return opened
 
 
-def _every(value) -> str:
-    return "off" if value is None else str(value)
-
-
 def _usd(value) -> Optional[float]:
     return None if value is None else round(value, 6)
 
 
-def prompt_label(config: RunConfig) -> str:
-    """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom."""
-    if config.prompt_name:
-        return config.prompt_name
-    return "custom" if config.summarizer_prompt else "package default"
-
-
-def facts_kept(events) -> object:
-    """Share of facts that survived the compressions that happened; failed compressions (the package
-    kept the scratchpad) are not counted as keeping anything. A text when none happened."""
-    from scratchpad_lab.analysis.quality import run_retention
-    from scratchpad_lab.ui.cards import NO_COMPRESSION
-    comps = [e for e in events if e.kind == "compression"]
-    if not comps:
-        return "no compression"
-    if all(e.payload.status != "ok" for e in comps):
-        return NO_COMPRESSION
-    share = run_retention([e for e in events if e.kind != "compression" or e.payload.status == "ok"])
-    return "—" if share is None else f"{share:.0%}"
 
 
 # the columns a person compares first come first, so they are on screen at 1280 px
@@ -120,15 +97,17 @@ FIRST_COLUMNS = ["#", "run", "prompt", "answer score", "facts kept", "outcome"]
 def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
 
-    from scratchpad_lab.analysis.metrics import summarize_run
+    from scratchpad_lab.analysis.figures import figures
+    from scratchpad_lab.model.records import prompt_label
     rows = []
     for i, r in enumerate(records, start=1):
-        s = summarize_run(r.events, r.scenario, prices)
+        s = figures(r.events, r.scenario, prices)
         c = r.config
         rows.append({
             "#": i, "run": r.name or f"run {i}", "prompt": prompt_label(c), "answer score": s.answer_score,
-            "facts kept": facts_kept(r.events), "outcome": r.outcome, "compressions": s.compressions,
-            "summarize_every": _every(c.summarize_every),
+            "facts kept": s.facts_kept_text, "outcome": r.outcome, "compressions": s.compressions,
+            "summarizer calls": s.summarizer_calls,
+            "summarize_every": every_text(c.summarize_every),
             "max_scratchpad_chars": c.max_scratchpad_chars, "agent_trim_chars": c.agent_trim_chars,
             "summarizer": c.summarizer, "scenario": r.scenario or r.mode, "trims": s.trims,
             "peak chars": s.peak_chars, "peak tokens": s.peak_tokens,
@@ -149,6 +128,7 @@ def runs_table(frame: pd.DataFrame, key: str) -> None:
         "facts kept": st.column_config.TextColumn(width="small"),
         "outcome": st.column_config.TextColumn(width="small"),
         "compressions": st.column_config.NumberColumn(width="small"),
+        "summarizer calls": st.column_config.NumberColumn(width="small"),
     })
 
 
@@ -156,7 +136,7 @@ def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
     named = f" · prompt “{c.prompt_name}”" if c.prompt_name else ""
-    return (f"#{index + 1} {r.name or 'run'} · every {_every(c.summarize_every)} / "
+    return (f"#{index + 1} {r.name or 'run'} · every {every_text(c.summarize_every)} / "
             f"{c.max_scratchpad_chars:,} chars{named}")
 
 

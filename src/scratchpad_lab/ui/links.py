@@ -12,7 +12,8 @@ import streamlit as st
 
 from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 from scratchpad_lab.ui.library import open_sample, sample_files
-from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, RUNS_OPEN, RUNS_STEP_OF
+from scratchpad_lab.ui.state import LESSON_PICK, LINK_NOTE, PLAY_RUNS, PLAY_SHOWN, RUNS_OPEN, RUNS_STEP_OF
+from scratchpad_lab.ui.store import run_id_for_entry, stored_id
 
 RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
 RUNS_STEP = "runs_step"     # the Runs page's step slider (runs_page._step_slider's widget key)
@@ -27,10 +28,30 @@ def _open_sample(target) -> None:
         target.notes.append("That sample run could not be opened; the default page opened instead.")
         target.page = None
         return
+    _at_step(target, record, f"sample:{target.sample}")
+
+
+def _open_stored(target) -> None:
+    """A stored run, from any visitor: the link's id is the only way to it."""
+    from scratchpad_lab.engine.store import StoreError  # lazy: only a link to a stored run needs the store
+    from scratchpad_lab.ui.runs_page import all_entries, open_stored
+    try:
+        key = open_stored(target.run)
+    except StoreError as exc:
+        target.notes.append(("That run is not in this lab's store (it was deleted, or the link was cut short); "
+                             "the default page opened instead.") if exc.kind == "not_found" else
+                            "The stored run could not be opened: the run store cannot be read right now. "
+                            "The default page opened instead.")
+        target.page = None
+        return
+    entry = next(e for e in all_entries()[0] if e.key == key)
+    _at_step(target, entry.record, key)
+
+
+def _at_step(target, record, key: str) -> None:
     iterations = sorted({int(e.iteration) for e in record.events if e.kind == "iteration"})
     compressions = sorted({int(e.iteration) for e in record.events if e.kind == "compression"})
     check_iteration(target, iterations, compressions)
-    key = f"sample:{target.sample}"
     st.session_state[RUNS_OPEN] = st.session_state[RUNS_SELECT] = key
     st.session_state[RUNS_STEP_OF] = key
     st.session_state[RUNS_STEP] = target.step or (iterations[-1] if iterations else 1)
@@ -46,7 +67,9 @@ def open_from_link(pages: Dict[str, "st.Page"]) -> None:
     st.query_params.clear()
     from scratchpad_lab.engine.lessons import all_lessons  # lazy: only a link needs the lessons (and the analysis they import)
     target = parse_link(params, [p.name for p in sample_files()], [item.number for item in all_lessons()])
-    if target.page == "runs":
+    if target.page == "runs" and target.run:
+        _open_stored(target)
+    elif target.page == "runs":
         _open_sample(target)
     elif target.page == "lessons":
         st.session_state[LESSON_PICK] = target.lesson
@@ -66,15 +89,23 @@ def current_query(page_title: str) -> str:
     if page_title == "Lessons" and st.session_state.get(LESSON_PICK):
         return link_query(lesson=st.session_state[LESSON_PICK])
     opened = st.session_state.get(RUNS_OPEN) or ""
-    if page_title == "Runs" and opened.startswith("sample:"):
+    if page_title == "Runs" and (opened.startswith("sample:") or run_id_for_entry(opened)):
         step = st.session_state.get(RUNS_STEP)
-        return link_query(sample=opened[len("sample:"):], step=step if isinstance(step, int) else None)
+        step = step if isinstance(step, int) else None
+        if opened.startswith("sample:"):
+            return link_query(sample=opened[len("sample:"):], step=step)
+        return link_query(run=run_id_for_entry(opened), step=step)
+    if page_title == "Playground":
+        runs, shown = st.session_state.get(PLAY_RUNS) or [], st.session_state.get(PLAY_SHOWN)
+        record = runs[shown if shown is not None and shown < len(runs) else -1] if runs else None
+        if record is not None and stored_id(record):
+            return link_query(run=stored_id(record))
     return ""
 
 
 def link_box(page_title: str) -> None:
     """The link for what is on screen, in a copyable code box in the sidebar."""
     query = current_query(page_title)
-    st.sidebar.caption("Link to what is on screen (a sample run at its step, or a lesson):" if query else
-                       "Link to this app (open a sample run on the Runs page, or a lesson, to link to it):")
+    st.sidebar.caption("Link to what is on screen (a run at its step, or a lesson):" if query else
+                       "Link to this app (open a stored or sample run on the Runs page, or a lesson, to link to it):")
     st.sidebar.code(base_url(st.context.url) + query, language=None, wrap_lines=True)

@@ -13,7 +13,7 @@ from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_probes
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.ui.library import facts_kept
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.ui.state import LOSS_COMPRESSION_OFF, LOSS_USER_PROBES
 
 
@@ -64,7 +64,7 @@ def loss_panel(record: RunRecord, key: str, model_factory: Optional[Callable[[],
              "result again, which takes a few seconds.")
     baseline = baseline_for_record(record) if detailed else None
     cols = st.columns(4)
-    cols[0].metric("facts kept across compressions", facts_kept(record.events))  # failed ones kept nothing
+    cols[0].metric("facts kept across compressions", figures(record.events, record.scenario).facts_kept_text)
     if baseline is not None:
         s = savings(record.events, baseline.events)
         cols[1].metric("summarizer tokens spent", f"{s.summarizer_tokens:,}")

@@ -31,6 +31,7 @@ from scratchpad_lab.ui.settings import K_SCENARIO, config_from_state, sidebar_se
 from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_NEEDS_FULL, PLAY_PRICES_BY_MODEL, PLAY_REFRESH_S, PLAY_RUNS, PLAY_SHOWN,
                     PLAY_START_ERROR, init_session)
 from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
+from scratchpad_lab.ui.store import autosave_switch, not_stored_note, show_message, store_finished
 from scratchpad_lab.ui.style import PAGE_CSS
 
 if TYPE_CHECKING:
@@ -58,11 +59,13 @@ def refresh_interval(render_s: float, current: float, base: float = LIVE_REFRESH
 
 
 def _collect_finished(run: Run) -> None:
-    """Move a finished live run into this tab's runs and show it."""
+    """Move a finished live run into this tab's runs and show it, and store it (unless the setting is off;
+    a store that fails leaves a message, and the run stays here)."""
     runs = st.session_state[PLAY_RUNS]
     if run.record is not None and all(r is not run.record for r in runs):
         runs.append(run.record)
         st.session_state[PLAY_SHOWN] = len(runs) - 1
+        store_finished(run.record, keys=config_from_state()[1])
     st.session_state[PLAY_ACTIVE] = None
     st.session_state[PLAY_NEEDS_FULL] = True
 
@@ -186,6 +189,7 @@ def page() -> None:
     _scenario_text(config, scenario, folded=running or bool(runs))
     with st.sidebar:  # a run setting; in the main area it would push the live view down
         review_switch()
+        autosave_switch()
     if problem:
         st.error(f"Fix this setting to run: {problem}")
     if st.session_state.get(PLAY_START_ERROR):
@@ -198,6 +202,7 @@ def page() -> None:
         record, (record.name or f"run {index + 1}") if record is not None else "")
 
     st.subheader("Runs in this tab")
+    show_message()  # what the store said about the run that just ended (stored, removed, or could not store)
     sample_picker("play_sample", on_open=_open_record)
     if st.session_state.get("play_sample_error"):  # the message quotes the file: shown as text
         show_problem("That sample could not be opened:", st.session_state.pop("play_sample_error"))
@@ -211,6 +216,7 @@ def page() -> None:
                    format_func=lambda i: run_label(runs, i),
                    on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
     if record is not None:
+        not_stored_note(record, key=f"play_store_again_{index}")
         from scratchpad_lab.ui.loss import loss_panel
         from scratchpad_lab.ui.view import render_cards
         with down:

@@ -17,6 +17,7 @@ from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          PromptVariant, Snapshot, SummarizerSpec, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
+from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
@@ -24,6 +25,7 @@ from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.settings import K_PROMPT
+from scratchpad_lab.ui.store import prompt_history, save_prompt_version, show_message, stored_prompts
 from scratchpad_lab.ui.state import (PL_KEPT, PL_LIVE, PL_MATRIX, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 
@@ -149,6 +151,19 @@ def _apply_fix(i: int, fix: str) -> None:
 def _save_version(i: int) -> None:
     name = (st.session_state.get(f"pl_name_{i}") or f"Prompt {i + 1}").strip()[:60]
     st.session_state[PL_VERSIONS][name] = st.session_state.get(f"pl_text_{i}", "")
+    save_prompt_version(name, st.session_state[PL_VERSIONS][name])  # its history, in the store
+
+
+def _open_version(name: str, version: int, text: str) -> None:
+    """Any stored version of a prompt becomes the playground's summarizer prompt, named with its version."""
+    check = check_prompt(text)
+    if not check.ok:
+        st.session_state[PL_USED] = None
+        return
+    label = f"{name} v{version}"[:80]
+    st.session_state[K_PROMPT] = check.template
+    st.session_state[PLAY_PROMPT_NAME] = (label, check.template)
+    st.session_state[PL_USED] = label
 
 
 def _use_in_playground(i: int) -> None:
@@ -194,11 +209,31 @@ def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
     return PromptVariant(name, text), check.ok
 
 
+def _history(versions) -> None:
+    """Every stored version of one prompt, newest first; any of them opens in the playground."""
+    names = list(versions)
+    if not names:
+        return
+    name = st.selectbox("History of", names, key="pl_history_of")
+    history = prompt_history(name)
+    if not history:
+        st.text("This version is kept in this tab only (the store could not take it).")
+        return
+    for version in history:
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.text(f"version {version.version} · saved {version.stored_at} · {len(version.text):,} chars")
+        c2.button("Open in the Playground", key=f"pl_history_use_{version.version}", on_click=_open_version,
+                  args=(name, version.version, version.text), disabled=not check_prompt(version.text).ok)
+    shown = st.selectbox("Show the text of version", [v.version for v in history], key="pl_history_show")
+    st.code(next(v.text for v in history if v.version == shown), language=None, wrap_lines=True, height=200)
+
+
 def _versions_panel() -> None:
     versions = st.session_state[PL_VERSIONS]
-    with st.expander(f"Prompt versions of this tab ({len(versions)})"):
-        st.caption("Saved with “Save as a version”; each can be loaded into an editor (Start from), downloaded "
-                   "as a text file, and a text file can be uploaded as a version.")
+    with st.expander(f"Prompt versions ({len(versions)})"):
+        st.caption("Saved with “Save as a version” and kept in the lab's store with their history; each can be "
+                   "loaded into an editor (Start from), downloaded as a text file, or opened in the playground, "
+                   "and a text file can be uploaded as a version.")
         for k, (name, text) in enumerate(versions.items()):
             c1, c2 = st.columns([3, 1])
             c1.text(f"{name} · {len(text):,} chars")
@@ -217,7 +252,9 @@ def _versions_panel() -> None:
             else:
                 name = upload.name.rsplit(".", 1)[0][:60] or "uploaded prompt"
                 versions[name] = text
+                save_prompt_version(name, text)
                 st.rerun()
+        _history(versions)
 
 
 # ── 3. summarizers ──────────────────────────────────────────────────────────────────────────────
@@ -291,7 +328,7 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         badges += [_badge(*FLAG_BADGES[f]) for f in c.get("flags", []) if f in FLAG_BADGES]
         st.markdown(" ".join(badges))
         ratio = c.get("after_chars", 0) / c["before_chars"] if c.get("before_chars") else 0
-        lines = [f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,} chars ({ratio:.0%}) · "
+        lines = [f"{c.get('before_chars', 0):,} → {c.get('after_chars', 0):,} chars ({percent(ratio)}) · "
                  f"{c.get('before_tokens', 0):,} → {c.get('after_tokens', 0):,} tokens"]
         if cell.probes:
             b = sum(p.answerable_before for p in cell.probes)
@@ -363,6 +400,9 @@ def _live() -> None:
 def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Prompt lab")
+    show_message()
+    for name, version in stored_prompts().items():  # what this browser saved before, from the store
+        st.session_state[PL_VERSIONS].setdefault(name, version.text)
     st.caption("Take one scratchpad, try several summarizer prompts on several models, see which keeps what "
                "matters, and take the winner back to the playground. Each cell is one call made exactly as "
                "the autourgos-summarizer middleware makes it.")

@@ -18,20 +18,25 @@ import streamlit as st
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.engine.loader import Loaded, load_bytes
 from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.config import every_text, field_default
 from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
-                                      runs_frame, sample_files)
+                                       runs_frame, sample_files)
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.state import (PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF, RUNS_UPLOAD_SEEN, RUNS_UPLOADS,
-                    init_session)
+from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_STEP_OF,
+                                     RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session)
+from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message,
+                                     store_upload, stored_id)
 from scratchpad_lab.ui.view import render_run
 
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."
 TRACE_NOTE = ("This is a trace: a recorded trajectory without events. To show it, the page replayed it once "
-              "through the real agent and middleware with the package defaults (summarize_every 5, "
-              "max_scratchpad_chars 15,000, the agent's own trim at 15,000 chars) and the offline extractive "
+              "through the real agent and middleware with the package defaults (summarize_every "
+              f"{every_text(field_default('summarize_every'))}, max_scratchpad_chars "
+              f"{field_default('max_scratchpad_chars'):,}, the agent's own trim at "
+              f"{field_default('agent_trim_chars'):,} chars) and the offline extractive "
               "summarizer. Use the Compare page to replay it under other settings.")
 TRACE_REPLAY_NAME = "trace replayed with the package defaults"
 
@@ -39,8 +44,8 @@ TRACE_REPLAY_NAME = "trace replayed with the package defaults"
 class Entry:
     """One run the pages can open: what was loaded, and the record that shows it."""
 
-    key: str                            # "sample:<file>", "tab:<i>", "upload:<i>": stable across reruns
-    source: str                         # "sample" | "this tab" | "upload"
+    key: str                            # "sample:<file>", "tab:<i>", "upload:<i>", "stored:<id>": stable across reruns
+    source: str                         # "sample" | "this tab" | "upload" | "stored"
     title: str                          # our own words and validated numbers only: safe as a select option
     loaded: Union[RunRecord, Trace]     # what Compare replays
     record: RunRecord                   # what the Runs page shows (a trace: its replay with the defaults)
@@ -54,10 +59,6 @@ class Entry:
 
 
 # ── loading (no page state touched) ────────────────────────────────────────
-
-def _every(value) -> str:
-    return "off" if value is None else str(value)
-
 
 def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]]:
     """(loaded, None) for a good run record or trace, or a file an importer takes (its `report` says what
@@ -80,7 +81,7 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]
 
 def _numbers_title(record: RunRecord) -> str:
     c = record.config
-    return f"every {_every(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
+    return f"every {every_text(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
 def _upload_entry(index: int, file_name: str, file: Loaded) -> Entry:
@@ -122,7 +123,33 @@ def all_entries() -> Tuple[List[Entry], List[str]]:
         entries.append(Entry(f"tab:{i}", "this tab", f"this tab #{i + 1} · {_numbers_title(record)}",
                              record, record))
     entries.extend(st.session_state[RUNS_UPLOADS])
+    entries.extend(opened_entries())
     return entries, problems
+
+
+def open_stored(run_id: str) -> str:
+    """Open a stored run (by its id) in this tab: the key of its entry, or of the tab's own entry when it is one
+    of this tab's runs. Raises StoreError (not found, unreachable)."""
+    for i, record in enumerate(st.session_state[PLAY_RUNS]):
+        if stored_id(record) == run_id:
+            key = f"tab:{i}"
+            break
+    else:
+        key = f"stored:{run_id}"
+        opened = st.session_state[LIB_OPENED]
+        if key not in opened:
+            from scratchpad_lab.ui.store import get_store
+            loaded = get_store().load(run_id)
+            number = len(opened) + 1
+            if isinstance(loaded, Trace):
+                title = f"stored #{number} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
+                record = replay_with_defaults(loaded, TRACE_REPLAY_NAME, "stored trace")
+            else:
+                title, record = f"stored #{number} · run record · {_numbers_title(loaded)}", loaded
+            opened[key] = Entry(key, "stored", title, loaded, record)
+            remember(loaded, run_id)
+    st.session_state[RUNS_OPEN] = st.session_state["runs_open"] = key
+    return key
 
 
 # ── widgets shared with the Compare page ───────────────────────────────────
@@ -156,6 +183,7 @@ def upload_widget(key: str) -> Optional[Entry]:
     uploads.append(entry)
     seen[upload.file_id] = None
     show_notes(entry)
+    store_upload(entry)
     return entry
 
 
@@ -251,6 +279,10 @@ def page() -> None:
     st.title("Scratchpad Lab · Runs")
     st.caption("Recorded sample runs, the runs made in this tab, and files you upload. Open one to step through "
                "it; download any of them as JSON.")
+    show_message()
+    with st.container(border=True):
+        library_section(open_stored)
+        results_section()
     entries, added = entries_with_upload(
         "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
     st.subheader("Runs")

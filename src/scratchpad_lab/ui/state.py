@@ -65,6 +65,13 @@ LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause 
 LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
 LESSON_ENDED = "lesson_ended"          # the lesson's run has ended and the page was drawn once more for it
 
+LIB_VISITOR = "lib_visitor_id"        # hosted mode: this browser's random id (also kept in its cookie)
+LIB_AUTOSAVE = "lib_autosave"          # store finished runs, uploads and results (the Playground's switch)
+LIB_STORED = "lib_stored_ids"          # {id(record or trace): (it, run id)}: what of this tab is stored, under which id
+LIB_NOT_STORED = "lib_not_stored"     # {id(record or trace): (it, why)}: what could not be stored, and why
+LIB_OPENED = "lib_opened_entries"      # {"stored:<id>": runs_page.Entry}: stored runs opened in this tab
+LIB_MESSAGE = "lib_message"            # (level, text): what the store last said (a problem, what it removed); shown once
+
 LINK_NOTE = "link_note"                # what was wrong with the link the app was opened with (shown once)
 PRESENTER = "presenter_mode"           # presenter mode on/off (a widget key)
 
@@ -100,3 +107,7 @@ def init_session() -> None:
     st.session_state.setdefault(LESSON_ENDED, False)
     st.session_state.setdefault(LESSON_PACE, DEFAULT_PACE_S)
     st.session_state.setdefault(LINK_NOTE, None)
+    st.session_state.setdefault(LIB_STORED, {})
+    st.session_state.setdefault(LIB_OPENED, {})
+    st.session_state.setdefault(LIB_NOT_STORED, {})
+    st.session_state.setdefault(LIB_MESSAGE, None)

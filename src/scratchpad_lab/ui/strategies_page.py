@@ -13,8 +13,10 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, names, run_strategies, strategy
+from scratchpad_lab.engine.strategies import (SummarizerSpec, make_spec, names, run_strategies, strategy)
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
+from scratchpad_lab.analysis.figures import LABELS, figures
+from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
@@ -24,11 +26,11 @@ from scratchpad_lab.ui.strategies_chart import COLORS, chart
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
-ROW_LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
+ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS["summarizer_calls"],
               "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
-              "peak_context_tokens": "peak context tokens", "mean_context_tokens": "mean context tokens",
-              "context_tokens_saved": "tokens saved vs no compression", "facts_retained": "facts kept",
-              "offloaded_files": "files offloaded"}
+              "peak_context_tokens": LABELS["peak_tokens"], "mean_context_tokens": LABELS["mean_tokens"],
+              "context_tokens_saved": "tokens saved vs no compression", "facts_retained": LABELS["facts_retained"],
+              "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded"}
 
 
 @dataclass
@@ -59,6 +61,14 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
     return values
 
 
+def _row_texts(result) -> Dict[str, str]:
+    """A strategy's row as it reads in its column and in the table: facts kept as on every page."""
+    row, f = result.row(), figures(result.events)
+    shares = {"facts_retained": f.facts_kept_text, "trim_facts_retained": f.trim_facts_kept_text}
+    return {label: shares[key] if key in shares else
+            (f"{row[key]:,.1f}" if isinstance(row[key], float) else f"{row[key]:,}") for key, label in ROW_LABELS.items()}
+
+
 def _quirk_line(q) -> str:
     return f"step {q.iteration}: {q.text}"
 
@@ -67,10 +77,7 @@ def _column(result, shown_quirks: int = 4) -> None:
     colour = COLORS.get(result.name, "#000000")
     st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{strategy(result.name).title}"
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
-    row = result.row()
-    for key, label in ROW_LABELS.items():
-        value = row[key]
-        text = f"{value:.0%}" if key == "facts_retained" else (f"{value:,.1f}" if isinstance(value, float) else f"{value:,}")
+    for label, text in _row_texts(result).items():
         st.text(f"{label}: {text}")
     if result.error:
         show_problem("This strategy stopped early.", result.error)
@@ -89,7 +96,9 @@ def _summarizer_widgets() -> SummarizerSpec:
     endpoint (through langchain-openai for deepagents and LangMem, the lab's endpoint client for autourgos)."""
     kind = st.radio("Summarizer (serves every strategy)", ["extractive", "endpoint"], horizontal=True,
                     key="strat_summarizer", format_func=lambda k: SUMMARIZER_LABELS[k])
-    budget = st.number_input("Extractive summary budget (chars)", 200, 50_000, 1_500, 100, key="strat_budget",
+    low, high = field_bounds("extractive_budget_chars")
+    budget = st.number_input("Extractive summary budget (chars)", low, high, field_default("extractive_budget_chars"),
+                             100, key="strat_budget",
                              help="The offline summarizer keeps the salient lines of what it is given, up to this "
                                   "many characters.", disabled=kind != "extractive")
     if kind == "extractive":
@@ -151,8 +160,7 @@ def page() -> None:
     results = shown.results
     st.subheader("Context sent at each step")
     st.altair_chart(chart(results, width=1000), width="stretch")
-    table = pd.DataFrame({strategy(r.name).title: {ROW_LABELS[k]: v for k, v in r.row().items() if k in ROW_LABELS}
-                          for r in results})
+    table = pd.DataFrame({strategy(r.name).title: _row_texts(r) for r in results})
     st.dataframe(table, key="strat_table")
     columns = st.columns(len(results))
     for col, result in zip(columns, results):

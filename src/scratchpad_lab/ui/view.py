@@ -20,7 +20,8 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.analysis.narrate import narrate, sentence_for
-from scratchpad_lab.analysis.metrics import RunSummary, final_answer, model_ids, summarize_run
+from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, Figures, compression_counts, figures, percent
+from scratchpad_lab.analysis.metrics import final_answer, model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.analysis.triggers import trigger_state
@@ -58,7 +59,10 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
         st.metric("iteration", f"{state.iteration} of {config.max_iterations}", width="content")
-        st.metric("compressions", sum(1 for e in events if e.kind == "compression"), width="content")
+        compressions, calls, _ = compression_counts(events)
+        st.metric(LABELS["compressions"], compressions, width="content")
+        if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
+            st.metric(LABELS["summarizer_calls"], calls, width="content")
         st.metric("status", status, width="content")
         st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
         if controls is not None:
@@ -71,7 +75,7 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
 
 
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
-    """(failed, total, why) when compressions failed: the summarizer raised or replied nothing."""
+    """(failed, summarizer calls, why) when summarizer calls failed: it raised or replied nothing."""
     comps = [e for e in events if e.kind == "compression"]
     bad = [e.payload for e in comps if e.payload.status != "ok"]
     if not bad:
@@ -85,15 +89,15 @@ def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
 
 
 def failure_banner(events: Sequence[Event]) -> None:
-    """Said once per run, above everything: how many compressions failed and why (the why may quote a
+    """Said once per run, above everything: how many summarizer calls failed and why (the why may quote a
     server, so it is escaped)."""
     summary = failure_summary(events)
     if summary is None:
         return
     failed, total, why = summary
-    st.error(f"**{failed} of {total} compressions failed**: {escape(why[:300])}. The package kept the "
-             "scratchpad each time, so nothing was compressed by those calls; facts kept reads "
-             "'no compression happened' for them.")
+    st.error(f"**{failed} of {total} summarizer calls failed**: {escape(why[:300])}. The package kept the "
+             "scratchpad each time, so those calls compressed nothing: they are not counted as compressions, "
+             f"and facts kept reads '{NO_COMPRESSION}' for them.")
 
 
 def scratchpad_tail(text: str, rows: int = PANE_ROWS, cols: int = PANE_COLS) -> Tuple[str, int]:
@@ -147,10 +151,10 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
     st.text(periodic)
     st.progress(min(s.share_of_cap, 1.0),
                 text=f"Size vs compress-when-over cap: {s.chars:,} / {s.max_scratchpad_chars:,} chars "
-                     f"({s.share_of_cap:.0%})")
+                     f"({percent(s.share_of_cap)})")
     st.progress(min(s.share_of_trim, 1.0),
                 text=f"Size vs the agent's hard trim: {s.chars:,} / {s.agent_trim_chars:,} chars "
-                     f"({s.share_of_trim:.0%})")
+                     f"({percent(s.share_of_trim)})")
     armed = ("Size trigger armed" if s.size_armed else
              f"Size trigger disarmed until over {s.last_summarized_chars:,} chars")
     fired = ("last fired: none yet" if s.last_fired_iteration is None else
@@ -187,7 +191,7 @@ def _money(value: Optional[float]) -> str:
     return "no price known" if value is None else f"${value:.4f}"
 
 
-def _cost_line(s: RunSummary) -> str:
+def _cost_line(s: Figures) -> str:
     return (f"Agent: {s.agent_calls} calls, {s.agent_tokens_in:,} tokens in / {s.agent_tokens_out:,} out, "
             f"{_money(s.agent_cost_usd)} · Summarizer: {s.summarizer_calls} calls, {s.summarizer_tokens_in:,} in / "
             f"{s.summarizer_tokens_out:,} out, {_money(s.summarizer_cost_usd)}")
@@ -245,10 +249,10 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
     answer = final_answer(events)
     if answer is not None:
         st.subheader("Final answer")
-        summary = summarize_run(events, prices=prices)
+        summary = figures(events, prices=prices)
         st.text(_cost_line(summary))
         if summary.answer_score is not None:
-            st.text(f"Answer score: {summary.answer_score:.0%} of the expected facts "
+            st.text(f"Answer score: {percent(summary.answer_score)} of the expected facts "
                     "(the scripted agent answers only from what is still in its scratchpad)")
         st.code(answer, language=None, wrap_lines=True)
     for e in events:  # the message may quote a server's words: shown as text, not markdown
@@ -260,7 +264,8 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
                  prices: Optional[dict] = None) -> None:
     """Every compression, newest first, CARDS_PER_PAGE at a time (a page picker when there are more)."""
     comps = [e for e in events if e.kind == "compression" and (upto is None or e.iteration <= upto)]
-    st.subheader(f"Compressions ({len(comps)})")
+    compressions, _, failed = compression_counts(comps)
+    st.subheader(f"Compressions ({compressions})" + (f" and {failed} failed summarizer calls" if failed else ""))
     if not comps:
         st.text("No compression yet.")
         return

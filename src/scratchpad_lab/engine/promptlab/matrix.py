@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from autourgos_summarizer import AutoSummarizeMiddleware
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_default
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.analysis.facts import Fact, extract_facts, retention
+from scratchpad_lab.analysis.facts import Fact, extract_facts
 from scratchpad_lab.analysis.metrics import of_kind
 from scratchpad_lab.engine.observe import ObservedSummarizer, RunObserver
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -24,7 +24,8 @@ from scratchpad_lab.analysis.probes import ProbeQuestion, ProbeResult, run_probe
 from scratchpad_lab.engine.providers import EndpointLLM
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.analysis.quality import flags_for
+from scratchpad_lab.analysis.quality import annotate_one
+from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB, compression_data
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
@@ -44,7 +45,7 @@ class Snapshot:
     iteration: int = 1
     label: str = "pasted text"
     scenario: Optional[str] = None
-    extractive_budget_chars: int = 1_500
+    extractive_budget_chars: int = field_default("extractive_budget_chars")
 
     def facts(self) -> List[Fact]:
         return extract_facts(self.scratchpad, self.expected)
@@ -186,7 +187,7 @@ class Cell:
 
 
 def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, model: str,
-                  max_scratchpad_chars: int = 15_000, stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
+                  max_scratchpad_chars: int = field_default("max_scratchpad_chars"), stop_event: Optional[threading.Event] = None) -> Dict[str, Any]:
     """Fire the package's middleware once on the snapshot, observed as in a run; return the
     compression event's data plus its iteration (the shape quality.annotate gives). `stop_event`
     set: a model call in flight is abandoned at once (the observer's own bounded call)."""
@@ -205,15 +206,9 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
     middleware.on_iteration_start(snapshot.iteration, agent=agent)
     obs.post_hook.on_iteration_start(snapshot.iteration, agent=agent)
     event = of_kind(log.snapshot(), "compression")[0]
-    c = {"iteration": event.iteration, **event.data, "reason": "periodic",
+    c = {"iteration": event.iteration, **event.data, "trigger": FORCED_BY_PROMPT_LAB,
          "max_scratchpad_chars": max_scratchpad_chars}
-    r = retention(c["before"], c["after"], snapshot.expected)
-    c["facts_before"] = [f.text for f in r.before]
-    c["facts_lost"] = [f.text for f in r.lost]
-    c["facts_lost_kinds"] = {f.text: f.kind for f in r.lost}
-    c["facts_retained"] = r.share
-    c["flags"] = flags_for(c, template)
-    return c
+    return annotate_one(c, snapshot.expected, template)
 
 
 class Matrix:
@@ -343,12 +338,10 @@ class Matrix:
                             int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), self.prices)
             status = c["status"]
         except Exception as exc:  # a summarizer that cannot even be built (bad URL): an error cell
-            c = {"iteration": self.snapshot.iteration, "status": "error", "error": str(exc), "response": "",
-                 "before": self.snapshot.scratchpad, "after": self.snapshot.scratchpad,
-                 "before_chars": len(self.snapshot.scratchpad), "after_chars": len(self.snapshot.scratchpad),
-                 "facts_before": [f.text for f in self.snapshot.facts()], "facts_lost": [], "flags": ["error_text"],
-                 "latency_s": 0.0, "tokens_in": 0, "tokens_out": 0, "prompt": "", "model": spec.name,
-                 "reason": "periodic"}
+            text = self.snapshot.scratchpad
+            c = annotate_one({"iteration": self.snapshot.iteration, **compression_data(
+                reason="periodic", trigger=FORCED_BY_PROMPT_LAB, before=text, after=text, before_tokens=0,
+                after_tokens=0, model=spec.name, error=str(exc))}, self.snapshot.expected, template)
             probes, cost, status = [], None, "error"
         with self._lock:
             if cell.status == "cancelled":  # stopped while the call was in flight: the reply is ignored

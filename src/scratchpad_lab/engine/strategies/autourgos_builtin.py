@@ -18,6 +18,7 @@ import time
 from typing import Any, Dict, List
 
 from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from scratchpad_lab.engine.strategies.result import StrategyResult
@@ -64,7 +65,6 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         if len(recorder.calls) == calls:
             return
         call, after = recorder.calls[-1], agent.scratchpad
-        status = "error" if call["error"] else ("ok" if after != before else "empty")
         every = s["summarize_every"]
         reason = "periodic" if every and iteration % every == 0 else "size"
         usage = call.get("usage") or {}
@@ -73,12 +73,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             if e.kind == "iteration" and e.iteration == iteration:
                 e.amend(chars=len(after), tokens=count(after), scratchpad=after)
                 break
-        log.emit("compression", iteration, reason=reason, status=status, before=before, after=after,
-                 prompt=call["prompt"], response=call["response"], model=summarizer.label,
-                 latency_s=call["latency_s"], tokens_in=usage.get("input_tokens") or count(call["prompt"]),
-                 tokens_out=usage.get("output_tokens") or count(call["response"]), before_chars=len(before),
-                 after_chars=len(after), before_tokens=count(before), after_tokens=count(after),
-                 error=call["error"], last_summarized_chars=last_before)
+        log.emit("compression", iteration, **compression_data(
+            reason=reason, before=before, after=after, before_tokens=count(before), after_tokens=count(after),
+            prompt=call["prompt"], response=call["response"], model=summarizer.label, latency_s=call["latency_s"],
+            tokens_in=usage.get("input_tokens") or count(call["prompt"]),
+            tokens_out=usage.get("output_tokens") or count(call["response"]), error=call["error"],
+            last_summarized_chars=last_before))
 
     agent._maybe_summarize = observed
     record = lab_run.run()

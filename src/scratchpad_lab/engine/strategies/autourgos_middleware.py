@@ -17,7 +17,6 @@ from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)
-NO_TRIM = 1_000_000  # the largest agent trim a RunConfig allows: nothing is cut
 
 
 def base_config(summarizer: SummarizerSpec) -> RunConfig:

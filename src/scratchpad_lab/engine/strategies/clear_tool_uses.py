@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
 from scratchpad_lab.engine.strategies.messages import MessageCounter, content_text, render_all, step_messages
@@ -98,11 +99,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             before = [full[m.id] for m in sent if m.id in fresh]
             after = [m for m in sent if m.id in fresh]
             before_text, after_text = render_all(before), render_all(after)
-            log.emit("compression", iteration, reason="size", trigger=TRIGGER, status="ok",
-                     before=before_text, after=after_text, prompt="", response="", model="none", latency_s=0.0,
-                     tokens_in=0, tokens_out=0, before_chars=len(before_text), after_chars=len(after_text),
-                     before_tokens=tokens(before), after_tokens=tokens(after), error=None, summarizer_called=False,
-                     dropped=new, cleared_count=len(now), placeholder=placeholder, files=[])
+            log.emit("compression", iteration, **compression_data(
+                reason="size", trigger=TRIGGER, before=before_text, after=after_text, before_tokens=tokens(before),
+                after_tokens=tokens(after), model="none", summarizer_called=False, dropped=new,
+                cleared_count=len(now), placeholder=placeholder, files=[]))
         restored = sorted(previous - now, key=_position(sent))
         if restored:
             quirks.append(Quirk(iteration, "clear-tool-uses-restored",

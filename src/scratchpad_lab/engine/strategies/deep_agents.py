@@ -25,11 +25,15 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+
+TRIGGER = "deepagents: context over its token trigger"
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -97,6 +101,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter,
                                                     input_limit="max_input_tokens")
     quirks: List[Quirk] = []
+    error: Optional[str] = None
     sent_all: List[List[Any]] = []
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
         root = Path(tmp)
@@ -123,7 +128,21 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             effective = summ._get_effective_messages(request)
             event_before = state.get("_summarization_event")
             calls_before = len(calls.calls)
-            out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
+            try:
+                out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
+            except Exception as exc:  # its summarizer model failed (deepagents lets it raise): stop here, say why
+                call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+                if not call.get("error"):
+                    raise
+                text = render_all(effective)
+                log.emit("compression", iteration, **compression_data(
+                    reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(effective),
+                    after_tokens=tokens(effective), prompt=call.get("prompt", ""), model=summarizer.label,
+                    latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                    tokens_out=call.get("tokens_out", 0), error=call["error"]))
+                error = f"deepagents' summarizer call failed at step {iteration}: {call['error']}"
+                log.emit("error", iteration, error_type=type(exc).__name__, message=error)
+                break
             if isinstance(out, ExtendedModelResponse) and out.command is not None:
                 apply(dict(out.command.update or {}))
             sent = list(captured["request"].messages)
@@ -139,17 +158,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
                 call = calls.calls[-1] if len(calls.calls) > calls_before else {}
                 before_text, after_text = render_all(effective), render_all(sent)
-                status = "ok" if call.get("response", "").strip() or not call else "empty"
-                log.emit("compression", iteration, reason="size", trigger="deepagents: context over its token trigger",
-                    status=status,
-                    before=before_text, after=after_text, prompt=call.get("prompt", ""),
-                    response=call.get("response", content_text(event["summary_message"])),
+                log.emit("compression", iteration, **compression_data(
+                    reason="size", trigger=TRIGGER,
+                    before=before_text, after=after_text, before_tokens=before_tokens, after_tokens=sent_tokens,
+                    prompt=call.get("prompt", ""), response=call.get("response", content_text(event["summary_message"])),
                     model=summarizer.label, latency_s=call.get("latency_s", 0.0),
                     tokens_in=call.get("tokens_in", 0), tokens_out=call.get("tokens_out", 0),
-                    before_chars=len(before_text), after_chars=len(after_text), before_tokens=before_tokens,
-                    after_tokens=sent_tokens, error=call.get("error"), summarizer_called=bool(call),
+                    error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
-                    file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index"))
+                    file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index")))
                 quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
                                                                                   event.get("file_path"))))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
@@ -183,6 +200,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                          input=ai.tool_calls[position].get("args", {}), result=content_text(result),
                          result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
         files = _files(root)
-    log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
+    log.emit("finish", len(steps) - 1, outcome="error" if error else "answered", iterations=len(steps) - 1,
+             elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,
-                          sent_messages=sent_all, summarizer_model=summarizer.label)
+                          sent_messages=sent_all, summarizer_model=summarizer.label, error=error)

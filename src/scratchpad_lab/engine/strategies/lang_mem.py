@@ -16,11 +16,15 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+
+TRIGGER = "langmem: over max_tokens_before_summary"
 
 
 def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
@@ -53,9 +57,21 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 warnings.simplefilter("always")
                 result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
             fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
-        except ValueError as exc:  # e.g. a message it cannot place; the run stops here, honestly
-            error = f"LangMem refused the messages at step {iteration}: {exc}"
-            log.emit("error", iteration, error_type="ValueError", message=error)
+        except Exception as exc:  # the run stops here, honestly, and says why
+            call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+            if call.get("error"):  # the summarizer model failed (LangMem lets it raise): a call that cut nothing
+                text = render_all(before)
+                log.emit("compression", iteration, **compression_data(
+                    reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(before),
+                    after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
+                    latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                    tokens_out=call.get("tokens_out", 0), error=call["error"]))
+                error = f"LangMem's summarizer call failed at step {iteration}: {call['error']}"
+            elif isinstance(exc, ValueError):  # e.g. a message it cannot place
+                error = f"LangMem refused the messages at step {iteration}: {exc}"
+            else:
+                raise
+            log.emit("error", iteration, error_type=type(exc).__name__, message=error)
             break
         sent = list(result.messages)
         sent_all.append(sent)
@@ -66,15 +82,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             received = {getattr(m, "id", None) for m in call.get("messages", [])}
             unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
-            log.emit("compression", iteration, reason="size", trigger="langmem: over max_tokens_before_summary",
-                     status="ok" if content_text_of(result) else "empty",
-                     before=before_text, after=after_text, prompt=call.get("prompt", ""),
-                     response=call.get("response", result.running_summary.summary), model=summarizer.label,
-                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                     tokens_out=call.get("tokens_out", 0), before_chars=len(before_text),
-                     after_chars=len(after_text), before_tokens=tokens(before), after_tokens=sent_tokens,
-                     error=call.get("error"), summarized=sorted(new_ids, key=_order),
-                     dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[])
+            log.emit("compression", iteration, **compression_data(
+                reason="size", trigger=TRIGGER,
+                before=before_text, after=after_text, before_tokens=tokens(before), after_tokens=sent_tokens,
+                prompt=call.get("prompt", ""), response=call.get("response", result.running_summary.summary),
+                model=summarizer.label, latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                tokens_out=call.get("tokens_out", 0), error=call.get("error"), summarized=sorted(new_ids, key=_order),
+                dropped=sorted(new_ids, key=_order), not_sent_to_summarizer=unseen, files=[]))
             if fell_back:
                 quirks.append(Quirk(iteration, "langmem-over-budget",
                                     f"The {len(new_ids)} messages to summarize were over max_tokens; LangMem's trim to "
@@ -93,10 +107,6 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
              elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
                           sent_messages=sent_all, summarizer_model=summarizer.label, error=error)
-
-
-def content_text_of(result: Any) -> str:
-    return str(result.running_summary.summary or "").strip() if result.running_summary else ""
 
 
 def _order(message_id: str) -> tuple:

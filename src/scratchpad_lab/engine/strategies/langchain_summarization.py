@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
@@ -71,11 +72,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             if not call.get("error"):
                 raise
             text = render_all(before)
-            log.emit("compression", iteration, reason="size", trigger=TRIGGER, status="error", before=text,
-                     after=text, prompt=call.get("prompt", ""), response="", model=summarizer.label,
-                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                     tokens_out=call.get("tokens_out", 0), before_chars=len(text), after_chars=len(text),
-                     before_tokens=tokens(before), after_tokens=tokens(before), error=call["error"])
+            log.emit("compression", iteration, **compression_data(
+                reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(before),
+                after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
+                latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                tokens_out=call.get("tokens_out", 0), error=call["error"]))
             error = f"LangChain's summarizer call failed at step {iteration}: {call['error']}"
             log.emit("error", iteration, error_type=type(exc).__name__, message=error)
             break
@@ -90,14 +91,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             call = calls.calls[-1] if len(calls.calls) > calls_before else {}
             summary = content_text(sent[0])
             before_text, after_text = render_all(before), render_all(sent)
-            log.emit("compression", iteration, reason="size", trigger=TRIGGER,
-                     status="ok" if after_text != before_text else "empty", before=before_text, after=after_text,
-                     prompt=call.get("prompt", ""), response=call.get("response", summary), model=summarizer.label,
-                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                     tokens_out=call.get("tokens_out", 0), before_chars=len(before_text),
-                     after_chars=len(after_text), before_tokens=tokens(before), after_tokens=sent_tokens,
-                     error=call.get("error"), summarizer_called=bool(call), summarized=dropped, dropped=dropped,
-                     files=[])
+            log.emit("compression", iteration, **compression_data(
+                reason="size", trigger=TRIGGER, before=before_text, after=after_text, before_tokens=tokens(before),
+                after_tokens=sent_tokens, prompt=call.get("prompt", ""), response=call.get("response", summary),
+                model=summarizer.label, latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
+                tokens_out=call.get("tokens_out", 0), error=call.get("error"), summarizer_called=bool(call),
+                summarized=dropped, dropped=dropped, files=[]))
             if not call and TOO_LONG in summary:
                 quirks.append(Quirk(iteration, "langchain-no-human-in-trim",
                                     f"LangChain replaced {len(dropped)} messages with \"{TOO_LONG}\": it trims what it "

@@ -3,8 +3,8 @@
 Streamlit-free. Every strategy leaves the lab's own events (`events.py`): one `iteration` event per
 model call with the context it sent (`tokens`, and `scratchpad` for the scratchpad strategies), one
 `compression` event per summarization (before, after, prompt, response, tokens, plus `dropped` and
-`files` for the message strategies) and `trim` events; so the existing views and `quality.py` read
-them like any run. What cannot be an event field cheaply (the messages sent at every step) is kept
+`files` for the message strategies) and `trim` events; so the existing views, `quality.py` and the
+figures row (`figures.py`) read them like any run. What cannot be an event field cheaply (the messages sent at every step) is kept
 here as message lists, rendered on demand.
 """
 from __future__ import annotations
@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.model.events import Event, RunLog
+from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.metrics import of_kind
-from scratchpad_lab.analysis.facts import retention
-from scratchpad_lab.analysis.quality import annotate, expected_values
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import MessageCounter, render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
-            "facts_retained", "offloaded_files")
+            "facts_retained", "trim_facts_retained", "offloaded_files")
 
 
 def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
@@ -83,36 +82,22 @@ class StrategyResult:
         return ""
 
     def row(self) -> Dict[str, Any]:
-        comps = of_kind(self.events, "compression")
+        """The row `strategies --json` prints: compressions, summarizer calls, sizes and facts kept from the
+        run's figures row (figures.figures, the same as a Compare or sweep row's), savings against this
+        strategy's own baseline."""
+        f = figures(self.events)
         sent = self.sent_tokens
-        retained = facts_retained(self.events)
         return {
             "strategy": self.name,
             "settings": dict(self.settings),
-            "compressions": sum(1 for e in comps if e.payload.status == "ok"),
-            "summarizer_calls": sum(1 for e in comps if e.payload.summarizer_called),
-            "summarizer_tokens_in": sum(int(e.payload.tokens_in or 0) for e in comps),
-            "summarizer_tokens_out": sum(int(e.payload.tokens_out or 0) for e in comps),
-            "peak_context_tokens": max(sent, default=0),
-            "mean_context_tokens": round(sum(sent) / len(sent), 2) if sent else 0.0,
+            "compressions": f.compressions,
+            "summarizer_calls": f.summarizer_calls,
+            "summarizer_tokens_in": f.summarizer_tokens_in,
+            "summarizer_tokens_out": f.summarizer_tokens_out,
+            "peak_context_tokens": f.peak_tokens,
+            "mean_context_tokens": f.mean_tokens,
             "context_tokens_saved": sum(b - s for b, s in zip(self.baseline_tokens, sent)),
-            "facts_retained": 1.0 if retained is None else retained,
+            "facts_retained": f.facts_retained,
+            "trim_facts_retained": f.trim_facts_retained,
             "offloaded_files": len(self.files),
         }
-
-
-def facts_retained(events: List[Event]) -> Optional[float]:
-    """Share of the facts present before each cut that are still there after it, over every cut a
-    strategy made: summaries (`compression` events, as `quality.annotate` reads them) and blunt trims
-    (`trim` events that carry their text). None when nothing was cut."""
-    total = kept = 0
-    for c in annotate(events):
-        total += len(c["facts_before"])
-        kept += len(c["facts_before"]) - len(c["facts_lost"])
-    expected = expected_values(events)
-    for e in of_kind(events, "trim"):
-        if e.payload.before is not None:  # a trim that carries its text
-            r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
-            total += len(r.before)
-            kept += len(r.kept)
-    return round(kept / total, 4) if total else None

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.providers import EndpointLLM, check_base_url, resolve_key
+from scratchpad_lab.model.config import field_default
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import content_text, render_all
@@ -29,7 +30,7 @@ class SummarizerSpec:
     """extractive (offline) or endpoint; the key is used for this run only and stored nowhere."""
 
     kind: str = "extractive"
-    extractive_budget_chars: int = 1500
+    extractive_budget_chars: int = field_default("extractive_budget_chars")
     endpoint: Optional[Endpoint] = None
     api_key: Optional[str] = None
 
@@ -82,7 +83,7 @@ def conversation_text(messages: List[Any]) -> str:
     return render_all(messages)
 
 
-def extractive_chat_model(budget_chars: int = 1500) -> Any:
+def extractive_chat_model(budget_chars: int = field_default("extractive_budget_chars")) -> Any:
     return _extractive_class()(budget_chars=budget_chars)
 
 
@@ -99,7 +100,7 @@ def _extractive_class():
     class ExtractiveChatModel(BaseChatModel):
         """The lab's offline extractive summarizer as a LangChain chat model (no LLM, no network)."""
 
-        budget_chars: int = 1500
+        budget_chars: int = field_default("extractive_budget_chars")
 
         @property
         def _llm_type(self) -> str:

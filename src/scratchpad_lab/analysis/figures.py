@@ -1,0 +1,186 @@
+"""The figures row: what a run's events add up to, the one home of every figure a page or command shows.
+
+Streamlit-free; computed from the events alone, so a live run, a finished run, a loaded file, a Compare
+or sweep row, a Strategies row and the CLI give the same figures, and read them the same way:
+
+- compressions: the times a summary replaced what is sent (a `compression` event with status ok, see
+  model/compression.py). A summarizer call that replied nothing or raised left the scratchpad as it was:
+  it is a summarizer call, not a compression.
+- summarizer_calls: every call to the summarizer, whatever it returned (a strategy that cut without
+  calling it, `summarizer_called` false, made a compression but no call).
+- facts kept (facts_retained): of the facts in the scratchpad before each compression, the share still
+  in it after, over the run's compressions. None when nothing was compressed, read as "no compression
+  happened": a failed summarizer call compressed nothing, so it never counts as keeping everything.
+- facts kept through trims (trim_facts_retained): the same share over the trims that recorded their text
+  (the Strategies replays record them; the trim-only strategy has no other cut). A separate figure, so
+  facts kept reads the same for a run on every page whether or not its trims were recorded.
+- sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
+  peak_* is the largest of those, the one meaning of "peak" everywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Dict, Optional, Sequence, Tuple
+
+from scratchpad_lab.analysis.facts import retention
+from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
+from scratchpad_lab.analysis.pricing import cost_usd
+from scratchpad_lab.analysis.quality import expected_values
+from scratchpad_lab.model.events import Event
+
+NO_COMPRESSION = "no compression happened"
+NO_FACTS = "no facts to keep"   # something was compressed, but it held no facts
+NO_TRIM = "no trim"             # facts kept through trims, when no trim recorded its text
+# How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
+LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls",
+          "facts_retained": "facts kept",
+          "trim_facts_retained": "facts kept through trims",
+          "answer_score": "answer score", "peak_tokens": "peak context tokens",
+          "mean_tokens": "mean context tokens"}
+
+
+def percent(share: float) -> str:
+    """A share (0 to 1) as every page and the CLI print it: a whole percentage."""
+    return f"{share:.0%}"
+
+
+def percent_or(share: Optional[float], none: str) -> str:
+    """A share as a percentage, or `none` (our words for why there is none) when there is none."""
+    return none if share is None else percent(share)
+
+
+def facts_kept_text(share: Optional[float], compressed: bool) -> str:
+    """A facts-kept share as it reads everywhere: a percentage; "no compression happened" when nothing was
+    compressed, whatever the share says; "no facts to keep" when what was compressed held none."""
+    if not compressed:
+        return NO_COMPRESSION
+    return percent_or(share, NO_FACTS)
+
+
+def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
+    """(compressions, summarizer calls, failed calls): cheap, for views redrawn while a run goes (no
+    facts read). A failed call is a summarizer call that replaced nothing (it raised or replied nothing)."""
+    comps = of_kind(events, "compression")
+    called = [e for e in comps if e.payload.summarizer_called]
+    return (sum(1 for e in comps if e.payload.status == "ok"), len(called),
+            sum(1 for e in called if e.payload.status != "ok"))
+
+
+def facts_over_compressions(events: Sequence[Event]) -> Tuple[int, int]:
+    """(facts before, facts kept) summed over the run's compressions (status ok): the one facts-kept rule,
+    read per compression as the cards read it (facts.retention). A summarizer call that replaced nothing
+    is left out: it kept the scratchpad, not its facts."""
+    comps = [e for e in of_kind(events, "compression") if e.payload.status == "ok"]
+    expected = expected_values(events) if comps else ()
+    total = kept = 0
+    for e in comps:
+        r = retention(e.payload.before or "", e.payload.after or "", expected)
+        total += len(r.before)
+        kept += len(r.kept)
+    return total, kept
+
+
+def facts_over_trims(events: Sequence[Event]) -> Tuple[int, int]:
+    """(facts before, facts kept) summed over the trims that carry their text."""
+    trims = [e for e in of_kind(events, "trim") if e.payload.before is not None]
+    expected = expected_values(events) if trims else ()
+    total = kept = 0
+    for e in trims:
+        r = retention(str(e.payload.before), str(e.payload.after or ""), expected)
+        total += len(r.before)
+        kept += len(r.kept)
+    return total, kept
+
+
+def _share(kept: int, total: int) -> Optional[float]:
+    return round(kept / total, 4) if total else None
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One run's figures: the row every page and command shows."""
+
+    iterations: int
+    compressions: int            # a summary replaced what is sent
+    summarizer_calls: int        # every call to the summarizer, whatever it returned
+    failed_calls: int            # calls that replaced nothing: the summarizer raised or replied nothing
+    trims: int
+    peak_chars: int              # the largest scratchpad sent, in chars
+    peak_tokens: int             # ... and in tokens (the Compare rows' peak_context_tokens)
+    mean_tokens: float
+    context_tokens: int          # sum over iterations of the scratchpad tokens sent to the agent's LLM
+    summarizer_tokens_in: int
+    summarizer_tokens_out: int
+    summarizer_latency_s: float
+    facts_before: int            # facts in the scratchpad before each compression, summed
+    facts_kept: int              # ... of those, still there after it
+    trim_facts_before: int       # the same over the trims that recorded their text
+    trim_facts_kept: int
+    answer_score: Optional[float]
+    outcome: Optional[str]
+    agent_calls: int = 0
+    agent_tokens_in: int = 0
+    agent_tokens_out: int = 0
+    agent_cost_usd: Optional[float] = None       # None: no price known for the model
+    summarizer_cost_usd: Optional[float] = None
+
+    @property
+    def facts_retained(self) -> Optional[float]:
+        """Share of the facts kept over the compressions; None when none happened or they held no facts."""
+        return _share(self.facts_kept, self.facts_before)
+
+    @property
+    def trim_facts_retained(self) -> Optional[float]:
+        """Share of the facts kept over the trims that recorded their text; None when there were none."""
+        return _share(self.trim_facts_kept, self.trim_facts_before)
+
+    @property
+    def facts_kept_text(self) -> str:
+        return facts_kept_text(self.facts_retained, self.compressions > 0)
+
+    @property
+    def trim_facts_kept_text(self) -> str:
+        return percent_or(self.trim_facts_retained, NO_TRIM)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {**asdict(self), "facts_retained": self.facts_retained, "trim_facts_retained": self.trim_facts_retained}
+
+
+def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Optional[dict] = None) -> Figures:
+    iterations = of_kind(events, "iteration")
+    calls = of_kind(events, "llm_call")
+    agent_model, summarizer_model = model_ids(events)
+    agent_in = sum(int(e.payload.tokens_in or 0) for e in calls)
+    agent_out = sum(int(e.payload.tokens_out or 0) for e in calls)
+    comps = of_kind(events, "compression")
+    tokens = [e.payload.tokens for e in iterations]
+    finish = of_kind(events, "finish")
+    if scenario is None:
+        starts = of_kind(events, "run_start")
+        scenario = starts[0].payload.scenario if starts else None
+    summarizer_in = sum(int(e.payload.tokens_in or 0) for e in comps)
+    summarizer_out = sum(int(e.payload.tokens_out or 0) for e in comps)
+    compressions, summarizer_calls, failed_calls = compression_counts(events)
+    facts_before, facts_kept = facts_over_compressions(events)
+    trim_facts_before, trim_facts_kept = facts_over_trims(events)
+    return Figures(
+        agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
+        agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
+        summarizer_cost_usd=cost_usd(summarizer_model, summarizer_in, summarizer_out, prices),
+        iterations=len(iterations),
+        compressions=compressions,
+        summarizer_calls=summarizer_calls,
+        failed_calls=failed_calls,
+        trims=len(of_kind(events, "trim")),
+        peak_chars=max([e.payload.chars for e in iterations] + [0]),
+        peak_tokens=max(tokens + [0]),
+        mean_tokens=round(sum(tokens) / len(tokens), 2) if tokens else 0.0,
+        context_tokens=sum(tokens),
+        summarizer_tokens_in=summarizer_in,
+        summarizer_tokens_out=summarizer_out,
+        summarizer_latency_s=round(sum(float(e.payload.latency_s or 0) for e in comps), 4),
+        facts_before=facts_before, facts_kept=facts_kept,
+        trim_facts_before=trim_facts_before, trim_facts_kept=trim_facts_kept,
+        answer_score=answer_score(final_answer(events), scenario),
+        outcome=finish[-1].payload.outcome if finish else None,
+    )

@@ -1,0 +1,70 @@
+"""A Compare, sweep, strategies or recommendation result as the store keeps it: the table of figures a
+person read, and what it was computed from.
+
+Streamlit-free. The runs behind a result are not kept with it (a comparison of six settings would hold six
+runs); what it keeps is its rows, one per setting, as plain values, checked by `ResultFile` on the way
+into the store and on the way out.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scratchpad_lab.model.payloads import Name
+from scratchpad_lab.model.trace import validated
+
+RESULT_SCHEMA = "scratchpad-lab/result@1"
+RESULT_KINDS = ("compare", "sweep", "strategies", "recommendation")
+MAX_RESULT_ROWS = 500
+Cell = Union[None, bool, int, float, Name]
+
+
+class ResultFile(BaseModel):
+    model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", title="scratchpad-lab result")
+    schema_: Literal["scratchpad-lab/result@1"] = Field(alias="schema")
+    kind: Literal["compare", "sweep", "strategies", "recommendation"]
+    name: Name = ""
+    source: Name = Field("", description="the run or trace the result was computed from, as the page named it")
+    created: Name = ""
+    labels: List[Name] = Field(default_factory=list, max_length=MAX_RESULT_ROWS)
+    rows: List[Dict[Name, Cell]] = Field(default_factory=list, max_length=MAX_RESULT_ROWS)
+
+
+@dataclass
+class Result:
+    kind: str
+    rows: List[Dict[str, Any]]
+    labels: List[str] = field(default_factory=list)
+    name: str = ""
+    source: str = ""
+    created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"schema": RESULT_SCHEMA, "kind": self.kind, "name": self.name, "source": self.source,
+                "created": self.created, "labels": list(self.labels), "rows": [_plain(r) for r in self.rows]}
+
+    @classmethod
+    def from_dict(cls, raw: Any, where: str = "result") -> "Result":
+        spec = validated(ResultFile, raw, where)
+        return cls(kind=spec.kind, rows=[dict(r) for r in spec.rows], labels=list(spec.labels), name=spec.name,
+                   source=spec.source, created=spec.created)
+
+
+def _plain(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A row's values as JSON scalars: numpy numbers become Python ones, NaN becomes None, lists become text."""
+    out: Dict[str, Any] = {}
+    for key, value in row.items():
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+            value = value.item()  # numpy / pandas scalars
+        if isinstance(value, float) and value != value:
+            value = None
+        elif isinstance(value, float) and value in (float("inf"), float("-inf")):
+            value = None
+        elif value is not None and not isinstance(value, (bool, int, float, str)):
+            value = str(value)
+        out[str(key)] = value
+    return out
+

@@ -1,0 +1,148 @@
+"""The run store in Chromium (issue 24): a run made in the Playground is listed after the server restarts, and
+its link opens it at a step in a fresh browser; in hosted mode two app servers share one PostgreSQL database,
+a second visitor does not see the run listed, and opens it on the other server by its link.
+
+The servers get their own store through the environment (SCRATCHPAD_LAB_DB); the PostgreSQL test makes its own
+database (`pg_db`) and skips, saying why, where SCRATCHPAD_LAB_TEST_PG is not set (CI sets it).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browser_support import IDLE_JS, browser, start_app, stop_server  # noqa: F401 (browser: a fixture)
+
+pytestmark = pytest.mark.browser
+
+RUN_TIMEOUT_MS = 60_000
+LINK = re.compile(r"\?run=([A-Za-z0-9_-]{22})&step=(\d+)$")
+
+
+def _context(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(30_000)
+    return context
+
+
+def _idle(page) -> None:
+    page.wait_for_function(IDLE_JS, timeout=RUN_TIMEOUT_MS)
+
+
+def _run_in_playground(page, url: str) -> None:
+    page.goto(url)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+    _idle(page)
+    slider = page.get_by_role("slider", name="Pacing")
+    slider.press("Home")  # instant
+    page.wait_for_function("el => el.getAttribute('aria-valuetext') === 'instant'", arg=slider.element_handle())
+    _idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_function("""() => document.querySelector('input[role="combobox"][aria-label="Show run"]')
+        ?.value?.startsWith('#1 Run 1')""", timeout=RUN_TIMEOUT_MS)
+    _idle(page)
+
+
+def _stored_options(page) -> list:
+    """The Runs page's stored runs, as the select lists them (our words: number, time, kind, iterations)."""
+    box = page.get_by_role("combobox", name="Stored run", exact=True)
+    if box.count() == 0:
+        return []
+    box.click()
+    page.get_by_role("option").first.wait_for()
+    options = [o.strip() for o in page.get_by_role("option").all_inner_texts()]
+    page.keyboard.press("Escape")
+    return options
+
+
+def _open_runs_page(page, url: str) -> None:
+    """The Runs page in a new session of this browser (its cookie goes with it). The root first: a page's own
+    path as a new server's very first request opens without the app's frame (see README, Status and limits)."""
+    page.goto(url)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+    page.goto(url + "/runs")
+    page.get_by_text("Stored runs", exact=True).wait_for()
+    _idle(page)
+
+
+def _link_of_the_stored_run(page) -> tuple:
+    """Open the newest stored run in the viewer; (its id, the step) from the sidebar's link."""
+    page.locator(".st-key-runs_lib_open button").click()
+    page.wait_for_function("""() => /\\?run=[A-Za-z0-9_-]{22}&step=\\d+$/.test(
+        document.querySelector('[data-testid="stSidebar"] [data-testid="stCode"]')?.innerText?.trim() ?? '')""",
+                           timeout=RUN_TIMEOUT_MS)
+    link = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip()
+    found = LINK.search(link)
+    return found.group(1), int(found.group(2))
+
+
+def _opens_at_step(browser, url: str, run_id: str, step: int) -> None:
+    context = _context(browser)
+    try:
+        page = context.new_page()
+        page.goto(f"{url}/?run={run_id}&step={step}")
+        page.get_by_text(re.compile(rf"^Showing iteration {step} of \d+\.$")).wait_for(timeout=RUN_TIMEOUT_MS)
+        assert page.get_by_role("slider", name=re.compile("^Step")).get_attribute("aria-valuetext") == str(step)
+        assert page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').inner_text().strip().endswith(
+            f"/?run={run_id}&step={step}")
+    finally:
+        context.close()
+
+
+def test_a_stored_run_is_listed_after_a_restart_and_its_link_opens_it_at_a_step(browser, tmp_path):
+    env = {"SCRATCHPAD_LAB_DB": str(tmp_path / "lab.db"), "SCRATCHPAD_LAB_HOSTED": None}
+    proc, url = start_app(tmp_path / "first.log", env)
+    context = _context(browser)
+    try:
+        page = context.new_page()
+        _run_in_playground(page, url)
+        _open_runs_page(page, url)
+        assert len(_stored_options(page)) == 1
+        run_id, last = _link_of_the_stored_run(page)
+        assert last >= 4
+    finally:
+        context.close()
+        stop_server(proc)
+    proc, url = start_app(tmp_path / "second.log", env)  # the same store, a new server process
+    try:
+        context = _context(browser)
+        try:
+            page = context.new_page()
+            _open_runs_page(page, url)
+            [listed] = _stored_options(page)
+            assert listed.startswith("#1 · stored ") and listed.endswith(f" · run · {last} iterations")
+        finally:
+            context.close()
+        _opens_at_step(browser, url, run_id, 4)
+    finally:
+        stop_server(proc)
+
+
+def test_two_hosted_servers_share_one_postgresql_store_and_a_second_visitor_reaches_a_run_only_by_its_link(
+        browser, tmp_path, pg_db):
+    env = {"SCRATCHPAD_LAB_DB": pg_db, "SCRATCHPAD_LAB_HOSTED": "1"}
+    first, first_url = start_app(tmp_path / "a.log", env)
+    second, second_url = start_app(tmp_path / "b.log", env)
+    try:
+        visitor = _context(browser)
+        try:
+            page = visitor.new_page()
+            _run_in_playground(page, first_url)
+            _open_runs_page(page, first_url)
+            run_id, _ = _link_of_the_stored_run(page)
+            _open_runs_page(page, second_url)  # the same browser (its cookie) on the other server
+            assert len(_stored_options(page)) == 1
+        finally:
+            visitor.close()
+        other = _context(browser)  # a second visitor: a browser of its own
+        try:
+            page = other.new_page()
+            _open_runs_page(page, second_url)
+            assert _stored_options(page) == []
+            assert page.get_by_text("No stored runs yet", exact=False).count() == 1
+        finally:
+            other.close()
+        _opens_at_step(browser, second_url, run_id, 3)
+    finally:
+        stop_server(first)
+        stop_server(second)
