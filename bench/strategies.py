@@ -72,7 +72,7 @@ def direct():
         from scratchpad_lab.engine.strategies.deep_agents import build_middleware
         with tempfile.TemporaryDirectory() as tmp:
             fs, summ = build_middleware(model, FilesystemBackend(root_dir=tmp, virtual_mode=True), s)
-            return graph_replay(trace, [fs, summ], keep=False)
+            return graph_replay(trace, [fs, summ], keep=False, profile=model.profile)
     if name == "langmem":
         from langmem.short_term import summarize_messages
         from scratchpad_lab.engine.strategies.lang_mem import summarize_kwargs

@@ -115,13 +115,14 @@ def bare_replay(trace: Trace, summarizer_llm: Any, *, summarize_every: Optional[
 
 
 def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100_000,
-                 keep: bool = True) -> List[List[Any]]:
+                 keep: bool = True, profile: Optional[Dict[str, Any]] = None) -> List[List[Any]]:
     """The trace through LangChain's own agent graph (`create_agent`) with `middleware`, the packages driven
     directly: a fake model answers with the trace's AI messages in order, a middleware answers each tool call
     with its recorded result, and an innermost middleware records the messages of every model request (what
     the model is sent). The trace's steps must all call tools but the last (a reply without tool calls ends a
     graph run). Returns one message list per model call (keep=False: empty lists, so a benchmark's memory is
-    the packages' own)."""
+    the packages' own). `profile` is the agent model's (deepagents reads its input budget there; the lab runs
+    deepagents as create_deep_agent does, with one model for the agent and its summaries)."""
     from langchain.agents import create_agent
     from langchain.agents.middleware import AgentMiddleware
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -151,6 +152,9 @@ def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100
 
     tools = [StructuredTool.from_function(lambda **kw: "", name=t.name, description=t.description or t.name,
                                           args_schema={"type": "object", "properties": {}}) for t in trace.tools]
-    agent = create_agent(Replay(messages=replies), tools=tools, middleware=[*middleware, Results(), Watch()])
+    model = Replay(messages=replies)
+    if profile is not None:
+        model.profile = dict(profile)
+    agent = create_agent(model, tools=tools, middleware=[*middleware, Results(), Watch()])
     agent.invoke({"messages": [HumanMessage(trace.task, id="task")]}, {"recursion_limit": recursion_limit})
     return sent

@@ -318,3 +318,68 @@ def test_langchain_summarization_never_fires_with_the_package_defaults():
     trace = synthetic_trace(steps=20, seed=8, max_observation_chars=3000)
     result = run_strategies(trace, [make_spec("langchain-summarization")])[0]
     assert result.row()["compressions"] == 0 and result.sent_tokens == result.baseline_tokens
+
+
+def _clip_trace():
+    trace = synthetic_trace(steps=8, seed=4, max_observation_chars=2000, parse_error_rate=0)
+    trace.steps[4].observations[0] = " ".join(f"row ID-{i:05d} value" for i in range(5600))  # 106,399 chars
+    return trace
+
+
+CLIP = {"max_input_tokens": 20_000, "tool_token_limit_before_evict": 1_000_000}
+
+
+def test_deepagents_overflow_clip_offloads_are_reported_and_narrated():
+    """After summarizing, a context still over its budget has its trailing tool results moved to files by
+    deepagents' _clip_overflow_tail: every such offload is on its tool event, and the narration says the kept
+    messages were previews; the files are the ones the package's own graph writes."""
+    from deepagents.backends.filesystem import FilesystemBackend
+    from scratchpad_lab.engine.strategies.deep_agents import build_middleware
+    import pathlib
+    import tempfile
+
+    trace = _clip_trace()
+    result = run_strategies(trace, [make_spec("deepagents", CLIP)])[0]
+    offloaded = [e for e in result.events if e.kind == "tool_call" and e.data.get("offloaded_to")]
+    assert [e.data["offloaded_by"] for e in offloaded] == ["overflow clip", "overflow clip"]
+    assert all(e.data["offloaded_to"] in result.files for e in offloaded)
+    narrated = next(q.text for q in result.quirks if q.kind == "deepagents-offload")
+    assert "as previews of files" in narrated and "verbatim and moved" not in narrated
+    lab_files = sorted(p for p in result.files if p.startswith("/large_tool_results/"))
+
+    model = extractive_chat_model()
+    model.profile = {"max_input_tokens": 20_000}
+    with tempfile.TemporaryDirectory() as tmp:
+        fs, summ = build_middleware(model, FilesystemBackend(root_dir=tmp, virtual_mode=True),
+                                    make_spec("deepagents", CLIP).resolved())
+        graph_replay(trace, [fs, summ], profile=model.profile)
+        graph_files = sorted("/" + p.relative_to(tmp).as_posix() for p in pathlib.Path(tmp).rglob("*")
+                             if p.is_file() and "large_tool_results" in p.as_posix())
+    assert lab_files == graph_files and len(lab_files) == 2
+
+
+def test_deepagents_runs_are_reproducible():
+    trace = synthetic_trace(steps=30, seed=9, max_observation_chars=3000)
+    spec = make_spec("deepagents", {"trigger_tokens": 3000, "keep_messages": 6})
+    one, two = (run_strategies(trace, [spec])[0] for _ in range(2))
+    assert one.row()["compressions"] >= 2
+    assert one.sent_tokens == two.sent_tokens and sorted(one.files) == sorted(two.files)
+    assert [p for p in one.files if p.startswith("/conversation_history/session_")]
+
+
+def test_details_list_each_compression_offload_and_model_call(tmp_path, capsys):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(_clip_trace().to_dict()))
+    argv = ["strategies", str(path), "--json", "--details", "--strategy",
+            "deepagents:" + ",".join(f"{k}={v}" for k, v in CLIP.items()),
+            "--strategy", "langchain-summarization:trigger_tokens=3000,keep_messages=4,trim_tokens_to_summarize=none"]
+    assert main(argv) == 0
+    deep, lc = json.loads(capsys.readouterr().out)
+    d = deep["details"]
+    assert len(d["model_calls"]) == 8 and [c["iteration"] for c in d["model_calls"]] == list(range(1, 9))
+    assert max(c["context_tokens"] for c in d["model_calls"]) == deep["peak_context_tokens"]
+    comp, = d["compressions"]
+    assert comp["summary"] and comp["summarized"] and comp["kept"] and comp["tokens_in"] > 0
+    assert comp["file_path"] in d["files"] and set(comp["files"]) <= set(d["files"])
+    assert {o["offloaded_by"] for o in d["offloads"]} == {"overflow clip"}
+    assert len(lc["details"]["compressions"]) == lc["compressions"] > 0

@@ -29,6 +29,14 @@ def add_parser(sub) -> None:
     p.add_argument("file", help="a trace or a run record")
     p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
                    help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
+    add_summarizer_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+    p.add_argument("--details", action="store_true",
+                   help="with --json: add each compression, trim, offload and model call's context tokens")
+
+
+def add_summarizer_flags(p) -> None:
+    """The summarizer flags `strategies` and `recommend` share."""
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
     p.add_argument("--extractive-budget", type=int, default=field_default("extractive_budget_chars"), metavar="CHARS",
@@ -36,32 +44,26 @@ def add_parser(sub) -> None:
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")
-    p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+    p.add_argument("--price-model", metavar="NAME",
+                   help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
+                        "summarizer's own model, and the offline one is free)")
 
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import figures
-    from scratchpad_lab.engine.keys import endpoint_for
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.strategies.engine import run_strategies
-    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
-    low, high = field_bounds("extractive_budget_chars")
-    if not low <= args.extractive_budget <= high:
-        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
-    model = getattr(args, "summarizer_model", None)
-    if args.summarizer == "endpoint" or model:
-        if not model:
-            raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
-        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
-        summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint)
-    else:
-        summarizer = SummarizerSpec("extractive", args.extractive_budget)
+    summarizer = summarizer_from_args(args)
     results = run_strategies(load(args.file), specs, summarizer)
-    rows: List[dict] = [r.row() for r in results]
+    price = getattr(args, "price_model", None)
+    rows: List[dict] = [r.row(price) for r in results]
+    if getattr(args, "details", False):
+        for row, result in zip(rows, results):
+            row["details"] = result.details()
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False))
     else:
@@ -76,3 +78,20 @@ def run(args: argparse.Namespace) -> int:
             if result.error:
                 print(f"    error: {result.error}")
     return EXIT_OK
+
+
+def summarizer_from_args(args: argparse.Namespace):
+    """The one summarizer from the shared flags; StrategyError names a bad one."""
+    from scratchpad_lab.engine.keys import endpoint_for
+    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+    low, high = field_bounds("extractive_budget_chars")
+    if not low <= args.extractive_budget <= high:
+        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
+    model = getattr(args, "summarizer_model", None)
+    if args.summarizer == "endpoint" or model:
+        if not model:
+            raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
+        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
+        return SummarizerSpec("endpoint", args.extractive_budget, endpoint)
+    return SummarizerSpec("extractive", args.extractive_budget)

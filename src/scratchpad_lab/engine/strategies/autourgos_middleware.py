@@ -13,7 +13,7 @@ from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
 from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.summarizer import ReusedReplies, SummarizerSpec
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)
@@ -68,6 +68,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     s = spec.resolved()
     changes = {"summarize_every": s["summarize_every"], "max_scratchpad_chars": s["max_scratchpad_chars"],
                "agent_trim_chars": s["agent_trim_chars"]}
-    record = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name).run()
+    lab_run = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name)
+    if summarizer.store is not None and summarizer.kind == "endpoint":  # a search's reuse of identical requests
+        lab_run.middleware.llm.inner = ReusedReplies(lab_run.middleware.llm.inner, summarizer.store)
+    record = lab_run.run()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
                           summarizer_model=summarizer.label, error=record.error)

@@ -20,6 +20,8 @@ setting given replaces only that part.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -41,12 +43,29 @@ def _same(a: Any, b: Any) -> bool:
                         and getattr(a, "tool_calls", None) == getattr(b, "tool_calls", None))
 
 
-def offload_text(kept: int, moved: int, path: Optional[str]) -> str:
+def offload_text(kept: int, moved: int, path: Optional[str], previews: int = 0) -> str:
+    """What a summarization did, in words; `previews` of the `kept` messages are previews of offloaded tool
+    results (a file's path and a few lines), not the messages verbatim."""
+    if kept and previews >= kept:
+        how = f"kept the newest {kept} message{'s' * (kept != 1)}, as previews of files"
+    elif previews:
+        how = (f"kept the newest {kept} messages ({kept - previews} verbatim, {previews} as "
+               f"preview{'s' * (previews != 1)} of files)")
+    else:
+        how = f"kept the newest {kept} message{'s' * (kept != 1)} verbatim"
     if moved == 0:
         return ("deepagents summarized again but moved no new message: its keep cut stepped back to keep a tool "
-                f"call with its results, so only the previous summary was re-summarized ({kept} messages kept).")
-    return (f"deepagents kept the newest {kept} message{'s' * (kept != 1)} verbatim and moved the {moved} older "
-            f"one{'s' * (moved != 1)} to {path}; the model sees only a summary of {'them' if moved != 1 else 'it'}.")
+                f"call with its results, so only the previous summary was re-summarized (it {how}).")
+    return (f"deepagents {how} and moved the {moved} older one{'s' * (moved != 1)} to {path}; the model sees "
+            f"only a summary of {'them' if moved != 1 else 'it'}.")
+
+
+def session_id(trace: Trace) -> str:
+    """deepagents names its history file after a random id per conversation (`session_<uuid4 hex>`), and the
+    path enters the summary message, so two runs of the same settings would differ: the lab gives it an id
+    derived from the trajectory instead, the same for every run of it."""
+    text = json.dumps(trace.to_dict(), sort_keys=True, ensure_ascii=False)
+    return "session_" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
@@ -82,12 +101,25 @@ def tool_dicts(trace: Trace) -> List[Dict[str, Any]]:
             for t in trace.tools]
 
 
-def _files(root: Path) -> Dict[str, str]:
-    out = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            out["/" + path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
-    return out
+class _Files:
+    """The backend's files, read again only when one changed (its size or time): deepagents appends to one
+    history file, and reading every file at every model call would grow with the square of the steps."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._seen: Dict[str, tuple] = {}
+        self._text: Dict[str, str] = {}
+
+    def __call__(self) -> Dict[str, str]:
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file():
+                name = "/" + path.relative_to(self.root).as_posix()
+                stat = path.stat()
+                mark = (stat.st_size, stat.st_mtime_ns)
+                if self._seen.get(name) != mark:
+                    self._seen[name] = mark
+                    self._text[name] = path.read_text(encoding="utf-8", errors="replace")
+        return dict(self._text)
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
@@ -109,7 +141,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         fs, summ = build_middleware(model, backend, s)
         tools = [*fs.tools, *tool_dicts(trace)]
         steps = step_messages(trace)
-        state: Dict[str, Any] = {"messages": list(steps[0])}
+        from deepagents.middleware.summarization import SUMMARIZATION_SESSION_ID_KEY
+        state: Dict[str, Any] = {"messages": list(steps[0]), SUMMARIZATION_SESSION_ID_KEY: session_id(trace)}
+        original = {m.id: content_text(m) for step in steps for m in step}
+        tool_events: Dict[str, Any] = {}  # tool message id -> its tool_call event (amended if offloaded later)
+        _files = _Files(root)
         seen_files: Dict[str, str] = {}
 
         def apply(update: Dict[str, Any]) -> None:
@@ -143,16 +179,31 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 error = f"deepagents' summarizer call failed at step {iteration}: {call['error']}"
                 log.emit("error", iteration, error_type=type(exc).__name__, message=error)
                 break
-            if isinstance(out, ExtendedModelResponse) and out.command is not None:
-                apply(dict(out.command.update or {}))
+            update = dict(out.command.update or {}) if isinstance(out, ExtendedModelResponse) and out.command else {}
+            if update:
+                apply(update)
             sent = list(captured["request"].messages)
             sent_all.append(sent)
             sent_tokens = tokens(sent)
             before_tokens = tokens(effective)
             event = state.get("_summarization_event")
-            files_now = _files(root)
+            files_now = _files()
             new_files = sorted(p for p, text in files_now.items() if seen_files.get(p) != text)
             seen_files = files_now
+            # After summarizing, a context still over budget has its trailing tool results clipped
+            # (deepagents' _clip_overflow_tail): each goes to a file and the state keeps a preview.
+            for m in update.get("messages", None) or []:
+                if getattr(m, "type", "") != "tool" or content_text(m) == original.get(m.id, content_text(m)):
+                    continue
+                path = next((p for p in new_files if p in content_text(m)), None)
+                told = tool_events.get(m.id)
+                if told is not None:
+                    told.amend(offloaded_to=path, offloaded_by="overflow clip", offloaded_at=iteration,
+                               result=content_text(m))
+                quirks.append(Quirk(iteration, "deepagents-clip-offload",
+                                    f"After summarizing, the context was still over its budget: deepagents moved a "
+                                    f"{len(original.get(m.id, '')):,}-character tool result to {path}; the model "
+                                    "sees a preview of it."))
             if event is not None and event is not event_before:
                 kept_ids = {getattr(m, "id", None) for m in sent}
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
@@ -167,8 +218,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
                     file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index")))
+                previews = sum(1 for m in sent[1:] if getattr(m, "type", "") == "tool"
+                               and content_text(m) != original.get(m.id, content_text(m)))
                 quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
-                                                                                  event.get("file_path"))))
+                                                                                  event.get("file_path"), previews)))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
                 before_text, after_text = render_all(effective), render_all(sent)
                 log.emit("trim", iteration, before_chars=len(before_text), after_chars=len(after_text),
@@ -190,16 +243,18 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 state["messages"] = add_messages(state["messages"], [result])
                 offloaded = None
                 if content_text(result) != content_text(tool_msg):
-                    files_now = _files(root)
+                    files_now = _files()
                     offloaded = next((p for p in sorted(files_now) if p not in seen_files), None)
                     seen_files = files_now
                     quirks.append(Quirk(iteration, "deepagents-tool-offload",
                                         f"A {len(content_text(tool_msg)):,}-character tool result went to {offloaded}; "
                                         "the model sees a short preview of it."))
-                log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
-                         input=ai.tool_calls[position].get("args", {}), result=content_text(result),
-                         result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
-        files = _files(root)
+                tool_events[tool_msg.id] = log.emit(
+                    "tool_call", iteration, position=position, tool=tool_msg.name,
+                    input=ai.tool_calls[position].get("args", {}), result=content_text(result),
+                    result_chars=len(content_text(tool_msg)), offloaded_to=offloaded,
+                    offloaded_by="tool result eviction" if offloaded else None)
+        files = _files()
     log.emit("finish", len(steps) - 1, outcome="error" if error else "answered", iterations=len(steps) - 1,
              elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,

@@ -12,8 +12,9 @@ part of what the autourgos strategies save.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from scratchpad_lab.analysis.kept import fact_values
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -23,7 +24,7 @@ from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
-BASELINE = "no compression"
+BASELINE, FACTS = "no compression", "trajectory facts"
 
 
 def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
@@ -40,15 +41,38 @@ def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
     return out
 
 
-def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, List[int]],
-            counter: TokenCounter) -> StrategyResult:
-    entry = strategy(spec.name)  # the registry says which module runs it and how it is called
+def trajectory_text(trace: Trace) -> str:
+    """The whole conversation the last model call would be sent with no compression (messages.py's rendering)."""
+    from scratchpad_lab.engine.strategies.messages import render_all, step_parts
+    return render_all([m for step in step_parts(trace)[:-1] for m in step])
+
+
+def shared_work(trace: Trace, counter: TokenCounter, baselines: Dict[str, Any]) -> Dict[str, Any]:
+    """What every strategy on one trajectory is measured against, worked out once: the no-compression
+    baseline and the trajectory's facts (analysis/kept.py)."""
     if BASELINE not in baselines:
         baselines[BASELINE] = message_baseline(trace, counter)
+    if FACTS not in baselines:
+        baselines[FACTS] = fact_values(trajectory_text(trace))
+    return baselines
+
+
+def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, Any],
+            counter: TokenCounter, scenario: Optional[str] = None) -> StrategyResult:
+    entry = strategy(spec.name)  # the registry says which module runs it and how it is called
+    shared_work(trace, counter, baselines)
     module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
     if entry.context == "messages":
-        return module.run(trace, spec, summarizer, baselines[BASELINE], counter)
-    return module.run(trace, spec, summarizer, baselines[BASELINE])
+        result = module.run(trace, spec, summarizer, baselines[BASELINE], counter)
+    else:
+        result = module.run(trace, spec, summarizer, baselines[BASELINE])
+    result.fact_pool, result.task, result.scenario = baselines[FACTS], trace.task, scenario
+    return result
+
+
+def scenario_of(loaded: Union[RunRecord, Trace]) -> Optional[str]:
+    """The built-in scenario a run record came from (its facts and probes say what an answer needs)."""
+    return loaded.scenario if isinstance(loaded, RunRecord) else None
 
 
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],
@@ -59,12 +83,13 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
     trace = recorded_trajectory(loaded)
     summarizer = summarizer or SummarizerSpec()
     counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
-    baselines: Dict[str, List[int]] = {}
+    baselines: Dict[str, Any] = {}
+    scenario = scenario_of(loaded)
     results = []
     for index, spec in enumerate(specs):
         if progress:
             progress(index, len(specs), spec.title())
-        results.append(run_one(trace, spec, summarizer, baselines, counter))
+        results.append(run_one(trace, spec, summarizer, baselines, counter, scenario))
     if progress:
         progress(len(specs), len(specs), "done")
     return results

@@ -32,6 +32,7 @@ class Knob:
     low: float
     high: float
     help: str
+    unit: str = ""             # "chars" | "tokens" (the package's own count, about chars / 4) | "" (a count)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class Strategy:
     context: Literal["scratchpad", "messages"]
     knobs: Tuple[Knob, ...] = ()
     check: Optional[Callable[[Dict[str, Any]], None]] = None  # raises StrategyError for a bad combination
+    # The recommender's default search (engine/recommend.py): the values tried for the main settings, every
+    # combination. A value "30%" is that share of the trajectory's no-compression peak in the setting's unit
+    # (the autourgos strategies' scratchpad is held under the agent's own trim, so theirs are absolute).
+    grid: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -67,15 +72,16 @@ def strategy(name: str) -> Strategy:
     return STRATEGIES[name]
 
 
-def _int(key, default, low, high, help_text, none_ok=False):
-    return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text)
+def _int(key, default, low, high, help_text, none_ok=False, unit=""):
+    return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text, unit)
 
 
 def _run_knob(key, help_text, field=None):
     """An autourgos setting: its default and range are RunConfig's (their one home)."""
     field = field or key
     low, high = field_bounds(field)
-    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every")
+    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every",
+                unit="chars" if field.endswith("_chars") else "")
 
 
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
@@ -90,7 +96,8 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
-    )))
+    ),
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000)))))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -102,14 +109,16 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
-    )))
+    ),
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000)))))
 
 register(Strategy(
     "trim-only", "trim only",
     "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the cut "
     "[...earlier steps trimmed...].",
     "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
-    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),)))
+    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
+    grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),)))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -130,24 +139,25 @@ register(Strategy(
     knobs=(
         _int("max_input_tokens", None, 1_000, 10_000_000,
              "The model profile's input window. Set: triggers default to 85% and keep to 10% of it; "
-             "unset: 170,000 tokens and the last 6 messages.", none_ok=True),
+             "unset: 170,000 tokens and the last 6 messages.", none_ok=True, unit="tokens"),
         _int("trigger_tokens", None, 100, 10_000_000, "Summarize when the conversation reaches this many tokens.",
-             none_ok=True),
+             none_ok=True, unit="tokens"),
         Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
              "Summarize at this share of max_input_tokens (needs max_input_tokens)."),
         _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
              none_ok=True),
         _int("keep_messages", None, 1, 100_000, "Keep this many newest messages verbatim.", none_ok=True),
         _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
-             none_ok=True),
+             none_ok=True, unit="tokens"),
         Knob("keep_fraction", "fraction", None, 0.01, 1.0,
              "Keep the newest messages that fit in this share of max_input_tokens."),
         _int("tool_token_limit_before_evict", 20_000, 100, 10_000_000,
-             "Move a tool result longer than 4x this many characters to a file.", none_ok=True),
+             "Move a tool result longer than 4x this many characters to a file.", none_ok=True, unit="tokens"),
         _int("truncate_max_length", 2_000, 10, 1_000_000,
              "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
     ),
-    check=_deepagents_check))
+    check=_deepagents_check,
+    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20)))))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -163,13 +173,14 @@ register(Strategy(
     knobs=(
         _int("max_tokens", 4_000, 50, 10_000_000,
              "Token budget for the messages sent (required by LangMem; 4,000 is about the autourgos "
-             "default of 15,000 characters)."),
+             "default of 15,000 characters).", unit="tokens"),
         _int("max_summary_tokens", 256, 10, 1_000_000,
-             "Room LangMem plans for the summary (it is not sent to the model as a limit)."),
+             "Room LangMem plans for the summary (it is not sent to the model as a limit).", unit="tokens"),
         _int("max_tokens_before_summary", None, 50, 10_000_000,
-             "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True),
+             "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
     ),
-    check=_langmem_check))
+    check=_langmem_check,
+    grid=(("max_tokens", ("15%", "30%", "60%")),)))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -185,14 +196,15 @@ register(Strategy(
     "scratchpad_lab.engine.strategies.clear_tool_uses", "messages",
     knobs=(
         _int("trigger", 100_000, 100, 10_000_000,
-             "Clear when the conversation passes this many tokens (LangChain's approximate count, chars / 4)."),
+             "Clear when the conversation passes this many tokens (LangChain's approximate count, chars / 4).", unit="tokens"),
         _int("keep", 3, 0, 100_000, "Keep this many of the newest tool results in full."),
         _int("clear_at_least", 0, 0, 10_000_000,
-             "Stop clearing once this many tokens are reclaimed (0: clear every older result)."),
+             "Stop clearing once this many tokens are reclaimed (0: clear every older result).", unit="tokens"),
         Knob("exclude_tools", "names", (), 0, 50, "Tool names whose results are never cleared (names joined by +)."),
         Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
     ),
-    check=_clear_tool_uses_check))
+    check=_clear_tool_uses_check,
+    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3)))))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -215,7 +227,7 @@ register(Strategy(
     knobs=(
         _int("trigger_tokens", None, 100, 10_000_000,
              "Summarize when the conversation reaches this many tokens (LangChain's approximate count). "
-             "With no trigger at all the package never summarizes.", none_ok=True),
+             "With no trigger at all the package never summarizes.", none_ok=True, unit="tokens"),
         _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
              none_ok=True),
         Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
@@ -223,13 +235,14 @@ register(Strategy(
         _int("keep_messages", None, 1, 100_000, "Keep this many newest messages (unset: the package's 20).",
              none_ok=True),
         _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
-             none_ok=True),
+             none_ok=True, unit="tokens"),
         Knob("keep_fraction", "fraction", None, 0.01, 1.0,
              "Keep the newest messages that fit in this share of max_input_tokens."),
         _int("trim_tokens_to_summarize", 4_000, 100, 10_000_000,
              "Send only the newest this-many tokens of what is summarized, starting on a human message "
-             "(none: send it all).", none_ok=True),
+             "(none: send it all).", none_ok=True, unit="tokens"),
         _int("max_input_tokens", None, 1_000, 10_000_000,
-             "The model profile's input window, for the fraction settings.", none_ok=True),
+             "The model profile's input window, for the fraction settings.", none_ok=True, unit="tokens"),
     ),
-    check=_langchain_summarization_check))
+    check=_langchain_summarization_check,
+    grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None)))))
