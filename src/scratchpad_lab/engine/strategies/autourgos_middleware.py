@@ -73,4 +73,4 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         lab_run.middleware.llm.inner = ReusedReplies(lab_run.middleware.llm.inner, summarizer.store)
     record = lab_run.run()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
-                          summarizer_model=summarizer.label, error=record.error)
+                          summarizer_model=summarizer.label, error=record.error, config=record.config)

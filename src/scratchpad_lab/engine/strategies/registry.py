@@ -48,6 +48,10 @@ class Strategy:
     # combination. A value "30%" is that share of the trajectory's no-compression peak in the setting's unit
     # (the autourgos strategies' scratchpad is held under the agent's own trim, so theirs are absolute).
     grid: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
+    # When it compresses, in words, from its resolved settings: [(phrase, unit, threshold)], any of them firing
+    # (unit "chars", "tokens" (the package's own count, about chars / 4), "messages" or "iterations"). The
+    # Strategies page says why a run never compressed by setting these against the trajectory's peak.
+    fires: Optional[Callable[[Dict[str, Any]], List[Tuple[str, str, Optional[float]]]]] = None
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -84,6 +88,54 @@ def _run_knob(key, help_text, field=None):
                 unit="chars" if field.endswith("_chars") else "")
 
 
+def _autourgos_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("summarize_every"):
+        out.append((f"summarizes every {s['summarize_every']} iterations", "iterations", s["summarize_every"]))
+    out.append((f"summarizes when the scratchpad passes {s['max_scratchpad_chars']:,} chars", "chars",
+                s["max_scratchpad_chars"]))
+    return out
+
+
+def _tokens_phrase(verb: str, tokens: int) -> Tuple[str, str, float]:
+    return (f"{verb} at {tokens:,} tokens (its own count, about chars / 4)", "tokens", tokens)
+
+
+def _deepagents_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    limit = s.get("max_input_tokens")
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("trigger_tokens") is not None:
+        out.append(_tokens_phrase("summarizes", s["trigger_tokens"]))
+    if s.get("trigger_fraction") is not None and limit:
+        out.append(_tokens_phrase("summarizes", int(s["trigger_fraction"] * limit)))
+    if s.get("trigger_messages") is not None:
+        out.append((f"summarizes at {s['trigger_messages']:,} messages", "messages", s["trigger_messages"]))
+    if not out:  # compute_summarization_defaults: 85% of the profile's window, else 170,000 tokens
+        out.append(_tokens_phrase("summarizes", int(0.85 * limit) if limit else 170_000))
+    return out
+
+
+def _langmem_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    return [_tokens_phrase("summarizes", s.get("max_tokens_before_summary") or s["max_tokens"])]
+
+
+def _clear_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    return [(f"clears tool results above {s['trigger']:,} tokens (its own count, about chars / 4), keeping the "
+             f"newest {s['keep']}", "tokens", s["trigger"])]
+
+
+def _langchain_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("trigger_tokens") is not None:
+        out.append(_tokens_phrase("summarizes", s["trigger_tokens"]))
+    if s.get("trigger_fraction") is not None and s.get("max_input_tokens"):
+        out.append(_tokens_phrase("summarizes", int(s["trigger_fraction"] * s["max_input_tokens"])))
+    if s.get("trigger_messages") is not None:
+        out.append((f"summarizes at {s['trigger_messages']:,} messages", "messages", s["trigger_messages"]))
+    return out or [("never summarizes: it has no trigger (the package's default); set trigger_tokens or "
+                    "trigger_messages", "", None)]
+
+
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
 
 register(Strategy(
@@ -97,7 +149,7 @@ register(Strategy(
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000)))))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -110,7 +162,7 @@ register(Strategy(
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000)))))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
 
 register(Strategy(
     "trim-only", "trim only",
@@ -118,7 +170,9 @@ register(Strategy(
     "[...earlier steps trimmed...].",
     "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
     knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
-    grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),)))
+    grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),),
+    fires=lambda s: [("has no summarizer: only the agent's trim, at "
+                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])]))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -157,7 +211,7 @@ register(Strategy(
              "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
     ),
     check=_deepagents_check,
-    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20)))))
+    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -180,7 +234,7 @@ register(Strategy(
              "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
     ),
     check=_langmem_check,
-    grid=(("max_tokens", ("15%", "30%", "60%")),)))
+    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -204,7 +258,7 @@ register(Strategy(
         Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
     ),
     check=_clear_tool_uses_check,
-    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3)))))
+    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -245,4 +299,5 @@ register(Strategy(
              "The model profile's input window, for the fraction settings.", none_ok=True, unit="tokens"),
     ),
     check=_langchain_summarization_check,
-    grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None)))))
+    grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
+    fires=_langchain_fires))

@@ -70,6 +70,7 @@ class StrategyResult:
     sent_messages: Optional[List[List[Any]]] = None       # message strategies: what each call sent
     summarizer_model: str = ""
     error: Optional[str] = None
+    config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
     # Set by the engine: the trajectory's facts (analysis/kept.py), its task and the scenario it came from.
     fact_pool: FrozenSet[str] = frozenset()
     task: str = ""
@@ -181,3 +182,28 @@ class StrategyResult:
         return {"compressions": compressions, "trims": trims, "offloads": offloads, "files": sorted(self.files),
                 "model_calls": calls, "quirks": [{"iteration": q.iteration, "kind": q.kind, "text": q.text}
                                                  for q in self.quirks], "error": self.error}
+
+    def why_no_compression(self) -> Optional[str]:
+        """When this run never compressed (nor, without a summarizer, trimmed): the sentence saying why, its
+        rule set against the trajectory's peak ("with these settings deepagents summarizes at 170,000 tokens
+        ...; this trajectory peaks at about 9,400 tokens by that count")."""
+        from scratchpad_lab.engine.strategies.registry import strategy
+
+        f = figures(self.events)
+        if f.compressions or (self.summarizer_model == "none" and f.trims) or self.error:
+            return None
+        entry = strategy(self.name)
+        if entry.fires is None:
+            return None
+        rules = entry.fires(self.settings)
+        iterations = of_kind(self.events, "iteration")
+        peak_chars = max([int(e.payload.before_chars or e.payload.chars) for e in iterations] + [0])
+        peaks = {"chars": f"{peak_chars:,} chars",
+                 "tokens": f"about {-(-peak_chars // 4):,} tokens by that count",
+                 "messages": f"{max([int(e.data.get('messages') or 0) for e in iterations] + [0]):,} messages"}
+        units = {unit for _, unit, _ in rules}
+        said = list(dict.fromkeys(peaks[unit] for _, unit, _ in rules if unit in peaks))
+        sentence = f"With these settings {entry.title} " + " or ".join(phrase for phrase, _, _ in rules)
+        facts = ([f"has {len(iterations):,} model calls"] if "iterations" in units else []) + \
+            ([f"peaks at {' and '.join(said)}"] if said else [])
+        return sentence + (f"; this trajectory {' and '.join(facts)}." if facts else ".")

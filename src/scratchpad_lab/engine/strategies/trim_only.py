@@ -19,4 +19,4 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"])
     record = observed_run(config, trace, name=spec.name).run()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, summarizer_model="none",
-                          error=record.error)
+                          error=record.error, config=record.config)
