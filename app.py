@@ -2,13 +2,19 @@
 and the one edge where an error a user can cause (a LabError) is shown as a sentence."""
 import streamlit as st
 
+from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.ui.links import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.state import init_session
 from scratchpad_lab.ui.store import keep_visitor_cookie
+from scratchpad_lab.ui.style import ICON
 
-st.set_page_config(page_title="Scratchpad Lab", page_icon=":material/compress:", layout="wide")
+if hosted_mode():  # a visitor never sees a traceback or an exception's text (Streamlit's own option)
+    st.set_option("client.showErrorDetails", "none")
+# The page icon is a file the app serves: a `:material/...:` page icon (or none, when a page's own material
+# icon stands in) makes every visitor's browser fetch an svg from fonts.gstatic.com.
+st.set_page_config(page_title="Scratchpad Lab", page_icon=ICON, layout="wide")
 init_session()
 pages = {
     "playground": st.Page("pages/playground.py", title="Playground", icon=":material/play_arrow:", default=True),

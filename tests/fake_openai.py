@@ -3,7 +3,10 @@
 Used by the endpoint tests: it runs in the test process on 127.0.0.1 and only answers there.
 `server.script` is a list of behaviours consumed one per request; when it is empty, `server.default`
 is used. Behaviours: ("ok", text), ("status", code), ("stall", seconds), ("garbage", body),
-("redirect", url), ("big", n_bytes). Every request (path, headers, body) is kept in `server.requests`.
+("redirect", url) (a 302; ("redirect307", url) a 307), ("big", n_bytes), ("drip", seconds) (a
+completion sent one byte every `seconds`, as a server that keeps a socket alive would),
+("echo_auth", code) (an error whose body repeats the request's Authorization header, as some
+proxies do). Every request (path, headers, body) is kept in `server.requests`.
 `server.wait_for_requests(n)` blocks until n requests have come in (a test waits on that, not a sleep).
 A text may be a function of the request body, so replies can depend on the prompt (`echo_marker`);
 `server.delay` seconds pass before every reply (the requests are served concurrently).
@@ -54,6 +57,20 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass
 
+    def _drip(self, body: bytes, every: float) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            for i in range(len(body)):
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+                if self.server.stalled.wait(every):
+                    return
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.dropped += 1
+
     def do_POST(self):
         server = self.server
         length = int(self.headers.get("Content-Length") or 0)
@@ -75,8 +92,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(completion("late")).encode())
         elif kind == "garbage":
             self._send(200, arg.encode() if isinstance(arg, str) else arg)
-        elif kind == "redirect":
-            self._send(302, b"{}", {"Location": arg})
+        elif kind in ("redirect", "redirect307"):
+            self._send(302 if kind == "redirect" else 307, b"{}", {"Location": arg})
+        elif kind == "echo_auth":
+            echoed = {"error": {"message": f"bad credentials: {self.headers.get('Authorization')}",
+                                "type": "auth", "headers": dict(self.headers)}}
+            self._send(arg, json.dumps(echoed).encode())
+        elif kind == "drip":
+            self._drip(json.dumps(completion("slow")).encode(), arg)
         elif kind == "big":
             self._send(200, json.dumps(completion("x" * arg)).encode())
 
@@ -92,6 +115,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.requests = []
         self.delay = 0.0
         self.stalled = threading.Event()  # set at shutdown so stalled handlers end
+        self.dropped = 0  # drip replies the client hung up on
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
 
     def wait_for_requests(self, count: int, timeout_s: float = 10.0) -> bool:

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, run_until
 from fake_openai import FakeOpenAI
+from scratchpad_lab.ui.markup import escape
 
 
 def _open(monkeypatch) -> AppTest:
@@ -46,8 +47,9 @@ def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run
     assert len(beside) == 1, [e.value for e in app.sidebar.error]
     assert bound in beside[0] and f"allowed: {lo:,} to {hi:,}" in beside[0]
     assert app.button(key="play_run").disabled
-    main = [e.value for e in app.main.error if e.value.startswith("Fix this setting to run: ")]
-    assert len(main) == 1 and label in main[0]
+    # in the main area as inert markdown (ui/markup.escape): that sentence may quote what was typed
+    main = [e.value for e in app.main.error if e.value.startswith(escape("Fix this setting to run: "))]
+    assert len(main) == 1 and escape(label) in main[0]
     # the widget shows what was typed, and that is what the settings hold: no silent replacement
     assert app.number_input(key=key).value == value
 

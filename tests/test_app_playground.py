@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, run_until
 
+from scratchpad_lab.ui.markup import escape
+
 PACE_INSTANT = "instant"
 PACE_DEMO = "demo (0.5 s/step)"
 
@@ -195,9 +197,9 @@ def test_a_preset_fills_in_both_middleware_triggers(app, preset, every, cap):
 def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(app, template, named):
     prompt = app.text_area(key="play_summarizer_prompt")
     prompt.input(template).run()
-    errors = [e.value for e in app.error]
-    assert len(errors) == 1 and errors[0].startswith("Fix this setting to run: ")
-    assert named in errors[0] and "summarizer_prompt" in errors[0]
+    errors = [e.value for e in app.error]  # inert markdown (ui/markup.escape): it quotes what was typed
+    assert len(errors) == 1 and errors[0].startswith(escape("Fix this setting to run: "))
+    assert escape(named) in errors[0] and escape("summarizer_prompt") in errors[0]
     assert app.button(key="play_run").disabled
 
     app.text_area(key="play_summarizer_prompt").input("Keep the facts; drop the rest.\n{scratchpad}").run()

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, run_until
 from fake_openai import FakeOpenAI, echo_marker
+from scratchpad_lab.ui.markup import escape
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
@@ -106,8 +107,8 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
 
 def test_bad_prompts_get_a_sentence_and_a_fix(lab):
     lab.text_area(key="pl_text_0").input("Summarize the notes, please.").run()
-    errors = [e.value for e in lab.error]
-    assert errors and "{scratchpad}" in errors[0] and "escap" not in errors[0].lower()
+    errors = [e.value for e in lab.error]  # inert markdown (ui/markup.escape): the text quotes the prompt
+    assert errors and escape("{scratchpad}") in errors[0] and "escap" not in errors[0].lower()
     assert lab.button(key="pl_run").disabled
     fix = lab.button(key="pl_fix_0")
     assert fix.label == "Fix: Add {scratchpad} at the end"
@@ -116,7 +117,7 @@ def test_bad_prompts_get_a_sentence_and_a_fix(lab):
     assert not lab.error and not lab.button(key="pl_run").disabled
     lab.text_area(key="pl_text_0").input("{scratchpad}\nFor {customer}").run()
     warnings = [w.value for w in lab.warning]
-    assert warnings and "{customer}" in warnings[0] and "as written" in warnings[0]
+    assert warnings and escape("{customer}") in warnings[0] and escape("as written") in warnings[0]
     assert not lab.button(key="pl_run").disabled
 
 

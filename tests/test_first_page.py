@@ -13,8 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # What the first page must not import: the data-frame and chart stack, the model client and tokenizer,
 # LangChain, and the lab's runner, run view, analysis, file schemas and lessons (each imported where a
 # run is started or shown, a file opened, a link followed, or another page drawn).
+# (numpy is not on the list: the page icon, a PNG the app serves so no browser fetches one from
+# fonts.gstatic.com, goes through Streamlit's image code, which imports numpy and PIL: about 0.13 s of CPU
+# once per process.)
 DEFERRED = [
-    "pandas", "pyarrow", "altair", "numpy", "openai", "tiktoken", "langchain_core",
+    "pandas", "pyarrow", "altair", "openai", "tiktoken", "langchain_core",
     "scratchpad_lab.engine.runner", "scratchpad_lab.engine.observe", "scratchpad_lab.engine.tokens",
     "scratchpad_lab.engine.extractive", "scratchpad_lab.engine.review",
     "scratchpad_lab.ui.view", "scratchpad_lab.ui.cards", "scratchpad_lab.ui.charts", "scratchpad_lab.ui.loss",

@@ -233,8 +233,8 @@ def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
 
 
 def test_an_endpoint_summarizer_serves_every_strategy_through_its_own_client(tmp_path, capsys, monkeypatch):
-    """The LangChain strategies reach the endpoint through langchain-openai, the autourgos ones through
-    the lab's client; every summary request lands on the (local, fake) server, and its usage counts."""
+    """Every strategy reaches the endpoint through the lab's one client (the LangChain ones as a chat
+    model wrapping it); every summary request lands on the (local, fake) server, and its usage counts."""
     from fake_openai import FakeOpenAI
 
     path = tmp_path / "trace.json"

@@ -4,6 +4,7 @@ Made safe once where text enters, so every output path (--json, --out, --trace-o
 Compare pages) works: each lone surrogate becomes U+FFFD.
 """
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,78 @@ def test_the_quick_surrogate_check_has_no_false_negatives():
             text = json.dumps({"k": value}, ensure_ascii=ascii_only)
             holds = _LONE_SURROGATE.search(json.loads(text)["k"]) is not None
             assert not holds or may_hold_surrogates(text), text
+
+
+# ── issue 20: lone surrogates the agent's own JSON decode makes (a `\udfff` escape inside a step) ──
+
+# The step texts hold the escape itself (backslash, u, d, f, f, f): only the agent's json.loads of the
+# step turns it into a lone surrogate, after every loader has already passed the text.
+ESCAPED_STEP = ('{"thought": "look \\udfff", "actions": [{"action": "get_ticket", "action_input": '
+                '{"ticket_id": "T-5521\\ud800"}}], "final_answer": null}')
+ESCAPED_END = '{"thought": "done \\udc00", "actions": [], "final_answer": "The code is ERR_503 \\udfff."}'
+
+
+def _escaped_trace_file(tmp_path) -> Path:
+    raw = {"schema": "scratchpad-lab/trace@1", "task": "find it", "tools": [{"name": "get_ticket", "description": "d"}],
+           "steps": [{"response": ESCAPED_STEP, "observations": ["ticket T-5521: ERR_503 " + "x" * 50]},
+                     {"response": ESCAPED_END, "observations": []}]}
+    path = tmp_path / "escaped.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert "\\\\udfff" in path.read_text()  # the file itself holds no surrogate escape a loader would decode
+    return path
+
+
+def test_a_step_whose_json_escapes_a_lone_surrogate_replays_to_valid_json(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    code = cli.main(["replay", str(_escaped_trace_file(tmp_path)), "--json", "--out", str(out)])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(printed)["final_answer"] == "The code is ERR_503 \ufffd."
+    record = json.loads(out.read_text(encoding="utf-8"))
+    thoughts = [e["data"]["text"] for e in record["events"] if e["kind"] == "thought"]
+    assert thoughts == ["look \ufffd", "done \ufffd"]
+
+
+def test_run_out_against_a_model_sending_such_steps_is_a_valid_file(tmp_path, capsys):
+    with FakeOpenAI() as server:
+        server.script = [("ok", ESCAPED_STEP), ("ok", ESCAPED_END)]
+        out = tmp_path / "model.json"
+        code = cli.main(["run", "--agent-model", "m", "--agent-base-url", server.url, "--out", str(out), "--json"])
+    printed, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert json.loads(out.read_text(encoding="utf-8"))["outcome"]["final_answer"] == "The code is ERR_503 \ufffd."
+    tools = [e["data"] for e in json.loads(out.read_text(encoding="utf-8"))["events"] if e["kind"] == "tool_call"]
+    assert tools and tools[0]["input"] == {"ticket_id": "T-5521\ufffd"}
+
+
+def test_the_runs_page_opens_such_a_shared_trace(tmp_path):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = at.switch_page("pages/runs.py").run()
+    at.file_uploader(key="runs_upload").upload("e.json", _escaped_trace_file(tmp_path).read_bytes(), "application/json")
+    at.run()
+    at.selectbox(key="runs_open").set_value("upload:0").run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = " ".join(str(t.value) for t in list(at.text) + list(at.code) + list(at.markdown))
+    assert "\ufffd" in texts
+
+
+def test_the_live_playground_runs_against_a_model_sending_such_steps():
+    with FakeOpenAI() as server:
+        server.script = [("ok", ESCAPED_STEP), ("ok", ESCAPED_END)]
+        at = AppTest.from_file(APP, default_timeout=60).run()
+        at.sidebar.selectbox(key="play_agent").set_value("endpoint").run()
+        at.sidebar.selectbox(key="play_agent_ep_provider").set_value("custom").run()
+        at.sidebar.text_input(key="play_agent_ep_base_url_custom").set_value(server.url)
+        at.sidebar.text_input(key="play_agent_ep_model_custom").set_value("m")
+        at.run()
+        at.button(key="play_run").click().run()
+        for _ in range(300):  # the live fragment draws each step as it comes, then the finished run
+            at.run()
+            assert not at.exception, [e.value for e in at.exception]
+            if at.session_state["play_active_run"] is None:
+                break
+            time.sleep(0.05)
+        record = at.session_state["play_runs"][-1]
+    assert record.final_answer == "The code is ERR_503 \ufffd."
+    assert not at.exception

@@ -27,6 +27,7 @@ from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
+from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -119,6 +120,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
     replay.add_argument("file")
     _add_settings(replay)
+    _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
     sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
@@ -133,6 +135,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     sweep.add_argument("--json", action="store_true", help="print one JSON row per setting")
     from scratchpad_lab.cli.import_trace import add_parser as add_import_parser  # cheap: no engine run
     add_import_parser(sub)
+    _add_work_limit(sweep)
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
@@ -151,6 +154,13 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
     add_runs_parser(sub)
     return parser
+
+
+def _add_work_limit(p: argparse.ArgumentParser) -> None:
+    from scratchpad_lab.engine.limits import LIFT_FLAG  # cheap: no engine behind it
+    p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
+                   help="run even if the job is over the lab's work limit (time, memory, model calls); "
+                        "on your own machine only, never in hosted mode")
 
 
 def _list_of(convert, what: str):
@@ -175,6 +185,7 @@ def _sweep(args: argparse.Namespace) -> int:
         RunConfig.build(**s.changes())
     loaded = load(args.file)
     _say_summarizer(replay_source(loaded), extra)
+    check_work(loaded, settings=settings, keep_records=False, lifted="no_work_limit" in given)  # and a job too big
     rows = sweep_rows(loaded, settings)
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
@@ -228,7 +239,9 @@ def _source_and_config(args: argparse.Namespace):
     loaded = load(args.file)
     replay = replay_source(loaded, label=Path(args.file).name)
     _say_summarizer(replay, overrides)
-    return replay.source, replay.config.replace(**overrides), loaded
+    config = replay.config.replace(**overrides)
+    check_work(loaded, replay=config, lifted="no_work_limit" in vars(args))  # before it starts
+    return replay.source, config, loaded
 
 
 def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:

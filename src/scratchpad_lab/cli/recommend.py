@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         missing = next(name for name in grids if name not in chosen)
         raise StrategyError(f"--grid {missing}: that strategy is not searched; add --strategy {missing}.")
     found = search(load(args.file), chosen, grids, summarizer, getattr(args, "price_model", None),
-                   workers=args.workers)
+                   workers=args.workers, lifted=getattr(args, "no_work_limit", False))
     if getattr(args, "json", False):
         print(json.dumps(found.to_dict(), ensure_ascii=False))
         return EXIT_OK

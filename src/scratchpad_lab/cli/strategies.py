@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import List
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
@@ -43,27 +44,41 @@ def add_summarizer_flags(p) -> None:
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
-    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")
+    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key (a provider's own "
+                   "variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="also send a provider's key variable to a base URL that is not that provider's")
     p.add_argument("--price-model", metavar="NAME",
                    help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
                         "summarizer's own model, and the offline one is free)")
+    from scratchpad_lab.engine.limits import LIFT_FLAG
+    p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
+                   help="run even if the job is over the lab's work limit (on your own machine only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import figures
     from scratchpad_lab.cli.import_trace import load
+    from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.strategies.engine import run_strategies
 
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
     summarizer = summarizer_from_args(args)
-    results = run_strategies(load(args.file), specs, summarizer)
+    loaded = load(args.file)
+    # Before anything runs: a job over the work limit is refused with what it would cost.
+    check_work(loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
+               lifted=getattr(args, "no_work_limit", False))
+    results = run_strategies(loaded, specs, summarizer)
     price = getattr(args, "price_model", None)
     rows: List[dict] = [r.row(price) for r in results]
     if getattr(args, "details", False):
         for row, result in zip(rows, results):
             row["details"] = result.details()
+    for result in results:  # on stderr whatever the output form: a strategy that stopped early says why
+        if result.error:
+            print(f"scratchpad-lab: warning: {result.name}: {result.error}", file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(rows, ensure_ascii=False))
     else:
@@ -75,14 +90,12 @@ def run(args: argparse.Namespace) -> int:
                   f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
-            if result.error:
-                print(f"    error: {result.error}")
     return EXIT_OK
 
 
 def summarizer_from_args(args: argparse.Namespace):
     """The one summarizer from the shared flags; StrategyError names a bad one."""
-    from scratchpad_lab.engine.keys import endpoint_for
+    from scratchpad_lab.engine.keys import cli_key, endpoint_for
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
     low, high = field_bounds("extractive_budget_chars")
@@ -93,5 +106,6 @@ def summarizer_from_args(args: argparse.Namespace):
         if not model:
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
         endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
-        return SummarizerSpec("endpoint", args.extractive_budget, endpoint)
+        # The CLI key rule (engine/keys.py), as every other command follows it.
+        return SummarizerSpec("endpoint", args.extractive_budget, endpoint, cli_key(endpoint, vars(args), "summarizer"))
     return SummarizerSpec("extractive", args.extractive_budget)

@@ -1,6 +1,7 @@
 """Which addresses a hosted lab may connect to, and how it holds to the one it checked.
 
-Streamlit-free; used by providers.py in hosted mode (SCRATCHPAD_LAB_HOSTED=1). A base URL's host is
+Streamlit-free; used by providers.py in hosted mode (SCRATCHPAD_LAB_HOSTED=1); transport.py holds
+the connection to the checked address. A base URL's host is
 resolved once; every address DNS gives must be public (not loopback, private, link-local, shared,
 reserved, documentation, multicast or a cloud metadata address, nor an IPv6 form that carries such an
 IPv4 address); the connection then goes to exactly that address (DNS pinning), so a name that resolves
@@ -52,23 +53,3 @@ def public_address(hostname: str, port: int) -> str:
     if not addresses:
         raise ValueError(f"The host {hostname!r} cannot be resolved; check the base URL.")
     return str(addresses[0])
-
-
-def pinned_transport(hostname: str, address: str):
-    """An httpx transport that connects to `address` (the one public_address approved) whatever DNS
-    says now, while the request keeps its Host header and TLS checks the certificate for `hostname`."""
-    import sys
-
-    import openai
-
-    # The HTTP library openai's own client is built on (httpx, or its successor httpx2).
-    httpx = sys.modules[openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0]]
-
-    class _Pinned(httpx.HTTPTransport):
-        def handle_request(self, request):
-            if (request.url.host or "").lower() == hostname:
-                request.url = request.url.copy_with(host=address)
-                request.extensions = {**request.extensions, "sni_hostname": hostname}
-            return super().handle_request(request)
-
-    return _Pinned()

@@ -34,6 +34,7 @@ from scratchpad_lab.model.config import PACKAGE_PROMPT, PACKAGE_PROMPT_HEAD, Run
 from scratchpad_lab.model.events import RunLog
 from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.model.untrusted import clean_json, clean_text
 
 
 class RunStopped(Exception):
@@ -242,6 +243,8 @@ class RunObserver:
             except Exception as exc:
                 self.record_raw_observation(position, f"Error executing '{name}': {exc}")
                 raise
+            if isinstance(result, str):
+                result = clean_text(result)  # a tool's text enters the scratchpad here
             self.record_raw_observation(position, str(result))
             return result
 
@@ -407,7 +410,10 @@ class ObservedAgent(Agent):
         observer.agent = self
 
     def _parser(self, response: str):
-        thought, actions, final_answer = super()._parser(response)
+        # The agent's own JSON decode turns a `\udfff` escape in a reply into a lone surrogate; what it
+        # parsed is made safe here, where a model's (or a trace's) step enters the run, so no event,
+        # page, file or CLI output meets one.
+        thought, actions, final_answer = clean_json(list(super()._parser(response)))
         obs = self._observer
         with obs._claim_lock:
             obs.step_actions = list(actions)

@@ -30,7 +30,8 @@ import time
 from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlparse
 
-from scratchpad_lab.engine.addresses import pinned_transport, public_address
+from scratchpad_lab.engine.addresses import public_address
+from scratchpad_lab.engine.transport import CallGuard, guarded, lab_transport
 from scratchpad_lab.model.endpoint import (NO_KEY_PLACEHOLDER, PROVIDERS, USERINFO_MESSAGE, Endpoint, EndpointError, ReplyTooLarge,
                                             hosted_mode)
 from scratchpad_lab.model.untrusted import clean_text
@@ -153,40 +154,57 @@ def resolve_key(endpoint: "Endpoint", typed_key: Optional[str] = None, secrets: 
 
 
 def _chat_model_class():
-    """OpenAIChatModel whose HTTP clients never follow redirects and, in hosted mode, connect only to
-    the address that was checked (built lazily: openai is heavy)."""
+    """OpenAIChatModel whose HTTP client is the lab's transport (transport.py: no redirects, the pinned
+    address in hosted mode, the whole-call deadline, Stop, the reply cap). Built lazily: openai is heavy."""
     import openai
     from autourgos_openaichat import OpenAIChatModel
 
-    class _NoRedirectChatModel(OpenAIChatModel):
+    class _LabChatModel(OpenAIChatModel):
         pinned: Optional[str] = None  # set on the class built for one endpoint (see EndpointLLM)
+        body_cap: int = 0
 
-        def _init_clients(self) -> None:  # same clients as the package's, with redirects refused
+        def _init_clients(self) -> None:  # the package's clients, on the lab's transport
             common = dict(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
-            extra = {}
-            if self.pinned:
-                host = (urlparse(self.base_url).hostname or "").lower()
-                extra = {"transport": pinned_transport(host, self.pinned)}
+            host = (urlparse(self.base_url).hostname or "").lower()
+            transport = lab_transport(self.timeout, self.body_cap, (host, self.pinned) if self.pinned else None)
             self._client = openai.OpenAI(
-                http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout, **extra),
-                **common)
-            # The lab only calls synchronously; the async client is never used, so it gets no pinning and
-            # is pointed nowhere real in hosted mode.
+                http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout,
+                                                      transport=transport, trust_env=False), **common)
+            # The lab only calls synchronously; the async client is never used, so it is pointed nowhere.
             self._async_client = openai.AsyncOpenAI(
-                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=self.timeout),
-                **({**common, "base_url": "https://invalid.invalid/v1"} if self.pinned else common))
+                http_client=openai.DefaultAsyncHttpxClient(follow_redirects=False, timeout=self.timeout,
+                                                           trust_env=False),
+                **{**common, "base_url": "https://invalid.invalid/v1"})
 
-    return _NoRedirectChatModel
+    return _LabChatModel
+
+
+def body_cap(max_reply_bytes: int) -> int:
+    """Bytes a reply may take on the wire: the text cap, room for JSON escapes (a non-ASCII character
+    is up to 3x its UTF-8 size as \\u escapes) and the completion's envelope."""
+    return 4 * max_reply_bytes + 64_000
+
+
+KEY_SHOWN_AS = "[key hidden]"
+
+
+def scrub(text: str, key: Optional[str]) -> str:
+    """`text` with the exact value of `key` replaced (a server may echo the key in its error body)."""
+    if key and key != NO_KEY_PLACEHOLDER and len(key) >= 6 and key in text:
+        return text.replace(key, KEY_SHOWN_AS)
+    return text
 
 
 BREAKER_AFTER = 3  # the same failure this many times in a row: the rest of the run's calls fail at once
 
 
 class EndpointLLM:
-    """An `.invoke(prompt)` model for the agent or the summarizer, with the lab's limits.
+    """An `.invoke(prompt)` model for the agent or the summarizer, with the lab's limits. The one
+    endpoint client: the agent, the summarizer, Test connection, the prompt matrix and (as a LangChain
+    chat model, strategies/summarizer.py) deepagents and LangMem all call through it.
 
     The runner may set `time_left` (a function giving the run's seconds left: no try runs past it) and
-    `stop_event` (set: no further try starts)."""
+    `stop_event` (set: no further try starts, and a call in flight ends within `transport.POLL_S`)."""
 
     abandonable = True  # it blocks on the network: the observer runs it where a run can walk away
 
@@ -197,12 +215,15 @@ class EndpointLLM:
         self.last_usage: Dict[str, Any] = {}
         self.time_left: Optional[Callable[[], float]] = None
         self.stop_event: Optional[threading.Event] = None
+        self.max_calls: Optional[int] = None  # a job's cap on its calls (engine/limits.py), None: no cap
+        self.calls = 0
+        self._key = api_key or NO_KEY_PLACEHOLDER
         self._failures: list = []   # the last consecutive failure messages
         self._broken: Optional[str] = None
         cls = _chat_model_class()
-        cls.pinned = pinned
+        cls.pinned, cls.body_cap = pinned, body_cap(endpoint.max_reply_bytes)
         self._model = cls(
-            model=endpoint.model, api_key=api_key or NO_KEY_PLACEHOLDER, base_url=endpoint.url,
+            model=endpoint.model, api_key=self._key, base_url=endpoint.url,
             max_tokens=endpoint.max_tokens, timeout=endpoint.timeout_s,
             # One HTTP try per package call: the lab decides what is worth trying again (below).
             max_retries=1, structured_output=True,
@@ -210,56 +231,85 @@ class EndpointLLM:
             circuit_failure_threshold=1_000_000,
         )
 
+    def __repr__(self) -> str:  # never the key
+        return self._scrub(f"EndpointLLM({self.model_name!r})")
+
     def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, **_kwargs: Any) -> str:
+        """The reply's text. `prompt` is a string, or a list of {"role", "content"} messages."""
         if self._broken:
             raise EndpointError(f"{self._broken} (not tried again: the same failure happened {BREAKER_AFTER} "
                                 "times in a row in this run)")
         self.last_usage = {}
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise EndpointError(self._scrub(f"{self.endpoint.label()}: this job has made its {self.max_calls:,} "
+                                            "calls, the most one job may make; no more are sent."))
+        self.calls += 1
         try:
             meta, latency = self._invoke_with_retries(prompt, max_tokens)
+            text = meta.get("response") if isinstance(meta, dict) else meta
+            text = "" if text is None else clean_text(str(text))  # a model's text is made safe where it enters
+            size = len(text.encode("utf-8"))
+            if size > self.endpoint.max_reply_bytes:
+                raise self._too_large(f"a reply of {size:,} bytes")
         except EndpointError as exc:
-            self._failures = (self._failures + [str(exc)])[-BREAKER_AFTER:]
+            message = str(exc)
+            self._failures = (self._failures + [message])[-BREAKER_AFTER:]
             if len(self._failures) == BREAKER_AFTER and len(set(self._failures)) == 1:
-                self._broken = str(exc)
+                self._broken = message
             raise
         self._failures = []
-        text = meta.get("response") if isinstance(meta, dict) else meta
-        text = "" if text is None else clean_text(str(text))  # a model's text is made safe where it enters
-        size = len(text.encode("utf-8"))
-        if size > self.endpoint.max_reply_bytes:
-            raise ReplyTooLarge(f"{self.endpoint.label()} sent a reply of {size:,} bytes, over the "
-                                f"{self.endpoint.max_reply_bytes:,}-byte cap; it was refused before the agent read it. Lower "
-                                "max_tokens or use another model.")
         if isinstance(meta, dict):
             self.last_usage = {"input_tokens": meta.get("input_tokens"), "output_tokens": meta.get("output_tokens"),
                                "latency_s": latency}
         return text
 
+    def _too_large(self, what: str) -> ReplyTooLarge:
+        return ReplyTooLarge(self._scrub(
+            f"{self.endpoint.label()} sent {what}, over the {self.endpoint.max_reply_bytes:,}-byte cap; it was "
+            "refused before the agent read it. Lower max_tokens or use another model."))
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._key)
+
     def _invoke_with_retries(self, prompt: Any, max_tokens: Optional[int]):
         tries = self.endpoint.retries
+        label = self.endpoint.label()
         for attempt in range(tries):
             overrides: Dict[str, Any] = {}
             if max_tokens is not None:
                 overrides["max_tokens"] = max_tokens
+            timeout = self.endpoint.timeout_s
             left = self.time_left() if self.time_left else None
             if left is not None:
                 if left <= 0:
-                    raise EndpointError(f"{self.endpoint.label()}: no time left in the run for another try.")
-                overrides["timeout"] = max(0.05, min(self.endpoint.timeout_s, left))
+                    raise EndpointError(self._scrub(f"{label}: no time left in the run for another try."))
+                timeout = max(0.05, min(timeout, left))
+                overrides["timeout"] = timeout
+            if self.stop_event is not None and self.stop_event.is_set():
+                raise EndpointError(self._scrub(f"{label}: the run was stopped before the call."))
+            # The whole try (connect, send, every byte of the reply) is held to one deadline and to Stop.
+            guard = CallGuard(timeout, body_cap(self.endpoint.max_reply_bytes), self.stop_event)
             started = time.perf_counter()
             try:
-                return self._model.invoke(prompt, **overrides), time.perf_counter() - started
+                with guarded(guard):
+                    return self._model.invoke(prompt, **overrides), time.perf_counter() - started
             except Exception as exc:
+                if guard.reason == "stopped":
+                    raise EndpointError(self._scrub(f"{label}: the call was stopped.")) from None
+                if guard.reason == "too_large":
+                    raise self._too_large(f"more than {guard.max_bytes:,} bytes") from None
                 last = attempt == tries - 1
                 if last or not worth_retrying(exc):
-                    raise EndpointError(explain_error(exc, self.endpoint, tries=attempt + 1)) from exc
+                    # Only the lab's own sentence goes on: the exception chain may carry the server's
+                    # error body (which can echo a header or the key), so it is cut here.
+                    raise EndpointError(self._scrub(explain_error(exc, self.endpoint, tries=attempt + 1))) from None
             wait = 0.5 * 2 ** attempt
             left = self.time_left() if self.time_left else None
             if left is not None:
                 wait = min(wait, max(left, 0.0))
             if self.stop_event is not None:
                 if self.stop_event.wait(wait):
-                    raise EndpointError(f"{self.endpoint.label()}: the run was stopped between tries.")
+                    raise EndpointError(self._scrub(f"{label}: the run was stopped between tries."))
             else:
                 time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -308,7 +308,12 @@ def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Option
 def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] = None,
            grids: Optional[Dict[str, Grid]] = None, summarizer: Optional[SummarizerSpec] = None,
            price_model: Optional[str] = None, workers: int = 2,
-           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None) -> Search:
+           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None,
+           lifted: bool = False) -> Search:
+    """Run the search (see the module's docstring). Before any point runs, the whole search goes through the
+    one work-limit check (engine/limits.py) as one Strategies job of all its points; `lifted` is the CLI's
+    --no-work-limit."""
+    from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.strategies.engine import scenario_of, trajectory_text
 
     trace = recorded_trajectory(loaded)
@@ -318,13 +323,16 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     points, skipped = plan(trace, strategies, grids, peak_chars)
     if not points:
         raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
+    check_work(loaded, strategies=[p.spec for p in points], endpoint_summarizer=summarizer.kind == "endpoint",
+               lifted=lifted)
     total = len(points)
     if progress:
         progress(0, total, f"{total} points")
     threads = summarizer.kind == "endpoint"  # waiting on the network: threads, one shared store
     workers = max(1, min(int(workers), total))
     shared = SummarizerSpec(summarizer.kind, summarizer.extractive_budget_chars, summarizer.endpoint,
-                            summarizer.api_key)
+                            summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
+                            time_left=summarizer.time_left)
     _start_worker(trace, shared, scenario)
     counts = {"done": 0, "reused": 0}
 

@@ -79,4 +79,6 @@ def summarizer_notice(replay: Replay) -> Optional[str]:
 def replay_with_defaults(trace: Trace, name: str, label: str = "trace") -> RunRecord:
     """A trace has no events of its own: replayed once with the package defaults, so it can be shown."""
     source, config, _, _ = replay_source(trace, label)
+    from scratchpad_lab.engine.limits import check_work  # within the file limits this always fits; checked alike
+    check_work(trace, replay=config)
     return Run(config, source, name=name).run()

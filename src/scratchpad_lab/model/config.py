@@ -58,14 +58,28 @@ class ConfigError(LabError, ValueError):
     """A setting a user gave is out of range or malformed; the message says what to change."""
 
 
+MAX_PROMPT_CHARS = 20_000  # one limit for a summarizer prompt everywhere (pages, --prompt-file, loaded records)
+
+
+def prompt_too_long(template: str) -> Optional[str]:
+    """The sentence for a prompt over MAX_PROMPT_CHARS (None when it fits)."""
+    if len(template) <= MAX_PROMPT_CHARS:
+        return None
+    return f"The prompt is {len(template):,} characters; the limit is {MAX_PROMPT_CHARS:,}. Shorten it."
+
+
 def validate_prompt_template(template: str) -> str:
     """Check a summarizer prompt template; return it or raise ConfigError saying what to fix.
 
     The package formats its prompt with str.format(query=, iteration=, scratchpad=), so a template
-    must be valid for str.format with exactly those names and must contain {scratchpad}.
+    must be valid for str.format with exactly those names and must contain {scratchpad}. It is sent
+    at every compression, so it is held to MAX_PROMPT_CHARS.
     """
     if not template.strip():
         raise ConfigError("summarizer_prompt is empty: write a prompt that contains {scratchpad}.")
+    too_long = prompt_too_long(template)
+    if too_long:
+        raise ConfigError(too_long)
     try:
         parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional
 
 import streamlit as st
 
+from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.engine import compare as engine
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest
 from scratchpad_lab.analysis.metrics import model_ids
@@ -71,6 +72,9 @@ def _replay(entry: Entry, settings: List[engine.Setting], labels: List[str], wha
         bar.progress(index / total, text=f"Replayed {index} of {total}" + (f"; now {label}" if index < total else ""))
 
     try:
+        # refused before it starts when the job is over the work limit (engine/limits.py; a ValueError)
+        check_work(entry.loaded, settings=settings,
+                   endpoint_summarizer=any(s.summarizer in ("endpoint", "same-as-agent") for s in settings))
         records, baselines, keeps = engine.compare(entry.loaded, settings, keys=keys, progress=progress)
     except LabError as exc:
         bar.empty()

@@ -14,17 +14,8 @@ from scratchpad_lab.model.config import explain_validation_error
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.providers import check_connection, key_refusal, resolve_key
 from scratchpad_lab.model.endpoint import PROVIDERS, Endpoint, hosted_mode
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import PLAY_PRICE_ROWS
-
-
-def plain(text: str) -> str:
-    """Text that may quote a URL the visitor typed, escaped so markdown shows it as typed: no image, no
-    HTML, no emphasis (every ASCII punctuation mark gets CommonMark's backslash escape). Streamlit may
-    still show a bare http(s) URL as a link: a click, never a fetch."""
-    return "".join("\\" + c if c in _PUNCTUATION else c for c in text)
-
-
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def _secrets() -> dict:
@@ -56,11 +47,11 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
     if endpoint is not None and not st.session_state.get(f"{prefix}_key"):
         refusal = key_refusal(endpoint, _secrets())
         if refusal:
-            container.caption(plain(refusal))
+            container.caption(escape(refusal))  # quotes the URL the visitor typed
     if container.button("Test connection", key=f"{prefix}_test", disabled=endpoint is None,
                         help="One tiny call (1 token, 3 s at most) to check the URL, the model and the key."):
         ok, message = check_connection(endpoint, key)
-        (container.success if ok else container.error)(plain(message))
+        (container.success if ok else container.error)(escape(message))
     return endpoint, key, problem
 
 

@@ -25,6 +25,7 @@ from scratchpad_lab.engine.providers import EndpointLLM
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.scenarios import DEMO_NOTICE, get_scenario
 from scratchpad_lab.ui.endpoints import price_table
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.settings import K_SCENARIO, config_from_state, sidebar_settings
@@ -157,7 +158,7 @@ def _scenario_text(config, scenario, folded: bool) -> None:
     with box:
         st.markdown(f"**{scenario.title}**: {scenario.description}")
         st.text("Task given to the agent: " + task)
-        st.caption(note)
+        st.caption(escape(note))  # it may quote the base URL the visitor typed
 
 
 def _shown_index(runs) -> Optional[int]:
@@ -191,7 +192,7 @@ def page() -> None:
         review_switch()
         autosave_switch()
     if problem:
-        st.error(f"Fix this setting to run: {problem}")
+        st.error(escape(f"Fix this setting to run: {problem}"))  # may quote what was typed
     if st.session_state.get(PLAY_START_ERROR):
         show_problem("The run could not start:", st.session_state.pop(PLAY_START_ERROR))
 

@@ -21,6 +21,7 @@ from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
@@ -194,10 +195,10 @@ def _prompt_editor(i: int, col) -> Tuple[Optional[PromptVariant], bool]:
         _keep(f"pl_name_{i}", f"pl_text_{i}", f"pl_start_{i}")
         text = st.session_state[f"pl_text_{i}"]
         check = check_prompt(text)
-        for problem in check.problems:
-            st.error(problem)
+        for problem in check.problems:  # both quote the prompt's own {...} text: inert markdown
+            st.error(escape(problem))
         for note in check.notes:
-            st.warning(note)
+            st.warning(escape(note))
         if check.fix is not None:
             st.button("Fix: " + check.fix_label, key=f"pl_fix_{i}", on_click=_apply_fix, args=(i, check.fix))
         b1, b2 = st.columns(2)
@@ -423,7 +424,7 @@ def page() -> None:
         variants.append(variant)
         runnable = runnable and ok
     if st.session_state.get(PL_USED):
-        st.success(f"The playground now uses the prompt “{st.session_state.pop(PL_USED)}”.")
+        st.success(escape(f"The playground now uses the prompt “{st.session_state.pop(PL_USED)}”."))
         st.page_link("pages/playground.py", label="Go to the playground")
     _versions_panel()
 

@@ -17,6 +17,8 @@ from scratchpad_lab.engine.strategies import (SummarizerSpec, make_spec, names, 
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
 from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.model.config import field_bounds, field_default
+from scratchpad_lab.engine.limits import check_work
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
@@ -115,7 +117,8 @@ def _row_texts(result, texts: Dict[str, Dict[str, str]]) -> Dict[str, str]:
 
 
 def _quirk_line(q) -> str:
-    return f"step {q.iteration}: {q.text}"
+    """A quirk as inert markdown: it may quote a tool's name, a file path or a package's reply."""
+    return escape(f"step {q.iteration}: {q.text}")
 
 
 def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> None:
@@ -134,7 +137,7 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
     if len(result.quirks) > shown_quirks:
         st.caption(f"{len(result.quirks) - shown_quirks} more like this.")
     for path, content in list(result.files.items())[:10]:
-        with st.expander(f"file {path} ({len(content):,} chars)"):
+        with st.expander(escape(f"file {path} ({len(content):,} chars)")):
             st.code(content[:SHOW_CHARS] + ("\n[... shown cut here ...]" if len(content) > SHOW_CHARS else ""),
                     language=None)
 
@@ -153,7 +156,7 @@ def _summarizer_widgets() -> SummarizerSpec:
         return SummarizerSpec("extractive", int(budget))
     endpoint, key, problem = endpoint_widgets(st.container(border=True), "strat_sum_ep", "Summarizer")
     if problem:
-        st.error(problem)
+        st.error(escape(problem))
         st.stop()
     return SummarizerSpec("endpoint", int(budget), endpoint, key or None)
 
@@ -199,6 +202,8 @@ def page() -> None:
             if specs:
                 bar = st.progress(0.0, text="starting")
                 with user_errors("These strategies could not run on this trajectory."):
+                    # refused before it starts when the job is over the work limit (engine/limits.py)
+                    check_work(entry.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint")
                     results = run_strategies(entry.loaded, specs, summarizer,
                                              progress=lambda i, n, label: bar.progress(i / n, text=f"running {label}"))
                     st.session_state[STRAT_RESULT] = Shown((entry.key, tuple(picked)), results, entry.title)

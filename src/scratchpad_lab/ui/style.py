@@ -1,5 +1,10 @@
 """The page's own fixed style (no untrusted text in it). A module of its own, with nothing to import,
 so the first page can apply it without importing the run view (ui/view.py) and the analysis behind it."""
+from pathlib import Path
+
+# The page icon: a file the app serves itself (a `:material/...:` page icon makes every visitor's browser
+# fetch an svg from fonts.gstatic.com; the lab works offline).
+ICON = str(Path(__file__).resolve().parents[1] / "data" / "icon.png")
 
 # A tighter page so the live view fits one screen.
 PAGE_CSS = """<style>

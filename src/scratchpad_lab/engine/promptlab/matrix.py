@@ -199,6 +199,8 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
     obs = RunObserver(log, config, middleware, TokenCounter(None), TokenCounter(model))
     if stop_event is not None:
         obs.stop_event = stop_event
+        if hasattr(summarizer, "stop_event"):  # an endpoint client: a call in flight ends at Stop, closed
+            summarizer.stop_event = stop_event
     agent = _SnapshotAgent(snapshot.scratchpad, snapshot.query)
     obs.agent = agent
     obs.iteration = snapshot.iteration - 1

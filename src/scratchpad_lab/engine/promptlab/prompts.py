@@ -11,13 +11,13 @@ from typing import Annotated, Dict, List, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT, PROMPT_PLACEHOLDERS, ConfigError, validate_prompt_template
+from scratchpad_lab.model.config import (ConfigError, MAX_PROMPT_CHARS, PACKAGE_PROMPT, PROMPT_PLACEHOLDERS,
+                                         prompt_too_long, validate_prompt_template)
 from scratchpad_lab.model.datafile import DataFileError, check
 
 
 MAX_PROMPTS = 4
 MAX_SUMMARIZERS = 3
-MAX_PROMPT_CHARS = 20_000
 PER_ENDPOINT = 4  # concurrent calls per endpoint: within what hosted APIs and local servers take
 
 
@@ -151,9 +151,8 @@ def check_prompt(text: str) -> PromptCheck:
     if not text.strip():
         return PromptCheck(text, None, ["The prompt is empty. Start from one of the library's prompts."],
                            fix=PACKAGE_PROMPT, fix_label="Start from the package's prompt")
-    if len(text) > MAX_PROMPT_CHARS:
-        return PromptCheck(text, None, [f"The prompt is {len(text):,} characters; the limit is "
-                                        f"{MAX_PROMPT_CHARS:,}. Shorten it."])
+    if prompt_too_long(text):
+        return PromptCheck(text, None, [prompt_too_long(text)])
     try:
         return PromptCheck(text, validate_prompt_template(text))
     except ConfigError:

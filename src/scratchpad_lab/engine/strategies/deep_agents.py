@@ -68,6 +68,19 @@ def session_id(trace: Trace) -> str:
     return "session_" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def tool_quirk(iteration: int, tool: str, chars: int, offloaded: Optional[str], reply: str) -> Quirk:
+    """What deepagents did with a tool result it changed: moved it to a file, or (no file: e.g. a second
+    write_file to the same path in one step) answered the call itself instead of the recorded result."""
+    if offloaded:
+        return Quirk(iteration, "deepagents-tool-offload",
+                     f"A {chars:,}-character tool result went to {offloaded}; the model sees a short preview of it.")
+    said = " ".join(reply.split())
+    said = said if len(said) <= 160 else said[:157] + "..."
+    return Quirk(iteration, "deepagents-tool-answered",
+                 f"deepagents answered this {tool} call itself (“{said}”); the model sees that instead of the "
+                 f"recorded {chars:,}-character result.")
+
+
 def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
     """(filesystem middleware, summarization middleware) with the package's defaults, overridden
     only where a setting is given."""
@@ -102,24 +115,25 @@ def tool_dicts(trace: Trace) -> List[Dict[str, Any]]:
 
 
 class _Files:
-    """The backend's files, read again only when one changed (its size or time): deepagents appends to one
-    history file, and reading every file at every model call would grow with the square of the steps."""
+    """The backend's files as {virtual path: text}, read again only when a file's size or time changed:
+    the offloaded conversation history is appended to at every summary and grows to the whole
+    conversation, so reading every file at every step made a long trace's replay quadratic."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._seen: Dict[str, tuple] = {}
-        self._text: Dict[str, str] = {}
+        self._known: Dict[Path, tuple] = {}
 
     def __call__(self) -> Dict[str, str]:
+        out = {}
         for path in sorted(self.root.rglob("*")):
             if path.is_file():
-                name = "/" + path.relative_to(self.root).as_posix()
                 stat = path.stat()
-                mark = (stat.st_size, stat.st_mtime_ns)
-                if self._seen.get(name) != mark:
-                    self._seen[name] = mark
-                    self._text[name] = path.read_text(encoding="utf-8", errors="replace")
-        return dict(self._text)
+                known = self._known.get(path)
+                if known is None or known[0] != (stat.st_size, stat.st_mtime_ns):
+                    known = self._known[path] = ((stat.st_size, stat.st_mtime_ns),
+                                                 path.read_text(encoding="utf-8", errors="replace"))
+                out["/" + path.relative_to(self.root).as_posix()] = known[1]
+        return out
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
@@ -135,8 +149,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     quirks: List[Quirk] = []
     error: Optional[str] = None
     sent_all: List[List[Any]] = []
+    error: Optional[str] = None
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-deepagents-") as tmp:
         root = Path(tmp)
+        _files = _Files(root)
         backend = FilesystemBackend(root_dir=root, virtual_mode=True)
         fs, summ = build_middleware(model, backend, s)
         tools = [*fs.tools, *tool_dicts(trace)]
@@ -176,7 +192,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     after_tokens=tokens(effective), prompt=call.get("prompt", ""), model=summarizer.label,
                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
                     tokens_out=call.get("tokens_out", 0), error=call["error"]))
-                error = f"deepagents' summarizer call failed at step {iteration}: {call['error']}"
+                error = f"The summarizer failed at step {iteration}, so deepagents stopped: {exc}"
                 log.emit("error", iteration, error_type=type(exc).__name__, message=error)
                 break
             update = dict(out.command.update or {}) if isinstance(out, ExtendedModelResponse) and out.command else {}
@@ -246,16 +262,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     files_now = _files()
                     offloaded = next((p for p in sorted(files_now) if p not in seen_files), None)
                     seen_files = files_now
-                    quirks.append(Quirk(iteration, "deepagents-tool-offload",
-                                        f"A {len(content_text(tool_msg)):,}-character tool result went to {offloaded}; "
-                                        "the model sees a short preview of it."))
+                    quirks.append(tool_quirk(iteration, tool_msg.name, len(content_text(tool_msg)), offloaded,
+                                             content_text(result)))
                 tool_events[tool_msg.id] = log.emit(
                     "tool_call", iteration, position=position, tool=tool_msg.name,
                     input=ai.tool_calls[position].get("args", {}), result=content_text(result),
                     result_chars=len(content_text(tool_msg)), offloaded_to=offloaded,
                     offloaded_by="tool result eviction" if offloaded else None)
         files = _files()
-    log.emit("finish", len(steps) - 1, outcome="error" if error else "answered", iterations=len(steps) - 1,
+    log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),
              elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, files=files, quirks=quirks,
                           sent_messages=sent_all, summarizer_model=summarizer.label, error=error)

@@ -66,7 +66,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
                     latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
                     tokens_out=call.get("tokens_out", 0), error=call["error"]))
-                error = f"LangMem's summarizer call failed at step {iteration}: {call['error']}"
+                error = f"The summarizer failed at step {iteration}, so LangMem stopped: {exc}"
             elif isinstance(exc, ValueError):  # e.g. a message it cannot place
                 error = f"LangMem refused the messages at step {iteration}: {exc}"
             else:

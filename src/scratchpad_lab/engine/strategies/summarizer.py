@@ -2,9 +2,11 @@
 
 Streamlit-free. The autourgos strategies call it as the lab already does (`.invoke(prompt)`); the
 LangChain strategies get it as a chat model: the extractive summarizer exposed as a `BaseChatModel`
-(its `bind_tools` returns itself, which deepagents needs), or `langchain-openai`'s `ChatOpenAI` for an
-endpoint (a model instance with a base_url: never a "provider:model" string, so no provider profile
-switches it to another API). Every call a LangChain strategy makes is recorded by a callback handler
+(its `bind_tools` returns itself, which deepagents needs), or, for an endpoint, the lab's own endpoint
+client (providers.EndpointLLM) exposed the same way (`EndpointChatModel`): so deepagents and LangMem
+get the lab's pinned address, refused redirects, reply cap, retries, circuit breaker, deadline, Stop and
+error sentences, exactly as the autourgos strategies do; never LangChain's own HTTP client. The
+messages go out as LangChain's OpenAI conversion writes them (`convert_to_openai_messages`). Every call a LangChain strategy makes is recorded by a callback handler
 (`SummarizerCalls`): the messages sent, the reply, latency and tokens. LangChain is imported lazily.
 """
 from __future__ import annotations
@@ -13,12 +15,12 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.engine.providers import EndpointLLM, check_base_url, resolve_key
+from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
 from scratchpad_lab.model.config import field_default
-from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import content_text, render_all
 
@@ -28,13 +30,20 @@ _MESSAGES_BLOCK = re.compile(r"<messages>\s*(?:Messages to summarize:\s*)?(.*)</
 
 @dataclass
 class SummarizerSpec:
-    """extractive (offline) or endpoint; the key is used for this run only and stored nowhere."""
+    """extractive (offline) or endpoint; the key is used for this run only and stored nowhere.
+    Every strategy of one job shares one endpoint client (`client()`), so its circuit breaker spans
+    the job; a job sets `stop_event` (Stop: no new call, a call in flight ends) and `time_left`
+    (a function giving the job's seconds left) before it starts."""
 
     kind: str = "extractive"
     extractive_budget_chars: int = field_default("extractive_budget_chars")
     endpoint: Optional[Endpoint] = None
-    api_key: Optional[str] = None
+    api_key: Optional[str] = field(default=None, repr=False)
     store: Optional["SummaryStore"] = field(default=None, repr=False, compare=False)  # a search's reuse
+    stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
+    time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
+    _client: Any = field(default=None, init=False, repr=False, compare=False)
+    _job_left: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def model_id(self) -> str:
@@ -54,20 +63,25 @@ class SummarizerSpec:
                     "extractive_budget_chars": self.extractive_budget_chars}
         return {"summarizer": "extractive", "extractive_budget_chars": self.extractive_budget_chars}
 
+    def client(self) -> EndpointLLM:
+        """The job's one endpoint client (built once; raises EndpointError for a URL that may not be called)."""
+        if self._client is None:
+            from scratchpad_lab.engine.limits import budget
+            self._client = EndpointLLM(self.endpoint, self.key())
+            self._client.max_calls = int(budget("model_calls"))  # what one job may make, whatever it estimated
+            ends = time.monotonic() + budget("job_wall_s")       # and the job's deadline, unless it set its own
+            self._job_left = lambda: ends - time.monotonic()
+        self._client.stop_event, self._client.time_left = self.stop_event, self.time_left or self._job_left
+        return self._client
+
     def plain(self) -> Any:
-        llm = EndpointLLM(self.endpoint, self.key()) if self.kind == "endpoint" else \
-            ExtractiveSummarizer(self.extractive_budget_chars)
+        llm = self.client() if self.kind == "endpoint" else ExtractiveSummarizer(self.extractive_budget_chars)
         return ReusedReplies(llm, self.store) if self.store is not None else llm
 
     def chat_model(self, max_input_tokens: Optional[int] = None) -> Any:
         """A LangChain chat model; `max_input_tokens` becomes its profile (what deepagents reads)."""
         if self.kind == "endpoint":
-            from langchain_openai import ChatOpenAI
-            endpoint = self.endpoint.limited()
-            check_base_url(endpoint.url)
-            model = ChatOpenAI(model=endpoint.model, base_url=endpoint.url, api_key=self.key(),
-                               timeout=endpoint.timeout_s, max_retries=max(0, endpoint.retries - 1),
-                               max_tokens=endpoint.max_tokens)
+            model = _endpoint_chat_class()(client=self.client())
         else:
             model = extractive_chat_model(self.extractive_budget_chars)
         if max_input_tokens is not None:
@@ -119,6 +133,53 @@ def _extractive_class():
 
     _CLASS.append(ExtractiveChatModel)
     return ExtractiveChatModel
+
+
+def _endpoint_chat_class():
+    if _ENDPOINT_CLASS:
+        return _ENDPOINT_CLASS[0]
+    from langchain_core.exceptions import ModelError
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import AIMessage, convert_to_openai_messages
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from pydantic import ConfigDict
+
+    class SummarizerCallFailed(EndpointError, ModelError):
+        """The lab's sentence for a failed summarizer call. Not retryable for LangChain: the endpoint
+        client has already tried as often as is worth it (and its breaker decides the rest)."""
+
+        is_retryable = False
+
+    class EndpointChatModel(BaseChatModel):
+        """The lab's endpoint client as a LangChain chat model (every limit of providers.EndpointLLM)."""
+
+        model_config = ConfigDict(arbitrary_types_allowed=True)
+        client: Any
+
+        @property
+        def _llm_type(self) -> str:
+            return "scratchpad-lab-endpoint"
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+            try:
+                text = self.client.invoke(convert_to_openai_messages(list(messages)))
+            except EndpointError as exc:
+                raise SummarizerCallFailed(str(exc)) from None
+            usage = self.client.last_usage or {}
+            tokens_in, tokens_out = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+            extra = {"usage_metadata": {"input_tokens": tokens_in, "output_tokens": tokens_out,
+                                        "total_tokens": tokens_in + tokens_out}} if usage else {}
+            message = AIMessage(content=text, **extra)
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+        def bind_tools(self, tools, **kwargs):  # deepagents binds its tools; a summarizer needs none
+            return self
+
+    _ENDPOINT_CLASS.append(EndpointChatModel)
+    return EndpointChatModel
+
+
+_ENDPOINT_CLASS: List[Any] = []
 
 
 def recorded_chat_model(summarizer: "SummarizerSpec", counter: TokenCounter,

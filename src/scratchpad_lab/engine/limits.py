@@ -1,0 +1,273 @@
+"""Work limits: what a job will cost, judged from the trajectory and the settings before it starts.
+
+Streamlit-free. The file limits (10 MB, 5,000 steps, 12,000 bytes a step) bound what is read, not what
+is then done with it: the same 9 MB trace is 2 s of work replayed with the package defaults and many
+minutes (and gigabytes) under deepagents with five strategies, or with a 1,000,000-character trim. So
+every page and command that replays a trajectory under chosen settings (Strategies, Compare and its
+sweep; `replay`, `sweep`, `strategies`, `prompt-lab`) calls `check_work` first. It estimates
+- CPU seconds: per replayed step, plus per character each step handles (a scratchpad replay handles
+  its scratchpad, at most the trim; a message strategy handles the messages it keeps, all of them
+  for deepagents' graph state), with figures measured by bench/work_limits.py;
+- memory: the text the job's results keep (a scratchpad replay keeps the scratchpad of every step);
+- model calls, with an endpoint summarizer: about one per compression the settings make likely;
+and raises WorkLimitExceeded, a sentence saying what it would cost and what to change, when one is over
+its budget. The CLI lifts the limit with --no-work-limit (locally only); hosted mode has tighter
+budgets and no way round them. The estimates are upper-bound leaning (compression only makes a
+scratchpad smaller than its trim), so a job refused here would have been near its budget or over.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, List, Optional, Sequence
+
+from scratchpad_lab.model.endpoint import hosted_mode
+from scratchpad_lab.model.errors import LabError
+
+# Budgets, local / hosted (SCRATCHPAD_LAB_HOSTED=1).
+BUDGETS = {"cpu_s": (120.0, 45.0), "held_mb": (900.0, 300.0), "model_calls": (400, 60),
+           "job_wall_s": (1800.0, 300.0)}  # a job's model calls end at this wall clock, whatever their timeouts
+
+# Measured with bench/work_limits.py (CPU seconds, synthetic traces of 1,800 bytes a step; see README):
+STEP_S = 0.0004            # a scratchpad replay step (the lab's observed replay, package defaults)
+CHAR_S = 5e-9              # each character of scratchpad a step handles (tokens, prompt, trim)
+DEEPAGENTS_STEP_S = 0.0093
+DEEPAGENTS_MESSAGE_S = 2.1e-6   # each message in deepagents' graph state, at each step (it keeps them all)
+LANGMEM_STEP_S = 0.0038
+WINDOW_MESSAGE_S = 4e-6    # each message over the default window a message strategy counts at each step
+CHARS_PER_TOKEN = 4
+NO_TRIM = 1_000_000        # the largest agent trim a RunConfig allows (nothing is cut)
+LIFT_FLAG = "--no-work-limit"
+
+
+class WorkLimitExceeded(LabError, ValueError):
+    """The job would cost more than its budget; the message says how much, and what to change."""
+
+
+@dataclass
+class Replay:
+    """One replay of the trajectory in a job: a scratchpad replay with its trim, or a message strategy."""
+
+    label: str
+    kind: str = "scratchpad"            # "scratchpad" | "deepagents" | "langmem"
+    window_chars: int = 15_000          # scratchpad: the trim; messages: where the strategy summarizes
+    keeps_text: bool = True             # its result keeps each step's scratchpad
+    trims_kept: bool = False            # its trim events keep the text before and after (Strategies)
+    calls_every: Optional[int] = None   # scratchpad: summarize_every (an estimate of its summarizer calls)
+    summarizes: bool = True
+
+
+@dataclass
+class Sizes:
+    """What the trajectory weighs, step by step."""
+
+    steps: int
+    scratchpad: List[int]               # chars of the scratchpad as each step starts, nothing cut
+    messages: List[int]                 # messages in the conversation before each model call
+    message_chars: List[int]            # chars of those messages
+    mean_message_chars: float
+
+
+def trajectory_sizes(trace: Any, max_tool_output_chars: int = 5_000) -> Sizes:
+    """Sizes from a Trace (cheap: lengths only)."""
+    scratchpad, messages, message_chars = [], [], []
+    chars = count = total = 0
+    for step in trace.steps:
+        scratchpad.append(chars)
+        messages.append(count + 1)
+        message_chars.append(total + len(trace.task))
+        observations = list(step.observations)
+        # The agent's scratchpad: the step's reply (its thought and action lines) and each result cut at
+        # max_tool_output_chars, with the agent's labels; a message strategy keeps each result whole.
+        chars += len(step.response) + sum(min(len(o), max_tool_output_chars) + 16 for o in observations) + 32
+        count += 1 + len(observations)
+        total += len(step.response) + sum(len(o) for o in observations)
+    return Sizes(len(trace.steps), scratchpad, messages, message_chars,
+                 (total / count) if count else 0.0)
+
+
+def _window_sum(values: Iterable[int], cap: int) -> int:
+    return sum(min(v, cap) for v in values)
+
+
+def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
+    if replay.kind == "scratchpad":
+        return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
+    window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
+    default_window = 1_000 if replay.kind == "deepagents" else 50
+    over = sum(max(0, min(n, window_messages) - default_window) for n in sizes.messages)
+    if replay.kind == "deepagents":
+        return DEEPAGENTS_STEP_S * sizes.steps + DEEPAGENTS_MESSAGE_S * sum(sizes.messages) + WINDOW_MESSAGE_S * over
+    return LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
+
+
+def held_bytes(replay: Replay, sizes: Sizes) -> int:
+    if replay.kind != "scratchpad" or not replay.keeps_text:
+        return 0
+    # each step's scratchpad; with trims kept, the text before and after each trim as well
+    return (3 if replay.trims_kept else 1) * _window_sum(sizes.scratchpad, replay.window_chars)
+
+
+def model_calls(replay: Replay, sizes: Sizes) -> int:
+    """About how many summaries the settings make (each one a model call with an endpoint summarizer)."""
+    if not replay.summarizes:
+        return 0
+    if replay.kind == "scratchpad":
+        periodic = sizes.steps // replay.calls_every if replay.calls_every else 0
+        grown = (sizes.scratchpad[-1] if sizes.scratchpad else 0) // max(replay.window_chars, 1)
+        return periodic + grown
+    final = sizes.message_chars[-1] if sizes.message_chars else 0
+    return int(final // max(replay.window_chars, 1)) + 1
+
+
+# ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
+
+def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
+    """The replays of a Strategies job (or a recommender's search): each strategy. The one no-compression
+    baseline they are measured against is counted from the trajectory's messages, no replay."""
+    out = []
+    for spec in specs:
+        s = spec.resolved()
+        if spec.name in ("autourgos-middleware", "trim-only"):
+            out.append(Replay(spec.name, window_chars=int(s["agent_trim_chars"]), trims_kept=True,
+                              calls_every=s.get("summarize_every"), summarizes=spec.name != "trim-only"))
+        elif spec.name == "autourgos-builtin":
+            out.append(Replay(spec.name, window_chars=int(s["max_scratchpad_chars"]), trims_kept=True,
+                              calls_every=s.get("summarize_every")))
+        elif spec.name == "deepagents":
+            out.append(Replay(spec.name, "deepagents", _deepagents_window(s), keeps_text=False))
+        elif spec.name == "langmem":
+            tokens = s.get("max_tokens_before_summary") or s["max_tokens"]
+            out.append(Replay(spec.name, "langmem", int(tokens) * CHARS_PER_TOKEN, keeps_text=False))
+        elif spec.name == "clear-tool-uses":  # copies the whole conversation at every call, like deepagents' state
+            out.append(Replay(spec.name, "deepagents", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
+                              summarizes=False))
+        elif spec.name == "langchain-summarization":
+            tokens = s.get("trigger_tokens") or (s.get("trigger_fraction") or 0) * (s.get("max_input_tokens") or 0)
+            window = int(tokens * CHARS_PER_TOKEN) if tokens else (
+                int(s["trigger_messages"]) * 700 if s.get("trigger_messages") else NO_TRIM * 100)
+            out.append(Replay(spec.name, "langmem", window, keeps_text=False))
+    return out
+
+
+def _deepagents_window(s: dict) -> int:
+    profile = s.get("max_input_tokens")
+    if s.get("trigger_tokens"):
+        tokens = s["trigger_tokens"]
+    elif s.get("trigger_fraction") and profile:
+        tokens = s["trigger_fraction"] * profile
+    elif s.get("trigger_messages"):
+        return int(s["trigger_messages"]) * 700  # messages; chars are found from the trace's mean
+    else:
+        tokens = 0.85 * profile if profile else 170_000  # compute_summarization_defaults
+    return int(tokens * CHARS_PER_TOKEN)
+
+
+def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[Replay]:
+    """The replays of Compare (or a sweep, `keep_records=False`: rows only) over a base RunConfig: each
+    setting, and one 'compression off' baseline per agent trim."""
+    out, trims = [], set()
+    for setting in settings:
+        changes = setting.changes() if hasattr(setting, "changes") else dict(setting)
+        trim = int(changes.get("agent_trim_chars") or base.agent_trim_chars)
+        out.append(Replay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
+                          keeps_text=keep_records, calls_every=changes.get("summarize_every"),
+                          summarizes=changes.get("summarizer", base.summarizer) != "silent"))
+        if trim not in trims:
+            trims.add(trim)
+            out.append(Replay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
+    return out
+
+
+# ── the check ───────────────────────────────────────────────────────────────────────────────────
+
+@dataclass
+class Estimate:
+    steps: int
+    cpu_s: float
+    held_mb: float
+    model_calls: int
+
+
+KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
+
+
+def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000) -> Estimate:
+    sizes = trajectory_sizes(trace, max_tool_output_chars)
+    # Measured: three strategies in one process cost 1.5x the sum of each alone (80 s against 53 s of CPU
+    # on the 5,000-step trace), as every result kept so far is walked again by Python's collector.
+    kept = sum(1 for r in replays if r.keeps_text or r.kind != "scratchpad")
+    factor = 1 + KEPT_OVERHEAD * max(0, kept - 1)
+    return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays),
+                    sum(held_bytes(r, sizes) for r in replays) / 1e6,
+                    sum(model_calls(r, sizes) for r in replays))
+
+
+def budget(name: str) -> float:
+    local, hosted = BUDGETS[name]
+    return hosted if hosted_mode() else local
+
+
+def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequence[Any] = (),
+               replay: Any = None, base: Any = None, keep_records: bool = True,
+               endpoint_summarizer: bool = False, lifted: bool = False) -> Optional[Estimate]:
+    """Refuse a job over its budget before it starts (WorkLimitExceeded), else return its estimate.
+
+    `loaded`: the trajectory (a Trace, or a RunRecord with its embedded trace). `strategies`: the
+    StrategySpecs of a Strategies job; `settings`: the compare Settings (or change dicts) of a Compare
+    or sweep job (`keep_records=False`) over `base` (a RunConfig; default: the record's config or the
+    defaults); `replay`: the RunConfig of one replay. `endpoint_summarizer`: the summaries are model
+    calls. `lifted`: the CLI's --no-work-limit (never in hosted mode)."""
+    trace = loaded if hasattr(loaded, "steps") else getattr(loaded, "trace", None)
+    if trace is None:  # a scenario run re-run by its script: bounded by max_iterations
+        return None
+    if lifted and hosted_mode():
+        raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
+                                "running on your own machine).")
+    if base is None:
+        from scratchpad_lab.model.config import RunConfig
+        base = getattr(loaded, "config", None) or RunConfig.build(scenario=None)
+    replays = list(strategy_replays(strategies)) + list(setting_replays(base, settings, keep_records))
+    if replay is not None:
+        base = replay
+        replays.append(Replay("the replay", window_chars=replay.agent_trim_chars, calls_every=replay.summarize_every,
+                              summarizes=replay.summarizer != "silent"))
+        endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
+    found = estimate(trace, replays, base.max_tool_output_chars)
+    if lifted:
+        return found
+    problems = []
+    if found.cpu_s > budget("cpu_s"):
+        problems.append(f"about {_duration(found.cpu_s)} of work, over the {_duration(budget('cpu_s'))} a job may take")
+    if found.held_mb > budget("held_mb"):
+        problems.append(f"about {found.held_mb:,.0f} MB of results held in memory, over the "
+                        f"{budget('held_mb'):,.0f} MB a job may hold")
+    if endpoint_summarizer and found.model_calls > budget("model_calls"):
+        problems.append(f"about {found.model_calls:,} summarizer calls, over the {int(budget('model_calls')):,} "
+                        "a job may make")
+    if problems:
+        what = (f"{len(strategies)} strateg{'y' if len(strategies) == 1 else 'ies'} on it" if strategies else
+                f"{len(settings)} setting{'s' * (len(settings) != 1)} on it" if settings else "replaying it")
+        raise WorkLimitExceeded(
+            f"This trajectory has {found.steps:,} steps; {what} would be {' and '.join(problems)}. "
+            f"{_advice(strategies, settings)}")
+    return found
+
+
+def _advice(strategies: Sequence[Any], settings: Sequence[Any]) -> str:
+    tips = []
+    if any(getattr(s, "name", "") == "deepagents" for s in strategies):
+        tips.append("leave out deepagents (the slowest: its graph state keeps every message)")
+    if strategies and len(strategies) > 1:
+        tips.append("pick fewer strategies")
+    if settings and len(settings) > 1:
+        tips.append("compare fewer settings")
+    tips.append("use a lower agent trim or shorter trigger windows, or a shorter trajectory")
+    where = f" On your own machine, the command line's {LIFT_FLAG} lifts the limit." if not hosted_mode() else ""
+    return "To run it, " + ", or ".join(tips) + "." + where
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{math.ceil(seconds):,} s"
+    return f"{seconds / 60:,.0f} minutes"

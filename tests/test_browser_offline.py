@@ -1,0 +1,41 @@
+"""The lab fetches nothing from another host (issue 20): every request the browser makes while it opens
+each page, runs the Playground to the end and shows the run, goes to the app's own 127.0.0.1 address.
+(A `:material/...:` page icon made every visitor's browser fetch an svg from fonts.gstatic.com; the
+page icon is now a file the app serves, and the Material icons of navigation, alerts and buttons come
+from Streamlit's bundled font.)"""
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+import pytest
+
+from browser_support import IDLE_JS, browser, server  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+
+PAGES = ["", "runs", "compare", "prompt_lab", "strategies", "lessons"]
+
+
+def test_no_page_makes_a_request_off_the_apps_own_host(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    requests = []
+    context.on("request", lambda request: requests.append(request.url))
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        for path in PAGES:
+            page.goto(f"{server}/{path}")
+            page.wait_for_function(IDLE_JS)
+            page.get_by_text("Scratchpad Lab", exact=False).first.wait_for()
+        page.goto(server)
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
+                               ".some(e => e.innerText.trim() === 'answered')", timeout=60_000)
+        page.wait_for_function(IDLE_JS)
+        icons = page.evaluate("() => [...document.querySelectorAll('link[rel~=\"icon\"]')].map(l => l.href)")
+    finally:
+        context.close()
+    off_host = [u for u in requests if urlparse(u).scheme in ("http", "https", "ws", "wss")
+                and urlparse(u).hostname != "127.0.0.1"]
+    assert len(requests) > 50 and off_host == [], off_host
+    assert icons and all(urlparse(u).hostname == "127.0.0.1" or u.startswith("data:") for u in icons), icons

@@ -1,0 +1,129 @@
+"""Issue 20: work limits set by what a job costs, checked before it starts (engine/limits.py).
+
+The probe: a 5,000-step trace of about 9 MB, inside the file limits. The Strategies page's default three
+strategies on it are over the budget, so the page and the command refuse it with a sentence before any
+strategy runs; a job within the budget is let through; the CLI's --no-work-limit lifts it locally and
+never in hosted mode. (How long the work takes is measured by bench/work_limits.py, not here.)
+"""
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from fake_openai import FakeOpenAI
+from scratchpad_lab.cli import main
+from scratchpad_lab.engine import limits
+from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
+from scratchpad_lab.engine.providers import EndpointLLM
+from scratchpad_lab.engine.strategies import make_spec
+from scratchpad_lab.model.endpoint import Endpoint, EndpointError
+from scratchpad_lab.model.records import load_path
+from scratchpad_lab.model.schemas import MAX_FILE_BYTES, MAX_STEPS
+from synthetic import synthetic_trace
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+DEFAULT_THREE = ["autourgos-middleware", "deepagents", "langmem"]
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("probe") / "probe-5000.json"
+    path.write_text(json.dumps(synthetic_trace(steps=5000, seed=20, max_observation_chars=2000,
+                                               parse_error_rate=0.02).to_dict()))
+    assert 8_000_000 < path.stat().st_size < MAX_FILE_BYTES  # inside the file limits
+    return path
+
+
+@pytest.fixture(scope="module")
+def probe_trace(probe):
+    trace = load_path(probe)
+    assert len(trace.steps) == MAX_STEPS
+    return trace
+
+
+def test_the_default_three_strategies_on_the_probe_are_refused_with_what_to_change(probe_trace):
+    with pytest.raises(WorkLimitExceeded) as info:
+        check_work(probe_trace, strategies=[make_spec(n, {}) for n in DEFAULT_THREE])
+    text = str(info.value)
+    assert "5,000 steps" in text and "minutes of work" in text and "leave out deepagents" in text
+    assert "--no-work-limit" in text
+
+
+def test_a_job_within_the_budget_on_the_same_trace_is_let_through(probe_trace):
+    found = check_work(probe_trace, strategies=[make_spec(n, {}) for n in
+                                                ["autourgos-middleware", "langmem", "trim-only"]])
+    assert found.steps == 5000 and found.cpu_s < limits.budget("cpu_s") and found.held_mb < limits.budget("held_mb")
+    assert check_work(probe_trace, settings=[{"summarize_every": 5, "max_scratchpad_chars": 15_000}]) is not None
+
+
+def test_a_trim_that_keeps_a_megabyte_a_step_is_refused_for_its_memory(probe_trace):
+    with pytest.raises(WorkLimitExceeded, match="MB of results held in memory"):
+        check_work(probe_trace, settings=[{"summarize_every": None, "max_scratchpad_chars": 1_000_000,
+                                           "agent_trim_chars": 1_000_000}])
+    with pytest.raises(WorkLimitExceeded, match="MB of results held in memory"):
+        check_work(probe_trace, strategies=[make_spec("trim-only", {"agent_trim_chars": 1_000_000})])
+
+
+def test_an_endpoint_summarizer_is_held_to_the_calls_a_job_may_make(probe_trace):
+    specs = [make_spec("autourgos-middleware", {"summarize_every": 1})]
+    assert check_work(probe_trace, strategies=specs) is not None  # offline: no model calls
+    with pytest.raises(WorkLimitExceeded, match="summarizer calls"):
+        check_work(probe_trace, strategies=specs, endpoint_summarizer=True)
+
+
+def test_the_strategies_command_refuses_the_probe_before_it_starts(probe, capsys):
+    argv = ["strategies", str(probe), "--json"]
+    for name in DEFAULT_THREE:
+        argv += ["--strategy", name]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "over the 2 minutes a job may take" in err and "Traceback" not in err
+
+
+def test_replay_and_sweep_refuse_a_job_over_the_limit(probe, capsys, tmp_path):
+    out_file = tmp_path / "run.json"
+    assert main(["replay", str(probe), "--agent-trim-chars", "1000000", "--summarize-every", "none",
+                 "--out", str(out_file)]) == 2
+    assert "replaying it would be" in capsys.readouterr().err and not out_file.exists()
+    assert main(["sweep", str(probe), "--summarize-every", "1,2,3,5,8,none", "--agent-trim-chars", "1000000",
+                 "--max-scratchpad-chars", "1000,2000,4000,8000,15000,1000000", "--json"]) == 2
+    assert "36 settings on it" in capsys.readouterr().err
+
+
+def test_the_flag_lifts_the_limit_locally_and_never_in_hosted_mode(probe_trace, monkeypatch):
+    specs = [make_spec(n, {}) for n in DEFAULT_THREE]
+    assert check_work(probe_trace, strategies=specs, lifted=True).cpu_s > limits.budget("cpu_s")
+    monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
+    with pytest.raises(WorkLimitExceeded, match="cannot be lifted"):
+        check_work(probe_trace, strategies=specs, lifted=True)
+    # and hosted budgets are tighter: the job within the local budget above is over the hosted one
+    with pytest.raises(WorkLimitExceeded):
+        check_work(probe_trace, strategies=[make_spec(n, {}) for n in ["autourgos-middleware", "langmem", "trim-only"]])
+
+
+def test_the_strategies_page_refuses_the_probe_and_keeps_what_it_showed(probe, monkeypatch):
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = at.switch_page("pages/strategies.py").run()
+    at.file_uploader(key="strat_upload").upload("probe.json", probe.read_bytes(), "application/json")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    started = threading.active_count()
+    at.button(key="strat_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["strat_result"] is None  # nothing ran
+    assert any("could not run" in e.value for e in at.error)
+    assert any("over the 2 minutes a job may take" in t.value for t in at.text)
+    assert threading.active_count() <= started
+
+
+def test_a_job_stops_calling_the_model_at_its_call_cap():
+    with FakeOpenAI() as server:
+        llm = EndpointLLM(Endpoint(provider="custom", base_url=server.url, model="m", retries=1), "k")
+        llm.max_calls = 2
+        assert llm.invoke("a") == llm.invoke("b") == "hello"
+        with pytest.raises(EndpointError, match="made its 2 calls, the most one job may make"):
+            llm.invoke("c")
+        assert len(server.requests) == 2
