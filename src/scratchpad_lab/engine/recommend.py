@@ -250,22 +250,30 @@ class Search:
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
 
-_WORKER: Dict[str, Any] = {}   # in a worker process: the trajectory and what is shared across its points
-
-
-def _start_worker(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) -> None:
+def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) -> Dict[str, Any]:
+    """What the points of one search share within a process: the trajectory, the summarizer with its store of
+    replies, the baseline and facts (worked out at the first point) and the token counter."""
     from scratchpad_lab.engine.tokens import TokenCounter
 
     summarizer.store = SummaryStore()
-    _WORKER.update(trace=trace, summarizer=summarizer, scenario=scenario, baselines={},
-                   counter=TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None))
+    return {"trace": trace, "summarizer": summarizer, "scenario": scenario, "baselines": {},
+            "counter": TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)}
 
 
-def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str]) -> Tuple[Dict[str, Any], Optional[str], int]:
-    """(the strategies row, the run's error, summaries it reused) for one point, in whichever process."""
+_WORKER: Dict[str, Any] = {}   # in a worker process (one search's own): its context
+
+
+def _start_worker(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) -> None:
+    _WORKER.update(_context(trace, summarizer, scenario))
+
+
+def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
+               context: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, Any], Optional[str], int]:
+    """(the strategies row, the run's error, summaries it reused) for one point, in whichever process (a
+    worker process reads its own context; the calling process passes the search's)."""
     from scratchpad_lab.engine.strategies.engine import run_one
 
-    w = _WORKER
+    w = context if context is not None else _WORKER
     store = w["summarizer"].store
     hits = store.hits
     result = run_one(w["trace"], make_spec(name, settings), w["summarizer"], w["baselines"], w["counter"],
@@ -333,7 +341,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     shared = SummarizerSpec(summarizer.kind, summarizer.extractive_budget_chars, summarizer.endpoint,
                             summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
                             time_left=summarizer.time_left)
-    _start_worker(trace, shared, scenario)
+    here = _context(trace, shared, scenario)  # this search's, in this process (other tabs run their own)
     counts = {"done": 0, "reused": 0}
 
     def collect(point: Point, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:
@@ -346,7 +354,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     pending = list(points)
     if threads and workers > 1:
         with ThreadPoolExecutor(workers, thread_name_prefix="scratchpad-lab-recommend") as pool:
-            futures = {pool.submit(_run_point, p.strategy, p.settings, price_model): p for p in pending}
+            futures = {pool.submit(_run_point, p.strategy, p.settings, price_model, here): p for p in pending}
             try:
                 for future in _as_done(futures, stop):
                     collect(futures[future], future.result())
@@ -357,7 +365,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     elif workers == 1 or threads:
         for point in pending:
             _check(stop)
-            collect(point, _run_point(point.strategy, point.settings, price_model))
+            collect(point, _run_point(point.strategy, point.settings, price_model, here))
     else:
         context = multiprocessing.get_context("spawn")  # never fork a process that has threads (a page's)
         pool = ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_start_worker,
@@ -374,7 +382,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
                     collect(inflight.pop(future), future.result())
                 if pending:
                     point = pending.pop(0)
-                    collect(point, _run_point(point.strategy, point.settings, price_model))
+                    collect(point, _run_point(point.strategy, point.settings, price_model, here))
                 elif inflight:
                     finished, _ = wait(list(inflight), timeout=0.25, return_when=FIRST_COMPLETED)
                     for future in finished:
