@@ -12,6 +12,7 @@ part of what the autourgos strategies save.
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from scratchpad_lab.analysis.kept import fact_values
@@ -52,9 +53,22 @@ def shared_work(trace: Trace, counter: TokenCounter, baselines: Dict[str, Any]) 
     baseline and the trajectory's facts (analysis/kept.py)."""
     if BASELINE not in baselines:
         baselines[BASELINE] = message_baseline(trace, counter)
-    if FACTS not in baselines:
-        baselines[FACTS] = fact_values(trajectory_text(trace))
+    if FACTS not in baselines:  # read when a row first needs it (the fact search over a long trace costs seconds)
+        baselines[FACTS] = _Once(lambda: fact_values(trajectory_text(trace)))
     return baselines
+
+
+class _Once:
+    """A value worked out at its first call and kept (shared by every strategy of one trajectory)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make, self._value, self._lock = make, None, threading.Lock()
+
+    def __call__(self) -> Any:
+        with self._lock:
+            if self._value is None:
+                self._value = self._make()
+            return self._value
 
 
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, Any],
@@ -66,7 +80,7 @@ def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseli
         result = module.run(trace, spec, summarizer, baselines[BASELINE], counter)
     else:
         result = module.run(trace, spec, summarizer, baselines[BASELINE])
-    result.fact_pool, result.task, result.scenario = baselines[FACTS], trace.task, scenario
+    result.facts_of_trajectory, result.task, result.scenario = baselines[FACTS], trace.task, scenario
     return result
 
 

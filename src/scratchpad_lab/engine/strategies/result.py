@@ -10,7 +10,7 @@ here as message lists, rendered on demand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.analysis.figures import figures
@@ -72,7 +72,7 @@ class StrategyResult:
     error: Optional[str] = None
     config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
     # Set by the engine: the trajectory's facts (analysis/kept.py), its task and the scenario it came from.
-    fact_pool: FrozenSet[str] = frozenset()
+    facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)
     task: str = ""
     scenario: Optional[str] = None
     _last: Optional[Tuple[Optional[float], Optional[float], Optional[float], list]] = field(
@@ -95,6 +95,11 @@ class StrategyResult:
             probes, each = probes_answerable(self.scenario, text)
             self._last = (facts_at_answer(self.fact_pool, text), answer_facts_kept(self.scenario, text), probes, each)
         return self._last
+
+    @property
+    def fact_pool(self) -> FrozenSet[str]:
+        """The trajectory's facts (analysis/kept.py), worked out once per trajectory at the first row."""
+        return self.facts_of_trajectory() if self.facts_of_trajectory is not None else frozenset()
 
     @property
     def sent_tokens(self) -> List[int]:
