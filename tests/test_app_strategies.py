@@ -87,4 +87,4 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert at.session_state[K_EVERY] == ("off" if every == "none" else int(every))
     assert at.session_state[K_CAP] == int(settings["max_scratchpad_chars"])
     assert at.session_state[K_TRIM] == 15_000
-    assert any("The Playground's sidebar now has autourgos-middleware" in s.value for s in at.success)
+    assert [s.value for s in at.success] == [escape(f"The Playground's sidebar now has {middleware.lstrip('★ ')}.")]

@@ -19,6 +19,7 @@ from scratchpad_lab.engine.recommend import MAX_POINTS, Search, default_grid, pa
 from scratchpad_lab.engine.strategies import names, run_strategies, strategy
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.model.config import largest
+from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.settings import EVERY_CHOICES
 from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_RECOMMEND
@@ -108,11 +109,11 @@ def _show(found: Search, entry: Any, summarizer: SummarizerSpec) -> None:
     rows = points_frame(found.points, titles)
     st.dataframe(rows[rows["front"] == "on the front"][["strategy", "settings", "why"]], hide_index=True,
                  key="strat_rec_front", width="stretch")
-    for name, settings, reason in found.skipped[:5]:
-        st.caption(f"Skipped {titles.get(name, name)} {settings}: {reason}")
+    for name, settings, reason in found.skipped[:5]:  # a grid's values may be a person's text: escaped
+        st.caption(escape(f"Skipped {titles.get(name, name)} {settings}: {reason}"))
     errors = [p for p in found.points if p.error]
     for p in errors[:3]:
-        show_problem(f"{titles.get(p.strategy, p.strategy)} at {p.cli_arg()} stopped early.", p.error)
+        show_problem(escape(f"{titles.get(p.strategy, p.strategy)} at {p.cli_arg()} stopped early."), p.error)
     chosen = _selected(picked)
     options = list(range(len(found.points)))
     order = sorted(options, key=lambda i: (not found.points[i].on_front, i))
@@ -130,7 +131,7 @@ def _show(found: Search, entry: Any, summarizer: SummarizerSpec) -> None:
                    "of its choices.")
     used = st.session_state.pop(STRAT_OPEN_POINT + "_used", None)
     if used:
-        st.success(f"The Playground's sidebar now has {used}.")
+        st.success(escape(f"The Playground's sidebar now has {used}."))
         st.page_link("pages/playground.py", label="Open the Playground")
     _open(point, entry, summarizer)
 
@@ -154,14 +155,14 @@ def _open(point, entry: Any, summarizer: SummarizerSpec) -> None:
     if opened is None or opened[0] != wanted:
         return
     result = opened[1]
-    st.subheader(f"{strategy(point.strategy).title}: {point.cli_arg()}")
+    st.subheader(escape(f"{strategy(point.strategy).title}: {point.cli_arg()}"))
     if point.why:
         st.text(point.why[0].upper() + point.why[1:])
     if result.config is not None:
         render_run(result.events, result.config, live=False, key="strat_point")
         return
     for q in result.quirks[:6]:
-        st.warning(f"step {q.iteration}: {q.text}", icon=":material/warning:")
+        st.warning(escape(f"step {q.iteration}: {q.text}"), icon=":material/warning:")  # may quote a reply
     st.caption("The trigger panel describes the autourgos middleware, so it is left out for this package.")
     st.text("Timeline")
     st.dataframe(timeline_frame(result.events), hide_index=True, height=260)
