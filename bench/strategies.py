@@ -16,13 +16,15 @@ compression's and trim's text) are timed on their own ("row s"). The direct side
   the package's middleware, a fake model replaying the trace (tests/bare_reference.graph_replay);
 - langmem: `summarize_messages` called before each model call, the way its docs use it.
 Settings: each strategy's defaults, but langchain-summarization gets trigger_tokens=100,000 (its package
-default is no trigger, so it would do nothing). Targets (issue 23): the autourgos strategies within 1.5x a
+default is no trigger, so it would do nothing). Then `scratchpad-lab strategies` with four of them at the largest
+size as one whole process (the issue measured 102 s and 2 GB), and the recommender. Targets (issue 23): the autourgos strategies within 1.5x a
 plain replay, the LangChain ones within 1.2x the package driven directly, peak memory under 500 MB.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 AUTOURGOS = ("autourgos-middleware", "autourgos-builtin", "trim-only")
 SETTINGS = {"langchain-summarization": {"trigger_tokens": 100_000}}
 TARGET_AUTOURGOS, TARGET_LANGCHAIN, TARGET_MB = 1.5, 1.2, 500
+FOUR = ("autourgos-middleware", "trim-only", "deepagents", "langmem")  # issue 23: 102 s and 2 GB at 1,600 steps
 
 CHILD = r"""
 import json, resource, sys, time
@@ -132,6 +135,7 @@ def main() -> None:
     parser.add_argument("--recommend-steps", type=int, default=120)
     parser.add_argument("--skip-direct", action="store_true")
     parser.add_argument("--skip-recommend", action="store_true")
+    parser.add_argument("--skip-four", action="store_true")
     args = parser.parse_args()
     picked = args.strategy or names()
     print(f"{'strategy':<24}{'steps':>6}{'lab s':>9}{'lab MB':>8}{'direct s':>10}{'direct MB':>10}{'ratio':>7}"
@@ -149,6 +153,30 @@ def main() -> None:
                   f"{direct.get('seconds', float('nan')):>10.1f}{direct.get('peak_mb', 0):>10}"
                   f"{(f'{ratio:.2f}' if ratio else '-'):>7}{target:>8}{lab['row_seconds']:>7.1f}  {lab['compressions']}"
                   f"{'' if lab['peak_mb'] < TARGET_MB else '  (over 500 MB)'}", flush=True)
+    if not args.skip_four:  # the issue's figure: four of today's strategies through the CLI, one process
+        import tempfile
+        import time
+        sys.path.insert(0, str(REPO / "tests"))
+        from synthetic import synthetic_trace
+        steps = max(int(s) for s in args.steps.split(","))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "trace.json"
+            path.write_text(json.dumps(synthetic_trace(steps=steps, seed=1, parse_error_rate=0).to_dict()))
+            argv = ["strategies", str(path), "--json", "--no-work-limit"]
+            for name in FOUR:
+                argv += ["--strategy", name]
+            code = ("import json, resource, sys; from scratchpad_lab.cli import main; rc = main(json.loads(sys.argv[1])); "
+                    "print(json.dumps({'rc': rc, 'mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}), "
+                    "file=sys.stderr)")
+            started = time.perf_counter()
+            done = subprocess.run([sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+            took = time.perf_counter() - started
+            last = (done.stderr.strip().splitlines() or ["{}"])[-1]
+            peak = json.loads(last).get("mb", 0) if last.startswith("{") else 0
+        state = "ok" if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()[-200:]}"
+        print(f"scratchpad-lab strategies, {steps} steps, {' + '.join(FOUR)}: {took:.1f} s whole process, "
+              f"peak {peak} MB ({state})", flush=True)
     if not args.skip_recommend:
         for workers in (1, 2):
             done = subprocess.run([sys.executable, "-c", RECOMMEND, str(REPO), str(args.recommend_steps),
