@@ -106,7 +106,7 @@ RECOMMEND = r"""
 import json, resource, sys, time
 sys.path[:0] = [sys.argv[1] + "/src", sys.argv[1] + "/tests"]
 from synthetic import synthetic_trace
-from scratchpad_lab.engine.recommend import search, default_grids
+from scratchpad_lab.engine.recommend import search
 trace = synthetic_trace(steps=int(sys.argv[2]), seed=1, parse_error_rate=0)
 workers = int(sys.argv[3])
 started = time.perf_counter()

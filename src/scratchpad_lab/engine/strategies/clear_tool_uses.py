@@ -37,12 +37,6 @@ def build_middleware(s: Dict[str, Any]):
     return ContextEditingMiddleware(edits=[edit])
 
 
-def cleared_ids(messages: List[Any]) -> List[str]:
-    """The tool messages the middleware cleared (it marks each in response_metadata)."""
-    return [m.id for m in messages
-            if (getattr(m, "response_metadata", None) or {}).get("context_editing", {}).get("cleared")]
-
-
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Any = None) -> StrategyResult:
     from langchain.agents.middleware.types import ModelRequest, ModelResponse
@@ -62,14 +56,16 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     state_by_id: Dict[str, Any] = {m.id: m for m in messages}
     cleared_by_id: Dict[str, Any] = {}
 
-    def canonical(message: Any) -> Any:
+    def canonical(message: Any) -> tuple:
+        """(the message to keep for this copy, whether the middleware cleared it)."""
+        fields = message.__dict__  # the copy's pydantic fields, read directly (one pass per call)
+        if (fields.get("response_metadata") or {}).get("context_editing", {}).get("cleared"):
+            found = cleared_by_id.get(message.id)
+            if found is None or found.content != message.content or found.response_metadata != message.response_metadata:
+                found = cleared_by_id[message.id] = message
+            return found, True
         own = state_by_id[message.id]
-        if message.content is own.content and not cleared_ids([message]):
-            return own
-        found = cleared_by_id.get(message.id)
-        if found is None or found.content != message.content or found.response_metadata != message.response_metadata:
-            found = cleared_by_id[message.id] = message
-        return found
+        return (own if fields.get("content") is own.content else message), False
 
     for iteration in range(1, len(steps)):
         if stop is not None:  # between model calls: a stopped job ends here
@@ -86,27 +82,32 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         # The middleware sends copies of every message: each is kept as the state's own message, or, once
         # cleared, as the first copy of it cleared the same way, so the calls' lists share their messages
         # (memory linear in the steps) and the counter's running sums carry from one call to the next.
-        sent = [canonical(m) for m in captured["request"].messages]
+        sent: List[Any] = []
+        now: set = set()
+        new: List[str] = []
+        for message in captured["request"].messages:
+            kept, cleared = canonical(message)
+            sent.append(kept)
+            if cleared:
+                now.add(kept.id)
+                if kept.id not in previous:
+                    new.append(kept.id)
         sent_all.append(sent)
-        now = set(cleared_ids(sent))
         sent_tokens = tokens(sent)
-        new = [m.id for m in sent if m.id in now - previous]
         if new:
             # The results cleared at this call, in full and as sent: only what changed, so a run's events stay
             # linear in its steps (the whole conversation at every call would be quadratic).
-            full = {m.id: m for m in messages}
-            fresh = set(new)
-            before = [full[m.id] for m in sent if m.id in fresh]
-            after = [m for m in sent if m.id in fresh]
+            before = [state_by_id[i] for i in new]
+            after = [cleared_by_id[i] for i in new]
             before_text, after_text = render_all(before), render_all(after)
             log.emit("compression", iteration, **compression_data(
                 reason="size", trigger=TRIGGER, before=before_text, after=after_text, before_tokens=tokens(before),
                 after_tokens=tokens(after), model="none", summarizer_called=False, dropped=new,
                 cleared_count=len(now), placeholder=placeholder, files=[]))
-        restored = sorted(previous - now, key=_position(sent))
+        restored = len(previous) - (len(now) - len(new))  # cleared at the call before, sent in full now
         if restored:
             quirks.append(Quirk(iteration, "clear-tool-uses-restored",
-                                f"{len(restored)} tool result{'s' * (len(restored) != 1)} cleared at the previous "
+                                f"{restored} tool result{'s' * (restored != 1)} cleared at the previous "
                                 "call went back in full: the middleware clears a copy at each call and, with "
                                 "clear_at_least set, stops once that many tokens are reclaimed from the oldest."))
         log.emit("iteration", iteration, before_chars=tokens.chars(messages), before_tokens=tokens(messages),
@@ -122,8 +123,3 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     log.emit("finish", len(steps) - 1, outcome="answered", iterations=len(steps) - 1, elapsed_s=0.0)
     return StrategyResult(spec.name, s, spec.title(), log.snapshot(), baseline, quirks=quirks,
                           sent_messages=sent_all, summarizer_model="none")
-
-
-def _position(messages: List[Any]):
-    order = {m.id: i for i, m in enumerate(messages)}
-    return lambda message_id: order.get(message_id, len(order))
