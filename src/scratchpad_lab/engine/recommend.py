@@ -19,8 +19,9 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   summarizer requests are answered once per search (`SummaryStore`: an endpoint's replies, usage included;
   the offline summarizer also remembers its own summaries).
 - both cores: `workers` > 1 runs points in worker processes (the strategies are pure Python and hold the
-  GIL) beside the calling thread, which takes points too while the workers start; an endpoint summarizer
-  waits on the network, so its points run on threads that share one SummaryStore.
+  GIL: threads would take turns) beside the calling thread, which takes points too while the workers
+  start (each imports the packages, seconds); an endpoint summarizer waits on the network, so its points
+  run on threads that share one SummaryStore.
 - progress and stop: `progress(done, total, text)` after each point; `stop` (a threading.Event such as
   engine/jobs.py's StopFlag) is looked at between points, and a stopped search raises (StopFlag.check's
   exception, else SearchStopped) with nothing half-made returned.
@@ -28,11 +29,15 @@ point reads the same here, in `strategies --json` and on the Strategies page.
 from __future__ import annotations
 
 import itertools
+import json
 import math
-import multiprocessing
+import os
+import subprocess
+import sys
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from scratchpad_lab.analysis.figures import percent
@@ -235,6 +240,7 @@ class Search:
     price_model: Optional[str]
     workers: int
     summaries_reused: int = 0
+    points_in_workers: int = 0   # points a worker process ran (the rest ran in the calling thread)
 
     @property
     def front(self) -> List[Point]:
@@ -245,7 +251,8 @@ class Search:
                 "objectives": [{"figure": k, "direction": d} for k, d in self.objectives],
                 "skipped": [{"strategy": n, "settings": _plain(s), "why": w} for n, s, w in self.skipped],
                 "baseline_peak_tokens": self.baseline_peak_tokens, "price_model": self.price_model,
-                "workers": self.workers, "summaries_reused": self.summaries_reused}
+                "workers": self.workers, "summaries_reused": self.summaries_reused,
+                "points_in_workers": self.points_in_workers}
 
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
@@ -260,25 +267,134 @@ def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) 
             "counter": TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)}
 
 
-_WORKER: Dict[str, Any] = {}   # in a worker process (one search's own): its context
-
-
-def _start_worker(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) -> None:
-    _WORKER.update(_context(trace, summarizer, scenario))
-
-
 def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
-               context: Optional[Dict[str, Any]] = None) -> Tuple[Dict[str, Any], Optional[str], int]:
-    """(the strategies row, the run's error, summaries it reused) for one point, in whichever process (a
-    worker process reads its own context; the calling process passes the search's)."""
+               context: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str], int]:
+    """(the strategies row as JSON data, the run's error, summaries it reused) for one point."""
     from scratchpad_lab.engine.strategies.engine import run_one
 
-    w = context if context is not None else _WORKER
-    store = w["summarizer"].store
+    store = context["summarizer"].store
     hits = store.hits
-    result = run_one(w["trace"], make_spec(name, settings), w["summarizer"], w["baselines"], w["counter"],
-                     w["scenario"])
-    return result.row(price_model), result.error, store.hits - hits
+    result = run_one(context["trace"], make_spec(name, settings), context["summarizer"], context["baselines"],
+                     context["counter"], context["scenario"])
+    return _plain(result.row(price_model)), result.error, store.hits - hits
+
+
+# The worker's command line: Ctrl-C in a terminal reaches the whole process group, and the search (the
+# parent) is the one that answers it, ending its workers; the cwd is never on the worker's path.
+_WORKER_CODE = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                "from scratchpad_lab.engine.recommend import worker_main; worker_main()")
+
+
+class WorkerError(RuntimeError):
+    """A search worker failed at a point (a bug: its traceback is the message) or ended before answering."""
+
+
+class WorkerProcess:
+    """One worker: a fresh Python process running `worker_main`, sent the trajectory once, then one point at a
+    time, each answered with its row, as JSON lines over its own stdin and stdout. A plain child process, not
+    multiprocessing's: spawn runs the caller's main module again in the child (a page script under
+    Streamlit or AppTest, whose `st.Page` breaks outside a page run), which no library may assume is safe.
+    Started at once (its imports take seconds); `start` and `run` are called from one feeding thread."""
+
+    def __init__(self) -> None:
+        import scratchpad_lab
+
+        root = str(Path(scratchpad_lab.__file__).resolve().parents[1])  # this very copy of the package
+        paths = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, text=True, encoding="ascii")
+        self.ready = False   # it read the trajectory
+        self.busy = False    # a point was sent and not yet answered
+
+    def _send(self, data: Dict[str, Any]) -> None:
+        self.proc.stdin.write(json.dumps(data) + "\n")  # ASCII: any string, lone surrogates too, goes through
+        self.proc.stdin.flush()
+
+    def _reply(self) -> Dict[str, Any]:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise WorkerError(f"a search worker ended (exit status {self.proc.wait()}) before it answered.")
+        return json.loads(line)
+
+    def start(self, trace: Trace, budget_chars: int, scenario: Optional[str]) -> bool:
+        """Send the trajectory; False when the worker refused it (the other threads then run its share)."""
+        self._send({"trace": trace.to_dict(), "budget": budget_chars, "scenario": scenario})
+        self.ready = "ready" in self._reply()
+        return self.ready
+
+    def run(self, name: str, settings: Dict[str, Any], price_model: Optional[str]):
+        self.busy = True
+        self._send({"strategy": name, "settings": _plain(settings), "price_model": price_model})
+        reply = self._reply()
+        self.busy = False
+        if "raised" in reply:
+            raise StrategyError(reply["raised"])
+        if "failed" in reply:
+            raise WorkerError(f"a search worker failed at {name} {_short(settings)}:\n{reply['failed']}")
+        return reply["figures"], reply["error"], reply["hits"]
+
+    def end(self, finished: bool) -> None:
+        """Ask it to end: an idle worker of a finished search reads the end of its input and exits; any other
+        (stopped or failed search, a point or the trajectory in flight) is killed, its work of no use."""
+        if finished and self.ready and not self.busy:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        else:
+            self.proc.kill()
+
+    def reap(self) -> None:
+        """Wait for it (no zombie left), killing it if it has not exited within a second; close the pipes.
+        Called after its feeding thread has returned."""
+        try:
+            self.proc.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def worker_main() -> None:
+    """The worker's side of WorkerProcess. It reads only its stdin (from the search that started it): first the
+    trajectory, checked as a trace file is (Trace.from_dict), then points; it writes one JSON line per message
+    to stdout and nothing else (whatever a package prints goes to stderr). Its summarizer is always the
+    offline one: a worker never calls a network or holds a key. It reads no file: deepagents' files are in a
+    temporary directory of its own. It ends at the end of its input."""
+    import traceback
+
+    out = sys.stdout
+    sys.stdout = sys.stderr
+
+    def answer(data: Dict[str, Any]) -> None:
+        out.write(json.dumps(data) + "\n")
+        out.flush()
+
+    try:
+        first = json.loads(sys.stdin.readline() or "null")
+        if not isinstance(first, dict) or type(first.get("budget")) is not int:
+            raise ValueError("expected the search's first message: the trajectory and the summarizer's budget.")
+        scenario = first.get("scenario")
+        context = _context(Trace.from_dict(first.get("trace"), "the search's trajectory"),
+                           SummarizerSpec("extractive", first["budget"]), scenario if isinstance(scenario, str) else None)
+    except (LabError, ValueError) as exc:
+        answer({"refused": str(exc)})
+        return
+    answer({"ready": True})
+    for line in sys.stdin:
+        try:
+            asked = json.loads(line)
+            figures, error, hits = _run_point(asked["strategy"], asked["settings"], asked["price_model"], context)
+            answer({"figures": figures, "error": error, "hits": hits})
+        except LabError as exc:
+            answer({"raised": str(exc)})
+        except Exception:  # a bug: the search raises it with this traceback
+            answer({"failed": traceback.format_exc()})
 
 
 def _check(stop: Any) -> None:
@@ -342,7 +458,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
                             summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
                             time_left=summarizer.time_left)
     here = _context(trace, shared, scenario)  # this search's, in this process (other tabs run their own)
-    counts = {"done": 0, "reused": 0}
+    counts = {"done": 0, "reused": 0, "in_workers": 0}
 
     def collect(point: Point, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:
         point.figures, point.error, hits = outcome
@@ -367,28 +483,9 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             _check(stop)
             collect(point, _run_point(point.strategy, point.settings, price_model, here))
     else:
-        context = multiprocessing.get_context("spawn")  # never fork a process that has threads (a page's)
-        pool = ProcessPoolExecutor(workers - 1, mp_context=context, initializer=_start_worker,
-                                   initargs=(trace, SummarizerSpec(summarizer.kind, summarizer.extractive_budget_chars),
-                                             scenario))
-        inflight: Dict[Future, Point] = {}
-        try:
-            while pending or inflight:
-                _check(stop)
-                while pending and len(inflight) < workers - 1:
-                    point = pending.pop()  # the workers take points from the end, this thread from the front
-                    inflight[pool.submit(_run_point, point.strategy, point.settings, price_model)] = point
-                for future in [f for f in inflight if f.done()]:
-                    collect(inflight.pop(future), future.result())
-                if pending:
-                    point = pending.pop(0)
-                    collect(point, _run_point(point.strategy, point.settings, price_model, here))
-                elif inflight:
-                    finished, _ = wait(list(inflight), timeout=0.25, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        collect(inflight.pop(future), future.result())
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.extractive_budget_chars, scenario,
+                      lambda point: _run_point(point.strategy, point.settings, price_model, here),
+                      price_model, collect, stop)
     objectives = objectives_for(points)
     mark_front(points, objectives)
     front = [p for p in points if p.on_front]
@@ -396,7 +493,90 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
         p.why = why(p, front, objectives)
     base_peak = next((p.figures["baseline_peak_tokens"] for p in points if p.figures), 0)
     return Search(points, skipped, objectives, base_peak, peak_chars,
-                  price_model or shared.model_id, workers, summaries_reused=counts["reused"])
+                  price_model or shared.model_id, workers, summaries_reused=counts["reused"],
+                  points_in_workers=counts["in_workers"])
+
+
+def _in_processes(pending: List[Point], count: int, trace: Trace, budget_chars: int, scenario: Optional[str],
+                  run_here: Callable[[Point], Any], price_model: Optional[str],
+                  collect: Callable[[Point, Any], None], stop: Any) -> int:
+    """Run `pending` on `count` worker processes and this thread at once: each worker has a feeding thread
+    that takes points from the end of the list, this thread takes them from the front and is the only one
+    that collects (progress is called here). However it ends (done, stopped, raised), every worker is ended
+    and waited for, and every feeding thread has returned. Returns how many points the workers ran."""
+    import queue
+
+    total = len(pending)
+    procs: List[WorkerProcess] = []
+    for _ in range(count):
+        try:
+            procs.append(WorkerProcess())
+        except OSError:
+            break  # no process can be started now: the ones started (maybe none) and this thread search
+    lock, halted = threading.Lock(), threading.Event()
+    answers: "queue.Queue[Tuple[Point, Any, Optional[BaseException]]]" = queue.Queue()
+
+    def feed(proc: WorkerProcess) -> None:
+        point = None
+        try:
+            if not proc.start(trace, budget_chars, scenario):
+                return
+        except (OSError, ValueError, WorkerError):
+            return  # it could not start (its stderr says why): this thread's points are run by the others
+        try:
+            while not halted.is_set():
+                with lock:
+                    if not pending:
+                        return
+                    point = pending.pop()
+                answers.put((point, proc.run(point.strategy, point.settings, price_model), None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the collecting thread, which raises it
+            if not halted.is_set():
+                answers.put((point, None, exc))
+
+    feeders = [threading.Thread(target=feed, args=(proc,), name="scratchpad-lab-recommend", daemon=True)
+               for proc in procs]
+    done, theirs, finished = 0, 0, False
+
+    def take(point: Point, outcome: Any, exc: Optional[BaseException]) -> None:
+        nonlocal done, theirs
+        if exc is not None:
+            raise exc
+        done, theirs = done + 1, theirs + 1
+        collect(point, outcome)
+
+    try:
+        for thread in feeders:
+            thread.start()
+        while done < total:
+            while True:
+                try:
+                    take(*answers.get_nowait())
+                except queue.Empty:
+                    break
+            _check(stop)
+            with lock:
+                point = pending.pop(0) if pending else None
+            if point is not None:
+                outcome = run_here(point)
+                done += 1
+                collect(point, outcome)
+            elif done < total:
+                try:
+                    take(*answers.get(timeout=0.25))
+                except queue.Empty:
+                    pass
+        finished = True
+        return theirs
+    finally:
+        halted.set()
+        for proc in procs:
+            proc.end(finished)
+        for thread in feeders:
+            if thread.ident is not None:
+                thread.join(5)  # a killed worker's pipe ends at once, so its thread returns
+        for proc in procs:
+            proc.reap()
 
 
 def _as_done(futures: Dict[Future, Point], stop: Any):
@@ -409,3 +589,4 @@ def _as_done(futures: Dict[Future, Point], stop: Any):
 
 def _short(settings: Dict[str, Any]) -> str:
     return ", ".join(f"{k}={'none' if v is None else v}" for k, v in settings.items())
+
