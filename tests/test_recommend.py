@@ -1,12 +1,19 @@
 """The recommender: every strategy over a grid on one trajectory, the Pareto front, and its figures equal to a
 direct `strategies --json` run of the same strategy and settings (synthetic trajectories, invented material)."""
 import json
+import os
+import subprocess
+import sys
 import threading
+import types
+from pathlib import Path
 
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.recommend import SearchStopped, parse_grid, plan, search
+from scratchpad_lab.engine import recommend
+from scratchpad_lab.engine.recommend import SearchStopped, WorkerProcess, parse_grid, plan, search
+from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.engine import trajectory_text
 from synthetic import synthetic_trace
 
@@ -65,6 +72,98 @@ def test_one_worker_and_two_find_the_same_figures(trace):
     two = search(trace, ["langmem", "trim-only"], grids, workers=2)
     assert [(p.strategy, p.settings, p.figures, p.on_front) for p in one.points] == \
         [(p.strategy, p.settings, p.figures, p.on_front) for p in two.points]
+
+
+def _children():
+    """This process's child processes, a zombie (one never waited for) included."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue  # ended while being read
+        if int(parent) == os.getpid():
+            found.add((int(stat.parent.name), state))
+    return found
+
+
+@pytest.fixture
+def worker_answered(monkeypatch):
+    """Set when a worker process has answered a point (so this thread can wait for the workers to be busy)."""
+    answered = threading.Event()
+    run = WorkerProcess.run
+
+    def counted(self, *args):
+        out = run(self, *args)
+        answered.set()
+        return out
+
+    monkeypatch.setattr(WorkerProcess, "run", counted)
+    return answered
+
+
+GRIDS = {"langmem": {"max_tokens": ("15%", "30%", "60%")}, "trim-only": {"agent_trim_chars": (3000, 6000, 9000)}}
+
+
+def test_workers_never_run_the_callers_main_module(trace, tmp_path, monkeypatch, worker_answered):
+    # After an AppTest of app.py, sys.modules["__main__"] is the page script; multiprocessing's spawn ran it
+    # again in every worker (st.Page outside a page run: BrokenProcessPool). So does an unguarded script.
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('the main module was run again in a worker')\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    before = _children()
+
+    def progress(done, total, text):
+        if done == 1:
+            assert worker_answered.wait(120), "a worker process answered a point"
+
+    two = search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress)
+    assert two.points_in_workers >= 1 and two.to_dict()["points_in_workers"] == two.points_in_workers
+    one = search(trace, ["langmem", "trim-only"], GRIDS, workers=1)
+    assert [(p.strategy, p.settings, p.figures, p.on_front, p.why) for p in one.points] == \
+        [(p.strategy, p.settings, p.figures, p.on_front, p.why) for p in two.points]
+    assert not _children() - before, "every worker has exited and was waited for"
+
+
+@pytest.mark.parametrize("ending", ["stopped", "raised"])
+def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, worker_answered, ending):
+    stop = threading.Event()
+    run_point = recommend._run_point
+    here = []
+
+    def failing(*args):
+        here.append(args)
+        if ending == "raised" and len(here) == 2:
+            raise StrategyError("this point cannot run")
+        return run_point(*args)
+
+    def progress(done, total, text):
+        if done == 1:  # a worker is busy with its next point when the search ends
+            assert worker_answered.wait(120)
+            if ending == "stopped":
+                stop.set()
+
+    monkeypatch.setattr(recommend, "_run_point", failing)
+    before = _children()
+    with pytest.raises(SearchStopped if ending == "stopped" else StrategyError):
+        search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress, stop=stop)
+    assert not _children() - before, "every worker was ended and waited for"
+
+
+def test_the_worker_reads_only_what_its_search_sends(tmp_path):
+    # The worker's command is public (python -c ...): given a path instead of a trajectory, it reads nothing.
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "SECRET-TASK", "steps": []}))
+    src = str(Path(recommend.__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", recommend._WORKER_CODE], capture_output=True, text=True, timeout=120,
+                          input=json.dumps({"trace": str(secret), "budget": 600}) + "\n" +
+                          json.dumps({"strategy": "trim-only", "settings": {}, "price_model": None}) + "\n",
+                          env={**os.environ, "PYTHONPATH": src})
+    assert done.returncode == 0
+    reply, = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "refused" in reply and "SECRET" not in done.stdout + done.stderr
 
 
 def test_a_share_of_the_peak_is_that_share_in_the_settings_unit(trace):
