@@ -395,6 +395,11 @@ def worker_main() -> None:
             answer({"raised": str(exc)})
         except Exception:  # a bug: the search raises it with this traceback
             answer({"failed": traceback.format_exc()})
+    # The end of its input: every reply is written and flushed and it holds nothing else (deepagents' temporary
+    # directories are gone with their points), so it exits at once: the interpreter's own teardown of the
+    # packages' modules takes a third of a second, which the search would wait for.
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _check(stop: Any) -> None:
