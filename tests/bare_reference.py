@@ -112,3 +112,49 @@ def bare_replay(trace: Trace, summarizer_llm: Any, *, summarize_every: Optional[
     answer = agent.invoke(trace.task)
     return {"final_answer": answer, "compressions": shared["compressions"], "trims": shared["trims"],
             "iterations": llm.next}
+
+
+def graph_replay(trace: Trace, middleware: List[Any], recursion_limit: int = 100_000,
+                 keep: bool = True, profile: Optional[Dict[str, Any]] = None) -> List[List[Any]]:
+    """The trace through LangChain's own agent graph (`create_agent`) with `middleware`, the packages driven
+    directly: a fake model answers with the trace's AI messages in order, a middleware answers each tool call
+    with its recorded result, and an innermost middleware records the messages of every model request (what
+    the model is sent). The trace's steps must all call tools but the last (a reply without tool calls ends a
+    graph run). Returns one message list per model call (keep=False: empty lists, so a benchmark's memory is
+    the packages' own). `profile` is the agent model's (deepagents reads its input budget there; the lab runs
+    deepagents as create_deep_agent does, with one model for the agent and its summaries)."""
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import HumanMessage, ToolMessage
+    from langchain_core.tools import StructuredTool
+
+    from scratchpad_lab.engine.strategies.messages import step_messages
+
+    steps = step_messages(trace)
+    replies = iter([s[0] for s in steps[1:]])
+    results = {m.tool_call_id: m for s in steps[1:] for m in s[1:]}
+    sent: List[List[Any]] = []
+
+    class Replay(GenericFakeChatModel):
+        def bind_tools(self, tools, **kwargs):
+            return self
+
+    class Results(AgentMiddleware):
+        def wrap_tool_call(self, request, handler):
+            m = results[request.tool_call["id"]]
+            return ToolMessage(m.content, tool_call_id=m.tool_call_id, name=m.name, id=m.id)
+
+    class Watch(AgentMiddleware):
+        def wrap_model_call(self, request, handler):
+            sent.append(list(request.messages) if keep else [])
+            return handler(request)
+
+    tools = [StructuredTool.from_function(lambda **kw: "", name=t.name, description=t.description or t.name,
+                                          args_schema={"type": "object", "properties": {}}) for t in trace.tools]
+    model = Replay(messages=replies)
+    if profile is not None:
+        model.profile = dict(profile)
+    agent = create_agent(model, tools=tools, middleware=[*middleware, Results(), Watch()])
+    agent.invoke({"messages": [HumanMessage(trace.task, id="task")]}, {"recursion_limit": recursion_limit})
+    return sent

@@ -52,4 +52,41 @@ def test_a_model_endpoint_can_write_every_strategys_summaries():
         assert not at.exception and not at.error
         asked = len(fake.requests)
     calls = [t.value for t in at.text if t.value.startswith("summarizer calls: ")]
-    assert asked > 0 and calls[0] == f"summarizer calls: {asked}" and calls[1] == "summarizer calls: 0"
+    assert asked > 0 and calls[0] == f"summarizer calls: {asked}" and calls[1] == "summarizer calls: 0 ★"
+
+
+def test_the_table_marks_each_rows_best_and_says_why_a_strategy_never_compressed():
+    at = _page()
+    at.multiselect(key="strat_pick").set_value(["trim-only", "deepagents", "langmem"]).run()
+    at.button(key="strat_run").click().run()
+    assert not at.exception and not at.error
+    table = next(d.value for d in at.dataframe if "peak context tokens" in d.value.index)
+    assert table.loc["peak, % of no compression", "deepagents"] == "100%", "deepagents never fires at 170,000 tokens"
+    assert table.loc["peak context tokens"].str.endswith("★").sum() == 1
+    assert table.loc["facts at the answer", "deepagents"].endswith("★")
+    why = [i.value for i in at.info if i.value.startswith("With these settings deepagents")]
+    assert why and "170,000 tokens" in why[0] and "this trajectory peaks at about" in why[0]
+
+
+def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_playground():
+    from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM
+
+    at = _page()
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    at.multiselect(key="strat_rec_pick").set_value(["trim-only", "clear-tool-uses", "autourgos-middleware"]).run()
+    at.button(key="strat_rec_run").click().run()
+    assert not at.exception and not at.error
+    front = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert len(front) >= 2 and all(w.startswith("keeps ") for w in front["why"])
+    opener = at.selectbox(key="strat_rec_open")
+    middleware = next(o for o in opener.options if "autourgos-middleware:" in o)
+    opener.select(middleware).run()
+    assert not at.exception
+    assert any(t.value.startswith("Periodic trigger") for t in at.text), "the run view's trigger panel is drawn"
+    at.button(key="strat_rec_use").click().run()
+    settings = dict(kv.split("=") for kv in middleware.lstrip("★ ").split(":")[1].split(","))
+    every = settings["summarize_every"]
+    assert at.session_state[K_EVERY] == ("off" if every == "none" else int(every))
+    assert at.session_state[K_CAP] == int(settings["max_scratchpad_chars"])
+    assert at.session_state[K_TRIM] == 15_000
+    assert [s.value for s in at.success] == [escape(f"The Playground's sidebar now has {middleware.lstrip('★ ')}.")]

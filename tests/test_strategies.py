@@ -7,7 +7,7 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.engine.strategies import ROW_KEYS, make_spec, names, run_strategies
 from scratchpad_lab.engine.strategies.messages import step_messages
 from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
-from bare_reference import trace_llm_and_tools
+from bare_reference import graph_replay, trace_llm_and_tools
 from synthetic import synthetic_trace
 from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
 
@@ -16,6 +16,7 @@ TIGHT = {
     "autourgos-builtin": {"summarize_every": 4, "max_scratchpad_chars": 3000},
     "deepagents": {"trigger_tokens": 3000, "keep_messages": 6},
     "langmem": {"max_tokens": 1500, "max_summary_tokens": 300},
+    "langchain-summarization": {"trigger_tokens": 3000, "keep_messages": 6, "trim_tokens_to_summarize": None},
 }
 
 
@@ -41,7 +42,9 @@ def test_all_five_rows_with_the_issue_shape(tmp_path, capsys):
 @pytest.mark.parametrize("arg, named", [("langmem:max_tokenz=5", "max_tokenz"),
                                         ("deepagents:keep_messages=many", "many"),
                                         ("nope", "nope"),
-                                        ("langmem:max_tokens=100,max_summary_tokens=200", "max_summary_tokens")])
+                                        ("langmem:max_tokens=100,max_summary_tokens=200", "max_summary_tokens"),
+                                        ("clear-tool-uses:placeholder=", "placeholder"),
+                                        ("langchain-summarization:keep_messages=3,keep_tokens=900", "keep_tokens")])
 def test_unknown_key_or_value_exits_2_with_one_line(tmp_path, capsys, arg, named):
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(synthetic_trace(steps=5, seed=1).to_dict()))
@@ -252,10 +255,134 @@ def test_an_endpoint_summarizer_serves_every_strategy_through_its_own_client(tmp
         assert r["summarizer_calls"] > 0 and r["summarizer_tokens_out"] == 7 * r["summarizer_calls"], r
 
 
-def test_deepagents_gives_the_same_figures_on_every_replay_of_one_trajectory():
-    # its history file is named by a session id; a fresh uuid4 each time made the summarizer's tokens vary
-    trace = synthetic_trace(steps=16, seed=5)
-    spec = make_spec("deepagents", TIGHT["deepagents"])
-    first, again = (run_strategies(trace, [spec])[0] for _ in range(2))
-    assert first.row()["compressions"] > 0 and any(p.startswith("/conversation_history/") for p in first.files)
-    assert first.row() == again.row()
+def _as_sent(messages):
+    """What a model call was sent, as the model sees it (a summary message's random id left out)."""
+    return [(m.type, m.content, getattr(m, "tool_call_id", None)) for m in messages]
+
+
+def test_clear_tool_uses_sends_what_the_package_graph_sends_at_every_call():
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
+
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    settings = {"trigger": 6000, "keep": 2, "exclude_tools": "calc", "placeholder": "[gone]"}
+    result = run_strategies(trace, [make_spec("clear-tool-uses", settings)])[0]
+    direct = graph_replay(trace, [ContextEditingMiddleware(edits=[ClearToolUsesEdit(
+        trigger=6000, keep=2, exclude_tools=("calc",), placeholder="[gone]")])])
+    assert [_as_sent(m) for m in result.sent_messages] == [_as_sent(m) for m in direct]
+    row = result.row()
+    assert row["compressions"] > 0 and row["summarizer_calls"] == 0 and row["summarizer_tokens_in"] == 0
+    last = result.sent_messages[-1]
+    cleared = [m for m in last if m.type == "tool" and m.content == "[gone]"]
+    assert cleared and all(m.name != "calc" for m in cleared), "an excluded tool's results are never cleared"
+    tools = [m for m in last if m.type == "tool"]
+    assert all(m.content != "[gone]" for m in tools[-2:]), "the newest two results are kept"
+    assert all(m.content == "[gone]" for m in tools[:-2] if m.name != "calc")
+
+
+def test_clear_tool_uses_with_clear_at_least_clears_only_the_oldest_until_enough_is_reclaimed():
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    every = run_strategies(trace, [make_spec("clear-tool-uses", {"trigger": 6000})])[0]
+    some = run_strategies(trace, [make_spec("clear-tool-uses", {"trigger": 6000, "clear_at_least": 2000})])[0]
+    assert some.row()["peak_context_tokens"] > every.row()["peak_context_tokens"]
+    first = next(m for m in some.sent_messages[-1] if m.type == "tool")
+    assert first.content == "[cleared]", "the oldest result is the first cleared"
+
+
+def test_langchain_summarization_sends_what_the_package_graph_sends_at_every_call():
+    from langchain.agents.middleware import SummarizationMiddleware
+
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    for settings, kwargs in [({"trigger_tokens": 5000, "keep_messages": 5, "trim_tokens_to_summarize": None},
+                              {"trigger": ("tokens", 5000), "keep": ("messages", 5), "trim_tokens_to_summarize": None}),
+                             ({"trigger_messages": 12, "keep_tokens": 1500},
+                              {"trigger": ("messages", 12), "keep": ("tokens", 1500)})]:
+        result = run_strategies(trace, [make_spec("langchain-summarization", settings)])[0]
+        direct = graph_replay(trace, [SummarizationMiddleware(extractive_chat_model(), **kwargs)])
+        assert [_as_sent(m) for m in result.sent_messages] == [_as_sent(m) for m in direct], settings
+        assert result.row()["compressions"] >= 2, settings
+
+
+def test_langchain_summarization_placeholder_summary_is_flagged():
+    """With the package's trim of 4,000 tokens, what it summarizes must start on a human message; a trajectory
+    has only the task, so the package writes a placeholder and calls no summarizer: flagged, not hidden."""
+    trace = synthetic_trace(steps=30, seed=8, max_observation_chars=3000, parse_error_rate=0)
+    result = run_strategies(trace, [make_spec("langchain-summarization", {"trigger_tokens": 5000,
+                                                                          "keep_messages": 5})])[0]
+    flagged = [q for q in result.quirks if q.kind == "langchain-no-human-in-trim"]
+    assert flagged
+    comp = next(e for e in result.events if e.kind == "compression" and e.iteration == flagged[0].iteration)
+    assert comp.data["summarizer_called"] is False and "too long to summarize" in comp.data["after"]
+
+
+def test_langchain_summarization_never_fires_with_the_package_defaults():
+    trace = synthetic_trace(steps=20, seed=8, max_observation_chars=3000)
+    result = run_strategies(trace, [make_spec("langchain-summarization")])[0]
+    assert result.row()["compressions"] == 0 and result.sent_tokens == result.baseline_tokens
+
+
+def _clip_trace():
+    trace = synthetic_trace(steps=8, seed=4, max_observation_chars=2000, parse_error_rate=0)
+    trace.steps[4].observations[0] = " ".join(f"row ID-{i:05d} value" for i in range(5600))  # 106,399 chars
+    return trace
+
+
+CLIP = {"max_input_tokens": 20_000, "tool_token_limit_before_evict": 1_000_000}
+
+
+def test_deepagents_overflow_clip_offloads_are_reported_and_narrated():
+    """After summarizing, a context still over its budget has its trailing tool results moved to files by
+    deepagents' _clip_overflow_tail: every such offload is on its tool event, and the narration says the kept
+    messages were previews; the files are the ones the package's own graph writes."""
+    from deepagents.backends.filesystem import FilesystemBackend
+    from scratchpad_lab.engine.strategies.deep_agents import build_middleware
+    import pathlib
+    import tempfile
+
+    trace = _clip_trace()
+    result = run_strategies(trace, [make_spec("deepagents", CLIP)])[0]
+    offloaded = [e for e in result.events if e.kind == "tool_call" and e.data.get("offloaded_to")]
+    assert [e.data["offloaded_by"] for e in offloaded] == ["overflow clip", "overflow clip"]
+    assert all(e.data["offloaded_to"] in result.files for e in offloaded)
+    narrated = next(q.text for q in result.quirks if q.kind == "deepagents-offload")
+    assert "as previews of files" in narrated and "verbatim and moved" not in narrated
+    lab_files = sorted(p for p in result.files if p.startswith("/large_tool_results/"))
+
+    model = extractive_chat_model()
+    model.profile = {"max_input_tokens": 20_000}
+    with tempfile.TemporaryDirectory() as tmp:
+        fs, summ = build_middleware(model, FilesystemBackend(root_dir=tmp, virtual_mode=True),
+                                    make_spec("deepagents", CLIP).resolved())
+        graph_replay(trace, [fs, summ], profile=model.profile)
+        graph_files = sorted("/" + p.relative_to(tmp).as_posix() for p in pathlib.Path(tmp).rglob("*")
+                             if p.is_file() and "large_tool_results" in p.as_posix())
+    assert lab_files == graph_files and len(lab_files) == 2
+
+
+def test_deepagents_runs_are_reproducible():
+    # its history file is named by a session id that enters the summary; a fresh uuid4 each time made the
+    # figures vary: the lab's id is derived from the trajectory
+    trace = synthetic_trace(steps=30, seed=9, max_observation_chars=3000)
+    spec = make_spec("deepagents", {"trigger_tokens": 3000, "keep_messages": 6})
+    one, two = (run_strategies(trace, [spec])[0] for _ in range(2))
+    assert one.row()["compressions"] >= 2
+    assert one.sent_tokens == two.sent_tokens and sorted(one.files) == sorted(two.files)
+    assert one.row() == two.row()
+    assert [p for p in one.files if p.startswith("/conversation_history/session_")]
+
+
+def test_details_list_each_compression_offload_and_model_call(tmp_path, capsys):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(_clip_trace().to_dict()))
+    argv = ["strategies", str(path), "--json", "--details", "--strategy",
+            "deepagents:" + ",".join(f"{k}={v}" for k, v in CLIP.items()),
+            "--strategy", "langchain-summarization:trigger_tokens=3000,keep_messages=4,trim_tokens_to_summarize=none"]
+    assert main(argv) == 0
+    deep, lc = json.loads(capsys.readouterr().out)
+    d = deep["details"]
+    assert len(d["model_calls"]) == 8 and [c["iteration"] for c in d["model_calls"]] == list(range(1, 9))
+    assert max(c["context_tokens"] for c in d["model_calls"]) == deep["peak_context_tokens"]
+    comp, = d["compressions"]
+    assert comp["summary"] and comp["summarized"] and comp["kept"] and comp["tokens_in"] > 0
+    assert comp["file_path"] in d["files"] and set(comp["files"]) <= set(d["files"])
+    assert {o["offloaded_by"] for o in d["offloads"]} == {"overflow clip"}
+    assert len(lc["details"]["compressions"]) == lc["compressions"] > 0

@@ -16,7 +16,8 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.engine.strategies import STRATEGIES, Knob, Strategy, StrategyError, make_spec, names, register
 from synthetic import synthetic_trace
 
-SHIPPED = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem"]
+SHIPPED = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem", "clear-tool-uses",
+           "langchain-summarization"]
 TAIL = Strategy("tail-trim", "tail trim (test)", "The agent's trim at keep_chars; registered by a test.",
                 "strategy_tail_trim", "scratchpad",
                 knobs=(Knob("keep_chars", "int", 3_000, 200, 1_000_000, "Keep the last N characters."),))

@@ -139,6 +139,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
+        sub.add_parser("recommend")
         sub.add_parser("lessons")
         sub.add_parser("runs")
         return parser
@@ -146,6 +147,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     add_prompt_lab(sub)
     from scratchpad_lab.cli.strategies import add_parser as add_strategies_parser  # cheap: no LangChain import
     add_strategies_parser(sub)
+    from scratchpad_lab.cli.recommend import add_parser as add_recommend_parser  # cheap: no LangChain import
+    add_recommend_parser(sub)
     from scratchpad_lab.cli.lessons import add_parser as add_lessons_parser
     add_lessons_parser(sub)
     from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
@@ -282,6 +285,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "strategies":
             from scratchpad_lab.cli.strategies import run as run_strategies_command
             return run_strategies_command(args)
+        if args.command == "recommend":
+            from scratchpad_lab.cli.recommend import run as run_recommend_command
+            return run_recommend_command(args)
         if args.command == "runs":
             from scratchpad_lab.cli.runs import run as runs_command
             return runs_command(args)

@@ -11,7 +11,7 @@ import sys
 from typing import List
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
-from scratchpad_lab.engine.strategies.settings import parse_spec
+from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -29,7 +29,15 @@ def add_parser(sub) -> None:
                                           f"({', '.join(names())})")
     p.add_argument("file", help="a trace or a run record")
     p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
-                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to 5")
+                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
+    add_summarizer_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+    p.add_argument("--details", action="store_true",
+                   help="with --json: add each compression, trim, offload and model call's context tokens")
+
+
+def add_summarizer_flags(p) -> None:
+    """The summarizer flags `strategies` and `recommend` share."""
     p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
                    help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
     p.add_argument("--extractive-budget", type=int, default=field_default("extractive_budget_chars"), metavar="CHARS",
@@ -40,7 +48,9 @@ def add_parser(sub) -> None:
                    "variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
     p.add_argument("--send-key-to-custom-url", action="store_true",
                    help="also send a provider's key variable to a base URL that is not that provider's")
-    p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
+    p.add_argument("--price-model", metavar="NAME",
+                   help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
+                        "summarizer's own model, and the offline one is free)")
     from scratchpad_lab.engine.limits import LIFT_FLAG
     p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
                    help="run even if the job is over the lab's work limit (on your own machine only)")
@@ -48,34 +58,24 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import figures
-    from scratchpad_lab.engine.keys import cli_key, endpoint_for
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.strategies.engine import run_strategies
-    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
-    low, high = field_bounds("extractive_budget_chars")
-    if not low <= args.extractive_budget <= high:
-        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
-    model = getattr(args, "summarizer_model", None)
-    if args.summarizer == "endpoint" or model:
-        if not model:
-            raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
-        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
-        # The CLI key rule (engine/keys.py), as every other command follows it.
-        summarizer = SummarizerSpec("endpoint", args.extractive_budget, endpoint,
-                                    cli_key(endpoint, vars(args), "summarizer"))
-    else:
-        summarizer = SummarizerSpec("extractive", args.extractive_budget)
+    summarizer = summarizer_from_args(args)
     loaded = load(args.file)
     # Before anything runs: a job over the work limit is refused with what it would cost.
     check_work(loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
                lifted=getattr(args, "no_work_limit", False))
     results = run_strategies(loaded, specs, summarizer)
-    rows: List[dict] = [r.row() for r in results]
+    price = getattr(args, "price_model", None)
+    rows: List[dict] = [r.row(price) for r in results]
+    if getattr(args, "details", False):
+        for row, result in zip(rows, results):
+            row["details"] = result.details()
     for result in results:  # on stderr whatever the output form: a strategy that stopped early says why
         if result.error:
             print(f"scratchpad-lab: warning: {result.name}: {result.error}", file=sys.stderr)
@@ -91,3 +91,21 @@ def run(args: argparse.Namespace) -> int:
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
     return EXIT_OK
+
+
+def summarizer_from_args(args: argparse.Namespace):
+    """The one summarizer from the shared flags; StrategyError names a bad one."""
+    from scratchpad_lab.engine.keys import cli_key, endpoint_for
+    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+    low, high = field_bounds("extractive_budget_chars")
+    if not low <= args.extractive_budget <= high:
+        raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
+    model = getattr(args, "summarizer_model", None)
+    if args.summarizer == "endpoint" or model:
+        if not model:
+            raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
+        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
+        # The CLI key rule (engine/keys.py), as every other command follows it.
+        return SummarizerSpec("endpoint", args.extractive_budget, endpoint, cli_key(endpoint, vars(args), "summarizer"))
+    return SummarizerSpec("extractive", args.extractive_budget)

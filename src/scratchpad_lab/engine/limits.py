@@ -36,7 +36,7 @@ DEEPAGENTS_MESSAGE_S = 2.1e-6   # each message in deepagents' graph state, at ea
 LANGMEM_STEP_S = 0.0038
 WINDOW_MESSAGE_S = 4e-6    # each message over the default window a message strategy counts at each step
 CHARS_PER_TOKEN = 4
-NO_TRIM = 1_000_000        # the scratchpad baseline of the Strategies page ("nothing cut") trims here
+NO_TRIM = 1_000_000        # the largest agent trim a RunConfig allows (nothing is cut)
 LIFT_FLAG = "--no-work-limit"
 
 
@@ -123,8 +123,8 @@ def model_calls(replay: Replay, sizes: Sizes) -> int:
 # ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
 
 def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
-    """The replays of a Strategies job: each strategy, and the 'nothing cut' baseline the scratchpad
-    strategies are measured against (counted once, as the job runs it once)."""
+    """The replays of a Strategies job (or a recommender's search): each strategy. The one no-compression
+    baseline they are measured against is counted from the trajectory's messages, no replay."""
     out = []
     for spec in specs:
         s = spec.resolved()
@@ -139,8 +139,14 @@ def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
         elif spec.name == "langmem":
             tokens = s.get("max_tokens_before_summary") or s["max_tokens"]
             out.append(Replay(spec.name, "langmem", int(tokens) * CHARS_PER_TOKEN, keeps_text=False))
-    if any(r.kind == "scratchpad" for r in out):
-        out.append(Replay("the baseline with nothing cut", window_chars=NO_TRIM, keeps_text=False, summarizes=False))
+        elif spec.name == "clear-tool-uses":  # copies the whole conversation at every call, like deepagents' state
+            out.append(Replay(spec.name, "deepagents", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
+                              summarizes=False))
+        elif spec.name == "langchain-summarization":
+            tokens = s.get("trigger_tokens") or (s.get("trigger_fraction") or 0) * (s.get("max_input_tokens") or 0)
+            window = int(tokens * CHARS_PER_TOKEN) if tokens else (
+                int(s["trigger_messages"]) * 700 if s.get("trigger_messages") else NO_TRIM * 100)
+            out.append(Replay(spec.name, "langmem", window, keeps_text=False))
     return out
 
 

@@ -37,6 +37,8 @@ PLAY_PROMPT_NAME = "play_prompt_name"  # (name, text): the named prompt the play
 PLAY_REVIEW = "play_review"            # the playground's "Review each compression" switch
 STRAT_SOURCE = "strat_source_entry"    # the key of the run or trace picked on the Strategies page
 STRAT_RESULT = "strat_result"          # the last strategies run (strategies_page.Shown), kept across reruns
+STRAT_RECOMMEND = "strat_recommend"    # (entry key, recommend.Search): the last search on the Strategies page
+STRAT_OPEN_POINT = "strat_open_point"  # ((entry key, point's --strategy argument), its StrategyResult): the point open as a run
 
 LOSS_COMPRESSION_OFF = "loss_compression_off"  # {id(record): (record, the same path with compression off)}
 LOSS_USER_PROBES = "loss_user_probes"  # probe questions the user added: [(question, expected answer)]

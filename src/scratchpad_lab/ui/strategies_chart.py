@@ -13,26 +13,90 @@ from scratchpad_lab.ui.charts import LEVEL
 
 # One colour per strategy, the same on every view (chart lines and column headers).
 COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "trim-only": "#7f7f7f",
-          "deepagents": "#2ca02c", "langmem": "#d62728", "no compression": "#cccccc"}
+          "deepagents": "#2ca02c", "langmem": "#d62728", "clear-tool-uses": "#ff7f0e",
+          "langchain-summarization": "#8c564b", "no compression": "#cccccc"}
 
 
-def frame(results) -> pd.DataFrame:
+BASELINE = "no compression"
+SOLID, DASHED = "solid", "dashed (same as another)"
+
+
+def frame(results, baseline: bool = False) -> pd.DataFrame:
+    """One row per strategy and step, and the one no-compression baseline. A strategy whose line is the same as
+    an earlier one's is drawn dashed and thinner on top of it, and its legend entry says which it equals, so
+    both show."""
     rows = []
+    seen: dict = {}
     for r in results:
-        for step, tokens in enumerate(r.sent_tokens, start=1):
-            rows.append({"step": step, "tokens": tokens, "strategy": r.label or r.name, "name": r.name})
-    return pd.DataFrame(rows, columns=["step", "tokens", "strategy", "name"])
+        label = r.label or r.name
+        tokens = tuple(r.sent_tokens)
+        same = seen.get(tokens)
+        seen.setdefault(tokens, label)
+        shown = f"{label} (same as {same})" if same else label
+        for step, t in enumerate(tokens, start=1):
+            rows.append({"step": step, "tokens": t, "strategy": shown, "name": r.name,
+                         "drawn": DASHED if same else SOLID})
+    if results and baseline:
+        for step, t in enumerate(results[0].baseline_tokens, start=1):
+            rows.append({"step": step, "tokens": t, "strategy": BASELINE, "name": BASELINE, "drawn": DASHED})
+    return pd.DataFrame(rows, columns=["step", "tokens", "strategy", "name", "drawn"])
 
 
-def chart(results, width: int = 900, height: int = 320) -> alt.Chart:
-    data = frame(results)
+def chart(results, width: int = 900, height: int = 320, baseline: bool = False) -> alt.Chart:
+    data = frame(results, baseline)
     labels: List[str] = list(dict.fromkeys(data["strategy"])) if len(data) else []
     names = {row.strategy: row.name for row in data.itertuples()} if len(data) else {}
     scale = alt.Scale(domain=labels, range=[COLORS.get(names[l], "#000000") for l in labels])
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
-                    y=alt.Y("tokens:Q", title="context tokens sent", axis=alt.Axis(**LEVEL)),
+                    y=alt.Y("tokens:Q", title="context tokens sent (one count for every strategy)",
+                            axis=alt.Axis(**LEVEL)),
                     color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
                                                                                  labelLimit=400)),
+                    strokeDash=alt.StrokeDash("drawn:N", scale=alt.Scale(domain=[SOLID, DASHED],
+                                                                         range=[[1, 0], [6, 4]]), legend=None),
+                    strokeWidth=alt.StrokeWidth("drawn:N", scale=alt.Scale(domain=[SOLID, DASHED], range=[3.5, 2]),
+                                                legend=None),
+                    order=alt.Order("drawn:N"),
                     tooltip=["strategy", "step", "tokens"]))
+
+
+def points_frame(points, titles) -> pd.DataFrame:
+    """The recommender's points (engine/recommend.Point) as the front chart draws them."""
+    rows = []
+    for i, p in enumerate(points):
+        f = p.figures
+        if p.error or not f:
+            continue
+        rows.append({"point": i, "strategy": titles.get(p.strategy, p.strategy), "name": p.strategy,
+                     "peak % of no compression": round(100 * (f.get("peak_share") or 0), 1),
+                     "facts at the answer %": round(100 * (f.get("facts_at_answer") or 0), 1),
+                     "summarizer tokens": f["summarizer_tokens_in"] + f["summarizer_tokens_out"],
+                     "front": "on the front" if p.on_front else "dominated", "settings": p.cli_arg(),
+                     "why": p.why or "another point keeps as much for less"})
+    return pd.DataFrame(rows, columns=["point", "strategy", "name", "peak % of no compression",
+                                       "facts at the answer %", "summarizer tokens", "front", "settings", "why"])
+
+
+def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Chart:
+    """Every point: what it keeps (facts at the answer) against its peak, one colour per strategy; the front's
+    points large and ringed. A click selects a point (the selection `point`)."""
+    data = points_frame(points, titles)
+    labels = list(dict.fromkeys(data["strategy"]))
+    names = dict(zip(data["strategy"], data["name"]))
+    scale = alt.Scale(domain=labels, range=[COLORS.get(names[l], "#000000") for l in labels])
+    pick = alt.selection_point(name="point", fields=["point"], on="click")
+    return (alt.Chart(data, width=width, height=height)
+            .mark_point(filled=True, opacity=0.9)
+            .encode(x=alt.X("peak % of no compression:Q", title="peak context, % of no compression (lower is cheaper)"),
+                    y=alt.Y("facts at the answer %:Q", title="facts at the answer, % (higher keeps more)"),
+                    color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
+                                                                                 labelLimit=400)),
+                    size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "dominated"], range=[260, 50]),
+                                  legend=alt.Legend(title=None)),
+                    stroke=alt.condition("datum.front == 'on the front'", alt.value("#000000"), alt.value(None)),
+                    strokeWidth=alt.value(1.5),
+                    tooltip=["strategy", "settings", "peak % of no compression", "facts at the answer %",
+                             "summarizer tokens", "front", "why"])
+            .add_params(pick))

@@ -1,4 +1,4 @@
-"""The Strategies page: one trajectory replayed under two to five compression systems, side by side.
+"""The Strategies page: one trajectory replayed under several compression systems, side by side.
 
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
 only when a LangChain strategy runs. The strategies run as a job, drawn by the one live fragment
@@ -17,7 +17,7 @@ import streamlit as st
 
 from scratchpad_lab.engine.strategies import (SummarizerSpec, make_spec, names, run_strategies, strategy)
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
-from scratchpad_lab.analysis.figures import LABELS, figures
+from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.model.errors import LabError
@@ -25,7 +25,8 @@ from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
-from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.ui.recommend_view import recommend_view
+from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import COLORS, chart
@@ -35,9 +36,21 @@ SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
 ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS["summarizer_calls"],
               "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
-              "peak_context_tokens": LABELS["peak_tokens"], "mean_context_tokens": LABELS["mean_tokens"],
-              "context_tokens_saved": "tokens saved vs no compression", "facts_retained": LABELS["facts_retained"],
+              "summarizer_cost_usd": "summarizer price",
+              "peak_context_tokens": LABELS["peak_tokens"], "peak_share": "peak, % of no compression",
+              "mean_context_tokens": LABELS["mean_tokens"], "mean_share": "mean, % of no compression",
+              "context_tokens_saved": "tokens saved vs no compression", "saved_share": "saved, % of no compression",
+              "facts_at_answer": "facts at the answer", "answer_facts_kept": "answer facts kept",
+              "probes_answerable": "probes answerable",
+              "facts_retained": LABELS["facts_retained"],
               "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded"}
+# Which way is better for a row (rows not listed have none: more compressions is neither better nor worse).
+BETTER = {"summarizer_calls": min, "summarizer_tokens_in": min, "summarizer_tokens_out": min,
+          "summarizer_cost_usd": min, "peak_context_tokens": min, "peak_share": min, "mean_context_tokens": min,
+          "mean_share": min, "context_tokens_saved": max, "saved_share": max, "facts_at_answer": max,
+          "answer_facts_kept": max, "probes_answerable": max, "facts_retained": max, "trim_facts_retained": max}
+SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable")
+BEST = " ★"
 
 
 @dataclass
@@ -73,7 +86,13 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
     values: Dict[str, Any] = {}
     for knob in knobs(name):
         key = f"strat_{name}_{knob.key}"
-        if knob.kind == "fraction":
+        if knob.kind == "names":
+            values[knob.key] = st.text_input(knob.key, value=" ".join(knob.default), help=knob.help, key=key,
+                                             placeholder="tool names, separated by spaces")
+        elif knob.kind == "text":
+            values[knob.key] = st.text_input(knob.key, value=knob.default, max_chars=int(knob.high), help=knob.help,
+                                             key=key)
+        elif knob.kind == "fraction":
             values[knob.key] = st.number_input(knob.key, min_value=float(knob.low), max_value=float(knob.high),
                                                value=knob.default, step=0.05, help=knob.help, key=key,
                                                placeholder="package default")
@@ -84,12 +103,44 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
     return values
 
 
-def _row_texts(result) -> Dict[str, str]:
-    """A strategy's row as it reads in its column and in the table: facts kept as on every page."""
-    row, f = result.row(), figures(result.events)
-    shares = {"facts_retained": f.facts_kept_text, "trim_facts_retained": f.trim_facts_kept_text}
-    return {label: shares[key] if key in shares else
-            (f"{row[key]:,.1f}" if isinstance(row[key], float) else f"{row[key]:,}") for key, label in ROW_LABELS.items()}
+def _cell(key: str, row: Dict[str, Any], f) -> str:
+    value = row[key]
+    if key == "facts_retained":
+        return f.facts_kept_text
+    if key == "trim_facts_retained":
+        return f.trim_facts_kept_text
+    if value is None:
+        return "-"
+    if key in SHARES:
+        return percent(value)
+    if key == "summarizer_cost_usd":
+        return f"${value:.4f}"
+    return f"{value:,.1f}" if isinstance(value, float) else f"{value:,}"
+
+
+def table_texts(results) -> Dict[str, Dict[str, str]]:
+    """Every strategy's row as it reads in the table and its column: shares as percentages, facts kept as on
+    every page, the best value of each row marked ★ (when the strategies differ on it). A scenario's rows only
+    when the source is a scenario."""
+    rows = [r.row() for r in results]
+    facts = [figures(r.events) for r in results]
+    keys = [k for k in ROW_LABELS if k not in ("answer_facts_kept", "probes_answerable")
+            or any(row[k] is not None for row in rows)]
+    best: Dict[str, set] = {}
+    for key in keys:
+        values = [row[key] for row in rows]
+        if key in BETTER and all(v is not None for v in values) and len(set(values)) > 1:
+            target = BETTER[key](values)
+            best[key] = {i for i, v in enumerate(values) if v == target}
+    out: Dict[str, Dict[str, str]] = {}
+    for i, (result, row, f) in enumerate(zip(results, rows, facts)):
+        title = strategy(result.name).title
+        out[title] = {ROW_LABELS[k]: _cell(k, row, f) + (BEST if i in best.get(k, ()) else "") for k in keys}
+    return out
+
+
+def _row_texts(result, texts: Dict[str, Dict[str, str]]) -> Dict[str, str]:
+    return texts[strategy(result.name).title]
 
 
 def _quirk_line(q) -> str:
@@ -97,12 +148,15 @@ def _quirk_line(q) -> str:
     return escape(f"step {q.iteration}: {q.text}")
 
 
-def _column(result, shown_quirks: int = 4) -> None:
+def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> None:
     colour = COLORS.get(result.name, "#000000")
     st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{strategy(result.name).title}"
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
-    for label, text in _row_texts(result).items():
+    for label, text in _row_texts(result, texts).items():
         st.text(f"{label}: {text}")
+    why = result.why_no_compression()
+    if why:
+        st.info(why, icon=":material/info:")  # our own words, the registry's phrases and numbers
     if result.error:
         show_problem("This strategy stopped early.", result.error)
     for q in result.quirks[:shown_quirks]:
@@ -150,7 +204,7 @@ def page() -> None:
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
     st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
                "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
-    picked = st.multiselect("Strategies (two to five)", names(), default=DEFAULT_PICK, key="strat_pick",
+    picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
                             max_selections=MAX_STRATEGIES, format_func=lambda n: strategy(n).title)
     settings: Dict[str, Dict[str, Any]] = {}
     cols = st.columns(max(len(picked), 1))
@@ -161,6 +215,10 @@ def page() -> None:
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
     summarizer = _summarizer_widgets()
+    if st.toggle("Which compression should I use? Recommend settings for this trajectory", key="strat_rec_on",
+                 value=st.session_state.get(STRAT_RECOMMEND) is not None):
+        with st.container(border=True, key="strat_rec"):
+            recommend_view(entry, summarizer)
     if st.button("Run strategies", type="primary", key="strat_run", disabled=live.busy(STRAT_JOB)):
         if len(picked) < 2:
             st.error("Pick at least two strategies to compare.")
@@ -185,13 +243,20 @@ def page() -> None:
         st.caption("Showing the last result, for another trajectory: press Run strategies for this one.")
     results = shown.results
     st.subheader("Context sent at each step")
-    st.altair_chart(chart(results, width=1000), width="stretch")
-    table = pd.DataFrame({strategy(r.name).title: _row_texts(r) for r in results})
+    base = results[0].row()
+    st.caption(f"Every strategy is counted one way (the lab's tokenizer on what each call sent) against one "
+               f"baseline, no compression: the whole conversation in full, peaking at {base['baseline_peak_tokens']:,} "
+               "tokens. Facts at the answer: of the trajectory's facts, the share still in what the last call "
+               "was sent. ★ marks the best value of a row.")
+    with_base = st.toggle("Draw the no-compression baseline", key="strat_chart_baseline")
+    st.altair_chart(chart(results, width=1000, baseline=with_base), width="stretch")
+    texts = table_texts(results)
+    table = pd.DataFrame(texts)
     st.dataframe(table, key="strat_table")
     columns = st.columns(len(results))
     for col, result in zip(columns, results):
         with col:
-            _column(result)
+            _column(result, texts)
     steps = max(len(r.sent_tokens) for r in results)
     st.subheader("What each strategy sent")
     step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")

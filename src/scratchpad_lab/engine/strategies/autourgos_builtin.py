@@ -88,4 +88,4 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         stop.check()
     events = [e for e in record.events if e.kind != "trigger"]
     return StrategyResult(spec.name, s, spec.title(), events, baseline, quirks=trim_quirks(events),
-                          summarizer_model=summarizer.label, error=record.error)
+                          summarizer_model=summarizer.label, error=record.error, config=record.config)

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from scratchpad_lab.engine.compare import NEVER
-from scratchpad_lab.model.config import RunConfig, largest
-from scratchpad_lab.model.events import Event, RunLog
+from scratchpad_lab.model.config import RunConfig
+from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
 from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.summarizer import ReusedReplies, SummarizerSpec
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)
-NO_TRIM = largest("agent_trim_chars")  # the largest agent trim a RunConfig allows: nothing is cut
 
 
 def base_config(summarizer: SummarizerSpec) -> RunConfig:
@@ -28,27 +26,6 @@ def base_config(summarizer: SummarizerSpec) -> RunConfig:
 
 def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
     return {"summarizer": summarizer.key()} if summarizer.kind == "endpoint" else None
-
-
-def scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, stop: Optional[StopFlag] = None) -> List[int]:
-    """Scratchpad tokens per iteration with no compression and no trim (tool results still cut at
-    the agent's max_tool_output_chars, as the agent always does)."""
-    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=NO_TRIM, step_delay_s=0.0)
-    lab_run = Run(config, Source.for_trace(trace), name="nothing cut", stop=stop)
-    lab_run.log = lab_run.observer.log = _CountsOnlyLog()
-    record = lab_run.run()
-    return [int(e.payload.tokens) for e in record.events if e.kind == "iteration"]
-
-
-class _CountsOnlyLog(RunLog):
-    """The baseline needs each iteration's token count, not its text: with nothing cut the scratchpad
-    grows with every step, so keeping it at each of N steps would hold N^2/2 steps' worth of text
-    (about 4 GB for a 5,000-step trace of 9 MB)."""
-
-    def emit(self, kind: str, iteration=None, **data) -> Event:
-        if kind == "iteration":
-            data["scratchpad"] = ""
-        return super().emit(kind, iteration, **data)
 
 
 def observed_run(config: RunConfig, trace: Trace, keys: Optional[Dict[str, str]] = None,
@@ -93,9 +70,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     s = spec.resolved()
     changes = {"summarize_every": s["summarize_every"], "max_scratchpad_chars": s["max_scratchpad_chars"],
                "agent_trim_chars": s["agent_trim_chars"]}
-    record = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
-                          stop=stop).run()
+    lab_run = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
+                           stop=stop)
+    if summarizer.store is not None and summarizer.kind == "endpoint":  # a search's reuse of identical requests
+        lab_run.middleware.llm.inner = ReusedReplies(lab_run.middleware.llm.inner, summarizer.store)
+    record = lab_run.run()
     if stop is not None:
         stop.check()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
-                          summarizer_model=summarizer.label, error=record.error)
+                          summarizer_model=summarizer.label, error=record.error, config=record.config)

@@ -20,6 +20,8 @@ setting given replaces only that part.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -33,9 +35,6 @@ from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
-# A uuid4's hex, fixed: shaped as the package's own ids, so what it costs in tokens is typical.
-REPLAY_SESSION_ID = "session_5f0c3a9e8b7d4e21a6c9f3b8d2e1a7c4"
-
 
 TRIGGER = "deepagents: context over its token trigger"
 
@@ -45,12 +44,29 @@ def _same(a: Any, b: Any) -> bool:
                         and getattr(a, "tool_calls", None) == getattr(b, "tool_calls", None))
 
 
-def offload_text(kept: int, moved: int, path: Optional[str]) -> str:
+def offload_text(kept: int, moved: int, path: Optional[str], previews: int = 0) -> str:
+    """What a summarization did, in words; `previews` of the `kept` messages are previews of offloaded tool
+    results (a file's path and a few lines), not the messages verbatim."""
+    if kept and previews >= kept:
+        how = f"kept the newest {kept} message{'s' * (kept != 1)}, as previews of files"
+    elif previews:
+        how = (f"kept the newest {kept} messages ({kept - previews} verbatim, {previews} as "
+               f"preview{'s' * (previews != 1)} of files)")
+    else:
+        how = f"kept the newest {kept} message{'s' * (kept != 1)} verbatim"
     if moved == 0:
         return ("deepagents summarized again but moved no new message: its keep cut stepped back to keep a tool "
-                f"call with its results, so only the previous summary was re-summarized ({kept} messages kept).")
-    return (f"deepagents kept the newest {kept} message{'s' * (kept != 1)} verbatim and moved the {moved} older "
-            f"one{'s' * (moved != 1)} to {path}; the model sees only a summary of {'them' if moved != 1 else 'it'}.")
+                f"call with its results, so only the previous summary was re-summarized (it {how}).")
+    return (f"deepagents {how} and moved the {moved} older one{'s' * (moved != 1)} to {path}; the model sees "
+            f"only a summary of {'them' if moved != 1 else 'it'}.")
+
+
+def session_id(trace: Trace) -> str:
+    """deepagents names its history file after a random id per conversation (`session_<uuid4 hex>`), and the
+    path enters the summary message, so two runs of the same settings would differ: the lab gives it an id
+    derived from the trajectory instead, the same for every run of it."""
+    text = json.dumps(trace.to_dict(), sort_keys=True, ensure_ascii=False)
+    return "session_" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def tool_quirk(iteration: int, tool: str, chars: int, offloaded: Optional[str], reply: str) -> Quirk:
@@ -143,9 +159,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         fs, summ = build_middleware(model, backend, s)
         tools = [*fs.tools, *tool_dicts(trace)]
         steps = step_messages(trace)
-        # deepagents names its history file session_<uuid4>, whose tokens then vary from replay to replay;
-        # one fixed id (the state key the package itself reuses) keeps a replay's figures the same each time.
-        state: Dict[str, Any] = {"messages": list(steps[0]), SESSION_KEY: REPLAY_SESSION_ID}
+        # a fixed id derived from the trajectory (session_id): the history file's name, and so the figures, are
+        # the same for every replay of it
+        state: Dict[str, Any] = {"messages": list(steps[0]), SESSION_KEY: session_id(trace)}
+        original = {m.id: content_text(m) for step in steps for m in step}
+        tool_events: Dict[str, Any] = {}  # tool message id -> its tool_call event (amended if offloaded later)
         seen_files: Dict[str, str] = {}
 
         def apply(update: Dict[str, Any]) -> None:
@@ -181,8 +199,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 error = f"The summarizer failed at step {iteration}, so deepagents stopped: {exc}"
                 log.emit("error", iteration, error_type=type(exc).__name__, message=error)
                 break
-            if isinstance(out, ExtendedModelResponse) and out.command is not None:
-                apply(dict(out.command.update or {}))
+            update = dict(out.command.update or {}) if isinstance(out, ExtendedModelResponse) and out.command else {}
+            if update:
+                apply(update)
             sent = list(captured["request"].messages)
             sent_all.append(sent)
             sent_tokens = tokens(sent)
@@ -191,6 +210,20 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             files_now = _files()
             new_files = sorted(p for p, text in files_now.items() if seen_files.get(p) != text)
             seen_files = files_now
+            # After summarizing, a context still over budget has its trailing tool results clipped
+            # (deepagents' _clip_overflow_tail): each goes to a file and the state keeps a preview.
+            for m in update.get("messages", None) or []:
+                if getattr(m, "type", "") != "tool" or content_text(m) == original.get(m.id, content_text(m)):
+                    continue
+                path = next((p for p in new_files if p in content_text(m)), None)
+                told = tool_events.get(m.id)
+                if told is not None:
+                    told.amend(offloaded_to=path, offloaded_by="overflow clip", offloaded_at=iteration,
+                               result=content_text(m))
+                quirks.append(Quirk(iteration, "deepagents-clip-offload",
+                                    f"After summarizing, the context was still over its budget: deepagents moved a "
+                                    f"{len(original.get(m.id, '')):,}-character tool result to {path}; the model "
+                                    "sees a preview of it."))
             if event is not None and event is not event_before:
                 kept_ids = {getattr(m, "id", None) for m in sent}
                 dropped = [m for m in effective if getattr(m, "id", None) not in kept_ids]
@@ -205,8 +238,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
                     file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index")))
+                previews = sum(1 for m in sent[1:] if getattr(m, "type", "") == "tool"
+                               and content_text(m) != original.get(m.id, content_text(m)))
                 quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
-                                                                                  event.get("file_path"))))
+                                                                                  event.get("file_path"), previews)))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
                 before_text, after_text = render_all(effective), render_all(sent)
                 log.emit("trim", iteration, before_chars=len(before_text), after_chars=len(after_text),
@@ -233,9 +268,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     seen_files = files_now
                     quirks.append(tool_quirk(iteration, tool_msg.name, len(content_text(tool_msg)), offloaded,
                                              content_text(result)))
-                log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
-                         input=ai.tool_calls[position].get("args", {}), result=content_text(result),
-                         result_chars=len(content_text(tool_msg)), offloaded_to=offloaded)
+                tool_events[tool_msg.id] = log.emit(
+                    "tool_call", iteration, position=position, tool=tool_msg.name,
+                    input=ai.tool_calls[position].get("args", {}), result=content_text(result),
+                    result_chars=len(content_text(tool_msg)), offloaded_to=offloaded,
+                    offloaded_by="tool result eviction" if offloaded else None)
         files = _files()
     log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),
              elapsed_s=0.0)

@@ -48,12 +48,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     sent_all: List[List[Any]] = []
     error = None
     kwargs = summarize_kwargs(s)
+    start = 0  # messages before this one are all summarized: only the tail after it is read at each call
     for iteration in range(1, len(steps)):
         if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
             stop.check()
-        done = set(running.summarized_message_ids) if running else set()
+        done = running.summarized_message_ids if running else frozenset()
+        while start < len(messages) and messages[start].id in done:
+            start += 1
         before = ([SystemMessage(f"Summary of the conversation so far: {running.summary}")] if running else []) + \
-            [m for m in messages if m.id not in done]
+            [m for m in messages[start:] if m.id not in done]
         calls_before = len(calls.calls)
         try:
             with warnings.catch_warnings(record=True) as caught:  # its "failed to trim" warning becomes a quirk
@@ -83,7 +86,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             new_ids = set(result.running_summary.summarized_message_ids) - done
             call = calls.calls[-1] if len(calls.calls) > calls_before else {}
             received = {getattr(m, "id", None) for m in call.get("messages", [])}
-            unseen = [m.id for m in messages if m.id in new_ids and m.id not in received]
+            unseen = [m.id for m in messages[start:] if m.id in new_ids and m.id not in received]
             before_text, after_text = render_all(before), render_all(sent)
             log.emit("compression", iteration, **compression_data(
                 reason="size", trigger=TRIGGER,

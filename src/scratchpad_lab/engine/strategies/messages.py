@@ -14,10 +14,10 @@ How a trajectory (a `Trace`) becomes messages, for deepagents and LangMem alike:
 """
 from __future__ import annotations
 
-import hashlib
 import json
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.model.trace import Trace
 
@@ -42,11 +42,29 @@ def _parser_agent():
     return Agent(llm=_Stub())
 
 
-def step_messages(trace: Trace) -> List[List[Any]]:
-    """[[task]] + one list per step: [AIMessage, ToolMessage...]."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+@dataclass(frozen=True)
+class PlainMessage:
+    """A message as plain data (what `render` and `MessageCounter` read), made without LangChain: the
+    baseline of the autourgos strategies needs no LangChain import (it costs seconds)."""
 
-    out: List[List[Any]] = [[HumanMessage(trace.task, id="task")]]
+    type: str                       # "human" | "ai" | "tool"
+    id: str
+    content: str
+    name: Optional[str] = None
+    tool_calls: Tuple[Dict[str, Any], ...] = ()
+    tool_call_id: Optional[str] = None
+
+
+_PARTS: Dict[int, Tuple[Trace, List[List[PlainMessage]]]] = {}  # id(trace) -> (trace, its messages): the
+_PARTS_KEPT = 4                                                 # agent's parser runs once per trace
+
+
+def step_parts(trace: Trace) -> List[List[PlainMessage]]:
+    """[[task]] + one list per step: [the AI message, its tool messages...], as plain data."""
+    kept = _PARTS.get(id(trace))
+    if kept is not None and kept[0] is trace:
+        return kept[1]
+    out: List[List[PlainMessage]] = [[PlainMessage("human", "task", trace.task)]]
     for step, s in enumerate(trace.steps, start=1):
         thought, actions, final = _parse(s.response)
         if thought is None and not actions and final is None:
@@ -61,10 +79,31 @@ def step_messages(trace: Trace) -> List[List[Any]]:
             calls.append({"name": str(action.get("action", "") if isinstance(action, dict) else ""),
                           "args": args if isinstance(args, dict) else {"input": args},
                           "id": f"call-{step}-{k}", "type": "tool_call"})
-        msgs = [AIMessage(content, id=f"ai-{step}", tool_calls=calls)]
+        msgs = [PlainMessage("ai", f"ai-{step}", content, tool_calls=tuple(calls))]
         for k, call in enumerate(calls):
             text = s.observations[k] if k < len(s.observations) else ""
-            msgs.append(ToolMessage(text, tool_call_id=call["id"], name=call["name"], id=f"tool-{step}-{k}"))
+            msgs.append(PlainMessage("tool", f"tool-{step}-{k}", text, name=call["name"], tool_call_id=call["id"]))
+        out.append(msgs)
+    _PARTS[id(trace)] = (trace, out)
+    while len(_PARTS) > _PARTS_KEPT:
+        _PARTS.pop(next(iter(_PARTS)))
+    return out
+
+
+def step_messages(trace: Trace) -> List[List[Any]]:
+    """[[task]] + one list per step: [AIMessage, ToolMessage...], new LangChain messages for each run."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    out: List[List[Any]] = []
+    for parts in step_parts(trace):
+        msgs: List[Any] = []
+        for m in parts:
+            if m.type == "human":
+                msgs.append(HumanMessage(m.content, id=m.id))
+            elif m.type == "ai":
+                msgs.append(AIMessage(m.content, id=m.id, tool_calls=[dict(c) for c in m.tool_calls]))
+            else:
+                msgs.append(ToolMessage(m.content, tool_call_id=m.tool_call_id, name=m.name, id=m.id))
         out.append(msgs)
     return out
 
@@ -97,38 +136,89 @@ def render_all(messages: Sequence[Any]) -> str:
     return "\n\n".join(render(m) for m in messages)
 
 
-def message_key(message: Any) -> str:
-    text = render(message)
-    return f"{getattr(message, 'id', '')}:{len(text)}:{hashlib.blake2b(text.encode('utf-8', 'surrogatepass'), digest_size=8).hexdigest()}"
+def message_key(message: Any) -> tuple:
+    """What makes a message's rendered text (`render`), cheaply: its kind, ids, name, and its content and
+    tool-call arguments by length and hash. A string's hash is computed once and kept by the string, and a
+    copied message (LangChain copies the whole conversation at every call) shares its strings, so looking up
+    an unchanged message costs no rendering: what keeps counting a conversation linear in its length."""
+    fields = getattr(message, "__dict__", None) or {}  # a pydantic message's fields (getattr of an absent
+    content = fields.get("content", "")                   # field raises inside pydantic, which is slow)
+    body = (len(content), hash(content)) if isinstance(content, str) else \
+        (-1, hash(json.dumps(content, sort_keys=True, default=str)))
+    calls = tuple((c.get("id"), c.get("name"), _args_key(c.get("args"))) for c in (fields.get("tool_calls") or ()))
+    return (fields.get("type", ""), fields.get("id"), fields.get("name"), fields.get("tool_call_id"), body, calls)
+
+
+def _args_key(args: Any) -> Any:
+    if isinstance(args, dict):
+        return tuple((k, (len(v), hash(v)) if isinstance(v, str) else _args_key(v)) for k, v in args.items())
+    if isinstance(args, (list, tuple)):
+        return tuple(_args_key(v) for v in args)
+    return repr(args)
 
 
 class MessageCounter:
-    """Tokens of messages with the lab's tokenizer, each distinct message counted once."""
+    """Tokens of messages with the lab's tokenizer, each distinct message counted once.
+
+    A strategy counts the conversation at every model call, and the conversation mostly grows at its end:
+    the counter remembers the last few lists it measured (`TRACKS`) with running sums, and a new list that
+    starts with the same message objects reuses them, so only the messages after the common prefix are
+    looked up. That keeps a run's counting linear in the steps where a message lookup at every call for
+    every message would be quadratic."""
+
+    TRACKS = 6
 
     def __init__(self, count) -> None:
         self.count = count
-        self._memo: Dict[str, Tuple[int, int]] = {}
-        # The same message objects are counted again at every step (the conversation so far): by object,
-        # while its content and tool calls are the same objects, the figures are read without rendering
-        # and hashing the message again (that made a long trace's replay quadratic in its text).
-        self._seen: Dict[int, Tuple[Any, Any, Any, Tuple[int, int]]] = {}
+        self._memo: Dict[tuple, Tuple[int, int]] = {}
+        self._tracks: List[Tuple[List[Any], List[int], List[int]]] = []  # (messages, running tokens, chars)
 
     def one(self, message: Any) -> Tuple[int, int]:
         """(tokens, chars) of one rendered message."""
-        content, calls = getattr(message, "content", None), getattr(message, "tool_calls", None)
-        seen = self._seen.get(id(message))
-        if seen is not None and seen[0] is message and seen[1] is content and seen[2] is calls:
-            return seen[3]
         key = message_key(message)
-        if key not in self._memo:
+        found = self._memo.get(key)
+        if found is None:
             text = render(message)
-            self._memo[key] = (self.count(text), len(text))
-        self._seen[id(message)] = (message, content, calls, self._memo[key])
-        return self._memo[key]
+            found = self._memo[key] = (self.count(text), len(text))
+        return found
+
+    def measure(self, messages: Sequence[Any]) -> Tuple[int, int]:
+        """(tokens, chars of render_all) of a list of messages."""
+        messages = list(messages)
+        if not messages:
+            return 0, 0
+        best, shared = None, 0
+        for track in self._tracks:
+            old = track[0]
+            if not old or old[0] is not messages[0]:
+                continue
+            limit, n = min(len(old), len(messages)), 1
+            while n < limit and old[n] is messages[n]:
+                n += 1
+            if n > shared:
+                best, shared = track, n
+        if best is None:
+            tokens, chars = [], []
+        elif shared == len(best[0]) == len(messages):  # the same list again
+            self._tracks.remove(best)
+            self._tracks.insert(0, best)
+            return best[1][-1], best[2][-1] + 2 * (len(messages) - 1)
+        else:  # the track it grew from stays: another list may grow from it too (the state, what was sent)
+            tokens, chars = best[1][:shared], best[2][:shared]
+        total_t, total_c = (tokens[-1], chars[-1]) if tokens else (0, 0)
+        for message in messages[shared:]:
+            t, c = self.one(message)
+            total_t += t
+            total_c += c
+            tokens.append(total_t)
+            chars.append(total_c)
+        self._tracks.insert(0, (messages, tokens, chars))
+        del self._tracks[self.TRACKS:]
+        return total_t, total_c + 2 * (len(messages) - 1)
 
     def __call__(self, messages: Sequence[Any]) -> int:
-        return sum(self.one(m)[0] for m in messages)
+        return self.measure(messages)[0]
 
     def chars(self, messages: Sequence[Any]) -> int:
         """Chars of render_all(messages) (the two-newline joins included)."""
-        return sum(self.one(m)[1] for m in messages) + 2 * max(len(messages) - 1, 0)
+        return self.measure(messages)[1]

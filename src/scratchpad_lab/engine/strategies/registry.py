@@ -3,12 +3,13 @@
 Streamlit-free and cheap to import (no LangChain: a strategy's module is imported only when it runs).
 A strategy is one module with a `run(...)` function plus one `register(Strategy(...))` below: its name,
 title, one line about it, its settings (`Knob`s, in the package's own words, with ranges and defaults),
-what it is measured against (`context`), and any rule across its settings (`check`). The page's list,
+what it sends the model (`context`), and any rule across its settings (`check`). The page's list,
 the CLI's list and help, the settings parser and the engine all read `STRATEGIES`, nothing else.
 
-`context` says which baseline "tokens saved" is measured against and how the engine calls `run`:
-"scratchpad" strategies get `run(trace, spec, summarizer, baseline)`, "messages" strategies also get
-the token counter, `run(trace, spec, summarizer, baseline, counter)` (see engine.py).
+`context` says what the strategy sends and how the engine calls `run`: "scratchpad" strategies get
+`run(trace, spec, summarizer, baseline)`, "messages" strategies also get the token counter,
+`run(trace, spec, summarizer, baseline, counter)` (see engine.py). Every strategy is measured against
+the same no-compression baseline (engine.message_baseline).
 """
 from __future__ import annotations
 
@@ -26,11 +27,12 @@ class StrategyError(LabError, ValueError):
 @dataclass(frozen=True)
 class Knob:
     key: str
-    kind: str                  # "int" | "int_or_none" | "fraction"
+    kind: str                  # "int" | "int_or_none" | "fraction" | "names" (tool names) | "text"
     default: Any
     low: float
     high: float
     help: str
+    unit: str = ""             # "chars" | "tokens" (the package's own count, about chars / 4) | "" (a count)
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,14 @@ class Strategy:
     context: Literal["scratchpad", "messages"]
     knobs: Tuple[Knob, ...] = ()
     check: Optional[Callable[[Dict[str, Any]], None]] = None  # raises StrategyError for a bad combination
+    # The recommender's default search (engine/recommend.py): the values tried for the main settings, every
+    # combination. A value "30%" is that share of the trajectory's no-compression peak in the setting's unit
+    # (the autourgos strategies' scratchpad is held under the agent's own trim, so theirs are absolute).
+    grid: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
+    # When it compresses, in words, from its resolved settings: [(phrase, unit, threshold)], any of them firing
+    # (unit "chars", "tokens" (the package's own count, about chars / 4), "messages" or "iterations"). The
+    # Strategies page says why a run never compressed by setting these against the trajectory's peak.
+    fires: Optional[Callable[[Dict[str, Any]], List[Tuple[str, str, Optional[float]]]]] = None
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -66,15 +76,64 @@ def strategy(name: str) -> Strategy:
     return STRATEGIES[name]
 
 
-def _int(key, default, low, high, help_text, none_ok=False):
-    return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text)
+def _int(key, default, low, high, help_text, none_ok=False, unit=""):
+    return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text, unit)
 
 
 def _run_knob(key, help_text, field=None):
     """An autourgos setting: its default and range are RunConfig's (their one home)."""
     field = field or key
     low, high = field_bounds(field)
-    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every")
+    return _int(key, RunConfig.model_fields[field].default, low, high, help_text, none_ok=field == "summarize_every",
+                unit="chars" if field.endswith("_chars") else "")
+
+
+def _autourgos_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("summarize_every"):
+        out.append((f"summarizes every {s['summarize_every']} iterations", "iterations", s["summarize_every"]))
+    out.append((f"summarizes when the scratchpad passes {s['max_scratchpad_chars']:,} chars", "chars",
+                s["max_scratchpad_chars"]))
+    return out
+
+
+def _tokens_phrase(verb: str, tokens: int) -> Tuple[str, str, float]:
+    return (f"{verb} at {tokens:,} tokens (its own count, about chars / 4)", "tokens", tokens)
+
+
+def _deepagents_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    limit = s.get("max_input_tokens")
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("trigger_tokens") is not None:
+        out.append(_tokens_phrase("summarizes", s["trigger_tokens"]))
+    if s.get("trigger_fraction") is not None and limit:
+        out.append(_tokens_phrase("summarizes", int(s["trigger_fraction"] * limit)))
+    if s.get("trigger_messages") is not None:
+        out.append((f"summarizes at {s['trigger_messages']:,} messages", "messages", s["trigger_messages"]))
+    if not out:  # compute_summarization_defaults: 85% of the profile's window, else 170,000 tokens
+        out.append(_tokens_phrase("summarizes", int(0.85 * limit) if limit else 170_000))
+    return out
+
+
+def _langmem_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    return [_tokens_phrase("summarizes", s.get("max_tokens_before_summary") or s["max_tokens"])]
+
+
+def _clear_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    return [(f"clears tool results above {s['trigger']:,} tokens (its own count, about chars / 4), keeping the "
+             f"newest {s['keep']}", "tokens", s["trigger"])]
+
+
+def _langchain_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]]:
+    out: List[Tuple[str, str, Optional[float]]] = []
+    if s.get("trigger_tokens") is not None:
+        out.append(_tokens_phrase("summarizes", s["trigger_tokens"]))
+    if s.get("trigger_fraction") is not None and s.get("max_input_tokens"):
+        out.append(_tokens_phrase("summarizes", int(s["trigger_fraction"] * s["max_input_tokens"])))
+    if s.get("trigger_messages") is not None:
+        out.append((f"summarizes at {s['trigger_messages']:,} messages", "messages", s["trigger_messages"]))
+    return out or [("never summarizes: it has no trigger (the package's default); set trigger_tokens or "
+                    "trigger_messages", "", None)]
 
 
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
@@ -89,7 +148,8 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
-    )))
+    ),
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -101,14 +161,18 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
-    )))
+    ),
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
 
 register(Strategy(
     "trim-only", "trim only",
     "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the cut "
     "[...earlier steps trimmed...].",
     "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
-    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),)))
+    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
+    grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),),
+    fires=lambda s: [("has no summarizer: only the agent's trim, at "
+                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])]))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -129,24 +193,25 @@ register(Strategy(
     knobs=(
         _int("max_input_tokens", None, 1_000, 10_000_000,
              "The model profile's input window. Set: triggers default to 85% and keep to 10% of it; "
-             "unset: 170,000 tokens and the last 6 messages.", none_ok=True),
+             "unset: 170,000 tokens and the last 6 messages.", none_ok=True, unit="tokens"),
         _int("trigger_tokens", None, 100, 10_000_000, "Summarize when the conversation reaches this many tokens.",
-             none_ok=True),
+             none_ok=True, unit="tokens"),
         Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
              "Summarize at this share of max_input_tokens (needs max_input_tokens)."),
         _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
              none_ok=True),
         _int("keep_messages", None, 1, 100_000, "Keep this many newest messages verbatim.", none_ok=True),
         _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
-             none_ok=True),
+             none_ok=True, unit="tokens"),
         Knob("keep_fraction", "fraction", None, 0.01, 1.0,
              "Keep the newest messages that fit in this share of max_input_tokens."),
         _int("tool_token_limit_before_evict", 20_000, 100, 10_000_000,
-             "Move a tool result longer than 4x this many characters to a file.", none_ok=True),
+             "Move a tool result longer than 4x this many characters to a file.", none_ok=True, unit="tokens"),
         _int("truncate_max_length", 2_000, 10, 1_000_000,
              "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
     ),
-    check=_deepagents_check))
+    check=_deepagents_check,
+    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -162,10 +227,77 @@ register(Strategy(
     knobs=(
         _int("max_tokens", 4_000, 50, 10_000_000,
              "Token budget for the messages sent (required by LangMem; 4,000 is about the autourgos "
-             "default of 15,000 characters)."),
+             "default of 15,000 characters).", unit="tokens"),
         _int("max_summary_tokens", 256, 10, 1_000_000,
-             "Room LangMem plans for the summary (it is not sent to the model as a limit)."),
+             "Room LangMem plans for the summary (it is not sent to the model as a limit).", unit="tokens"),
         _int("max_tokens_before_summary", None, 50, 10_000_000,
-             "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True),
+             "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
     ),
-    check=_langmem_check))
+    check=_langmem_check,
+    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires))
+
+
+def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
+    if not str(s.get("placeholder") or "").strip():
+        raise StrategyError("clear-tool-uses: placeholder needs some text (it replaces each cleared tool result).")
+
+
+register(Strategy(
+    "clear-tool-uses", "LangChain clear tool uses",
+    "LangChain's ContextEditingMiddleware with ClearToolUsesEdit (observation masking): once the conversation "
+    "passes a token trigger, every tool result but the newest few is replaced by a placeholder before the model "
+    "call. No summarizer, no model call.",
+    "scratchpad_lab.engine.strategies.clear_tool_uses", "messages",
+    knobs=(
+        _int("trigger", 100_000, 100, 10_000_000,
+             "Clear when the conversation passes this many tokens (LangChain's approximate count, chars / 4).", unit="tokens"),
+        _int("keep", 3, 0, 100_000, "Keep this many of the newest tool results in full."),
+        _int("clear_at_least", 0, 0, 10_000_000,
+             "Stop clearing once this many tokens are reclaimed (0: clear every older result).", unit="tokens"),
+        Knob("exclude_tools", "names", (), 0, 50, "Tool names whose results are never cleared (names joined by +)."),
+        Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
+    ),
+    check=_clear_tool_uses_check,
+    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires))
+
+
+def _langchain_summarization_check(s: Dict[str, Any]) -> None:
+    keeps = [k for k in ("keep_messages", "keep_tokens", "keep_fraction") if s.get(k) is not None]
+    if len(keeps) > 1:
+        raise StrategyError("langchain-summarization: give one of keep_messages, keep_tokens, keep_fraction, "
+                            f"not {', '.join(keeps)}.")
+    uses_fraction = [k for k in ("trigger_fraction", "keep_fraction") if s.get(k) is not None]
+    if uses_fraction and s.get("max_input_tokens") is None:
+        raise StrategyError(f"langchain-summarization: {uses_fraction[0]} is a share of max_input_tokens; "
+                            "set max_input_tokens too.")
+
+
+register(Strategy(
+    "langchain-summarization", "LangChain summarization",
+    "LangChain's own SummarizationMiddleware (the class deepagents wraps): when the conversation passes a trigger, "
+    "the older messages are replaced for good by one summary message written with its own prompt; the newest "
+    "are kept, never splitting a tool call from its results.",
+    "scratchpad_lab.engine.strategies.langchain_summarization", "messages",
+    knobs=(
+        _int("trigger_tokens", None, 100, 10_000_000,
+             "Summarize when the conversation reaches this many tokens (LangChain's approximate count). "
+             "With no trigger at all the package never summarizes.", none_ok=True, unit="tokens"),
+        _int("trigger_messages", None, 2, 100_000, "Summarize when the conversation has this many messages.",
+             none_ok=True),
+        Knob("trigger_fraction", "fraction", None, 0.01, 1.0,
+             "Summarize at this share of max_input_tokens (needs max_input_tokens)."),
+        _int("keep_messages", None, 1, 100_000, "Keep this many newest messages (unset: the package's 20).",
+             none_ok=True),
+        _int("keep_tokens", None, 10, 10_000_000, "Keep the newest messages that fit in this many tokens.",
+             none_ok=True, unit="tokens"),
+        Knob("keep_fraction", "fraction", None, 0.01, 1.0,
+             "Keep the newest messages that fit in this share of max_input_tokens."),
+        _int("trim_tokens_to_summarize", 4_000, 100, 10_000_000,
+             "Send only the newest this-many tokens of what is summarized, starting on a human message "
+             "(none: send it all).", none_ok=True, unit="tokens"),
+        _int("max_input_tokens", None, 1_000, 10_000_000,
+             "The model profile's input window, for the fraction settings.", none_ok=True, unit="tokens"),
+    ),
+    check=_langchain_summarization_check,
+    grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
+    fires=_langchain_fires))

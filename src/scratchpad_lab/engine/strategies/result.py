@@ -10,17 +10,22 @@ here as message lists, rendered on demand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.analysis.figures import figures
-from scratchpad_lab.analysis.metrics import of_kind
+from scratchpad_lab.analysis.kept import answer_facts_kept, facts_at_answer, probes_answerable
+from scratchpad_lab.analysis.metrics import model_ids, of_kind
+from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import MessageCounter, render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
-            "facts_retained", "trim_facts_retained", "offloaded_files")
+            "facts_retained", "trim_facts_retained", "offloaded_files",
+            # comparable across strategies: against the one no-compression baseline, and what the last call kept
+            "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
+            "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model")
 
 
 def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
@@ -59,12 +64,42 @@ class StrategyResult:
     settings: Dict[str, Any]
     label: str
     events: List[Event]
-    baseline_tokens: List[int]                  # per model call, the same representation with nothing cut
+    baseline_tokens: List[int]                  # per model call, the one no-compression baseline
     files: Dict[str, str] = field(default_factory=dict)   # offloaded path -> content
     quirks: List[Quirk] = field(default_factory=list)
     sent_messages: Optional[List[List[Any]]] = None       # message strategies: what each call sent
     summarizer_model: str = ""
     error: Optional[str] = None
+    config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
+    # Set by the engine: the trajectory's facts (analysis/kept.py), its task and the scenario it came from.
+    facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)
+    task: str = ""
+    scenario: Optional[str] = None
+    _last: Optional[Tuple[Optional[float], Optional[float], Optional[float], list]] = field(
+        default=None, repr=False, compare=False)
+
+    @property
+    def last_context(self) -> str:
+        """What the last model call was sent, as one text: the scratchpad strategies' prompt carries the task
+        beside the scratchpad, so it is put in front of it (a message strategy's task is its first message,
+        or was summarized away)."""
+        calls = len(self.sent_tokens)
+        text = self.sent_text(calls) if calls else ""
+        return text if self.sent_messages is not None else f"{self.task}\n\n{text}"
+
+    def kept_at_answer(self) -> Tuple[Optional[float], Optional[float], Optional[float], list]:
+        """(facts at the answer, answer facts kept, probes answerable, the probes) for the last call
+        (analysis/kept.py); read once."""
+        if self._last is None:
+            text = self.last_context
+            probes, each = probes_answerable(self.scenario, text)
+            self._last = (facts_at_answer(self.fact_pool, text), answer_facts_kept(self.scenario, text), probes, each)
+        return self._last
+
+    @property
+    def fact_pool(self) -> FrozenSet[str]:
+        """The trajectory's facts (analysis/kept.py), worked out once per trajectory at the first row."""
+        return self.facts_of_trajectory() if self.facts_of_trajectory is not None else frozenset()
 
     @property
     def sent_tokens(self) -> List[int]:
@@ -81,12 +116,21 @@ class StrategyResult:
                 return str(e.payload.scratchpad)
         return ""
 
-    def row(self) -> Dict[str, Any]:
+    def row(self, price_model: Optional[str] = None) -> Dict[str, Any]:
         """The row `strategies --json` prints: compressions, summarizer calls, sizes and facts kept from the
-        run's figures row (figures.figures, the same as a Compare or sweep row's), savings against this
-        strategy's own baseline."""
+        run's figures row (figures.figures, the same as a Compare or sweep row's); savings and shares against
+        the one no-compression baseline; what the last call kept (analysis/kept.py); the summarizer's tokens
+        priced at `price_model` (default: the summarizer's own model; the offline one is free)."""
         f = figures(self.events)
         sent = self.sent_tokens
+        base = self.baseline_tokens
+        base_peak, base_mean = max(base, default=0), (sum(base) / len(base) if base else 0.0)
+        at_answer, answer_kept, probes, _ = self.kept_at_answer()
+        priced = price_model or model_ids(self.events)[1]
+        cost = cost_usd(priced, f.summarizer_tokens_in, f.summarizer_tokens_out)
+        if cost is None and f.summarizer_tokens_in + f.summarizer_tokens_out == 0:
+            cost = 0.0  # nothing summarized costs nothing, whatever the model
+        saved = sum(b - s for b, s in zip(base, sent))
         return {
             "strategy": self.name,
             "settings": dict(self.settings),
@@ -96,8 +140,75 @@ class StrategyResult:
             "summarizer_tokens_out": f.summarizer_tokens_out,
             "peak_context_tokens": f.peak_tokens,
             "mean_context_tokens": f.mean_tokens,
-            "context_tokens_saved": sum(b - s for b, s in zip(self.baseline_tokens, sent)),
+            "context_tokens_saved": saved,
             "facts_retained": f.facts_retained,
             "trim_facts_retained": f.trim_facts_retained,
             "offloaded_files": len(self.files),
+            "baseline_peak_tokens": base_peak,
+            "baseline_mean_tokens": round(base_mean, 2),
+            "peak_share": round(f.peak_tokens / base_peak, 4) if base_peak else None,
+            "mean_share": round(f.mean_tokens / base_mean, 4) if base_mean else None,
+            "saved_share": round(saved / sum(base), 4) if sum(base) else None,
+            "facts_at_answer": at_answer,
+            "answer_facts_kept": answer_kept,
+            "probes_answerable": probes,
+            "summarizer_cost_usd": None if cost is None else round(cost, 6),
+            "price_model": priced,
         }
+
+    def details(self) -> Dict[str, Any]:
+        """What `strategies --json --details` adds: every compression (when, what was summarized and kept,
+        tokens in and out, the summary text, the files written), every trim, every offload of a tool result
+        (by whichever rule made it), and each model call's context tokens."""
+        sent_ids = [[getattr(m, "id", None) for m in call] for call in self.sent_messages] \
+            if self.sent_messages is not None else None
+        compressions = []
+        for e in of_kind(self.events, "compression"):
+            d = e.data
+            kept = sent_ids[e.iteration - 1] if sent_ids is not None and 1 <= (e.iteration or 0) <= len(sent_ids) else None
+            compressions.append({
+                "iteration": e.iteration, "reason": d.get("reason"), "trigger": d.get("trigger"),
+                "status": d.get("status"), "summarizer_called": d.get("summarizer_called", True),
+                "summarized": d.get("dropped"), "kept": kept,
+                "before_tokens": d.get("before_tokens"), "after_tokens": d.get("after_tokens"),
+                "tokens_in": d.get("tokens_in"), "tokens_out": d.get("tokens_out"),
+                "summary": d.get("response"), "files": d.get("files", []), "file_path": d.get("file_path"),
+                "cutoff_index": d.get("cutoff_index"), "error": d.get("error")})
+        trims = [{"iteration": e.iteration, "before_chars": e.data.get("before_chars"),
+                  "after_chars": e.data.get("after_chars")} for e in of_kind(self.events, "trim")]
+        offloads = [{"iteration": e.iteration, "position": e.data.get("position"), "tool": e.data.get("tool"),
+                     "result_chars": e.data.get("result_chars"), "offloaded_to": e.data.get("offloaded_to"),
+                     "offloaded_by": e.data.get("offloaded_by"), "offloaded_at": e.data.get("offloaded_at")}
+                    for e in of_kind(self.events, "tool_call") if e.data.get("offloaded_to")]
+        calls = [{"iteration": e.iteration, "context_tokens": int(e.payload.tokens),
+                  "baseline_tokens": self.baseline_tokens[i] if i < len(self.baseline_tokens) else None,
+                  "messages": e.data.get("messages")}
+                 for i, e in enumerate(of_kind(self.events, "iteration"))]
+        return {"compressions": compressions, "trims": trims, "offloads": offloads, "files": sorted(self.files),
+                "model_calls": calls, "quirks": [{"iteration": q.iteration, "kind": q.kind, "text": q.text}
+                                                 for q in self.quirks], "error": self.error}
+
+    def why_no_compression(self) -> Optional[str]:
+        """When this run never compressed (nor, without a summarizer, trimmed): the sentence saying why, its
+        rule set against the trajectory's peak ("with these settings deepagents summarizes at 170,000 tokens
+        ...; this trajectory peaks at about 9,400 tokens by that count")."""
+        from scratchpad_lab.engine.strategies.registry import strategy
+
+        f = figures(self.events)
+        if f.compressions or (self.summarizer_model == "none" and f.trims) or self.error:
+            return None
+        entry = strategy(self.name)
+        if entry.fires is None:
+            return None
+        rules = entry.fires(self.settings)
+        iterations = of_kind(self.events, "iteration")
+        peak_chars = max([int(e.payload.before_chars or e.payload.chars) for e in iterations] + [0])
+        peaks = {"chars": f"{peak_chars:,} chars",
+                 "tokens": f"about {-(-peak_chars // 4):,} tokens by that count",
+                 "messages": f"{max([int(e.data.get('messages') or 0) for e in iterations] + [0]):,} messages"}
+        units = {unit for _, unit, _ in rules}
+        said = list(dict.fromkeys(peaks[unit] for _, unit, _ in rules if unit in peaks))
+        sentence = f"With these settings {entry.title} " + " or ".join(phrase for phrase, _, _ in rules)
+        facts = ([f"has {len(iterations):,} model calls"] if "iterations" in units else []) + \
+            ([f"peaks at {' and '.join(said)}"] if said else [])
+        return sentence + (f"; this trajectory {' and '.join(facts)}." if facts else ".")

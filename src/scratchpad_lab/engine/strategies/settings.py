@@ -7,12 +7,13 @@ the package decides, e.g. deepagents' profile-dependent trigger and keep).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, strategy
 
-MIN_STRATEGIES, MAX_STRATEGIES = 1, 5
+MIN_STRATEGIES, MAX_STRATEGIES = 1, 8  # every shipped strategy side by side, and one more
 
 
 def knobs(name: str) -> List[Knob]:
@@ -39,6 +40,16 @@ class StrategySpec:
 
 
 def check_value(name: str, knob: Knob, value: Any) -> Any:
+    if knob.kind == "names":
+        return check_names(name, knob, value)
+    if knob.kind == "text":
+        if value is None:
+            return knob.default
+        if not isinstance(value, str):
+            raise StrategyError(f"{name}: {knob.key}={value!r} is not text.")
+        if not knob.low <= len(value) <= knob.high:
+            raise StrategyError(f"{name}: {knob.key} must be {int(knob.low)} to {int(knob.high)} characters long.")
+        return value
     if value is None:
         if knob.kind == "int":
             raise StrategyError(f"{name}: {knob.key} needs a value ({knob.low:,} to {knob.high:,}).")
@@ -61,6 +72,25 @@ def check_value(name: str, knob: Knob, value: Any) -> Any:
     if not knob.low <= number <= knob.high:
         raise StrategyError(f"{name}: {knob.key}={number} is out of range ({int(knob.low):,} to {int(knob.high):,}).")
     return number
+
+
+NAME_SEPARATORS = re.compile(r"[+\s]+")  # the CLI's `key=a+b`; commas already separate settings
+
+
+def check_names(name: str, knob: Knob, value: Any) -> Tuple[str, ...]:
+    """A tuple of tool names, from a list or from text (`search+fetch`)."""
+    if value is None:
+        return ()
+    items = NAME_SEPARATORS.split(value) if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
+        raise StrategyError(f"{name}: {knob.key}={value!r} is not a list of tool names.")
+    names = tuple(dict.fromkeys(i.strip() for i in items if i.strip()))
+    if len(names) > knob.high:
+        raise StrategyError(f"{name}: {knob.key} takes at most {int(knob.high)} tool names, not {len(names)}.")
+    long = [n for n in names if len(n) > 200]
+    if long:
+        raise StrategyError(f"{name}: {knob.key} has a tool name longer than 200 characters.")
+    return names
 
 
 def make_spec(name: str, settings: Optional[Dict[str, Any]] = None, label: str = "") -> StrategySpec:

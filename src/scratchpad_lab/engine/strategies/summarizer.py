@@ -39,6 +39,7 @@ class SummarizerSpec:
     extractive_budget_chars: int = field_default("extractive_budget_chars")
     endpoint: Optional[Endpoint] = None
     api_key: Optional[str] = field(default=None, repr=False)
+    store: Optional["SummaryStore"] = field(default=None, repr=False, compare=False)  # a search's reuse
     stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
     time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
@@ -74,9 +75,8 @@ class SummarizerSpec:
         return self._client
 
     def plain(self) -> Any:
-        if self.kind == "endpoint":
-            return self.client()
-        return ExtractiveSummarizer(self.extractive_budget_chars)
+        llm = self.client() if self.kind == "endpoint" else ExtractiveSummarizer(self.extractive_budget_chars)
+        return ReusedReplies(llm, self.store) if self.store is not None else llm
 
     def chat_model(self, max_input_tokens: Optional[int] = None) -> Any:
         """A LangChain chat model; `max_input_tokens` becomes its profile (what deepagents reads)."""
@@ -189,6 +189,8 @@ def recorded_chat_model(summarizer: "SummarizerSpec", counter: TokenCounter,
     model = summarizer.chat_model(max_input_tokens)
     calls = call_recorder(counter)
     model.callbacks = [calls]
+    if summarizer.store is not None:
+        model.cache = summarizer.store.langchain_cache()
     return model, calls
 
 
@@ -231,3 +233,68 @@ def call_recorder(counter: TokenCounter):
             self.calls.append(call)
 
     return SummarizerCalls()
+
+
+class SummaryStore:
+    """Summaries already written within one search (engine/recommend.py), by what the summarizer was sent:
+    a grid point that sends a summarizer exactly what an earlier point sent gets the same reply (and the same
+    token counts) without a second call. Thread-safe; one store per search, never written to disk."""
+
+    def __init__(self) -> None:
+        self._replies: Dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.hits = 0
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            found = self._replies.get(key)
+            if found is not None:
+                self.hits += 1
+            return found
+
+    def put(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._replies[key] = value
+
+    def langchain_cache(self) -> Any:
+        """The store as a LangChain cache (a chat model's `cache`): a hit replays the generation, usage
+        included, and the model's callbacks still see the call (so it is recorded like any other)."""
+        from langchain_core.caches import BaseCache
+
+        store = self
+
+        class StoreCache(BaseCache):
+            def lookup(self, prompt, llm_string):
+                return store.get(f"lc:{llm_string}:{prompt}")
+
+            def update(self, prompt, llm_string, return_val):
+                store.put(f"lc:{llm_string}:{prompt}", return_val)
+
+            def clear(self, **kwargs):
+                pass
+
+        return StoreCache()
+
+
+class ReusedReplies:
+    """A summarizer (`.invoke(prompt)`) whose replies come from a SummaryStore when the same prompt was sent
+    before in the search; everything else is the inner summarizer's."""
+
+    def __init__(self, inner: Any, store: SummaryStore) -> None:
+        self.inner = inner
+        self.store = store
+        self.last_usage: Optional[Dict[str, Any]] = None
+
+    def invoke(self, prompt: Any, **kwargs: Any) -> Any:
+        key = f"plain:{getattr(self.inner, 'model_name', '')}:{prompt}"
+        found = self.store.get(key)
+        if found is not None:
+            reply, self.last_usage = found
+            return reply
+        reply = self.inner.invoke(prompt, **kwargs)
+        self.last_usage = getattr(self.inner, "last_usage", None)
+        self.store.put(key, (reply, self.last_usage))
+        return reply
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

@@ -23,4 +23,4 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     if stop is not None:
         stop.check()
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, summarizer_model="none",
-                          error=record.error)
+                          error=record.error, config=record.config)

@@ -1,0 +1,84 @@
+"""`scratchpad-lab recommend FILE [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [summarizer flags] --json`.
+
+Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; the search is
+engine/recommend.py's. With --json every point is printed (strategy, settings, figures, on_front, why, and
+the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, one line per point
+and the front's sentences. An unknown strategy, key or value is a usage error (exit 2, one line).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+from scratchpad_lab.engine.strategies.registry import StrategyError, names
+
+EXIT_OK = 0
+
+
+def _name(text: str) -> str:
+    from scratchpad_lab.engine.strategies.registry import strategy
+    try:
+        strategy(text.strip())
+    except StrategyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text.strip()
+
+
+def _grid(text: str):
+    from scratchpad_lab.engine.recommend import parse_grid
+    try:
+        return parse_grid(text)
+    except StrategyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(sub) -> None:
+    from scratchpad_lab.cli.strategies import add_summarizer_flags
+
+    p = sub.add_parser("recommend", help="search every strategy over a grid of its main settings on one trajectory "
+                                         "and print the Pareto front of what is kept against what it costs")
+    p.add_argument("file", help="a trace or a run record")
+    p.add_argument("--strategy", type=_name, action="append", metavar="NAME",
+                   help=f"search only these strategies (default: all of {', '.join(names())})")
+    p.add_argument("--grid", type=_grid, action="append", metavar="NAME:key=v1|v2,...",
+                   help="the values to try for a strategy's settings (replacing its default grid for those keys); "
+                        "a value N%% is that share of the trajectory's no-compression peak")
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to search with (default 2)")
+    add_summarizer_flags(p)
+    p.add_argument("--json", action="store_true", help="print every point as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from scratchpad_lab.cli.import_trace import load
+    from scratchpad_lab.cli.strategies import summarizer_from_args
+    from scratchpad_lab.engine.recommend import search
+
+    if not 1 <= args.workers <= 8:
+        raise StrategyError("--workers is out of range (1 to 8).")
+    grids = {}
+    for name, grid in getattr(args, "grid", None) or []:
+        grids.setdefault(name, {}).update(grid)
+    summarizer = summarizer_from_args(args)
+    chosen = getattr(args, "strategy", None) or None
+    if chosen and any(name not in chosen for name in grids):
+        missing = next(name for name in grids if name not in chosen)
+        raise StrategyError(f"--grid {missing}: that strategy is not searched; add --strategy {missing}.")
+    found = search(load(args.file), chosen, grids, summarizer, getattr(args, "price_model", None),
+                   workers=args.workers, lifted=getattr(args, "no_work_limit", False))
+    if getattr(args, "json", False):
+        print(json.dumps(found.to_dict(), ensure_ascii=False))
+        return EXIT_OK
+    for p in found.points:
+        f = p.figures
+        mark = "*" if p.on_front else " "
+        facts = "-" if f.get("facts_at_answer") is None else f"{f['facts_at_answer']:.0%}"
+        share = "-" if f.get("peak_share") is None else f"{f['peak_share']:.0%}"
+        print(f"{mark} {p.cli_arg():<72} facts {facts:>4}  peak {f['peak_context_tokens']:>8,} ({share:>4})  "
+              f"summarizer tokens {f['summarizer_tokens_in'] + f['summarizer_tokens_out']:>9,}"
+              + (f"  error: {p.error}" if p.error else ""))
+    print(f"\n{len(found.front)} of {len(found.points)} points on the front (*):")
+    for p in found.front:
+        print(f"  {p.cli_arg()}: {p.why}")
+    for name, settings, reason in found.skipped[:10]:
+        print(f"  skipped {name} {settings}: {reason}")
+    return EXIT_OK

@@ -1,0 +1,169 @@
+"""The Strategies page's Recommend view: which compression, with which settings, for this trajectory.
+
+It runs engine/recommend.py's search (every strategy over its grid), draws every point in one chart (one
+colour per strategy, the Pareto front large and ringed), lists the front with one sentence each, and opens any
+point as a run (its events through the existing run view: `view.render_run` for the autourgos strategies,
+the compression cards and timeline for the others, whose triggers the autourgos trigger panel does not
+describe). "Use in Playground" puts an autourgos point's settings into the Playground's sidebar. Every text
+drawn is our own words, numbers and registry names; a run's own text goes through the run view, which shows it
+as text.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import streamlit as st
+
+from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
+from scratchpad_lab.engine.recommend import MAX_POINTS, Search, default_grid, parse_grid, search
+from scratchpad_lab.engine.strategies import names, run_strategies, strategy
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.model.config import largest
+from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.problems import show_problem, user_errors
+from scratchpad_lab.ui.settings import EVERY_CHOICES
+from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_RECOMMEND
+from scratchpad_lab.ui.strategies_chart import front_chart, points_frame
+from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
+
+OWN_PRICE = "the summarizer's own price"
+PLAYGROUND = ("autourgos-middleware", "trim-only")  # the Playground runs the middleware and the agent's trim
+
+
+def grid_text(name: str) -> str:
+    """A strategy's default grid as the grid box shows it (the CLI's --grid syntax after NAME:)."""
+    return ",".join(f"{k}={'|'.join('none' if v is None else str(v) for v in values)}"
+                    for k, values in default_grid(name).items())
+
+
+def playground_settings(point) -> Optional[Dict[str, Any]]:
+    """The Playground widget values that run this point, or None when the Playground cannot (another package,
+    or a value its picker does not offer)."""
+    s = point.spec.resolved()
+    if point.strategy == "autourgos-middleware":
+        every = "off" if s["summarize_every"] is None else s["summarize_every"]
+        if every not in EVERY_CHOICES:
+            return None
+        return {K_EVERY: every, K_CAP: s["max_scratchpad_chars"], K_TRIM: s["agent_trim_chars"]}
+    if point.strategy == "trim-only":  # the middleware's triggers off: only the agent's trim cuts
+        return {K_EVERY: "off", K_CAP: largest("max_scratchpad_chars"), K_TRIM: s["agent_trim_chars"]}
+    return None
+
+
+def _use_in_playground(values: Dict[str, Any], label: str) -> None:
+    for key, value in values.items():
+        st.session_state[key] = value
+    st.session_state[STRAT_OPEN_POINT + "_used"] = label
+
+
+def _inputs(summarizer: SummarizerSpec):
+    picked = st.multiselect("Strategies to search", names(), default=names(), key="strat_rec_pick",
+                            format_func=lambda n: strategy(n).title)
+    grids: Dict[str, Dict[str, tuple]] = {}
+    if st.toggle("Edit the grids (the values tried; N% is that share of the trajectory's no-compression peak)",
+                 key="strat_rec_edit"):
+        for name in picked:
+            text = st.text_input(strategy(name).title, value=grid_text(name), key=f"strat_rec_grid_{name}",
+                                 help="key=v1|v2,key2=v3: every combination is tried. Keys: "
+                                      + ", ".join(k.key for k in strategy(name).knobs))
+            if text.strip() and text.strip() != grid_text(name):
+                with user_errors():
+                    grids[name] = parse_grid(f"{name}:{text}")[1]
+    prices = [OWN_PRICE] + sorted(DEFAULT_PRICES)
+    price = st.selectbox("Price the summarizer's tokens at", prices, key="strat_rec_price",
+                         help="The offline summarizer is free; pick a model to see what its tokens would cost.")
+    return picked, grids, None if price == OWN_PRICE else price
+
+
+def recommend_view(entry: Any, summarizer: SummarizerSpec) -> None:
+    picked, grids, price = _inputs(summarizer)
+    if st.button("Recommend settings", key="strat_rec_run", disabled=not picked):
+        with user_errors("The search could not run on this trajectory."):
+            bar = st.progress(0.0, text="planning the search")
+            found = search(entry.loaded, picked, grids, summarizer, price, workers=2,
+                           progress=lambda done, total, text: bar.progress(done / max(total, 1),
+                                                                          text=f"{done} of {total}: {text}"))
+            st.session_state[STRAT_RECOMMEND] = (entry.key, found)
+            st.session_state.pop(STRAT_OPEN_POINT, None)
+            bar.empty()
+    kept = st.session_state.get(STRAT_RECOMMEND)
+    if kept is None:
+        st.caption(f"Runs every picked strategy at every point of its grid (at most {MAX_POINTS} points) on this "
+                   "trajectory, through the real packages, and shows which settings no other point beats.")
+        return
+    key, found = kept
+    if key != entry.key:
+        st.caption("Showing the last search, for another trajectory: press Recommend settings for this one.")
+    _show(found, entry, summarizer)
+
+
+def _show(found: Search, entry: Any, summarizer: SummarizerSpec) -> None:
+    titles = {n: strategy(n).title for n in names()}
+    front = found.front
+    st.text(f"{len(front)} of {len(found.points)} points are on the front: no other point keeps as many facts "
+            f"for the last call at as low a peak, mean and summarizer cost. No compression peaks at "
+            f"{found.baseline_peak_tokens:,} tokens." + (f" {found.summaries_reused} summaries were reused."
+                                                          if found.summaries_reused else ""))
+    picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
+                             on_select="rerun", selection_mode="point")
+    rows = points_frame(found.points, titles)
+    st.dataframe(rows[rows["front"] == "on the front"][["strategy", "settings", "why"]], hide_index=True,
+                 key="strat_rec_front", width="stretch")
+    for name, settings, reason in found.skipped[:5]:  # a grid's values may be a person's text: escaped
+        st.caption(escape(f"Skipped {titles.get(name, name)} {settings}: {reason}"))
+    errors = [p for p in found.points if p.error]
+    for p in errors[:3]:
+        show_problem(escape(f"{titles.get(p.strategy, p.strategy)} at {p.cli_arg()} stopped early."), p.error)
+    chosen = _selected(picked)
+    options = list(range(len(found.points)))
+    order = sorted(options, key=lambda i: (not found.points[i].on_front, i))
+    if chosen is not None and chosen in options:
+        st.session_state["strat_rec_open"] = chosen
+    index = st.selectbox("Open a point as a run", order, key="strat_rec_open",
+                         format_func=lambda i: ("★ " if found.points[i].on_front else "") + found.points[i].cli_arg())
+    point = found.points[index]
+    values = playground_settings(point)
+    if values is not None:
+        st.button("Use in Playground", key="strat_rec_use", on_click=_use_in_playground,
+                  args=(values, point.cli_arg()))
+    elif point.strategy.startswith("autourgos"):
+        st.caption("The Playground runs the middleware with the agent's trim; this point's settings are not one "
+                   "of its choices.")
+    used = st.session_state.pop(STRAT_OPEN_POINT + "_used", None)
+    if used:
+        st.success(escape(f"The Playground's sidebar now has {used}."))
+        st.page_link("pages/playground.py", label="Open the Playground")
+    _open(point, entry, summarizer)
+
+
+def _selected(picked: Any) -> Optional[int]:
+    try:
+        chosen = picked.selection.point  # type: ignore[union-attr]
+    except AttributeError:
+        return None
+    return int(chosen[0]["point"]) if chosen else None
+
+
+def _open(point, entry: Any, summarizer: SummarizerSpec) -> None:
+    """The point as a run: replayed again (the same run the search made: deterministic) and drawn by the run view."""
+    opened = st.session_state.get(STRAT_OPEN_POINT)
+    wanted = (entry.key, point.cli_arg())
+    if opened is None or opened[0] != wanted:
+        with user_errors("This point could not run on this trajectory."):
+            result = run_strategies(entry.loaded, [point.spec], summarizer)[0]
+            st.session_state[STRAT_OPEN_POINT] = opened = (wanted, result)
+    if opened is None or opened[0] != wanted:
+        return
+    result = opened[1]
+    st.subheader(escape(f"{strategy(point.strategy).title}: {point.cli_arg()}"))
+    if point.why:
+        st.text(point.why[0].upper() + point.why[1:])
+    if result.config is not None:
+        render_run(result.events, result.config, live=False, key="strat_point")
+        return
+    for q in result.quirks[:6]:
+        st.warning(escape(f"step {q.iteration}: {q.text}"), icon=":material/warning:")  # may quote a reply
+    st.caption("The trigger panel describes the autourgos middleware, so it is left out for this package.")
+    st.text("Timeline")
+    st.dataframe(timeline_frame(result.events), hide_index=True, height=260)
+    render_cards(result.events, key="strat_point")

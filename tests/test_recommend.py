@@ -1,0 +1,223 @@
+"""The recommender: every strategy over a grid on one trajectory, the Pareto front, and its figures equal to a
+direct `strategies --json` run of the same strategy and settings (synthetic trajectories, invented material)."""
+import json
+import os
+import subprocess
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pytest
+
+from scratchpad_lab.cli import main
+from scratchpad_lab.engine import recommend
+from scratchpad_lab.engine.recommend import SearchStopped, WorkerProcess, parse_grid, plan, search
+from scratchpad_lab.engine.strategies.registry import StrategyError
+from scratchpad_lab.engine.strategies.engine import trajectory_text
+from synthetic import synthetic_trace
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return synthetic_trace(steps=24, seed=5, max_observation_chars=2500, parse_error_rate=0)
+
+
+@pytest.fixture
+def trace_file(tmp_path, trace):
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(trace.to_dict()))
+    return str(path)
+
+
+def _dominated(p, others, objectives):
+    def value(point, key):
+        f = point["figures"]
+        return f["summarizer_tokens_in"] + f["summarizer_tokens_out"] if key == "summarizer_tokens" else f[key]
+
+    for q in others:
+        if q is p:
+            continue
+        at_least = all((value(q, o["figure"]) >= value(p, o["figure"])) if o["direction"] == "max"
+                       else (value(q, o["figure"]) <= value(p, o["figure"])) for o in objectives)
+        better = any((value(q, o["figure"]) > value(p, o["figure"])) if o["direction"] == "max"
+                     else (value(q, o["figure"]) < value(p, o["figure"])) for o in objectives)
+        if at_least and better:
+            return True
+    return False
+
+
+def test_front_points_are_non_dominated_and_equal_a_direct_strategies_run(trace_file, capsys):
+    argv = ["recommend", trace_file, "--json", "--workers", "2"]
+    for name in ("trim-only", "langmem", "clear-tool-uses", "deepagents", "langchain-summarization"):
+        argv += ["--strategy", name]
+    assert main(argv) == 0
+    found = json.loads(capsys.readouterr().out)
+    points, objectives = found["points"], found["objectives"]
+    assert {o["figure"] for o in objectives} >= {"facts_at_answer", "peak_context_tokens", "summarizer_tokens"}
+    front = [p for p in points if p["on_front"]]
+    assert front and len(front) < len(points), "some point is dominated on this trajectory"
+    for p in points:
+        assert p["on_front"] == (p["error"] is None and not _dominated(p, points, objectives)), p["cli"]
+    for p in front:
+        assert p["why"].startswith("keeps ") and "of the no-compression peak" in p["why"]
+        assert main(["strategies", trace_file, "--json", "--strategy", p["cli"]]) == 0
+        direct, = json.loads(capsys.readouterr().out)
+        assert direct == p["figures"], p["cli"]
+
+
+def test_one_worker_and_two_find_the_same_figures(trace):
+    grids = {"langmem": {"max_tokens": ("20%", "40%")}, "trim-only": {"agent_trim_chars": (3000, 9000)}}
+    one = search(trace, ["langmem", "trim-only"], grids, workers=1)
+    two = search(trace, ["langmem", "trim-only"], grids, workers=2)
+    assert [(p.strategy, p.settings, p.figures, p.on_front) for p in one.points] == \
+        [(p.strategy, p.settings, p.figures, p.on_front) for p in two.points]
+
+
+def _children():
+    """This process's child processes, a zombie (one never waited for) included."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+        except (OSError, ValueError):
+            continue  # ended while being read
+        if int(parent) == os.getpid():
+            found.add((int(stat.parent.name), state))
+    return found
+
+
+@pytest.fixture
+def worker_answered(monkeypatch):
+    """Set when a worker process has answered a point (so this thread can wait for the workers to be busy)."""
+    answered = threading.Event()
+    run = WorkerProcess.run
+
+    def counted(self, *args):
+        out = run(self, *args)
+        answered.set()
+        return out
+
+    monkeypatch.setattr(WorkerProcess, "run", counted)
+    return answered
+
+
+GRIDS = {"langmem": {"max_tokens": ("15%", "30%", "60%")}, "trim-only": {"agent_trim_chars": (3000, 6000, 9000)}}
+
+
+def test_workers_never_run_the_callers_main_module(trace, tmp_path, monkeypatch, worker_answered):
+    # After an AppTest of app.py, sys.modules["__main__"] is the page script; multiprocessing's spawn ran it
+    # again in every worker (st.Page outside a page run: BrokenProcessPool). So does an unguarded script.
+    script = tmp_path / "page.py"
+    script.write_text("raise SystemExit('the main module was run again in a worker')\n")
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    before = _children()
+
+    def progress(done, total, text):
+        if done == 1:
+            assert worker_answered.wait(120), "a worker process answered a point"
+
+    two = search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress)
+    assert two.points_in_workers >= 1 and two.to_dict()["points_in_workers"] == two.points_in_workers
+    one = search(trace, ["langmem", "trim-only"], GRIDS, workers=1)
+    assert [(p.strategy, p.settings, p.figures, p.on_front, p.why) for p in one.points] == \
+        [(p.strategy, p.settings, p.figures, p.on_front, p.why) for p in two.points]
+    assert not _children() - before, "every worker has exited and was waited for"
+
+
+@pytest.mark.parametrize("ending", ["stopped", "raised"])
+def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, worker_answered, ending):
+    stop = threading.Event()
+    run_point = recommend._run_point
+    here = []
+
+    def failing(*args):
+        here.append(args)
+        if ending == "raised" and len(here) == 2:
+            raise StrategyError("this point cannot run")
+        return run_point(*args)
+
+    def progress(done, total, text):
+        if done == 1:  # a worker is busy with its next point when the search ends
+            assert worker_answered.wait(120)
+            if ending == "stopped":
+                stop.set()
+
+    monkeypatch.setattr(recommend, "_run_point", failing)
+    before = _children()
+    with pytest.raises(SearchStopped if ending == "stopped" else StrategyError):
+        search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress, stop=stop)
+    assert not _children() - before, "every worker was ended and waited for"
+
+
+def test_the_worker_reads_only_what_its_search_sends(tmp_path):
+    # The worker's command is public (python -c ...): given a path instead of a trajectory, it reads nothing.
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "SECRET-TASK", "steps": []}))
+    src = str(Path(recommend.__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", recommend._WORKER_CODE], capture_output=True, text=True, timeout=120,
+                          input=json.dumps({"trace": str(secret), "budget": 600}) + "\n" +
+                          json.dumps({"strategy": "trim-only", "settings": {}, "price_model": None}) + "\n",
+                          env={**os.environ, "PYTHONPATH": src})
+    assert done.returncode == 0
+    reply, = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "refused" in reply and "SECRET" not in done.stdout + done.stderr
+
+
+def test_a_share_of_the_peak_is_that_share_in_the_settings_unit(trace):
+    chars = len(trajectory_text(trace))
+    points, _ = plan(trace, ["clear-tool-uses", "trim-only"],
+                     {"clear-tool-uses": {"trigger": ("50%",), "keep": (2,)}, "trim-only": {"agent_trim_chars": ("10%",)}})
+    by_name = {p.strategy: p.settings for p in points}
+    assert by_name["clear-tool-uses"] == {"trigger": round(0.5 * -(-chars // 4)), "keep": 2}
+    assert by_name["trim-only"] == {"agent_trim_chars": round(0.1 * chars)}
+
+
+def test_identical_summarizer_requests_are_answered_once_per_search(trace):
+    # Neither setting's scratchpad reaches its size, so both points summarize at the same steps on the same
+    # text: the second point's summaries are the first's, reused, and its figures are the same.
+    grid = {"autourgos-builtin": {"summarize_every": (4,), "max_scratchpad_chars": (400_000, 500_000)}}
+    found = search(trace, ["autourgos-builtin"], grid, workers=1)
+    first, second = found.points
+    assert first.figures["compressions"] > 0
+    assert found.summaries_reused == first.figures["summarizer_calls"]
+    same = {k: v for k, v in first.figures.items() if k != "settings"}
+    assert same == {k: v for k, v in second.figures.items() if k != "settings"}
+
+
+def test_a_stopped_search_raises_and_returns_nothing(trace):
+    stop = threading.Event()
+    seen = []
+
+    def progress(done, total, text):
+        seen.append(done)
+        if done == 1:
+            stop.set()
+
+    with pytest.raises(SearchStopped):
+        search(trace, ["trim-only"], None, workers=1, progress=progress, stop=stop)
+    assert seen == [0, 1]
+
+
+@pytest.mark.parametrize("grid, named", [("langmem:max_tokenz=1|2", "max_tokenz"), ("nope:x=1", "nope"),
+                                         ("trim-only:agent_trim_chars=abc%", "abc%"),
+                                         ("clear-tool-uses:keep=5%", "not a size"),
+                                         ("trim-only", "give the values")])
+def test_a_bad_grid_exits_2_with_one_line(trace_file, capsys, grid, named):
+    strategy = grid.split(":")[0]
+    assert main(["recommend", trace_file, "--grid", grid, "--strategy", "trim-only"] +
+                (["--strategy", strategy] if strategy in ("langmem", "clear-tool-uses") else [])) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and named in err
+
+
+def test_a_grid_for_a_strategy_not_searched_is_refused(trace_file, capsys):
+    assert main(["recommend", trace_file, "--strategy", "trim-only", "--grid", "langmem:max_tokens=900"]) == 2
+    assert "add --strategy langmem" in capsys.readouterr().err
+
+
+def test_parse_grid_reads_none_and_shares():
+    assert parse_grid("autourgos-middleware:summarize_every=3|none,max_scratchpad_chars=40%") == \
+        ("autourgos-middleware", {"summarize_every": ("3", None), "max_scratchpad_chars": ("40%",)})
