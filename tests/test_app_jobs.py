@@ -157,7 +157,7 @@ def test_a_sweep_shows_each_cell_and_stop_ends_it(app):
     assert app.session_state["cmp_sweep_result"] is None
 
 
-def test_a_run_of_five_strategies_shows_each_strategy_and_stop_ends_it(app):
+def test_a_run_of_every_strategy_shows_each_strategy_and_stop_ends_it(app):
     from scratchpad_lab.engine.strategies import names
 
     app.switch_page("pages/strategies.py").run()
@@ -165,7 +165,7 @@ def test_a_run_of_five_strategies_shows_each_strategy_and_stop_ends_it(app):
     app.selectbox(key="strat_source").set_value("upload:0").run()
     app.multiselect(key="strat_pick").set_value(list(names())).run()
     app.button(key="strat_run").click().run()
-    rerun_until(app, _shows_progress(STRAT_JOB, "Ran 1 of 5 strategies; now "))
+    rerun_until(app, _shows_progress(STRAT_JOB, f"Ran 1 of {len(names())} strategies; now "))
     assert app.button(key="strat_run").disabled
     _stop_and_wait(app, STRAT_JOB)
     assert any(t.endswith(STOPPED_NOTE) for t in _texts(app))

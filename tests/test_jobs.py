@@ -11,7 +11,7 @@ import pytest
 from scratchpad_lab.engine.compare import Setting, compare
 from scratchpad_lab.engine.jobs import Job, StopFlag, Stopped, abandonable
 from scratchpad_lab.engine.runner import Run, Source
-from scratchpad_lab.engine.strategies import make_spec, names, run_strategies
+from scratchpad_lab.engine.strategies import make_spec, names, run_strategies, strategy
 from scratchpad_lab.model.config import RunConfig
 from synthetic import synthetic_trace
 
@@ -157,7 +157,7 @@ class _StopAfterChecks(StopFlag):
         super().check()
 
 
-@pytest.mark.parametrize("name", ["deepagents", "langmem"])
+@pytest.mark.parametrize("name", [n for n in names() if strategy(n).context == "messages"])
 def test_the_message_strategies_look_at_the_flag_between_their_model_calls(name):
     from scratchpad_lab.engine.strategies.engine import _import_langchain
 
@@ -166,3 +166,10 @@ def test_the_message_strategies_look_at_the_flag_between_their_model_calls(name)
     # once before the strategy; without a look before each model call it would never get to a fourth
     with pytest.raises(Stopped):
         run_strategies(trace, [make_spec(name, {})], stop=_StopAfterChecks(4))
+
+
+def test_every_message_strategy_has_its_imports_waited_for_with_the_flag_in_view():
+    # a strategy missing here would import LangChain where Stop cannot reach it (seconds, the first time)
+    from scratchpad_lab.engine.strategies.engine import LANGCHAIN_MODULES
+
+    assert set(LANGCHAIN_MODULES) == {n for n in names() if strategy(n).context == "messages"}
