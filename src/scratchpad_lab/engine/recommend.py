@@ -24,7 +24,11 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   run on threads that share one SummaryStore.
 - progress and stop: `progress(done, total, text)` after each point; `stop` (a threading.Event such as
   engine/jobs.py's StopFlag) is looked at between points, and a stopped search raises (StopFlag.check's
-  exception, else SearchStopped) with nothing half-made returned.
+  exception, else SearchStopped) with nothing half-made returned. A StopFlag also reaches the points this
+  process runs (the strategies look at it between their steps, engine/strategies/engine.py), so Stop ends a
+  long point within a step; a worker process's point in flight is ended by killing the worker.
+- what is kept: `Search.rows()` is the search as the store keeps it (a result of kind "recommendation",
+  model/results.py): one row per point.
 """
 from __future__ import annotations
 
@@ -57,6 +61,11 @@ OBJECTIVES: Tuple[Tuple[str, str], ...] = (
     ("facts_at_answer", "max"), ("answer_facts_kept", "max"), ("probes_answerable", "max"),
     ("peak_context_tokens", "min"), ("mean_context_tokens", "min"), ("summarizer_tokens", "min"),
     ("summarizer_cost_usd", "min"))
+
+
+# A point's figures in Search.rows(): what it keeps and what it costs, and its peak and mean as shares.
+ROW_FIGURES = ("facts_at_answer", "answer_facts_kept", "probes_answerable", "peak_context_tokens", "peak_share",
+               "mean_context_tokens", "mean_share", "summarizer_tokens", "summarizer_cost_usd")
 
 
 class SearchStopped(LabError, RuntimeError):
@@ -246,6 +255,17 @@ class Search:
     def front(self) -> List[Point]:
         return [p for p in self.points if p.on_front]
 
+    def rows(self) -> List[Dict[str, Any]]:
+        """Every point as the store keeps a recommendation (model/results.py): its strategy, its settings as
+        the `--strategy` argument that runs it again, whether it is on the front and why, the figures it was
+        judged by (shares as fractions, as in `strategies --json`), and the error of a point that failed."""
+        out = []
+        for p in self.points:
+            judged = {key: (p.objective(key) if p.figures else None) for key in ROW_FIGURES}
+            out.append({"strategy": p.strategy, "settings": p.cli_arg(), "on_front": p.on_front, **judged,
+                        "why": p.why, "error": p.error})
+        return out
+
     def to_dict(self) -> Dict[str, Any]:
         return {"points": [p.to_dict() for p in self.points],
                 "objectives": [{"figure": k, "direction": d} for k, d in self.objectives],
@@ -275,7 +295,7 @@ def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
     store = context["summarizer"].store
     hits = store.hits
     result = run_one(context["trace"], make_spec(name, settings), context["summarizer"], context["baselines"],
-                     context["counter"], context["scenario"])
+                     context["counter"], context["scenario"], stop=context.get("stop"))
     return _plain(result.row(price_model)), result.error, store.hits - hits
 
 
@@ -463,6 +483,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
                             summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
                             time_left=summarizer.time_left)
     here = _context(trace, shared, scenario)  # this search's, in this process (other tabs run their own)
+    here["stop"] = stop if hasattr(stop, "check") else None  # a StopFlag: the points here look at it between steps
     counts = {"done": 0, "reused": 0, "in_workers": 0}
 
     def collect(point: Point, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:

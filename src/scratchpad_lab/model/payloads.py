@@ -18,7 +18,8 @@ OUTCOMES = get_args(Outcome)
 MAX_TOOLS = 500
 
 
-Name = Annotated[str, StringConstraints(max_length=500)]          # names, model ids, labels, reasons
+NAME_CHARS = 500
+Name = Annotated[str, StringConstraints(max_length=NAME_CHARS)]   # names, model ids, labels, reasons
 Text = Annotated[str, StringConstraints(max_length=4_000_000)]    # scratchpads, prompts, tool results
 Count = Annotated[int, Field(ge=0, le=10**12)]
 Seconds = Annotated[float, Field(ge=-1e9, le=1e9)]

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scratchpad_lab.model.payloads import Name
+from scratchpad_lab.model.payloads import NAME_CHARS, Name
 from scratchpad_lab.model.trace import validated
 
 RESULT_SCHEMA = "scratchpad-lab/result@1"
@@ -43,8 +43,9 @@ class Result:
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"schema": RESULT_SCHEMA, "kind": self.kind, "name": self.name, "source": self.source,
-                "created": self.created, "labels": list(self.labels), "rows": [_plain(r) for r in self.rows]}
+        return {"schema": RESULT_SCHEMA, "kind": self.kind, "name": _cut(self.name), "source": _cut(self.source),
+                "created": self.created, "labels": [_cut(str(label)) for label in self.labels],
+                "rows": [_plain(r) for r in self.rows]}
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "result") -> "Result":
@@ -54,7 +55,8 @@ class Result:
 
 
 def _plain(row: Dict[str, Any]) -> Dict[str, Any]:
-    """A row's values as JSON scalars: numpy numbers become Python ones, NaN becomes None, lists become text."""
+    """A row's values as JSON scalars: numpy numbers become Python ones, NaN becomes None, lists become text,
+    text longer than a cell holds is cut."""
     out: Dict[str, Any] = {}
     for key, value in row.items():
         if hasattr(value, "item") and not isinstance(value, (str, bytes)):
@@ -65,6 +67,11 @@ def _plain(row: Dict[str, Any]) -> Dict[str, Any]:
             value = None
         elif value is not None and not isinstance(value, (bool, int, float, str)):
             value = str(value)
-        out[str(key)] = value
+        out[str(key)] = _cut(value) if isinstance(value, str) else value
     return out
+
+
+def _cut(text: str) -> str:
+    """Text as a Name holds it: a longer one (a point's error, a label) is cut, not refused."""
+    return text if len(text) <= NAME_CHARS else text[:NAME_CHARS - 1] + "…"
 
