@@ -7,6 +7,12 @@ the compression cards and timeline for the others, whose triggers the autourgos 
 describe). "Use in Playground" puts an autourgos point's settings into the Playground's sidebar. Every text
 drawn is our own words, numbers and registry names; a run's own text goes through the run view, which shows it
 as text.
+
+The search runs as a job (engine/jobs.py) in its own slot, drawn by the one live fragment (ui/live.py): the
+work limit is checked on the page before it starts (as the Strategies and Compare pages do), its progress
+reads "point k of n", and Stop ends it within a step with nothing of it kept (the last finished search stays).
+A finished search is kept in the lab's store as a "recommendation" result, listed on the Runs page, when the
+"Store finished runs" setting is on.
 """
 from __future__ import annotations
 
@@ -15,19 +21,28 @@ from typing import Any, Dict, Optional
 import streamlit as st
 
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
-from scratchpad_lab.engine.recommend import MAX_POINTS, Search, default_grid, parse_grid, search
+from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.engine.limits import check_work
+from scratchpad_lab.engine.recommend import MAX_POINTS, Search, default_grid, parse_grid, plan, search
+from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.strategies import names, run_strategies, strategy
+from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.model.config import largest
+from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.ui import live
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.problems import show_problem, user_errors
+from scratchpad_lab.ui.problems import show_error, show_problem, user_errors
 from scratchpad_lab.ui.settings import EVERY_CHOICES
-from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_RECOMMEND
+from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_REC_JOB, STRAT_RECOMMEND
+from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.strategies_chart import front_chart, points_frame
 from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
 
 OWN_PRICE = "the summarizer's own price"
 PLAYGROUND = ("autourgos-middleware", "trim-only")  # the Playground runs the middleware and the agent's trim
+SEARCH_ERRORS = (LabError,)  # every error a person can cause
+SEARCH_PROBLEM = "The search could not run on this trajectory."
 
 
 def grid_text(name: str) -> str:
@@ -57,9 +72,11 @@ def _use_in_playground(values: Dict[str, Any], label: str) -> None:
 
 
 def _inputs(summarizer: SummarizerSpec):
+    """(strategies picked, their grids (None while a grid's text is wrong), the price model)."""
     picked = st.multiselect("Strategies to search", names(), default=names(), key="strat_rec_pick",
                             format_func=lambda n: strategy(n).title)
     grids: Dict[str, Dict[str, tuple]] = {}
+    bad = False
     if st.toggle("Edit the grids (the values tried; N% is that share of the trajectory's no-compression peak)",
                  key="strat_rec_edit"):
         for name in picked:
@@ -67,25 +84,66 @@ def _inputs(summarizer: SummarizerSpec):
                                  help="key=v1|v2,key2=v3: every combination is tried. Keys: "
                                       + ", ".join(k.key for k in strategy(name).knobs))
             if text.strip() and text.strip() != grid_text(name):
-                with user_errors():
+                try:
                     grids[name] = parse_grid(f"{name}:{text}")[1]
+                except LabError as exc:  # names the key or value to change; no search starts until it is fixed
+                    show_error(exc)
+                    bad = True
     prices = [OWN_PRICE] + sorted(DEFAULT_PRICES)
     price = st.selectbox("Price the summarizer's tokens at", prices, key="strat_rec_price",
                          help="The offline summarizer is free; pick a model to see what its tokens would cost.")
-    return picked, grids, None if price == OWN_PRICE else price
+    return picked, (None if bad else grids), None if price == OWN_PRICE else price
+
+
+def _search_job(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Optional[str], total: int) -> Job:
+    """The search as a job: its worker runs engine/recommend.search (no st.* there) and returns what to keep."""
+    loaded, key, title = entry.loaded, entry.key, entry.title
+
+    def work(report, stop):
+        def progress(done: int, points: int, text: str) -> None:
+            # `text` names the point just run (a strategy and its settings, maybe a person's grid values): the
+            # live view shows it as plain text
+            report(done, points, f"Ran point {done} of {points}: {text}" if done else f"Starting {points} points…")
+
+        found = search(loaded, picked, grids, summarizer, price, workers=2, progress=progress, stop=stop)
+        return key, found, title
+
+    return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
+
+
+def _collect(job: Job) -> None:
+    """A finished search: shown from now on, and kept in the store (when storing is on), listed on the Runs page."""
+    if job.result is None:
+        return
+    key, found, title = job.result
+    st.session_state[STRAT_RECOMMEND] = (key, found)
+    st.session_state.pop(STRAT_OPEN_POINT, None)
+    store_result("recommendation", found.rows(), [p.cli_arg() for p in found.points], title,
+                 name=f"recommendation of {len(found.points)} points ({len(found.front)} on the front)")
+
+
+def _start(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Optional[str]) -> None:
+    """Plan the search and start it as a job, unless the work limit refuses it first (engine/limits.py: the same
+    check the Strategies and Compare pages make, here of every point the search would run)."""
+    try:
+        points, skipped = plan(recorded_trajectory(entry.loaded), picked, grids)
+        if not points:
+            raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
+        check_work(entry.loaded, strategies=[p.spec for p in points],
+                   endpoint_summarizer=summarizer.kind == "endpoint")
+    except LabError as exc:
+        show_problem(SEARCH_PROBLEM, str(exc))
+        return
+    if live.start(STRAT_REC_JOB, _search_job(entry, picked, grids, summarizer, price, len(points))):
+        st.rerun()  # drawn again with Recommend settings disabled and the live view refreshing
 
 
 def recommend_view(entry: Any, summarizer: SummarizerSpec) -> None:
     picked, grids, price = _inputs(summarizer)
-    if st.button("Recommend settings", key="strat_rec_run", disabled=not picked):
-        with user_errors("The search could not run on this trajectory."):
-            bar = st.progress(0.0, text="planning the search")
-            found = search(entry.loaded, picked, grids, summarizer, price, workers=2,
-                           progress=lambda done, total, text: bar.progress(done / max(total, 1),
-                                                                          text=f"{done} of {total}: {text}"))
-            st.session_state[STRAT_RECOMMEND] = (entry.key, found)
-            st.session_state.pop(STRAT_OPEN_POINT, None)
-            bar.empty()
+    if st.button("Recommend settings", key="strat_rec_run",
+                 disabled=not picked or grids is None or live.busy(STRAT_REC_JOB)):
+        _start(entry, picked, grids, summarizer, price)
+    live.show(STRAT_REC_JOB, on_end=_collect, problem=SEARCH_PROBLEM, errors=SEARCH_ERRORS)
     kept = st.session_state.get(STRAT_RECOMMEND)
     if kept is None:
         st.caption(f"Runs every picked strategy at every point of its grid (at most {MAX_POINTS} points) on this "

@@ -199,15 +199,15 @@ def store_upload(entry: Any) -> None:
                   configs=[entry.record.config], what="The uploaded file")
 
 
-def store_result(kind: str, rows: List[Dict], labels: List[str], source: str) -> None:
+def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, name: str = "") -> None:
     """A Compare, sweep or recommendation result (its figures), stored when the setting is on."""
     if not autosave_on():
         return
     from scratchpad_lab.engine.store import StoreError
     from scratchpad_lab.model.results import Result
     try:
-        get_store().save_result(Result(kind=kind, rows=rows, labels=labels, name=f"{kind} of {len(rows)} settings",
-                                       source=source), owner())
+        get_store().save_result(Result(kind=kind, rows=rows, labels=labels,
+                                       name=name or f"{kind} of {len(rows)} settings", source=source), owner())
     except StoreError as exc:
         say("error", f"The {kind} result was not stored. {exc} It stays on this page.")
 
@@ -330,9 +330,10 @@ def results_section(key: str = "runs_results") -> None:
         listed = store.list_results(owner())
     except StoreError:
         return  # the runs section above already says the store cannot be read
-    with st.expander(f"Stored Compare and sweep results ({len(listed)})"):
+    with st.expander(f"Stored Compare, sweep and recommendation results ({len(listed)})"):
         if not listed:
-            st.text("None yet: each comparison and sweep made on the Compare page is stored here.")
+            st.text("None yet: each comparison and sweep made on the Compare page, and each recommendation made on "
+                    "the Strategies page, is stored here.")
             return
         by_id = {r.id: r for r in listed}
         ids = list(by_id)
