@@ -60,6 +60,34 @@ def test_a_job_within_the_budget_on_the_same_trace_is_let_through(probe_trace):
     assert check_work(probe_trace, settings=[{"summarize_every": 5, "max_scratchpad_chars": 15_000}]) is not None
 
 
+def test_a_search_keeps_only_its_points_rows_so_it_is_judged_by_the_sum_of_its_points(probe_trace):
+    # each point of a recommender's search keeps only its row: no collector toll for results kept, and only the
+    # points running at once hold their text. The default search on a 150-step trace (about 11 s of CPU here)
+    # was judged as one Strategies job of 26 kept results (about 2 minutes: refused).
+    from scratchpad_lab.engine.recommend import plan
+
+    trace = synthetic_trace(steps=150, seed=8, parse_error_rate=0, max_observation_chars=2000)
+    specs = [p.spec for p in plan(trace)[0]]
+    alone = [check_work(trace, strategies=[s], lifted=True) for s in specs]
+    searched = check_work(trace, strategies=specs, search_workers=2)  # let through
+    assert searched.cpu_s == pytest.approx(sum(a.cpu_s for a in alone))
+    assert searched.held_mb == pytest.approx(sum(sorted(a.held_mb for a in alone)[-2:]))
+    as_one_job = check_work(trace, strategies=specs, lifted=True)  # 26 kept results, each walked again
+    assert as_one_job.cpu_s > 5 * searched.cpu_s and as_one_job.held_mb > 2 * searched.held_mb
+    with pytest.raises(WorkLimitExceeded, match="a search of 26 points on it .* narrow the grids"):
+        check_work(probe_trace, strategies=[p.spec for p in plan(probe_trace)[0]], search_workers=2)
+
+
+def test_clear_tool_uses_is_judged_by_the_conversation_it_copies_at_every_call(probe_trace):
+    # its middleware copies every message at each call: 15.5 s of CPU for 600 steps, where deepagents' rule
+    # (which it was first judged by) said 6.6 s; on the 5,000-step probe it is refused and named
+    with pytest.raises(WorkLimitExceeded, match="leave out clear-tool-uses"):
+        check_work(probe_trace, strategies=[make_spec("clear-tool-uses", {})])
+    trace = synthetic_trace(steps=600, seed=8, parse_error_rate=0, max_observation_chars=2000)
+    found = check_work(trace, strategies=[make_spec("clear-tool-uses", {})], lifted=True)
+    assert found.cpu_s >= 15.5
+
+
 def test_a_trim_that_keeps_a_megabyte_a_step_is_refused_for_its_memory(probe_trace):
     with pytest.raises(WorkLimitExceeded, match="MB of results held in memory"):
         check_work(probe_trace, settings=[{"summarize_every": None, "max_scratchpad_chars": 1_000_000,

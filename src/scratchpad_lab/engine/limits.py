@@ -34,6 +34,10 @@ CHAR_S = 5e-9              # each character of scratchpad a step handles (tokens
 DEEPAGENTS_STEP_S = 0.0093
 DEEPAGENTS_MESSAGE_S = 2.1e-6   # each message in deepagents' graph state, at each step (it keeps them all)
 LANGMEM_STEP_S = 0.0038
+# clear-tool-uses: LangChain's ContextEditingMiddleware copies every message of the conversation at each call
+# (measured here: 13,104 messages-at-a-call over 100 steps took 0.44 s, 470,279 over 600 steps 15.5 s)
+CLEAR_STEP_S = 0.002
+CLEAR_MESSAGE_S = 3.3e-5
 WINDOW_MESSAGE_S = 4e-6    # each message over the default window a message strategy counts at each step
 CHARS_PER_TOKEN = 4
 NO_TRIM = 1_000_000        # the largest agent trim a RunConfig allows (nothing is cut)
@@ -49,7 +53,7 @@ class Replay:
     """One replay of the trajectory in a job: a scratchpad replay with its trim, or a message strategy."""
 
     label: str
-    kind: str = "scratchpad"            # "scratchpad" | "deepagents" | "langmem"
+    kind: str = "scratchpad"            # "scratchpad" | "deepagents" | "langmem" | "clear-tool-uses"
     window_chars: int = 15_000          # scratchpad: the trim; messages: where the strategy summarizes
     keeps_text: bool = True             # its result keeps each step's scratchpad
     trims_kept: bool = False            # its trim events keep the text before and after (Strategies)
@@ -96,6 +100,8 @@ def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
     default_window = 1_000 if replay.kind == "deepagents" else 50
     over = sum(max(0, min(n, window_messages) - default_window) for n in sizes.messages)
+    if replay.kind == "clear-tool-uses":
+        return CLEAR_STEP_S * sizes.steps + CLEAR_MESSAGE_S * sum(sizes.messages)
     if replay.kind == "deepagents":
         return DEEPAGENTS_STEP_S * sizes.steps + DEEPAGENTS_MESSAGE_S * sum(sizes.messages) + WINDOW_MESSAGE_S * over
     return LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
@@ -139,8 +145,8 @@ def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
         elif spec.name == "langmem":
             tokens = s.get("max_tokens_before_summary") or s["max_tokens"]
             out.append(Replay(spec.name, "langmem", int(tokens) * CHARS_PER_TOKEN, keeps_text=False))
-        elif spec.name == "clear-tool-uses":  # copies the whole conversation at every call, like deepagents' state
-            out.append(Replay(spec.name, "deepagents", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
+        elif spec.name == "clear-tool-uses":  # copies the whole conversation at every call
+            out.append(Replay(spec.name, "clear-tool-uses", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
                               summarizes=False))
         elif spec.name == "langchain-summarization":
             tokens = s.get("trigger_tokens") or (s.get("trigger_fraction") or 0) * (s.get("max_input_tokens") or 0)
@@ -192,14 +198,19 @@ class Estimate:
 KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
 
 
-def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000) -> Estimate:
+def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000,
+             rows_only: bool = False, at_once: int = 1) -> Estimate:
+    """`rows_only`: each replay keeps only its row once it is done, and `at_once` of them run at a time (a
+    recommender's search), so no result is walked again and only the running ones hold their text."""
     sizes = trajectory_sizes(trace, max_tool_output_chars)
     # Measured: three strategies in one process cost 1.5x the sum of each alone (80 s against 53 s of CPU
-    # on the 5,000-step trace), as every result kept so far is walked again by Python's collector.
-    kept = sum(1 for r in replays if r.keeps_text or r.kind != "scratchpad")
+    # on the 5,000-step trace), as every result kept so far is walked again by Python's collector. A search
+    # keeps rows only: its default 26 points on a 150-step trace took 10-12 s of CPU, 17 s estimated so.
+    kept = 0 if rows_only else sum(1 for r in replays if r.keeps_text or r.kind != "scratchpad")
     factor = 1 + KEPT_OVERHEAD * max(0, kept - 1)
+    held = sorted(held_bytes(r, sizes) for r in replays)
     return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays),
-                    sum(held_bytes(r, sizes) for r in replays) / 1e6,
+                    sum(held[-max(1, at_once):] if rows_only else held) / 1e6,
                     sum(model_calls(r, sizes) for r in replays))
 
 
@@ -210,13 +221,15 @@ def budget(name: str) -> float:
 
 def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequence[Any] = (),
                replay: Any = None, base: Any = None, keep_records: bool = True,
-               endpoint_summarizer: bool = False, lifted: bool = False) -> Optional[Estimate]:
+               endpoint_summarizer: bool = False, lifted: bool = False,
+               search_workers: int = 0) -> Optional[Estimate]:
     """Refuse a job over its budget before it starts (WorkLimitExceeded), else return its estimate.
 
     `loaded`: the trajectory (a Trace, or a RunRecord with its embedded trace). `strategies`: the
     StrategySpecs of a Strategies job; `settings`: the compare Settings (or change dicts) of a Compare
     or sweep job (`keep_records=False`) over `base` (a RunConfig; default: the record's config or the
-    defaults); `replay`: the RunConfig of one replay. `endpoint_summarizer`: the summaries are model
+    defaults); `replay`: the RunConfig of one replay. `search_workers`: the strategies are a recommender's
+    search (engine/recommend.py), each point keeping only its row, this many running at a time. `endpoint_summarizer`: the summaries are model
     calls. `lifted`: the CLI's --no-work-limit (never in hosted mode)."""
     trace = loaded if hasattr(loaded, "steps") else getattr(loaded, "trace", None)
     if trace is None:  # a scenario run re-run by its script: bounded by max_iterations
@@ -233,7 +246,8 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
         replays.append(Replay("the replay", window_chars=replay.agent_trim_chars, calls_every=replay.summarize_every,
                               summarizes=replay.summarizer != "silent"))
         endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
-    found = estimate(trace, replays, base.max_tool_output_chars)
+    found = estimate(trace, replays, base.max_tool_output_chars, rows_only=search_workers > 0,
+                     at_once=search_workers)
     if lifted:
         return found
     problems = []
@@ -246,20 +260,24 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
         problems.append(f"about {found.model_calls:,} summarizer calls, over the {int(budget('model_calls')):,} "
                         "a job may make")
     if problems:
-        what = (f"{len(strategies)} strateg{'y' if len(strategies) == 1 else 'ies'} on it" if strategies else
+        what = (f"a search of {len(strategies)} point{'s' * (len(strategies) != 1)} on it" if search_workers else
+                f"{len(strategies)} strateg{'y' if len(strategies) == 1 else 'ies'} on it" if strategies else
                 f"{len(settings)} setting{'s' * (len(settings) != 1)} on it" if settings else "replaying it")
         raise WorkLimitExceeded(
             f"This trajectory has {found.steps:,} steps; {what} would be {' and '.join(problems)}. "
-            f"{_advice(strategies, settings)}")
+            f"{_advice(strategies, settings, search=search_workers > 0)}")
     return found
 
 
-def _advice(strategies: Sequence[Any], settings: Sequence[Any]) -> str:
+def _advice(strategies: Sequence[Any], settings: Sequence[Any], search: bool = False) -> str:
     tips = []
+    if any(getattr(s, "name", "") == "clear-tool-uses" for s in strategies):
+        tips.append("leave out clear-tool-uses (the slowest on a long trajectory: it copies every message at "
+                    "every call)")
     if any(getattr(s, "name", "") == "deepagents" for s in strategies):
-        tips.append("leave out deepagents (the slowest: its graph state keeps every message)")
+        tips.append("leave out deepagents (its graph state keeps every message)")
     if strategies and len(strategies) > 1:
-        tips.append("pick fewer strategies")
+        tips.append("narrow the grids (fewer values to try)" if search else "pick fewer strategies")
     if settings and len(settings) > 1:
         tips.append("compare fewer settings")
     tips.append("use a lower agent trim or shorter trigger windows, or a shorter trajectory")

@@ -472,13 +472,13 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     points, skipped = plan(trace, strategies, grids, peak_chars)
     if not points:
         raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
+    workers = max(1, min(int(workers), len(points)))
     check_work(loaded, strategies=[p.spec for p in points], endpoint_summarizer=summarizer.kind == "endpoint",
-               lifted=lifted)
+               lifted=lifted, search_workers=workers)
     total = len(points)
     if progress:
         progress(0, total, f"{total} points")
     threads = summarizer.kind == "endpoint"  # waiting on the network: threads, one shared store
-    workers = max(1, min(int(workers), total))
     shared = SummarizerSpec(summarizer.kind, summarizer.extractive_budget_chars, summarizer.endpoint,
                             summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
                             time_left=summarizer.time_left)

@@ -41,6 +41,7 @@ from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
 
 OWN_PRICE = "the summarizer's own price"
 PLAYGROUND = ("autourgos-middleware", "trim-only")  # the Playground runs the middleware and the agent's trim
+SEARCH_WORKERS = 2  # the page's search runs on both cores (engine/recommend.py)
 SEARCH_ERRORS = (LabError,)  # every error a person can cause
 SEARCH_PROBLEM = "The search could not run on this trajectory."
 
@@ -105,7 +106,8 @@ def _search_job(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Op
             # live view shows it as plain text
             report(done, points, f"Ran point {done} of {points}: {text}" if done else f"Starting {points} points…")
 
-        found = search(loaded, picked, grids, summarizer, price, workers=2, progress=progress, stop=stop)
+        found = search(loaded, picked, grids, summarizer, price, workers=SEARCH_WORKERS, progress=progress,
+                       stop=stop)
         return key, found, title
 
     return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
@@ -129,7 +131,7 @@ def _start(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Optiona
         points, skipped = plan(recorded_trajectory(entry.loaded), picked, grids)
         if not points:
             raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
-        check_work(entry.loaded, strategies=[p.spec for p in points],
+        check_work(entry.loaded, strategies=[p.spec for p in points], search_workers=SEARCH_WORKERS,
                    endpoint_summarizer=summarizer.kind == "endpoint")
     except LabError as exc:
         show_problem(SEARCH_PROBLEM, str(exc))
