@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import live_job, rerun_until
-from scratchpad_lab.ui.state import (CMP_JOB, LESSON_JOB, LOSS_JOB, PL_JOB, PLAY_JOB, STRAT_JOB, Slot,
-                                     upload_slot)
+from scratchpad_lab.ui.state import (CMP_JOB, LESSON_JOB, LOSS_JOB, PL_JOB, PLAY_JOB, STRAT_JOB, STRAT_REC_JOB,
+                                     Slot, upload_slot)
 from synthetic import synthetic_trace
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -28,7 +28,7 @@ def app(monkeypatch) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     assert not at.exception, [e.value for e in at.exception]
     yield at
-    for slot in (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, LOSS_JOB):  # no worker outlives its test
+    for slot in (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, LOSS_JOB):  # no job outlives its test
         job = live_job(at, slot)
         if job is not None and not job.finished:
             job.stop()
@@ -170,6 +170,27 @@ def test_a_run_of_every_strategy_shows_each_strategy_and_stop_ends_it(app):
     _stop_and_wait(app, STRAT_JOB)
     assert any(t.endswith(STOPPED_NOTE) for t in _texts(app))
     assert app.session_state["strat_result"] is None
+
+
+def test_a_recommend_search_shows_each_point_and_stop_ends_it_with_nothing_kept(app, lab_db):
+    from scratchpad_lab.engine.store import Store
+
+    app.switch_page("pages/strategies.py").run()
+    _upload_trace(app, "strat_upload", _trace_bytes(150, seed=8, observation_chars=2000))
+    app.selectbox(key="strat_source").set_value("upload:0").run()
+    app.toggle(key="strat_rec_on").set_value(True).run()
+    app.button(key="strat_rec_run").click().run()  # every strategy over its default grid
+    rerun_until(app, _shows_progress(STRAT_REC_JOB, "Ran point 1 of "))
+    total = live_job(app, STRAT_REC_JOB).progress().total
+    assert total > 20 and any(t.startswith(f"Ran point 1 of {total}: ") for t in _texts(app))
+    assert app.button(key="strat_rec_run").disabled and not app.button(key="strat_run").disabled
+    app.selectbox(key="strat_source").set_value("upload:0").run()  # the rest of the page still answers
+    _stop_and_wait(app, STRAT_REC_JOB)
+    assert live_job(app, STRAT_REC_JOB).stopped
+    assert any(t.startswith("Stopped at ") and t.endswith(STOPPED_NOTE) for t in _texts(app))
+    assert "strat_recommend" not in app.session_state and not app.button(key="strat_rec_run").disabled
+    assert _stop_button(app, STRAT_REC_JOB) is None
+    assert Store(lab_db).list_results(None) == []  # a stopped search is not stored
 
 
 def test_the_loss_panels_replay_with_compression_off_shows_its_progress_stops_and_can_be_asked_again(app):

@@ -3,7 +3,8 @@ The strategies run as a job: a test reruns the page until it has ended (conftest
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.ui.markup import escape
-from conftest import rerun_until
+from scratchpad_lab.ui.state import STRAT_REC_JOB, STRAT_RECOMMEND
+from conftest import APP, live_job, rerun_until
 
 TIMEOUT = 180
 
@@ -68,13 +69,21 @@ def test_the_table_marks_each_rows_best_and_says_why_a_strategy_never_compressed
     assert why and "170,000 tokens" in why[0] and "this trajectory peaks at about" in why[0]
 
 
+def _strategies_in_app() -> AppTest:
+    """The Strategies page inside the whole app (its page links need app.py's navigation)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/strategies.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_playground():
     from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM
 
-    at = _page()
+    at = _strategies_in_app()
     at.toggle(key="strat_rec_on").set_value(True).run()
     at.multiselect(key="strat_rec_pick").set_value(["trim-only", "clear-tool-uses", "autourgos-middleware"]).run()
-    at.button(key="strat_rec_run").click().run()
+    rerun_until(at.button(key="strat_rec_run").click().run())  # the search is a job
     assert not at.exception and not at.error
     front = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert len(front) >= 2 and all(w.startswith("keeps ") for w in front["why"])
@@ -84,9 +93,39 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert not at.exception
     assert any(t.value.startswith("Periodic trigger") for t in at.text), "the run view's trigger panel is drawn"
     at.button(key="strat_rec_use").click().run()
+    assert not at.exception, [e.value for e in at.exception]  # the link to the Playground is drawn
     settings = dict(kv.split("=") for kv in middleware.lstrip("★ ").split(":")[1].split(","))
     every = settings["summarize_every"]
     assert at.session_state[K_EVERY] == ("off" if every == "none" else int(every))
     assert at.session_state[K_CAP] == int(settings["max_scratchpad_chars"])
     assert at.session_state[K_TRIM] == 15_000
     assert [s.value for s in at.success] == [escape(f"The Playground's sidebar now has {middleware.lstrip('★ ')}.")]
+
+
+def test_a_wrong_grid_is_named_and_no_search_starts_until_it_is_fixed():
+    at = _strategies_in_app()
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    at.multiselect(key="strat_rec_pick").set_value(["trim-only"]).run()
+    at.toggle(key="strat_rec_edit").set_value(True).run()
+    at.text_input(key="strat_rec_grid_trim-only").set_value("agent_trim_char=4000").run()
+    assert len(at.error) == 1 and escape("unknown key 'agent_trim_char'") in at.error[0].value
+    assert escape("its keys are agent_trim_chars") in at.error[0].value  # says what to write instead
+    assert at.button(key="strat_rec_run").disabled
+    at.text_input(key="strat_rec_grid_trim-only").set_value("agent_trim_chars=4000|9000").run()
+    assert not at.error and not at.button(key="strat_rec_run").disabled
+    rerun_until(at.button(key="strat_rec_run").click().run())
+    found = at.session_state[STRAT_RECOMMEND][1]
+    assert [p.cli_arg() for p in found.points] == ["trim-only:agent_trim_chars=4000", "trim-only:agent_trim_chars=9000"]
+
+
+def test_a_search_over_the_work_limit_is_refused_before_it_starts(monkeypatch):
+    from scratchpad_lab.engine import limits
+
+    at = _strategies_in_app()
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    monkeypatch.setitem(limits.BUDGETS, "cpu_s", (1e-6, 1e-6))  # the one check (engine/limits.py) refuses any job
+    at.button(key="strat_rec_run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value for e in at.error] == ["The search could not run on this trajectory."]
+    assert any("a job may take" in t.value for t in at.text)  # what it would cost, and what to change
+    assert live_job(at, STRAT_REC_JOB) is None and STRAT_RECOMMEND not in at.session_state  # nothing started
