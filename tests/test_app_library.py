@@ -248,6 +248,39 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
     assert Store(lab_db).list_runs(search="Ids v1") == []
 
 
+def _recommend(at: AppTest) -> AppTest:
+    """A small search on the Strategies page (two strategies over their default grids), waited for as a job."""
+    _ok(at.switch_page("pages/strategies.py").run())
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    at.multiselect(key="strat_rec_pick").set_value(["trim-only", "clear-tool-uses"]).run()
+    return rerun_until(_ok(at.button(key="strat_rec_run").click().run()))
+
+
+def test_a_recommendation_is_stored_with_every_point_and_listed_on_the_runs_page(lab_db):
+    at = _recommend(_app())
+    found = at.session_state["strat_recommend"][1]
+    [listed] = Store(lab_db).list_results()
+    result = Store(lab_db).load_result(listed.id)
+    assert result.kind == "recommendation" and result.labels == [p.cli_arg() for p in found.points]
+    assert result.name == f"recommendation of {len(found.points)} points ({len(found.front)} on the front)"
+    assert [(r["settings"], r["on_front"], r["why"]) for r in result.rows] == \
+        [(p.cli_arg(), p.on_front, p.why) for p in found.points]
+    assert [r["peak_context_tokens"] for r in result.rows] == [p.figures["peak_context_tokens"] for p in found.points]
+    _ok(at.switch_page("pages/runs.py").run())
+    assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
+    assert "recommendation" in at.selectbox(key="runs_results_pick").format_func(listed.id)
+    shown = next(d.value for d in at.dataframe if "settings" in d.value.columns and "on_front" in d.value.columns)
+    assert list(shown["settings"]) == result.labels and list(shown["on_front"]) == [p.on_front for p in found.points]
+
+
+def test_the_setting_off_keeps_a_recommendation_out_of_the_store(lab_db):
+    at = _app()
+    at.sidebar.toggle(key="play_autosave").set_value(False).run()
+    at = _recommend(at)
+    assert at.session_state["strat_recommend"] is not None  # shown on the page, not stored
+    assert Store(lab_db).list_results() == []
+
+
 def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab_db):
     at = _app()
     _ok(at.switch_page("pages/compare.py").run())
@@ -258,6 +291,6 @@ def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab
     assert result.kind == "compare" and result.labels == shown.labels
     assert [r["compressions"] for r in result.rows] == [r["compressions"] for r in shown.rows]
     _ok(at.switch_page("pages/runs.py").run())
-    assert any(e.label == "Stored Compare and sweep results (1)" for e in at.expander)
+    assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
     assert any(list(d.value["compressions"]) == [r["compressions"] for r in shown.rows] for d in at.dataframe
                if "compressions" in d.value.columns and "setting" in d.value.columns)
