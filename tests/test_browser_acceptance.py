@@ -36,6 +36,21 @@ BOXES_JS = """() => Object.fromEntries(['runs_step_box', 'runs_view_status'].map
 LANDED_JS = f"""() => {{ const b = ({BOXES_JS})();
   return b.runs_step_box && b.runs_view_status && b.runs_step_box.top >= 0 && b.runs_step_box.top < 200
     && b.runs_view_status.bottom <= b.window; }}"""
+# The Recommend view's chart (key strat_rec_chart): its point marks, drawn in svg, or its canvas's ink.
+FRONT_CHART_JS = """() => {
+  const chart = document.querySelector('.st-key-strat_rec_chart');
+  if (!chart) return null;
+  let marks = 0;
+  for (const group of chart.querySelectorAll('svg g.role-mark')) {
+    for (const m of group.children) if (m.getAttribute('d')) marks++;
+  }
+  let ink = 0;
+  for (const canvas of chart.querySelectorAll('canvas')) {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 3; i < data.length; i += 4) if (data[i] !== data[3]) ink++;
+  }
+  return {marks, ink};
+}"""
 PROBLEMS_JS = """() => ({
   exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 400)),
   errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 400)),
@@ -161,6 +176,24 @@ def test_strategies_run_draws_its_chart_with_no_script_error(visit, server):
           scroll_to=page.get_by_role("heading", name="Context sent at each step"))
     _no_problems_on_the_page(page)
     errors.check("the Strategies page")
+
+
+def test_recommend_draws_every_point_of_its_search_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/strategies", "Scratchpad Lab · Strategies")
+    _click_and_settle(page, page.get_by_text("Which compression should I use?", exact=False), "opening Recommend")
+    button = page.get_by_role("button", name="Recommend settings", exact=True)
+    _click_and_settle(page, button, "pressing Recommend settings")  # the search is a job: the live view runs it
+    page.get_by_text("points are on the front (drawn large and ringed", exact=False).wait_for(timeout=LONG_MS)
+    _idle(page, "the search's result", LONG_MS)
+    try:  # one mark per point at least (the front's points are ringed: two marks each)
+        page.wait_for_function(f"() => {{ const c = ({FRONT_CHART_JS})(); return c && (c.marks >= 20 || c.ink > 0); }}",
+                               timeout=20_000)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"the Recommend chart drew nothing: {page.evaluate(FRONT_CHART_JS)}") from None
+    shoot(page, "acceptance-recommend", charts_at_least=1, scroll_to=page.locator(".st-key-strat_rec_chart"))
+    _no_problems_on_the_page(page)
+    errors.check("the Recommend view")
 
 
 def test_prompt_lab_matrix_runs_with_no_script_error(visit, server):

@@ -9,7 +9,7 @@ from typing import List
 import altair as alt
 import pandas as pd
 
-from scratchpad_lab.ui.charts import LEVEL
+from scratchpad_lab.ui.charts import LEGEND, LEVEL
 
 # One colour per strategy, the same on every view (chart lines and column headers).
 COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "trim-only": "#7f7f7f",
@@ -18,6 +18,9 @@ COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "tr
 
 
 BASELINE = "no compression"
+# Every strategy's name in full, three to a row under the chart (the lab's legend layout), so seven strategies
+# fit the chart's width in the page at 1280 px.
+STRATEGY_LEGEND = {**LEGEND, "title": None}
 SOLID, DASHED = "solid", "dashed (same as another)"
 
 
@@ -50,10 +53,9 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
-                    y=alt.Y("tokens:Q", title="context tokens sent (one count for every strategy)",
-                            axis=alt.Axis(**LEVEL)),
-                    color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
-                                                                                 labelLimit=400)),
+                    # one count for every strategy (the caption above the chart says so): a longer title is cut
+                    y=alt.Y("tokens:Q", title="context tokens sent", axis=alt.Axis(**LEVEL)),
+                    color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND)),
                     strokeDash=alt.StrokeDash("drawn:N", scale=alt.Scale(domain=[SOLID, DASHED],
                                                                          range=[[1, 0], [6, 4]]), legend=None),
                     strokeWidth=alt.StrokeWidth("drawn:N", scale=alt.Scale(domain=[SOLID, DASHED], range=[3.5, 2]),
@@ -89,12 +91,12 @@ def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Char
     pick = alt.selection_point(name="point", fields=["point"], on="click")
     return (alt.Chart(data, width=width, height=height)
             .mark_point(filled=True, opacity=0.9)
-            .encode(x=alt.X("peak % of no compression:Q", title="peak context, % of no compression (lower is cheaper)"),
-                    y=alt.Y("facts at the answer %:Q", title="facts at the answer, % (higher keeps more)"),
-                    color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(orient="top", title=None,
-                                                                                 labelLimit=400)),
+            .encode(x=alt.X("peak % of no compression:Q", title="peak context, % of no compression (lower is cheaper)",
+                            axis=alt.Axis(**LEVEL)),
+                    y=alt.Y("facts at the answer %:Q", title="facts at the answer, %", axis=alt.Axis(**LEVEL)),
+                    color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND)),
                     size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "dominated"], range=[260, 50]),
-                                  legend=alt.Legend(title=None)),
+                                  legend=None),  # said above the chart: a second legend beside it would not fit
                     stroke=alt.condition("datum.front == 'on the front'", alt.value("#000000"), alt.value(None)),
                     strokeWidth=alt.value(1.5),
                     tooltip=["strategy", "settings", "peak % of no compression", "facts at the answer %",

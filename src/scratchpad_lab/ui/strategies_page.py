@@ -217,7 +217,7 @@ def page() -> None:
     summarizer = _summarizer_widgets()
     if st.toggle("Which compression should I use? Recommend settings for this trajectory", key="strat_rec_on",
                  value=st.session_state.get(STRAT_RECOMMEND) is not None):
-        with st.container(border=True, key="strat_rec"):
+        with st.container(key="strat_rec"):  # no border: the opened point's run view needs the page's width
             recommend_view(entry, summarizer)
     if st.button("Run strategies", type="primary", key="strat_run", disabled=live.busy(STRAT_JOB)):
         if len(picked) < 2:
