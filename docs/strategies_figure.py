@@ -22,32 +22,38 @@ SPECS = ["autourgos-middleware:summarize_every=3,max_scratchpad_chars=3000,agent
          "autourgos-builtin:summarize_every=3,max_scratchpad_chars=3000",
          "trim-only:agent_trim_chars=3000",
          "deepagents:trigger_tokens=1500,keep_messages=4",
-         "langmem:max_tokens=800,max_summary_tokens=200"]
+         "langmem:max_tokens=800,max_summary_tokens=200",
+         "clear-tool-uses:trigger=1500,keep=2",
+         "langchain-summarization:trigger_tokens=1500,keep_messages=4,trim_tokens_to_summarize=none"]
 
 
 PAGE = REPO / "docs" / "strategies.md"
 BEGIN, END = "<!-- strategies-table -->", "<!-- /strategies-table -->"
 SETTINGS_WORDS = {"summarize_every": "every {}", "max_scratchpad_chars": "{:,}", "agent_trim_chars": "trim {:,}",
                   "trigger_tokens": "trigger {:,} tokens", "keep_messages": "keep {} messages",
-                  "max_tokens": "max_tokens {:,}", "max_summary_tokens": "summary {:,}"}
+                  "max_tokens": "max_tokens {:,}", "max_summary_tokens": "summary {:,}", "trigger": "trigger {:,}",
+                  "keep": "keep {}", "trim_tokens_to_summarize": "no trim"}
 
 
 def table() -> str:
     """The figures of SPECS on TRAJECTORY as a markdown table (the words of every page and command)."""
-    from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
+    from scratchpad_lab.analysis.figures import facts_kept_text, percent, percent_or
     from scratchpad_lab.engine.strategies import parse_spec, run_strategies
     from scratchpad_lab.model.records import load_path
 
     rows = [r.row() for r in run_strategies(load_path(TRAJECTORY), [parse_spec(s) for s in SPECS])]
-    lines = ["| strategy (settings) | compressions | summarizer calls | summarizer tokens in / out | peak | mean "
-             "| saved | facts kept | through trims | files |", "|---" * 10 + "|"]
+    lines = [f"No compression peaks at {rows[0]['baseline_peak_tokens']:,} tokens here.", "",
+             "| strategy (settings) | compressions | summarizer calls | summarizer tokens in / out "
+             "| peak (% of none) | mean | saved | facts at the answer | facts kept | through trims | files |",
+             "|---" * 11 + "|"]
     for spec, r in zip(SPECS, rows):
         given = [kv.split("=") for kv in spec.split(":", 1)[1].split(",")]  # as given, not the defaults
         settings = ", ".join(SETTINGS_WORDS.get(k, k + " {}").format(r["settings"][k]) for k, _ in given)
         lines.append(
             f"| {r['strategy']} ({settings}) | {r['compressions']} | {r['summarizer_calls']} "
-            f"| {r['summarizer_tokens_in']:,} / {r['summarizer_tokens_out']:,} | {r['peak_context_tokens']:,} "
-            f"| {r['mean_context_tokens']:,.0f} | {r['context_tokens_saved']:,} "
+            f"| {r['summarizer_tokens_in']:,} / {r['summarizer_tokens_out']:,} "
+            f"| {r['peak_context_tokens']:,} ({percent(r['peak_share'])}) "
+            f"| {r['mean_context_tokens']:,.0f} | {percent(r['saved_share'])} | {percent(r['facts_at_answer'])} "
             f"| {facts_kept_text(r['facts_retained'], r['compressions'] > 0)} "
             f"| {percent_or(r['trim_facts_retained'], 'no trim')} | {r['offloaded_files']} |")
     return "\n".join(lines)
