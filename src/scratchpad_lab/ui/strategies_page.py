@@ -2,7 +2,8 @@
 
 Each strategy runs through its real package (`scratchpad_lab.engine.strategies`); the LangChain packages load
 only when a LangChain strategy runs. The strategies run as a job, drawn by the one live fragment
-(ui/live.py) with their progress, strategy by strategy, and a Stop button. The last result is kept in
+(ui/live.py) with their progress, strategy by strategy, and a Stop button; the Recommend view
+(ui/recommend_view.py) runs its search the same way, as a job of its own slot. The last result is kept in
 session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown
 only with st.code / st.text or in dataframe cells; headings and quirk lines are our own words, numbers and
 package-made file paths.
