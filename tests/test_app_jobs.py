@@ -176,7 +176,8 @@ def test_a_recommend_search_shows_each_point_and_stop_ends_it_with_nothing_kept(
     from scratchpad_lab.engine.store import Store
 
     app.switch_page("pages/strategies.py").run()
-    _upload_trace(app, "strat_upload", _trace_bytes(150, seed=8, observation_chars=2000))
+    # 400 steps: the whole search takes about a minute, so it is still going however slowly the page reruns
+    _upload_trace(app, "strat_upload", _trace_bytes(400, seed=8, observation_chars=2000))
     app.selectbox(key="strat_source").set_value("upload:0").run()
     app.toggle(key="strat_rec_on").set_value(True).run()
     app.button(key="strat_rec_run").click().run()  # every strategy over its default grid
