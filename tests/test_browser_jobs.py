@@ -1,6 +1,6 @@
-"""Long jobs in a real browser (Debian's /usr/bin/chromium via Playwright): while a Compare of six settings
-and a Strategies run of five strategies are going, the page shows their progress and a Stop button, the
-rest of the page stays drawn, and Stop ends each within a second.
+"""Long jobs in a real browser (Debian's /usr/bin/chromium via Playwright): while a Compare of six settings,
+a Strategies run of every strategy and a Recommend search are going, the page shows their progress and a
+Stop button, the rest of the page stays drawn, and Stop ends each within a second.
 
 The trajectory is a synthetic trace the app did not write, uploaded as a person would. The six settings
 rows are pasted into the settings editor (a glide grid on a canvas: a pasted block of tab-separated rows
@@ -163,7 +163,7 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def test_a_run_of_five_strategies_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
+def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
     _open(page, "Strategies")
     # deepagents alone takes seconds on it
     upload_trace(page, _trace_file(tmp_path, 150), "Trajectory", "upload #1 · trace of 150 steps")
@@ -175,14 +175,31 @@ def test_a_run_of_five_strategies_shows_its_progress_and_stop_ends_it_within_a_s
             picker.locator("input").click()
             _after_rerun(page, lambda: page.get_by_role("option", name=title).first.click(), f"adding {title}")
             page.keyboard.press("Escape")
-    assert picker.locator("[data-tag]").count() == 5, picker.inner_text()
+    assert picker.locator("[data-tag]").count() == len(names()), picker.inner_text()
 
     button = page.get_by_role("button", name="Run strategies", exact=True)
     button.click()
-    _going(page, "strat_stop", r"^Ran [1-3] of 5 strategies; now ", "the strategies")
+    _going(page, "strat_stop", rf"^Ran [1-3] of {len(names())} strategies; now ", "the strategies")
     assert button.is_disabled(), "one job at a time"
-    took = _stop(page, "strat_stop", "Strategies, 5 strategies")
+    took = _stop(page, "strat_stop", f"Strategies, {len(names())} strategies")
     assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
     _wait(page, "() => document.querySelector('.st-key-strat_run button')?.disabled === false", "Run strategies stayed disabled")
     assert page.get_by_role("heading", name="What each strategy sent").count() == 0, "nothing half-made shown"
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_recommend_search_shows_each_point_and_stop_ends_it_within_a_second(page, tmp_path):
+    _open(page, "Strategies")
+    # every strategy over its default grid on it: about a minute of work
+    upload_trace(page, _trace_file(tmp_path, 400), "Trajectory", "upload #1 · trace of 400 steps")
+    _after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")
+    button = page.get_by_role("button", name="Recommend settings", exact=True)
+    button.click()
+    _going(page, "strat_rec_stop", r"^Ran point [1-9]\d* of 26: ", "the search")
+    assert button.is_disabled(), "one search at a time"
+    took = _stop(page, "strat_rec_stop", "Recommend, 26 points")
+    assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
+    _wait(page, "() => document.querySelector('.st-key-strat_rec_run button')?.disabled === false",
+          "Recommend settings stayed disabled")
+    assert page.get_by_text("points are on the front", exact=False).count() == 0, "nothing half-made shown"
     assert page.locator('[data-testid="stException"]').count() == 0
