@@ -25,7 +25,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from scratchpad_lab.model.config import DEFAULT_PACE_S, ConfigError, RunConfig, field_bounds  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
 from scratchpad_lab.model.datafile import DataFileError, check, read_toml, run_setting
-from scratchpad_lab.model.errors import UnknownName
+from scratchpad_lab.model.errors import UnknownName, one_of
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import SCENARIOS
@@ -351,9 +351,7 @@ class _LessonFile(_Strict):
     @field_validator("scenario")
     @classmethod
     def _known_scenario(cls, value: str) -> str:
-        if value not in SCENARIOS:
-            raise ValueError(f"{value!r} is not a scenario; use one of {', '.join(SCENARIOS)}.")
-        return value
+        return one_of(value, SCENARIOS, "scenario")
 
 
 def _slug(path: Path) -> str:
