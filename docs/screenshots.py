@@ -25,22 +25,8 @@ SIZE = (1280, 800)
 LONG_MS = 120_000
 
 sys.path.insert(0, str(REPO / "tests"))
-from browser_support import (CHROMIUM, CHROMIUM_ARGS, COUNT_RERUNS_JS, IDLE_JS, free_port, healthy,  # noqa: E402
-                             stop_server)
-
-METRIC_JS = """(label) => {
-  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-    const l = m.querySelector('[data-testid="stMetricLabel"]');
-    const v = m.querySelector('[data-testid="stMetricValue"]');
-    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
-  }
-  return null;
-}"""
-# Every Vega chart on the page has drawn something (svg marks or canvas ink), and none is still empty.
-CHARTS_DRAWN_JS = """(least) => {
-  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')];
-  return charts.length >= least && charts.every(c => c.querySelector('svg .mark-group, canvas') !== null);
-}"""
+from browser_support import (CHROMIUM, CHROMIUM_ARGS, COUNT_RERUNS_JS, IDLE_JS, METRIC_JS, free_port,  # noqa: E402
+                             healthy, stop_server, wait_for_charts_drawn)
 
 
 def _settle(page, timeout: int = LONG_MS) -> None:
@@ -60,7 +46,7 @@ def _open(page, url: str, heading: str) -> None:
 
 
 def _charts(page, least: int) -> None:
-    page.wait_for_function(CHARTS_DRAWN_JS, arg=least, timeout=LONG_MS)
+    wait_for_charts_drawn(page, least, timeout=LONG_MS)  # the acceptance suite's own check: every chart drew
     page.wait_for_timeout(600)  # Vega's first paint after its marks exist
 
 

@@ -167,6 +167,17 @@ def upload_trace(page, trace_file: Path, picker: str, title: str, timeout: int =
         raise AssertionError(f"the uploaded trace was not opened as {title!r} in {picker!r}: {state}") from None
 
 
+# The text of a metric's value, found by its label; null when the page does not show that metric.
+METRIC_JS = """(label) => {
+  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+    const l = m.querySelector('[data-testid="stMetricLabel"]');
+    const v = m.querySelector('[data-testid="stMetricValue"]');
+    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
+  }
+  return null;
+}"""
+
+
 # ── what is drawn, and what the browser complained about (the acceptance suite) ──────────────
 
 # Every Vega chart on the page (st.altair_chart draws stVegaLiteChart): its box, and whether it drew:

@@ -85,6 +85,30 @@ class _CountingLLM:
         return "short summary"
 
 
+@pytest.fixture
+def rebinding_dns(monkeypatch):
+    """DNS rebinding, as an attacker's name server does it: `rebind.example` resolves to a public address
+    (1.1.1.1) once, for the lab's check, and to 127.0.0.1 after; every connection is refused and noted.
+    Returns (lookups, connects): the names looked up and the addresses connected to, in order."""
+    real = socket.getaddrinfo
+    answers = iter(["1.1.1.1"] + ["127.0.0.1"] * 50)
+    lookups, connects = [], []
+
+    def rebinding(host, port, *args, **kwargs):
+        if host == "rebind.example":
+            lookups.append(host)
+            return real(next(answers), port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    def refuse(address, *args, **kwargs):
+        connects.append(address)
+        raise ConnectionRefusedError(111, "refused in the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    return lookups, connects
+
+
 def package_fires(iteration, chars, last=None, *, every, cap) -> bool:
     """Whether the real AutoSummarizeMiddleware calls its summarizer at `iteration` with a scratchpad of
     `chars` chars, `last` the length it last summarized (None: never), `every`/`cap` its two triggers."""

@@ -19,22 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import ARTIFACTS, COUNT_RERUNS_JS, METRIC_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT_MS = 40_000
 
-
-# The text of a metric's value, found by its label; null when the page does not show that metric.
-METRIC_JS = """(label) => {
-  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-    const l = m.querySelector('[data-testid="stMetricLabel"]');
-    const v = m.querySelector('[data-testid="stMetricValue"]');
-    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
-  }
-  return null;
-}"""
 
 
 # Compression cards on the page, by their heading (our own fixed words, drawn as bold markdown): the

@@ -12,21 +12,13 @@ import re
 
 import pytest
 
-from browser_support import (COUNT_RERUNS_JS, IDLE_JS, SIZES, ScriptErrors, browser, charts, server, shoot,  # noqa: F401
-                             sync_api, wait_for_charts_drawn)
+from browser_support import (COUNT_RERUNS_JS, IDLE_JS, METRIC_JS, SIZES, ScriptErrors, browser, charts,  # noqa: F401
+                             server, shoot, sync_api, wait_for_charts_drawn)
 from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
 
 LONG_MS = 90_000
-METRIC_JS = """(label) => {
-  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
-    const l = m.querySelector('[data-testid="stMetricLabel"]');
-    const v = m.querySelector('[data-testid="stMetricValue"]');
-    if (l && v && l.innerText.trim() === label) return v.innerText.trim();
-  }
-  return null;
-}"""
 # Where the Runs page's step slider and the status row of the step are, in the window.
 BOXES_JS = """() => Object.fromEntries(['runs_step_box', 'runs_view_status'].map(k => {
   const e = document.querySelector('.st-key-' + k);

@@ -113,6 +113,8 @@ def test_typing_50_into_compress_when_over_disables_run_and_names_the_minimum(br
         box.press("Enter")
         page.wait_for_function("() => !document.querySelector('[data-testid=\"stBaseButton-primary\"]')?.disabled",
                                timeout=RUN_TIMEOUT_MS)
+        # Run is drawn before the sidebar, so it is enabled a moment before the rerun takes the message away
+        message.wait_for(state="detached", timeout=RUN_TIMEOUT_MS)
         assert message.count() == 0
     finally:
         context.close()

@@ -68,7 +68,9 @@ def test_chips_are_our_spans_around_each_fact_as_it_is():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=80))
+# Cn (unassigned code points, such as the noncharacter U+FFFE) left out: HTML's own decoder, which the
+# markdown check reads back with, drops a reference to a noncharacter (html.unescape("&#65534;") == "").
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Cn")), max_size=80))
 @example("&#160;")  # a text that is itself a reference reads back as that text
 def test_any_text_in_a_card_reads_back_as_itself_and_makes_no_element(text):
     parsed = _read(inert_html([(text, "dropped"), (text, "new"), (text, "plain"), (text, "fact")]))

@@ -227,27 +227,11 @@ def test_the_jobs_deadline_bounds_a_langchain_summarizer_call(server, trace_file
     assert "LangMem stopped" in result.error and ("did not answer" in result.error or "no time left" in result.error)
 
 
-def test_hosted_langchain_path_connects_only_to_the_checked_address(monkeypatch, trace_file):
+def test_hosted_langchain_path_connects_only_to_the_checked_address(monkeypatch, trace_file, rebinding_dns):
     """DNS rebinding on the Strategies path: public for the check, loopback after. Nothing reaches it."""
-    import socket
 
     monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
-    real = socket.getaddrinfo
-    answers = iter(["1.1.1.1"] + ["127.0.0.1"] * 50)
-    lookups, connects = [], []
-
-    def rebinding(host, port, *args, **kwargs):
-        if host == "rebind.example":
-            lookups.append(host)
-            return real(next(answers), port, *args, **kwargs)
-        return real(host, port, *args, **kwargs)
-
-    def refuse(address, *args, **kwargs):
-        connects.append(address)
-        raise ConnectionRefusedError(111, "refused in the test")
-
-    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+    lookups, connects = rebinding_dns
     summarizer = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url="https://rebind.example/v1",
                                                            model="m"), "k")
     from scratchpad_lab.model.records import load_path

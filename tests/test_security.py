@@ -2,7 +2,6 @@
 checked. Real-model paths run against the in-process fake chat server (tests/fake_openai.py)."""
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -243,25 +242,10 @@ def test_hosted_mode_refuses_each_probe_url_before_connecting(url, monkeypatch):
         check_base_url(url)
 
 
-def test_hosted_mode_connects_to_the_address_it_checked_not_to_a_second_dns_answer(monkeypatch):
+def test_hosted_mode_connects_to_the_address_it_checked_not_to_a_second_dns_answer(monkeypatch, rebinding_dns):
     """A rebinding DNS answers a public address for the check and 127.0.0.1 afterwards."""
     monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
-    real = socket.getaddrinfo
-    answers = iter(["1.1.1.1"] + ["127.0.0.1"] * 20)
-    lookups, connects = [], []
-
-    def rebinding(host, port, *args, **kwargs):
-        if host == "rebind.example":
-            lookups.append(host)
-            return real(next(answers), port, *args, **kwargs)
-        return real(host, port, *args, **kwargs)
-
-    def refuse(address, *args, **kwargs):
-        connects.append(address)
-        raise ConnectionRefusedError(111, "refused in the test")
-
-    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+    lookups, connects = rebinding_dns
     llm = EndpointLLM(Endpoint(provider="custom", base_url="https://rebind.example/v1", model="m", retries=1), "k")
     with pytest.raises(EndpointError, match="Cannot reach"):
         llm.invoke("hi")

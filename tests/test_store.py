@@ -290,6 +290,25 @@ def test_two_processes_create_and_share_one_store(any_db):
     assert missing.returncode == 2 and "not in the store" in missing.stderr
 
 
+def test_import_save_keeps_an_imported_run_in_the_store_as_its_trace(any_db, tmp_path):
+    """`import --save` stores the imported trace under the file's name (listed on the Runs page, replayable);
+    with --out too, both are written; with neither, it says what to add and stores nothing."""
+    history = ROOT / "sample_runs" / "imported" / "autourgos-history-support-ticket.json"
+    saved = _cli("import", str(history), "--task", "Resolve T-5521", "--save")
+    assert saved.returncode == 0, saved.stderr
+    [row] = Store(any_db).list_runs()
+    assert row.kind == "trace" and row.name == history.name and f"stored {row.id}" in saved.stdout
+    stored = Store(any_db).load(row.id)
+    out = tmp_path / "t.json"
+    both = _cli("import", str(history), "--task", "Resolve T-5521", "--save", "--out", str(out))
+    assert both.returncode == 0 and len(Store(any_db).list_runs()) == 2
+    assert json.loads(out.read_text())["steps"] == stored.to_dict()["steps"]
+    assert stored.task == "Resolve T-5521"
+    neither = _cli("import", str(history), "--task", "x")
+    assert neither.returncode == 2 and "--out TRACE.json" in neither.stderr and "--save" in neither.stderr
+    assert len(Store(any_db).list_runs()) == 2
+
+
 # ── where the store is, and when it cannot be used ──────────────────────────
 
 def test_the_default_store_is_a_file_in_the_users_data_folder(monkeypatch, tmp_path):

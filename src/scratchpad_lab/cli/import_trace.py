@@ -1,4 +1,4 @@
-"""`scratchpad-lab import FILE [--format auto|...] [--task TEXT] [--conversation N] --out TRACE.json`, and
+"""`scratchpad-lab import FILE [--format auto|...] [--task TEXT] [--conversation N] [--out TRACE.json] [--save]`, and
 how every command that takes a file loads it (`load`): through the engine's one loader, with what was
 imported and each step's problem said on stderr, so `--json` output stays clean.
 
@@ -45,7 +45,10 @@ def add_parser(sub) -> None:
                                                    "history writes its query as [REDACTED: length=N])")
     p.add_argument("--conversation", type=int, default=1, metavar="N",
                    help="which conversation of a file that holds several (default: the first)")
-    p.add_argument("--out", required=True, metavar="TRACE.json", help="write the trace here")
+    p.add_argument("--out", metavar="TRACE.json", help="write the trace here")
+    p.add_argument("--save", action="store_true",
+                   help="keep the trace in the lab's store, listed on the Runs page (SCRATCHPAD_LAB_DB; see "
+                        "`scratchpad-lab runs`); --out, --save or both")
 
 
 def _ask_task(path: str) -> Optional[str]:
@@ -60,6 +63,11 @@ def _ask_task(path: str) -> Optional[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    out, keep = getattr(args, "out", None), getattr(args, "save", False)  # the parser leaves unset flags out
+    if not out and not keep:
+        print("scratchpad-lab: error: say where the trace goes: --out TRACE.json (a file), --save (the lab's "
+              "store), or both", file=sys.stderr)
+        return EXIT_USAGE
     task = getattr(args, "task", None)
     loaded = load_file(args.file, format=args.format, task=task, conversation=args.conversation)
     if task is None and loaded.report is not None and loaded.report.task_missing:
@@ -75,12 +83,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"scratchpad-lab: {args.file} is a run record: its embedded trace is written", file=sys.stderr)
     else:
         trace = item
-    try:
-        Path(args.out).write_text(trace_json(trace), encoding="utf-8")
-    except OSError as exc:
-        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"wrote {args.out}: {len(trace.steps)} steps, {len(trace.tools)} tools")
+    if out:
+        try:
+            Path(out).write_text(trace_json(trace), encoding="utf-8")
+        except OSError as exc:
+            print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"wrote {out}: {len(trace.steps)} steps, {len(trace.tools)} tools")
+    code = EXIT_OK
+    if keep:
+        from scratchpad_lab.cli.runs import save
+        from scratchpad_lab.engine.store import StoreError
+        try:
+            stored = save(trace, name=Path(args.file).name)
+            print(f"stored {stored}: {len(trace.steps)} steps, {len(trace.tools)} tools")
+        except StoreError as exc:  # a written --out stays written
+            print(f"scratchpad-lab: error: the trace was not stored: {exc}", file=sys.stderr)
+            code = EXIT_USAGE
     if loaded.report is not None:
         print(f"imported: {loaded.report.text()}")
-    return EXIT_OK
+    return code

@@ -2,7 +2,7 @@
 SCRATCHPAD_LAB_DB, else ~/.local/share/scratchpad-lab/lab.db).
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; `save(record)` is
-what `run --save` and `replay --save` call. A store that cannot be used is one line on stderr (exit 2).
+what `run --save`, `replay --save` and `import --save` call. A store that cannot be used is one line on stderr (exit 2).
 """
 from __future__ import annotations
 
@@ -30,12 +30,13 @@ def add_parser(sub) -> None:
     remove.add_argument("id", nargs="+")
 
 
-def save(loaded, keys=()) -> str:
-    """Store a finished run (the CLI is the store's one local user); one stderr line says where. StoreError
-    propagates to the caller, which says it and exits 2."""
+def save(loaded, keys=(), name: str = "") -> str:
+    """Store a finished run or an imported trace (the CLI is the store's one local user); one stderr line
+    says where. StoreError propagates to the caller, which says it and exits 2."""
     from scratchpad_lab.engine.store import Store, secret_values
     store = Store()
-    saved = store.save_run(loaded, keys=secret_values([getattr(loaded, "config", None)], dict(keys or {})))
+    saved = store.save_run(loaded, name=name,
+                           keys=secret_values([getattr(loaded, "config", None)], dict(keys or {})))
     print(f"scratchpad-lab: stored as {saved.id} in {store.where} (scratchpad-lab runs show {saved.id})",
           file=sys.stderr)
     notice = saved.notice()

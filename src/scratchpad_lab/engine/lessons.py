@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from scratchpad_lab.model.config import DEFAULT_PACE_S, ConfigError, RunConfig, field_bounds  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
 from scratchpad_lab.model.datafile import DataFileError, check, read_toml, run_setting
-from scratchpad_lab.model.errors import UnknownName
+from scratchpad_lab.model.errors import UnknownName, one_of
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import SCENARIOS
@@ -277,7 +277,8 @@ def _prose(value: str) -> str:
 
 
 Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=160)]
-Prose = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4_000)]
+# lesson text: at most 4,000 chars, joined as the page shows it (_prose) wherever a lesson file holds it
+Prose = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4_000), AfterValidator(_prose)]
 
 
 class _Strict(BaseModel):
@@ -330,22 +331,12 @@ class _Pause(_Strict):
     moment: _Moment
     callout: Prose
 
-    @field_validator("callout")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return _prose(value)
-
 
 class _Ending(_Strict):
     shown: Prose
     question: Prose
     answer: Prose
     try_next: Prose
-
-    @field_validator("shown", "question", "answer", "try_next")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return _prose(value)
 
 
 class _LessonFile(_Strict):
@@ -357,17 +348,10 @@ class _LessonFile(_Strict):
     pauses: List[_Pause] = Field(min_length=1, max_length=MAX_PAUSES)
     ending: _Ending
 
-    @field_validator("explanation")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return _prose(value)
-
     @field_validator("scenario")
     @classmethod
     def _known_scenario(cls, value: str) -> str:
-        if value not in SCENARIOS:
-            raise ValueError(f"{value!r} is not a scenario; use one of {', '.join(SCENARIOS)}.")
-        return value
+        return one_of(value, SCENARIOS, "scenario")
 
 
 def _slug(path: Path) -> str:

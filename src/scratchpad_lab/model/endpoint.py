@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.errors import LabError, one_of
 
 HOSTED_ENV = "SCRATCHPAD_LAB_HOSTED"
 NO_KEY_PLACEHOLDER = "no-key"  # what a keyless local server gets instead of anybody's real key
@@ -84,9 +84,7 @@ class Endpoint(BaseModel):
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
-        if value not in PROVIDERS:
-            raise ValueError(f"provider {value!r} is unknown; use one of {', '.join(PROVIDERS)}")
-        return value
+        return one_of(value, PROVIDERS, "provider")
 
     @field_validator("base_url")
     @classmethod

@@ -24,6 +24,14 @@ class LabError(Exception):
         return " ".join(str(self).split("\n")).strip()
 
 
+def one_of(value, names, what: str):
+    """`value` if it is one of `names`; else the one sentence every pick-a-name check says (a ValueError, as
+    a pydantic validator raises): "'x' is not a scenario; use one of a, b, c." """
+    if value not in names:
+        raise ValueError(f"{value!r} is not a {what}; use one of {', '.join(names)}.")
+    return value
+
+
 class UsageError(LabError):
     """A command-line argument or a value given in the wrong form; the message gives the right form."""
 

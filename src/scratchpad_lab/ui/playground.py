@@ -11,6 +11,7 @@ The worker never calls `st.*`.
 """
 from __future__ import annotations
 
+import zlib
 from typing import TYPE_CHECKING, Optional
 
 import streamlit as st
@@ -71,15 +72,20 @@ def _run_slot(record=None, name: str = ""):
         if run is None and record is None:
             return  # the first page: nothing to draw yet, and nothing of the run view imported
         from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
-        if run is None:
-            end = [e for e in record.events if e.kind == "finish"]
-            render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
-                           elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
-                           controls=lambda: _controls(None), name=name)
-            return
-        review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
-        render_run_top(run.log.snapshot(), run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-                       key=VIEW_KEY, prices=prices, controls=lambda: _controls(run), name=run.name)
+        # One box per run, named after it: the live run and the same run finished share it (nothing moves at
+        # the end), and another run gets a new one, so the browser never keeps a run's old status row
+        # (Streamlit's browser side could leave a fragment's earlier elements on screen after a full rerun).
+        shown = name if run is None else run.name
+        with st.container(key=f"run_slot_{zlib.crc32(shown.encode('utf-8'))}"):
+            if run is None:
+                end = [e for e in record.events if e.kind == "finish"]
+                render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
+                               elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
+                               controls=lambda: _controls(None), name=name)
+                return
+            review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
+            render_run_top(run.log.snapshot(), run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
+                           key=VIEW_KEY, prices=prices, controls=lambda: _controls(run), name=run.name)
     return draw
 
 
