@@ -27,6 +27,7 @@ from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
+from scratchpad_lab.cli.flags import add_key_flags
 from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
 from scratchpad_lab.engine.runner import Run, Source
@@ -69,10 +70,7 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")
     m.add_argument("--summarizer-model", metavar="NAME", help="a real model writes the summaries")
     m.add_argument("--summarizer-base-url", metavar="URL", help="the summarizer model's endpoint (default: OpenAI)")
-    m.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key for both endpoints "
-                   "(a provider's own variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
-    m.add_argument("--send-key-to-custom-url", action="store_true",
-                   help="also send a provider's key variable to a base URL that is not that provider's")
+    add_key_flags(m, both=True)
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
     p.add_argument("--save", action="store_true",

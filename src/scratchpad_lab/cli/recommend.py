@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from scratchpad_lab.cli.flags import strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK = 0
@@ -17,19 +18,13 @@ EXIT_OK = 0
 
 def _name(text: str) -> str:
     from scratchpad_lab.engine.strategies.registry import strategy
-    try:
-        strategy(text.strip())
-    except StrategyError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    strategy(text.strip())  # an unknown name raises its StrategyError
     return text.strip()
 
 
 def _grid(text: str):
-    from scratchpad_lab.engine.recommend import parse_grid
-    try:
-        return parse_grid(text)
-    except StrategyError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    from scratchpad_lab.engine.recommend import parse_grid  # lazy: only when --grid is given
+    return parse_grid(text)
 
 
 def add_parser(sub) -> None:
@@ -38,9 +33,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("recommend", help="search every strategy over a grid of its main settings on one trajectory "
                                          "and print the Pareto front of what is kept against what it costs")
     p.add_argument("file", help="a trace or a run record")
-    p.add_argument("--strategy", type=_name, action="append", metavar="NAME",
+    p.add_argument("--strategy", type=strategy_argument(_name), action="append", metavar="NAME",
                    help=f"search only these strategies (default: all of {', '.join(names())})")
-    p.add_argument("--grid", type=_grid, action="append", metavar="NAME:key=v1|v2,...",
+    p.add_argument("--grid", type=strategy_argument(_grid), action="append", metavar="NAME:key=v1|v2,...",
                    help="the values to try for a strategy's settings (replacing its default grid for those keys); "
                         "a value N%% is that share of the trajectory's no-compression peak")
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to search with (default 2)")

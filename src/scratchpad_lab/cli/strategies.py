@@ -13,22 +13,16 @@ from typing import List
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
+from scratchpad_lab.cli.flags import add_key_flags, strategy_argument
 
 EXIT_OK, EXIT_USAGE = 0, 2
-
-
-def _spec(text: str):
-    try:
-        return parse_spec(text)
-    except StrategyError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("strategies", help="replay one trajectory under several compression systems "
                                           f"({', '.join(names())})")
     p.add_argument("file", help="a trace or a run record")
-    p.add_argument("--strategy", type=_spec, action="append", metavar="NAME[:key=value,...]",
+    p.add_argument("--strategy", type=strategy_argument(parse_spec), action="append", metavar="NAME[:key=value,...]",
                    help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
     add_summarizer_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
@@ -44,10 +38,7 @@ def add_summarizer_flags(p) -> None:
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
-    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key (a provider's own "
-                   "variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
-    p.add_argument("--send-key-to-custom-url", action="store_true",
-                   help="also send a provider's key variable to a base URL that is not that provider's")
+    add_key_flags(p)
     p.add_argument("--price-model", metavar="NAME",
                    help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
                         "summarizer's own model, and the offline one is free)")

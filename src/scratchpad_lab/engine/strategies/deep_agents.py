@@ -31,7 +31,7 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
-from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
@@ -187,15 +187,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             try:
                 out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
             except Exception as exc:  # its summarizer model failed (deepagents lets it raise): stop here, say why
-                call = calls.calls[-1] if len(calls.calls) > calls_before else {}
-                if not call.get("error"):
+                if failed_summarizer_call(log, iteration, effective, calls, calls_before, tokens, summarizer,
+                                          TRIGGER) is None:
                     raise
-                text = render_all(effective)
-                log.emit("compression", iteration, **compression_data(
-                    reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(effective),
-                    after_tokens=tokens(effective), prompt=call.get("prompt", ""), model=summarizer.label,
-                    latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                    tokens_out=call.get("tokens_out", 0), error=call["error"]))
                 error = f"The summarizer failed at step {iteration}, so deepagents stopped: {exc}"
                 log.emit("error", iteration, error_type=type(exc).__name__, message=error)
                 break

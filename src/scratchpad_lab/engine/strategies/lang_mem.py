@@ -20,7 +20,7 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages
-from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
@@ -64,14 +64,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 result = summarize_messages(messages, running_summary=running, model=model, **kwargs)
             fell_back = any("Failed to trim messages" in str(w.message) for w in caught)
         except Exception as exc:  # the run stops here, honestly, and says why
-            call = calls.calls[-1] if len(calls.calls) > calls_before else {}
-            if call.get("error"):  # the summarizer model failed (LangMem lets it raise): a call that cut nothing
-                text = render_all(before)
-                log.emit("compression", iteration, **compression_data(
-                    reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(before),
-                    after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
-                    latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                    tokens_out=call.get("tokens_out", 0), error=call["error"]))
+            # the summarizer model failed (LangMem lets it raise): a call that cut nothing
+            if failed_summarizer_call(log, iteration, before, calls, calls_before, tokens, summarizer, TRIGGER):
                 error = f"The summarizer failed at step {iteration}, so LangMem stopped: {exc}"
             elif isinstance(exc, ValueError):  # e.g. a message it cannot place
                 error = f"LangMem refused the messages at step {iteration}: {exc}"

@@ -20,7 +20,7 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
-from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, start_message_run
+from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
@@ -69,15 +69,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         try:
             update = middleware.before_model(state, None)
         except Exception as exc:  # the summarizer failed (the package lets it raise): stop here and say why
-            call = calls.calls[-1] if len(calls.calls) > calls_before else {}
-            if not call.get("error"):
+            call = failed_summarizer_call(log, iteration, before, calls, calls_before, tokens, summarizer, TRIGGER)
+            if call is None:
                 raise
-            text = render_all(before)
-            log.emit("compression", iteration, **compression_data(
-                reason="size", trigger=TRIGGER, before=text, after=text, before_tokens=tokens(before),
-                after_tokens=tokens(before), prompt=call.get("prompt", ""), model=summarizer.label,
-                latency_s=call.get("latency_s", 0.0), tokens_in=call.get("tokens_in", 0),
-                tokens_out=call.get("tokens_out", 0), error=call["error"]))
             error = f"LangChain's summarizer call failed at step {iteration}: {call['error']}"
             log.emit("error", iteration, error_type=type(exc).__name__, message=error)
             break

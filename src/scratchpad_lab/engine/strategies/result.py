@@ -51,6 +51,25 @@ def start_message_run(trace: Any, spec: Any, summarizer: Any, counter: Optional[
     return settings, MessageCounter(count), model, calls, log
 
 
+def failed_summarizer_call(log: Any, iteration: int, messages: List[Any], calls: Any, calls_before: int,
+                           tokens: Any, summarizer: Any, trigger: str) -> Optional[Dict[str, Any]]:
+    """When a package's summarizer call raised (the packages let it): that call, logged as a compression that
+    cut nothing (the messages before and after are the same) with the call's error, and returned; None when
+    the exception did not come from a summarizer call (the caller re-raises it)."""
+    from scratchpad_lab.engine.strategies.messages import render_all
+    from scratchpad_lab.model.compression import compression_data
+
+    call = calls.calls[-1] if len(calls.calls) > calls_before else {}
+    if not call.get("error"):
+        return None
+    text, count = render_all(messages), tokens(messages)
+    log.emit("compression", iteration, **compression_data(
+        reason="size", trigger=trigger, before=text, after=text, before_tokens=count, after_tokens=count,
+        prompt=call.get("prompt", ""), model=summarizer.label, latency_s=call.get("latency_s", 0.0),
+        tokens_in=call.get("tokens_in", 0), tokens_out=call.get("tokens_out", 0), error=call["error"]))
+    return call
+
+
 @dataclass
 class Quirk:
     iteration: int

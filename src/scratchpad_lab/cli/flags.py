@@ -1,0 +1,31 @@
+"""Command-line flags more than one command takes, each written once.
+
+Streamlit-free; imported by cli/__init__.py (run, replay, sweep) and cli/strategies.py (strategies, recommend).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+
+def add_key_flags(p, both: bool = False) -> None:
+    """Where a model's key comes from (keys only from the environment; the rule is engine/keys.py's).
+    `both`: the command has an agent endpoint and a summarizer endpoint."""
+    p.add_argument("--api-key-env", metavar="NAME",
+                   help=f"environment variable holding the key{' for both endpoints' if both else ''} (a "
+                        "provider's own variable, e.g. OPENAI_API_KEY, goes only to that provider's URL)")
+    p.add_argument("--send-key-to-custom-url", action="store_true",
+                   help="also send a provider's key variable to a base URL that is not that provider's")
+
+
+def strategy_argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse `type=` for a strategy argument: `parse(text)`, with a StrategyError's sentence as the
+    usage error argparse prints (exit 2)."""
+    from scratchpad_lab.engine.strategies.registry import StrategyError
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except StrategyError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return convert
