@@ -12,8 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import live_job, rerun_until
-from scratchpad_lab.ui.state import (CMP_JOB, LESSON_JOB, LOSS_JOB, PL_JOB, PLAY_JOB, STRAT_JOB, STRAT_REC_JOB,
-                                     Slot, upload_slot)
+from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.state import (CMP_JOB, LESSON_JOB, LOSS_JOB, PL_JOB, PLAY_JOB, STRAT_JOB, STRAT_OPEN_POINT,
+                                     STRAT_POINT_JOB, STRAT_REC_JOB, STRAT_RECOMMEND, Slot, upload_slot)
 from synthetic import synthetic_trace
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -28,7 +29,8 @@ def app(monkeypatch) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120).run()
     assert not at.exception, [e.value for e in at.exception]
     yield at
-    for slot in (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, LOSS_JOB):  # no job outlives its test
+    # no job outlives its test
+    for slot in (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB):
         job = live_job(at, slot)
         if job is not None and not job.finished:
             job.stop()
@@ -192,6 +194,61 @@ def test_a_recommend_search_shows_each_point_and_stop_ends_it_with_nothing_kept(
     assert "strat_recommend" not in app.session_state and not app.button(key="strat_rec_run").disabled
     assert _stop_button(app, STRAT_REC_JOB) is None
     assert Store(lab_db).list_results(None) == []  # a stopped search is not stored
+
+
+def _opened_heading(at: AppTest, point: str) -> bool:
+    """The opened point's heading (the run view follows it): its strategy's title and its --strategy argument."""
+    from scratchpad_lab.engine.strategies import strategy
+
+    return escape(f"{strategy(point.split(':')[0]).title}: {point}") in [s.value for s in at.subheader]
+
+
+def test_opening_a_recommended_point_is_a_job_that_ends_showing_its_run(app):
+    app.switch_page("pages/strategies.py").run()
+    app.toggle(key="strat_rec_on").set_value(True).run()
+    app.multiselect(key="strat_rec_pick").set_value(["trim-only"]).run()
+    rerun_until(app.button(key="strat_rec_run").click().run())  # the search, then its first point opening
+    opener = app.selectbox(key="strat_rec_open")
+    first = app.session_state[STRAT_RECOMMEND][1].points[opener.value].cli_arg()  # its value is a point's index
+    assert _opened_heading(app, first) and app.session_state[STRAT_OPEN_POINT][0][1] == first
+    other = next(i for i in opener.options if i.lstrip("★ ") != first)
+    point = other.lstrip("★ ")
+    opener.select(other).run()
+    job = live_job(app, STRAT_POINT_JOB)
+    assert job.tag[1] == point  # a job of its own opens the point picked
+    assert job.finished or any(t.startswith("Replaying ") and t.endswith(f" steps under {point}…")
+                               for t in _texts(app)), "its progress is drawn while it runs"
+    rerun_until(app, lambda a: _opened_heading(a, point), what="the opened point")
+    assert not _opened_heading(app, first) and app.session_state[STRAT_OPEN_POINT][0][1] == point
+    assert any(t.startswith("Periodic trigger") for t in _texts(app)), "the run view's trigger panel is drawn"
+
+
+def test_opening_a_point_of_a_long_trace_shows_its_progress_and_stop_opens_nothing(app):
+    app.switch_page("pages/strategies.py").run()
+    # 400 steps: clearing tool uses over them takes seconds, so the opening is still going when Stop is pressed
+    _upload_trace(app, "strat_upload", _trace_bytes(400, seed=8, observation_chars=2000))
+    app.selectbox(key="strat_source").set_value("upload:0").run()
+    app.toggle(key="strat_rec_on").set_value(True).run()
+    app.multiselect(key="strat_rec_pick").set_value(["clear-tool-uses"]).run()
+    app.toggle(key="strat_rec_edit").set_value(True).run()
+    app.text_input(key="strat_rec_grid_clear-tool-uses").set_value("trigger=30%,keep=1").run()  # one point
+    app.button(key="strat_rec_run").click().run()
+    rerun_until(app, _shows_progress(STRAT_POINT_JOB, "Replaying 400 steps under clear-tool-uses:"),
+                what="the point opening")
+    point = live_job(app, STRAT_POINT_JOB).tag[1]
+    found = app.session_state[STRAT_RECOMMEND][1]
+    assert [p.cli_arg() for p in found.points] == [point]
+    assert STRAT_OPEN_POINT not in app.session_state and not _opened_heading(app, point)
+    _stop_and_wait(app, STRAT_POINT_JOB)
+    stopped = live_job(app, STRAT_POINT_JOB)
+    assert stopped.stopped and any(t.endswith(STOPPED_NOTE) for t in _texts(app))
+    rerun_until(app, lambda a: "strat_rec_open_run" in [b.key for b in a.button], what="the page after the stop")
+    app.run()  # a stopped opening is not started again by itself
+    assert live_job(app, STRAT_POINT_JOB) is stopped and _stop_button(app, STRAT_POINT_JOB) is None
+    assert STRAT_OPEN_POINT not in app.session_state and not _opened_heading(app, point)
+    app.button(key="strat_rec_open_run").click().run()  # asked again, it opens again
+    again = live_job(app, STRAT_POINT_JOB)
+    assert again is not stopped and again.tag[1] == point
 
 
 def test_the_loss_panels_replay_with_compression_off_shows_its_progress_stops_and_can_be_asked_again(app):

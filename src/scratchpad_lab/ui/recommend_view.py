@@ -11,6 +11,9 @@ as text.
 The search runs as a job (engine/jobs.py) in its own slot, drawn by the one live fragment (ui/live.py): the
 work limit is checked on the page before it starts (as the Strategies and Compare pages do), its progress
 reads "point k of n", and Stop ends it within a step with nothing of it kept (the last finished search stays).
+Opening a point is a job too, of its own slot: the point is replayed once when it is picked (after the same work
+limit check), with a progress line and a Stop; a stopped or failed opening shows nothing as opened and is replayed
+again only when asked (its button), so the next rerun does not undo a Stop.
 A finished search is kept in the lab's store as a "recommendation" result, listed on the Runs page, when the
 "Store finished runs" setting is on.
 """
@@ -32,9 +35,10 @@ from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.problems import show_error, show_problem, user_errors
+from scratchpad_lab.ui.problems import show_error, show_problem
 from scratchpad_lab.ui.settings import EVERY_CHOICES
-from scratchpad_lab.ui.state import K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_REC_JOB, STRAT_RECOMMEND
+from scratchpad_lab.ui.state import (K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
+                                     STRAT_RECOMMEND)
 from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.strategies_chart import front_chart, points_frame
 from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
@@ -44,6 +48,7 @@ PLAYGROUND = ("autourgos-middleware", "trim-only")  # the Playground runs the mi
 SEARCH_WORKERS = 2  # the page's search runs on both cores (engine/recommend.py)
 SEARCH_ERRORS = (LabError,)  # every error a person can cause
 SEARCH_PROBLEM = "The search could not run on this trajectory."
+OPEN_PROBLEM = "This point could not run on this trajectory."
 
 
 def grid_text(name: str) -> str:
@@ -120,6 +125,8 @@ def _collect(job: Job) -> None:
     key, found, title = job.result
     st.session_state[STRAT_RECOMMEND] = (key, found)
     st.session_state.pop(STRAT_OPEN_POINT, None)
+    if not live.busy(STRAT_POINT_JOB):  # a point stopped in the last search is opened afresh in this one
+        st.session_state[STRAT_POINT_JOB.job] = None
     store_result("recommendation", found.rows(), [p.cli_arg() for p in found.points], title,
                  name=f"recommendation of {len(found.points)} points ({len(found.front)} on the front)")
 
@@ -205,14 +212,55 @@ def _selected(picked: Any) -> Optional[int]:
     return int(chosen[0]["point"]) if chosen else None
 
 
+def _open_job(point, entry: Any, summarizer: SummarizerSpec) -> Job:
+    """Opening a point as a job: its worker replays the point (the same run the search made: deterministic; no st.*
+    there) and returns (what was opened, its run). The job's tag says which point it opens."""
+    loaded, wanted, label, spec = entry.loaded, (entry.key, point.cli_arg()), point.cli_arg(), point.spec
+
+    def work(report, stop):
+        steps = len(recorded_trajectory(loaded).steps)
+
+        def progress(done: int, total: int, _title: str) -> None:
+            # `label` is the point's --strategy argument (maybe a person's grid values): the live view shows it as text
+            report(done, total, f"Replaying {steps:,} steps under {label}…" if done < total else f"Opened {label}")
+
+        return wanted, run_strategies(loaded, [spec], summarizer, progress=progress, stop=stop)[0]
+
+    return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=wanted)
+
+
+def _start_open(point, entry: Any, summarizer: SummarizerSpec) -> None:
+    """Start opening the point, unless the work limit refuses it first (the check every Strategies job makes)."""
+    try:
+        check_work(entry.loaded, strategies=[point.spec], endpoint_summarizer=summarizer.kind == "endpoint")
+    except LabError as exc:
+        show_problem(OPEN_PROBLEM, str(exc))
+        return
+    if live.start(STRAT_POINT_JOB, _open_job(point, entry, summarizer)):
+        st.rerun()  # drawn again with the live view refreshing
+
+
+def _collect_point(job: Job) -> None:
+    if job.result is not None:
+        st.session_state[STRAT_OPEN_POINT] = job.result
+
+
 def _open(point, entry: Any, summarizer: SummarizerSpec) -> None:
-    """The point as a run: replayed again (the same run the search made: deterministic) and drawn by the run view."""
-    opened = st.session_state.get(STRAT_OPEN_POINT)
+    """The point as a run: opened by a job when it is picked, then drawn by the run view. A point whose opening was
+    stopped or failed waits for its button, and one picked while another is opening opens when that one ends."""
     wanted = (entry.key, point.cli_arg())
+    opened = st.session_state.get(STRAT_OPEN_POINT)
     if opened is None or opened[0] != wanted:
-        with user_errors("This point could not run on this trajectory."):
-            result = run_strategies(entry.loaded, [point.spec], summarizer)[0]
-            st.session_state[STRAT_OPEN_POINT] = opened = (wanted, result)
+        job = live.current(STRAT_POINT_JOB)
+        if live.busy(STRAT_POINT_JOB):
+            if job.tag != wanted:
+                st.caption(escape(f"{job.tag[1]} is still opening: this point opens when it ends, or at once if you "
+                                  "press Stop."))
+        elif (job is None or job.tag != wanted
+              or st.button("Open this point as a run", key="strat_rec_open_run")):
+            _start_open(point, entry, summarizer)
+    live.show(STRAT_POINT_JOB, on_end=_collect_point, problem=OPEN_PROBLEM, errors=(LabError,))
+    opened = st.session_state.get(STRAT_OPEN_POINT)
     if opened is None or opened[0] != wanted:
         return
     result = opened[1]

@@ -127,6 +127,7 @@ PL_JOB = Slot("pl", PL_MATRIX)           # the prompt matrix
 CMP_JOB = Slot("cmp", "cmp_job")         # the Compare page's comparison or sweep (one at a time)
 STRAT_JOB = Slot("strat", "strat_job")   # the strategies run
 STRAT_REC_JOB = Slot("strat_rec", "strat_rec_job")  # the Recommend view's search (beside the strategies run)
+STRAT_POINT_JOB = Slot("strat_point", "strat_point_job")  # the Recommend view's point being opened as a run
 LOSS_JOB = Slot("loss", "loss_job")      # the loss panel's replay with compression off
 UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
 
@@ -141,7 +142,7 @@ def upload_added(key: str) -> str:
     return f"{key}_added"
 
 
-LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, LOSS_JOB) + tuple(
+LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB) + tuple(
     upload_slot(k) for k in UPLOAD_KEYS)
 
 
