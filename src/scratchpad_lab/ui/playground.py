@@ -205,6 +205,12 @@ def page() -> None:
     live.show(PLAY_JOB, _run_slot(record, (record.name or f"run {index + 1}") if record is not None else ""),
               on_end=_collect_finished, controls=False)  # its Stop and Pause are in the run's status row
 
+    # The fragment above may have just taken a finished run in (its end seen by this very script run): the
+    # picker and the run shown below read the runs as they are now, not as they were at the top of the page,
+    # or a new picker would start on the previous run and keep it.
+    index = _shown_index(runs)
+    record = runs[index] if not live.busy(PLAY_JOB) and index is not None else None
+
     st.subheader("Runs in this tab")
     show_message()  # what the store said about the run that just ended (stored, removed, or could not store)
     sample_picker("play_sample", on_open=_open_record)
@@ -216,9 +222,14 @@ def page() -> None:
     runs_table(runs_frame(runs, prices), key="play_runs_table")
     show_key = f"play_show_{len(runs)}"
     pick, down = st.columns([3, 1], vertical_alignment="bottom")
-    pick.selectbox("Show run", list(range(len(runs))), index=index, key=show_key,
-                   format_func=lambda i: run_label(runs, i),
-                   on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
+    chosen = pick.selectbox("Show run", list(range(len(runs))), index=index, key=show_key,
+                            format_func=lambda i: run_label(runs, i),
+                            on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
+    if chosen is not None and chosen != index:
+        # The view shows the run the picker names, always: if they disagree (the picker's state and the
+        # shown index were set in different script runs), the picker wins and the page is drawn again for it.
+        st.session_state[PLAY_SHOWN] = chosen
+        st.rerun()
     if record is not None:
         not_stored_note(record, key=f"play_store_again_{index}")
         from scratchpad_lab.ui.loss import loss_panel
