@@ -56,6 +56,7 @@ class IterationData(_Payload):
     chars: Count = 0
     tokens: Count = 0
     scratchpad: Text = Field("", description="the scratchpad as sent to the agent's LLM")
+    messages: Count = Field(0, description="message strategies: how many messages the model call was sent")
 
 
 class TriggerData(_Payload):
@@ -116,6 +117,9 @@ class ToolCallData(_Payload):
     input: Any = Field(None, description="the action's input, as the agent's LLM wrote it")
     result: Text = ""
     result_chars: Count = 0
+    offloaded_to: Optional[Text] = Field(None, description="deepagents: the file the result was moved to, if any")
+    offloaded_by: Optional[Name] = Field(None, description="the rule that moved it (tool result eviction, overflow clip)")
+    offloaded_at: Optional[Count] = Field(None, description="the model call at which it was moved")
 
 
 class TextData(_Payload):

@@ -193,15 +193,15 @@ class StrategyResult:
                 "tokens_in": d.get("tokens_in"), "tokens_out": d.get("tokens_out"),
                 "summary": d.get("response"), "files": d.get("files", []), "file_path": d.get("file_path"),
                 "cutoff_index": d.get("cutoff_index"), "error": d.get("error")})
-        trims = [{"iteration": e.iteration, "before_chars": e.data.get("before_chars"),
-                  "after_chars": e.data.get("after_chars")} for e in of_kind(self.events, "trim")]
-        offloads = [{"iteration": e.iteration, "position": e.data.get("position"), "tool": e.data.get("tool"),
-                     "result_chars": e.data.get("result_chars"), "offloaded_to": e.data.get("offloaded_to"),
-                     "offloaded_by": e.data.get("offloaded_by"), "offloaded_at": e.data.get("offloaded_at")}
-                    for e in of_kind(self.events, "tool_call") if e.data.get("offloaded_to")]
+        trims = [{"iteration": e.iteration, "before_chars": e.payload.before_chars,
+                  "after_chars": e.payload.after_chars} for e in of_kind(self.events, "trim")]
+        offloads = [{"iteration": e.iteration, "position": e.payload.position, "tool": e.payload.tool,
+                     "result_chars": e.payload.result_chars, "offloaded_to": e.payload.offloaded_to,
+                     "offloaded_by": e.payload.offloaded_by, "offloaded_at": e.payload.offloaded_at}
+                    for e in of_kind(self.events, "tool_call") if e.payload.offloaded_to]
         calls = [{"iteration": e.iteration, "context_tokens": int(e.payload.tokens),
                   "baseline_tokens": self.baseline_tokens[i] if i < len(self.baseline_tokens) else None,
-                  "messages": e.data.get("messages")}
+                  "messages": e.payload.messages}
                  for i, e in enumerate(of_kind(self.events, "iteration"))]
         return {"compressions": compressions, "trims": trims, "offloads": offloads, "files": sorted(self.files),
                 "model_calls": calls, "quirks": [{"iteration": q.iteration, "kind": q.kind, "text": q.text}
@@ -224,7 +224,7 @@ class StrategyResult:
         peak_chars = max([int(e.payload.before_chars or e.payload.chars) for e in iterations] + [0])
         peaks = {"chars": f"{peak_chars:,} chars",
                  "tokens": f"about {-(-peak_chars // 4):,} tokens by that count",
-                 "messages": f"{max([int(e.data.get('messages') or 0) for e in iterations] + [0]):,} messages"}
+                 "messages": f"{max([int(e.payload.messages) for e in iterations] + [0]):,} messages"}
         units = {unit for _, unit, _ in rules}
         said = list(dict.fromkeys(peaks[unit] for _, unit, _ in rules if unit in peaks))
         sentence = f"With these settings {entry.title} " + " or ".join(phrase for phrase, _, _ in rules)
