@@ -226,10 +226,10 @@ def page() -> None:
                             format_func=lambda i: run_label(runs, i),
                             on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
     if chosen is not None and chosen != index:
-        # The view shows the run the picker names, always: if they disagree (the picker's state and the
-        # shown index were set in different script runs), the picker wins and the page is drawn again for it.
-        st.session_state[PLAY_SHOWN] = chosen
-        st.rerun()
+        # The view below shows the run the picker names, always (the picker's state and the shown index can be
+        # set in different script runs); no extra rerun: one right after a very fast run could drop its status row.
+        st.session_state[PLAY_SHOWN] = index = chosen
+        record = runs[index] if not live.busy(PLAY_JOB) else None
     if record is not None:
         not_stored_note(record, key=f"play_store_again_{index}")
         from scratchpad_lab.ui.loss import loss_panel
