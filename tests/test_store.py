@@ -265,6 +265,27 @@ def test_a_store_newer_than_this_lab_is_refused_and_left_alone(any_db):
 
 # ── two processes, one store ────────────────────────────────────────────────
 
+def test_a_new_store_opens_while_another_process_holds_its_first_lock(lab_db):
+    """Two processes opening a new SQLite store at once: while one holds the write lock on the file (still in
+    rollback mode), SQLite refuses the other's switch to WAL at once, "database is locked", without waiting.
+    The second must wait for the lock and open the store, not fail (CI saw `runs list` fail so)."""
+    import sqlite3
+    import threading
+    from scratchpad_lab.engine.store.location import sqlite_file
+    holder = sqlite3.connect(sqlite_file(lab_db), isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("CREATE TABLE other_process_was_here (x)")
+    release = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+    release.start()
+    try:
+        forget(lab_db)
+        Store(lab_db).check()
+        assert Store(lab_db).list_runs() == []
+    finally:
+        release.join()
+        holder.close()
+
+
 def test_two_processes_create_and_share_one_store(any_db):
     """Two CLI processes open a new store at once (one creates the schema, the other waits for it), then a run
     stored by one is listed and exported by another."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets as _secrets
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -153,6 +154,24 @@ def _now_ns() -> int:
         return _last_ns
 
 
+_SQLITE_WAIT_S = 15.0  # how long a connection waits for another process's lock before saying "locked"
+
+
+def _wal(cursor) -> None:
+    """Switch the file to write-ahead logging. SQLite answers this pragma "database is locked" at once, without
+    its busy handler, while another connection holds a lock on a file still in rollback mode (two processes
+    opening a new store together), so it is retried here for as long as busy_timeout would wait."""
+    deadline = time.monotonic() + _SQLITE_WAIT_S
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _sqlite_engine(url: str) -> Engine:
     path = sqlite_file(url)
     if path is not None:
@@ -167,9 +186,9 @@ def _sqlite_engine(url: str) -> Engine:
     def _on_connect(dbapi_connection, _record) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy's BEGIN below, not the driver's, opens transactions
         cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={int(_SQLITE_WAIT_S * 1000)}")
         if path is not None:
-            cursor.execute("PRAGMA journal_mode=WAL")  # the CLI can write while the app reads
-        cursor.execute("PRAGMA busy_timeout=15000")
+            _wal(cursor)  # the CLI can write while the app reads
         cursor.close()
 
     @event.listens_for(engine, "begin")
