@@ -12,7 +12,7 @@ The worker never calls `st.*`.
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import streamlit as st
 
@@ -64,29 +64,39 @@ def _controls(run: Optional[Run]) -> None:
                   help="Uses the agent's own pause(): it stops before its next step.")
 
 
-def _run_slot(record=None, name: str = ""):
+def _shown_record() -> Tuple[Optional[Any], str]:
+    """The finished run on show in this tab, and its name; (None, "") before the first."""
+    runs = st.session_state[PLAY_RUNS]
+    index = _shown_index(runs)
+    if index is None:
+        return None, ""
+    return runs[index], runs[index].name or f"run {index + 1}"
+
+
+def _draw_run_slot(run: Optional[Run]) -> None:
     """The run slot's drawing: the live run, or (no run going) the finished run on show. One fragment draws
-    both, so a last refresh tick after a run ends redraws the finished run instead of clearing its status row."""
-    def draw(run: Optional[Run]) -> None:
-        prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
-        if run is None and record is None:
-            return  # the first page: nothing to draw yet, and nothing of the run view imported
-        from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
-        # One box per run, named after it: the live run and the same run finished share it (nothing moves at
-        # the end), and another run gets a new one, so the browser never keeps a run's old status row
-        # (Streamlit's browser side could leave a fragment's earlier elements on screen after a full rerun).
-        shown = name if run is None else run.name
-        with st.container(key=f"run_slot_{zlib.crc32(shown.encode('utf-8'))}"):
-            if run is None:
-                end = [e for e in record.events if e.kind == "finish"]
-                render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
-                               elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
-                               controls=lambda: _controls(None), name=name)
-                return
-            review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
-            render_run_top(run.log.snapshot(), run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
-                           key=VIEW_KEY, prices=prices, controls=lambda: _controls(run), name=run.name)
-    return draw
+    both, so a last refresh tick after a run ends redraws the finished run instead of clearing its status row.
+    It reads the tab's runs when it draws, never what a page run captured when it defined the fragment: a
+    refresh tick left over from before the run ended may run it with the definition of that older page run."""
+    record, name = _shown_record() if run is None else (None, "")
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
+    if run is None and record is None:
+        return  # the first page: nothing to draw yet, and nothing of the run view imported
+    from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
+    # One box per run, named after it: the live run and the same run finished share it (nothing moves at
+    # the end), and another run gets a new one, so the browser never keeps a run's old status row
+    # (Streamlit's browser side could leave a fragment's earlier elements on screen after a full rerun).
+    shown = name if run is None else run.name
+    with st.container(key=f"run_slot_{zlib.crc32(shown.encode('utf-8'))}"):
+        if run is None:
+            end = [e for e in record.events if e.kind == "finish"]
+            render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
+                           elapsed_s=float(end[-1].payload.elapsed_s) if end else 0.0,
+                           controls=lambda: _controls(None), name=name)
+            return
+        review_panel(run)  # review mode only: the proposal waiting for accept, edit or reject
+        render_run_top(run.log.snapshot(), run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
+                       key=VIEW_KEY, prices=prices, controls=lambda: _controls(run), name=run.name)
 
 
 def _probe_model(config, keys):
@@ -200,10 +210,8 @@ def page() -> None:
     if st.session_state.get(PLAY_START_ERROR):
         show_problem("The run could not start:", st.session_state.pop(PLAY_START_ERROR))
 
-    index = _shown_index(runs)
-    record = runs[index] if not running and index is not None else None
-    live.show(PLAY_JOB, _run_slot(record, (record.name or f"run {index + 1}") if record is not None else ""),
-              on_end=_collect_finished, controls=False)  # its Stop and Pause are in the run's status row
+    live.show(PLAY_JOB, _draw_run_slot, on_end=_collect_finished,
+              controls=False)  # its Stop and Pause are in the run's status row
 
     # The fragment above may have just taken a finished run in (its end seen by this very script run): the
     # picker and the run shown below read the runs as they are now, not as they were at the top of the page,
