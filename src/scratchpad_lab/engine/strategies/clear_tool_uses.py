@@ -22,7 +22,8 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
-from scratchpad_lab.engine.strategies.messages import MessageCounter, content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.messages import (MessageCounter, RecordedModel, content_text, render_all,
+                                                    step_messages)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, message_run_log
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
@@ -40,7 +41,7 @@ def build_middleware(s: Dict[str, Any]):
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
-    from langchain.agents.middleware.types import ModelRequest, ModelResponse
+    from langchain.agents.middleware.types import ModelRequest
 
     s = spec.resolved()
     tokens = MessageCounter(counter or TokenCounter(None))
@@ -71,12 +72,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     for iteration in range(1, len(steps)):
         if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
             stop.check()
-        captured: Dict[str, Any] = {}
-
-        def handler(request: Any) -> Any:
-            captured["request"] = request
-            return ModelResponse(result=[steps[iteration][0]])
-
+        handler = RecordedModel(steps[iteration][0])
         request = ModelRequest(model=model, messages=list(messages), system_message=None, tools=tools,
                                state={"messages": messages})
         middleware.wrap_model_call(request, handler)
@@ -86,7 +82,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         sent: List[Any] = []
         now: set = set()
         new: List[str] = []
-        for message in captured["request"].messages:
+        for message in handler.request.messages:
             kept, cleared = canonical(message)
             sent.append(kept)
             if cleared:

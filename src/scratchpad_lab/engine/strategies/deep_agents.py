@@ -30,7 +30,7 @@ from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
-from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.messages import RecordedModel, content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -141,7 +141,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend
     from deepagents.middleware.summarization import SUMMARIZATION_SESSION_ID_KEY as SESSION_KEY
-    from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest, ModelResponse
+    from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest
     from langgraph.graph.message import add_messages
     from langgraph.prebuilt.tool_node import ToolCallRequest
     from langgraph.types import Command
@@ -173,12 +173,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         for iteration in range(1, len(steps)):
             if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
                 stop.check()
-            captured: Dict[str, Any] = {}
-
-            def handler(request: Any) -> Any:
-                captured["request"] = request
-                return ModelResponse(result=[steps[iteration][0]])
-
+            handler = RecordedModel(steps[iteration][0])
             request = ModelRequest(model=model, messages=list(state["messages"]), system_message=None,
                                    tools=tools, state=state)
             effective = summ._get_effective_messages(request)
@@ -196,7 +191,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             update = dict(out.command.update or {}) if isinstance(out, ExtendedModelResponse) and out.command else {}
             if update:
                 apply(update)
-            sent = list(captured["request"].messages)
+            sent = list(handler.request.messages)
             sent_all.append(sent)
             sent_tokens = tokens(sent)
             before_tokens = tokens(effective)

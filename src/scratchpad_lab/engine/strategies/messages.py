@@ -222,3 +222,18 @@ class MessageCounter:
     def chars(self, messages: Sequence[Any]) -> int:
         """Chars of render_all(messages) (the two-newline joins included)."""
         return self.measure(messages)[1]
+
+
+class RecordedModel:
+    """The model call a LangChain middleware wraps (its `handler` in `wrap_model_call`), answered with the
+    trajectory's recorded reply; it keeps the request the middleware sent (`request`), which is what the
+    model would have been given."""
+
+    def __init__(self, reply: Any) -> None:
+        self.reply = reply
+        self.request: Any = None
+
+    def __call__(self, request: Any) -> Any:
+        from langchain.agents.middleware.types import ModelResponse  # LangChain only where a strategy runs
+        self.request = request
+        return ModelResponse(result=[self.reply])
