@@ -406,3 +406,29 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     row = probes[probes["question"] == "Which order was this about?"].iloc[0]
     assert (row["before"], row["after"]) == ("answerable", "not answerable")
     assert "A-1001" in row["answer before"] and row["answer after"] == "Not in the context."
+
+
+def test_the_run_view_above_the_picker_shows_the_run_the_picker_names(monkeypatch):
+    """One rule says which run is on show (ui/state.shown_play_index): the picker's value. The run view drawn
+    above the picker must name the same run as the picker and the cards below it, even when the index kept
+    for page visits (PLAY_SHOWN) says another (in the browser a finished second run once showed the first
+    run's status row above the second run's cards)."""
+    from scratchpad_lab.model.records import load_path
+    from scratchpad_lab.ui.state import PLAY_RUNS, PLAY_SHOWN, play_picker_key
+    samples = Path(APP).parent / "sample_runs"
+    first, second = load_path(samples / "support-ticket-defaults.json"), load_path(samples / "support-ticket-tight.json")
+    first.name, second.name = "AnnRun", "BobRun"
+    at = _open_app(monkeypatch)
+    at.session_state[PLAY_RUNS] = [first, second]
+    at.session_state[PLAY_SHOWN] = 1
+    at.run()
+    at.selectbox(key=play_picker_key(2)).select(0).run()
+    at.session_state[PLAY_SHOWN] = 1  # the kept index disagrees with the picker, as it could in the browser
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    names = [m.value for m in at.markdown if m.value in ("**AnnRun**", "**BobRun**")]
+    assert names == ["**AnnRun**"], names
+    assert at.selectbox(key=play_picker_key(2)).value == 0
+    compressions = [m.value for m in at.metric if m.label == "compressions"]
+    shown = sum(1 for e in first.events if e.kind == "compression" and e.payload.status == "ok")
+    assert compressions and compressions[0] == str(shown), (compressions, shown)

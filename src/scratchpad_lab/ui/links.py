@@ -12,8 +12,8 @@ import streamlit as st
 
 from scratchpad_lab.model.links import base_url, check_iteration, link_query, parse_link
 from scratchpad_lab.ui.library import open_sample, sample_files
-from scratchpad_lab.ui.state import (LESSON_PICK, LINK_NOTE, PLAY_RUNS, PLAY_SHOWN, RUNS_OPEN, RUNS_SCROLL,
-                                     RUNS_STEP_OF)
+from scratchpad_lab.ui.state import (LESSON_PICK, LINK_NOTE, PLAY_RUNS, RUNS_OPEN, RUNS_SCROLL, RUNS_STEP_OF,
+                                     shown_play_index)
 from scratchpad_lab.ui.store import run_id_for_entry, stored_id
 
 RUNS_SELECT = "runs_open"   # the Runs page's select of the open run (runs_page.pick_entry's widget key)
@@ -98,8 +98,9 @@ def current_query(page_title: str) -> str:
             return link_query(sample=opened[len("sample:"):], step=step)
         return link_query(run=run_id_for_entry(opened), step=step)
     if page_title == "Playground":
-        runs, shown = st.session_state.get(PLAY_RUNS) or [], st.session_state.get(PLAY_SHOWN)
-        record = runs[shown if shown is not None and shown < len(runs) else -1] if runs else None
+        runs = st.session_state.get(PLAY_RUNS) or []
+        shown = shown_play_index(runs)
+        record = runs[shown] if shown is not None else None
         if record is not None and stored_id(record):
             return link_query(run=stored_id(record))
     return ""

@@ -27,7 +27,7 @@ from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
                                         sidebar_settings, use_preset)
 from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_JOB, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN,
-                                     PLAY_START_ERROR, PRESENTER, init_session)
+                                     PLAY_START_ERROR, PRESENTER, init_session, play_picker_key, shown_play_index)
 from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
 from scratchpad_lab.ui.store import autosave_switch, not_stored_note, show_message, store_finished
 from scratchpad_lab.ui.style import PAGE_CSS
@@ -67,7 +67,7 @@ def _controls(run: Optional[Run]) -> None:
 def _shown_record() -> Tuple[Optional[Any], str]:
     """The finished run on show in this tab, and its name; (None, "") before the first."""
     runs = st.session_state[PLAY_RUNS]
-    index = _shown_index(runs)
+    index = shown_play_index(runs)
     if index is None:
         return None, ""
     return runs[index], runs[index].name or f"run {index + 1}"
@@ -172,13 +172,6 @@ def _first_look() -> None:
                   help=f"Sets the preset to {FIRST_LOOK_PRESET} (the two triggers and a 600-char summary budget).")
 
 
-def _shown_index(runs) -> Optional[int]:
-    if not runs:
-        return None
-    shown = st.session_state[PLAY_SHOWN]
-    return len(runs) - 1 if shown is None or shown >= len(runs) else shown
-
-
 def page() -> None:
     init_session()
     st.html(PAGE_CSS)
@@ -215,8 +208,9 @@ def page() -> None:
 
     # The fragment above may have just taken a finished run in (its end seen by this very script run): the
     # picker and the run shown below read the runs as they are now, not as they were at the top of the page,
-    # or a new picker would start on the previous run and keep it.
-    index = _shown_index(runs)
+    # or a new picker would start on the previous run and keep it. The run on show has one rule
+    # (shown_play_index: the picker's value), read by the run view above and by everything below alike.
+    index = shown_play_index(runs)
     record = runs[index] if not live.busy(PLAY_JOB) and index is not None else None
 
     st.subheader("Runs in this tab")
@@ -228,16 +222,12 @@ def page() -> None:
         st.text("No finished runs yet. Press Run, or open a recorded sample run.")
         return
     runs_table(runs_frame(runs, prices), key="play_runs_table")
-    show_key = f"play_show_{len(runs)}"
+    show_key = play_picker_key(len(runs))
     pick, down = st.columns([3, 1], vertical_alignment="bottom")
-    chosen = pick.selectbox("Show run", list(range(len(runs))), index=index, key=show_key,
-                            format_func=lambda i: run_label(runs, i),
-                            on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
-    if chosen is not None and chosen != index:
-        # The view below shows the run the picker names, always (the picker's state and the shown index can be
-        # set in different script runs); no extra rerun: one right after a very fast run could drop its status row.
-        st.session_state[PLAY_SHOWN] = index = chosen
-        record = runs[index] if not live.busy(PLAY_JOB) else None
+    # its choice is kept in PLAY_SHOWN too, so a visit to another page (which drops the widget) keeps it
+    pick.selectbox("Show run", list(range(len(runs))), index=index, key=show_key,
+                   format_func=lambda i: run_label(runs, i),
+                   on_change=lambda: st.session_state.__setitem__(PLAY_SHOWN, st.session_state[show_key]))
     if record is not None:
         not_stored_note(record, key=f"play_store_again_{index}")
         from scratchpad_lab.ui.loss import loss_panel

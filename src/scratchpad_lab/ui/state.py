@@ -9,7 +9,8 @@ from scratchpad_lab.model.config import DEFAULT_PACE_S
 
 PLAY_ACTIVE = "play_active_run"        # the Run going on now (or None); the worker appends to its log
 PLAY_RUNS = "play_runs"                # finished RunRecords made or opened in this tab, oldest first
-PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run shown below the live view
+PLAY_SHOWN = "play_shown_run"          # index into PLAY_RUNS of the run last added, opened or picked
+PLAY_PICKER = "play_show"              # the "Show run" picker's key prefix (play_picker_key)
 PLAY_PRICES_BY_MODEL = "play_prices_by_model"  # {model prefix: (input, output) USD per 1M tokens}, read from the editor
 PLAY_PRICE_ROWS = "play_price_rows"    # the price editor's rows (a DataFrame) it starts from; set in endpoints.py
 PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start a run (shown once)
@@ -190,3 +191,22 @@ def init_session() -> None:
     st.session_state.setdefault(LIB_MESSAGE, None)
     for slot in LIVE_SLOTS:
         st.session_state.setdefault(slot.job, None)
+
+
+def play_picker_key(count: int) -> str:
+    """The "Show run" picker's key for a tab holding `count` runs: a new run makes a new picker, on it."""
+    return f"{PLAY_PICKER}_{count}"
+
+
+def shown_play_index(runs) -> "int | None":
+    """Which of the tab's runs is on show (None: no run yet), the one rule every part of the Playground and its
+    link read: the "Show run" picker's value, which Streamlit knows before the page draws (so the run view drawn
+    above the picker and the picker never disagree); before that picker exists, the run last added or opened
+    (PLAY_SHOWN); else the newest."""
+    if not runs:
+        return None
+    picked = st.session_state.get(play_picker_key(len(runs)))
+    if isinstance(picked, int) and 0 <= picked < len(runs):
+        return picked
+    shown = st.session_state.get(PLAY_SHOWN)
+    return shown if isinstance(shown, int) and 0 <= shown < len(runs) else len(runs) - 1
