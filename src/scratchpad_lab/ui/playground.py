@@ -78,16 +78,15 @@ def _draw_run_slot(run: Optional[Run]) -> None:
     both, so a last refresh tick after a run ends redraws the finished run instead of clearing its status row.
     It reads the tab's runs when it draws, never what a page run captured when it defined the fragment: a
     refresh tick left over from before the run ended may run it with the definition of that older page run."""
-    record, name = _shown_record() if run is None else (None, "")
-    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
+    record, name = _shown_record() if run is None else (None, run.name)
     if run is None and record is None:
         return  # the first page: nothing to draw yet, and nothing of the run view imported
     from scratchpad_lab.ui.view import render_run_top  # lazy (see the imports); a look-up once imported
+    prices = st.session_state.get(PLAY_PRICES_BY_MODEL)
     # One box per run, named after it: the live run and the same run finished share it (nothing moves at
     # the end), and another run gets a new one, so the browser never keeps a run's old status row
     # (Streamlit's browser side could leave a fragment's earlier elements on screen after a full rerun).
-    shown = name if run is None else run.name
-    with st.container(key=f"run_slot_{zlib.crc32(shown.encode('utf-8'))}"):
+    with st.container(key=f"run_slot_{zlib.crc32(name.encode('utf-8'))}"):
         if run is None:
             end = [e for e in record.events if e.kind == "finish"]
             render_run_top(record.events, record.config, live=False, key=VIEW_KEY, prices=prices,
