@@ -21,8 +21,9 @@ WIDTH = "100"
 
 HEAD = """# CLI reference
 
-`pip install -r requirements.txt` installs the `scratchpad-lab` command; it drives the same engine as
-the pages, without a browser. This page is each command's own `--help`, written by
+The quick start's `.venv/bin/pip install -r requirements.txt` installs the `scratchpad-lab` command
+(`.venv/bin/scratchpad-lab`, or `scratchpad-lab` once `. .venv/bin/activate` has run); it drives the same
+engine as the pages, without a browser. This page is each command's own `--help`, written by
 `python docs/cli_reference.py` from the argument parsers (a test checks it is current).
 
 **Exit codes.** 0: the agent answered (for `run` and `replay`), or the command did what it was asked;

@@ -24,6 +24,44 @@ def _wait_on(work, seconds: float) -> None:
     (work.join if hasattr(work, "join") else work.wait)(seconds)
 
 
+# ── skips: visible everywhere, failures in CI ─────────────────────────────────────────────────────────
+
+STRICT_SKIPS_ENV = "SCRATCHPAD_LAB_STRICT_SKIPS"  # .ci/run sets it: there every skip is a failure
+
+
+def _strict_skips() -> bool:
+    return os.environ.get(STRICT_SKIPS_ENV, "") not in ("", "0")
+
+
+def _skip_reason(report) -> str:
+    longrepr = report.longrepr
+    return longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+
+
+def _fail_a_skip(report) -> None:
+    """A test (or a whole file) that skipped, where skips are not allowed: a failure that says why it
+    skipped, so CI cannot pass with the browser, PostgreSQL or ../shared tests quietly left out."""
+    report.outcome = "failed"
+    report.longrepr = (f"skipped, and {STRICT_SKIPS_ENV} is set (CI runs every test): "
+                       f"{_skip_reason(report)}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if _strict_skips() and report.skipped and not hasattr(report, "wasxfail"):
+        _fail_a_skip(report)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    if _strict_skips() and report.skipped:
+        _fail_a_skip(report)
+
+
 # ── without a page: a run, worker threads ───────────────────────────────────────────────────────────
 
 def wait_until(work, done, timeout_s: float = 20.0) -> bool:
