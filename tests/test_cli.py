@@ -13,7 +13,7 @@ from scratchpad_lab.model.scenarios import SCENARIOS
 from scratchpad_lab.model.trace import Trace
 
 SCENARIO_NAMES = ["support-ticket", "research-digest", "log-triage"]
-TOP_KEYS = {"iterations", "final_answer", "error", "answer_score", "compressions", "trims"}
+TOP_KEYS = {"iterations", "figures", "final_answer", "error", "answer_score", "compressions", "trims"}
 COMPRESSION_KEYS = {"iteration", "reason", "status", "before", "after", "before_tokens", "after_tokens", "latency_s",
                     "facts_before", "facts_lost", "flags", "error",  # facts and flags: what it lost; error: why it failed
                     "why"}  # the narration of the compression (issue 12)

@@ -239,15 +239,16 @@ def test_an_older_store_is_upgraded_in_one_transaction_and_a_failed_step_changes
         add_column(conn)
         raise RuntimeError("the step failed half way")
 
+    following = SCHEMA_VERSION + 1  # a step after today's schema
     with pytest.raises(RuntimeError), engine.begin() as conn:
-        tables.migrate(conn, {**tables.MIGRATIONS, 2: broken}, target=2)
+        tables.migrate(conn, {**tables.MIGRATIONS, following: broken}, target=following)
     with engine.connect() as conn:
-        assert tables.current_version(conn) == 1
+        assert tables.current_version(conn) == SCHEMA_VERSION
         assert "starred" not in {c["name"] for c in inspect(conn).get_columns("lab_runs")}
     with engine.begin() as conn:
-        assert tables.migrate(conn, {**tables.MIGRATIONS, 2: add_column}, target=2) == 1
+        assert tables.migrate(conn, {**tables.MIGRATIONS, following: add_column}, target=following) == SCHEMA_VERSION
     with engine.connect() as conn:
-        assert tables.current_version(conn) == 2
+        assert tables.current_version(conn) == following
         assert conn.execute(text("SELECT name, starred FROM lab_runs")).all() == [("kept", 0)]
 
 

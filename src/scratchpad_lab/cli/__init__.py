@@ -80,12 +80,16 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
 
 
 def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
-    """The exact shape `run|replay --json` prints."""
-    from scratchpad_lab.analysis.narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
+    """The exact shape `run|replay --json` prints. `compressions` lists every compression event (a call that
+    replaced nothing included, with its status); `figures` is the one figures row (figures.py), whose
+    `compressions`, `summarizer_calls` and `failed_calls` every page and `runs list` show."""
+    from scratchpad_lab.analysis.figures import figures  # only --json needs them: imported when asked (start-up)
+    from scratchpad_lab.analysis.narrate import why_compressions, why_trims
     from scratchpad_lab.analysis.quality import annotate
     answer = final_answer(events)
     return {
         "iterations": sum(1 for e in events if e.kind == "iteration"),
+        "figures": figures(events, scenario).to_dict(),
         "final_answer": answer,
         "error": error,
         "answer_score": answer_score(answer, scenario),
@@ -250,16 +254,20 @@ def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
 
 
 def summarizer_failures(record: RunRecord) -> Optional[str]:
-    """One stderr line when compressions failed: how many, where the summarizer is, and why."""
-    comps = [e.payload for e in record.events if e.kind == "compression"]
-    failed = [c for c in comps if c.status == "error"]
+    """One stderr line when summarizer calls failed (figures.failed_call, the rule the page's banner reads: it
+    replied nothing or raised; a proposal you rejected is not a failure): how many, where, and why."""
+    from scratchpad_lab.analysis.figures import compression_counts, failed_call_events
+    failed = [e.payload for e in failed_call_events(record.events)]
     if not failed:
         return None
+    _, calls, _ = compression_counts(record.events)
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
-    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} summarizer calls failed{where}; the "
-            f"scratchpad was left as it was. Last error: {failed[-1].error}")
+    last = failed[-1]
+    why = last.error if last.status == "error" else "the summarizer replied nothing"
+    return (f"scratchpad-lab: warning: {len(failed)} of {calls} summarizer calls failed{where}; the "
+            f"scratchpad was left as it was. Last error: {why}")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
