@@ -192,7 +192,7 @@ def test_a_custom_prompt_file_is_used_for_the_summaries(capsys, tmp_path):
 # ── bad arguments and bad files ─────────────────────────────────────────────
 
 @pytest.mark.parametrize("args, says", [
-    (["run", "--summarize-every", "abc"], "expected a whole number or 'none'"),
+    (["run", "--summarize-every", "abc"], "--summarize-every must be off or a whole number of iterations"),
     (["run", "--scenario", "nope"], "Unknown scenario 'nope'"),
     (["run", "--max-scratchpad-chars", "5"], "max_scratchpad_chars"),
     (["run", "--max-iterations", "10000"], "max_iterations"),

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import RunConfig, every_text, field_default, validate_prompt_template
+from scratchpad_lab.model.config import (ConfigError, RunConfig, every_text, field_default, parse_every,
+                                         validate_prompt_template)
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
@@ -42,12 +43,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _summarize_every(value: str) -> Optional[int]:
-    if value.strip().lower() in ("none", "off"):
-        return None
+    """--summarize-every: model.config.parse_every's rule and words, as argparse's usage error."""
     try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or 'none', got {value!r}") from None
+        return parse_every(value, "--summarize-every")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _add_settings(p: argparse.ArgumentParser) -> None:
@@ -125,7 +125,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off (none)"), default=[field_default("summarize_every")],
                        metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
     sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],

@@ -48,7 +48,7 @@ class WorkLimitExceeded(LabError, ValueError):
 
 
 @dataclass
-class Replay:
+class CostedReplay:
     """One replay of the trajectory in a job: a scratchpad replay with its trim, or a message strategy."""
 
     label: str
@@ -93,7 +93,7 @@ def _window_sum(values: Iterable[int], cap: int) -> int:
     return sum(min(v, cap) for v in values)
 
 
-def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
+def cpu_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     if replay.kind == "scratchpad":
         return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
@@ -106,14 +106,14 @@ def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
     return LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
 
 
-def held_bytes(replay: Replay, sizes: Sizes) -> int:
+def held_bytes(replay: CostedReplay, sizes: Sizes) -> int:
     if replay.kind != "scratchpad" or not replay.keeps_text:
         return 0
     # each step's scratchpad; with trims kept, the text before and after each trim as well
     return (3 if replay.trims_kept else 1) * _window_sum(sizes.scratchpad, replay.window_chars)
 
 
-def model_calls(replay: Replay, sizes: Sizes) -> int:
+def model_calls(replay: CostedReplay, sizes: Sizes) -> int:
     """About how many summaries the settings make (each one a model call with an endpoint summarizer)."""
     if not replay.summarizes:
         return 0
@@ -127,26 +127,26 @@ def model_calls(replay: Replay, sizes: Sizes) -> int:
 
 # ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
 
-def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
+def strategy_replays(specs: Sequence[Any]) -> List[CostedReplay]:
     """The replays of a Strategies job (or a recommender's search): each strategy, costed by its registry
     entry (`Strategy.cost`, which every registered strategy has). The one no-compression baseline they are
     measured against is counted from the trajectory's messages, no replay."""
-    return [Replay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
+    return [CostedReplay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
 
 
-def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[Replay]:
+def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[CostedReplay]:
     """The replays of Compare (or a sweep, `keep_records=False`: rows only) over a base RunConfig: each
     setting, and one 'compression off' baseline per agent trim."""
     out, trims = [], set()
     for setting in settings:
         changes = setting.changes() if hasattr(setting, "changes") else dict(setting)
         trim = int(changes.get("agent_trim_chars") or base.agent_trim_chars)
-        out.append(Replay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
+        out.append(CostedReplay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
                           keeps_text=keep_records, calls_every=changes.get("summarize_every"),
                           summarizes=changes.get("summarizer", base.summarizer) != "silent"))
         if trim not in trims:
             trims.add(trim)
-            out.append(Replay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
+            out.append(CostedReplay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
     return out
 
 
@@ -163,7 +163,7 @@ class Estimate:
 KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
 
 
-def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000,
+def estimate(trace: Any, replays: Sequence[CostedReplay], max_tool_output_chars: int = 5_000,
              rows_only: bool = False, at_once: int = 1) -> Estimate:
     """`rows_only`: each replay keeps only its row once it is done, and `at_once` of them run at a time (a
     recommender's search), so no result is walked again and only the running ones hold their text."""
@@ -208,8 +208,9 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     replays = list(strategy_replays(strategies)) + list(setting_replays(base, settings, keep_records))
     if replay is not None:
         base = replay
-        replays.append(Replay("the replay", window_chars=replay.agent_trim_chars, calls_every=replay.summarize_every,
-                              summarizes=replay.summarizer != "silent"))
+        replays.append(CostedReplay("the replay", window_chars=replay.agent_trim_chars,
+                                    calls_every=replay.summarize_every,
+                                    summarizes=replay.summarizer != "silent"))
         endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
     found = estimate(trace, replays, base.max_tool_output_chars, rows_only=search_workers > 0,
                      at_once=search_workers)
