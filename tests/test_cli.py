@@ -13,7 +13,7 @@ from scratchpad_lab.model.scenarios import SCENARIOS
 from scratchpad_lab.model.trace import Trace
 
 SCENARIO_NAMES = ["support-ticket", "research-digest", "log-triage"]
-TOP_KEYS = {"iterations", "final_answer", "error", "answer_score", "compressions", "trims"}
+TOP_KEYS = {"iterations", "figures", "final_answer", "error", "answer_score", "compressions", "trims"}
 COMPRESSION_KEYS = {"iteration", "reason", "status", "before", "after", "before_tokens", "after_tokens", "latency_s",
                     "facts_before", "facts_lost", "flags", "error",  # facts and flags: what it lost; error: why it failed
                     "why"}  # the narration of the compression (issue 12)
@@ -192,7 +192,7 @@ def test_a_custom_prompt_file_is_used_for_the_summaries(capsys, tmp_path):
 # ── bad arguments and bad files ─────────────────────────────────────────────
 
 @pytest.mark.parametrize("args, says", [
-    (["run", "--summarize-every", "abc"], "expected a whole number or 'none'"),
+    (["run", "--summarize-every", "abc"], "--summarize-every must be off or a whole number of iterations"),
     (["run", "--scenario", "nope"], "Unknown scenario 'nope'"),
     (["run", "--max-scratchpad-chars", "5"], "max_scratchpad_chars"),
     (["run", "--max-iterations", "10000"], "max_iterations"),

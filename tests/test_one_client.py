@@ -274,7 +274,7 @@ def test_the_strategies_page_shows_no_key_a_server_echoed(server, trace_file, mo
 
 def test_stop_in_the_prompt_matrix_closes_the_calls_in_flight(server):
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
+    from scratchpad_lab.engine.promptlab.matrix import MatrixSummarizer as CellSummarizer
 
     threads = threading.active_count()
     server.default = ("drip", 0.5)

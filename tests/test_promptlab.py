@@ -11,7 +11,7 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.facts import contains
 from scratchpad_lab.engine.observe import ObservedSummarizer
-from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, SummarizerSpec,
+from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, MatrixSummarizer,
                                       check_prompt, compress_once, differing, snapshot_at_compression,
                                       snapshot_at_iteration)
 from scratchpad_lab.model.endpoint import Endpoint
@@ -186,7 +186,7 @@ def test_stop_cancels_cells_not_done():
         fake.default = ("ok", lambda body: release.wait(10) and "late summary")
         endpoint = Endpoint(provider="custom", base_url=fake.url, model="slow")
         matrix = Matrix(snapshot, [PromptVariant(str(i), PACKAGE_PROMPT) for i in range(2)],
-                        [SummarizerSpec(), SummarizerSpec(endpoint, "k")]).start()
+                        [MatrixSummarizer(), MatrixSummarizer(endpoint, "k")]).start()
         assert wait_until(matrix, lambda: all(c.done for c in matrix.cells if c.summarizer == "extractive"))
         matrix.stop()
         assert matrix.finished
@@ -201,5 +201,5 @@ def test_differing_hides_cells_with_the_same_summary():
     record = load_record(SAMPLE)
     snapshot = snapshot_at_compression(record, 1)
     matrix = Matrix(snapshot, [PromptVariant("a", PACKAGE_PROMPT), PromptVariant("b", PROMPT_LIBRARY["One paragraph"])],
-                    [SummarizerSpec()]).run(timeout=30)
+                    [MatrixSummarizer()]).run(timeout=30)
     assert matrix.finished and differing(matrix.cells) == []  # extractive ignores the prompt

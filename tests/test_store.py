@@ -239,16 +239,49 @@ def test_an_older_store_is_upgraded_in_one_transaction_and_a_failed_step_changes
         add_column(conn)
         raise RuntimeError("the step failed half way")
 
+    following = SCHEMA_VERSION + 1  # a step after today's schema
     with pytest.raises(RuntimeError), engine.begin() as conn:
-        tables.migrate(conn, {**tables.MIGRATIONS, 2: broken}, target=2)
+        tables.migrate(conn, {**tables.MIGRATIONS, following: broken}, target=following)
     with engine.connect() as conn:
-        assert tables.current_version(conn) == 1
+        assert tables.current_version(conn) == SCHEMA_VERSION
         assert "starred" not in {c["name"] for c in inspect(conn).get_columns("lab_runs")}
     with engine.begin() as conn:
-        assert tables.migrate(conn, {**tables.MIGRATIONS, 2: add_column}, target=2) == 1
+        assert tables.migrate(conn, {**tables.MIGRATIONS, following: add_column}, target=following) == SCHEMA_VERSION
     with engine.connect() as conn:
-        assert tables.current_version(conn) == 2
+        assert tables.current_version(conn) == following
         assert conn.execute(text("SELECT name, starred FROM lab_runs")).all() == [("kept", 0)]
+
+
+def test_a_version_1_store_is_recounted_by_the_figures_row_when_opened(any_db):
+    """Version 1 counted every compression event as a compression: a silent summarizer's 12 empty replies
+    were listed as 12. Opening it upgrades the rows to the figures row's count (issue 28, item 4)."""
+    from scratchpad_lab.analysis.figures import figures
+    from scratchpad_lab.engine.runner import Run
+    silent = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, max_scratchpad_chars=2000,
+                                 summarizer="silent")).run()
+    want = figures(silent.events)
+    assert want.compressions == 0 and want.failed_calls == want.summarizer_calls > 0
+    store = Store(any_db)
+    silent_id = store.save_run(silent, name="silent").id
+    tight_id = store.save_run(load_record(TIGHT), name="tight").id
+    engine = create_engine(any_db)
+    with engine.begin() as conn:  # make it what version 1 wrote: no such columns, every event counted
+        for column in ("summarizer_calls", "failed_calls"):
+            conn.execute(text(f"ALTER TABLE lab_runs DROP COLUMN {column}"))
+        conn.execute(text("UPDATE lab_runs SET compressions = :n WHERE id = :id"),
+                     {"n": sum(1 for e in silent.events if e.kind == "compression"), "id": silent_id})
+        conn.execute(tables.meta.update().values(value="1"))
+    engine.dispose()
+    forget(any_db)
+    rows = {r.id: r for r in Store(any_db).list_runs()}
+    assert (rows[silent_id].compressions, rows[silent_id].summarizer_calls, rows[silent_id].failed_calls) == \
+        (0, want.summarizer_calls, want.failed_calls)
+    tight = figures(load_record(TIGHT).events)
+    assert (rows[tight_id].compressions, rows[tight_id].failed_calls) == (tight.compressions, 0)
+    engine = create_engine(any_db)
+    with engine.connect() as conn:
+        assert tables.current_version(conn) == SCHEMA_VERSION
+    engine.dispose()
 
 
 def test_a_store_newer_than_this_lab_is_refused_and_left_alone(any_db):

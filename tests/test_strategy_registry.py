@@ -3,6 +3,7 @@ the CLI (help, errors, --strategy) and the Strategies page (picker, caption), pa
 and run by the engine; none of them keeps a list of its own."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,13 +15,16 @@ from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.cli import main
 from scratchpad_lab.engine.strategies import STRATEGIES, Knob, Strategy, StrategyError, make_spec, names, register
+from scratchpad_lab.engine.strategies.registry import COST_KINDS, WorkCost
 from synthetic import synthetic_trace
 
 SHIPPED = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem", "clear-tool-uses",
            "langchain-summarization"]
 TAIL = Strategy("tail-trim", "tail trim (test)", "The agent's trim at keep_chars; registered by a test.",
                 "strategy_tail_trim", "scratchpad",
-                knobs=(Knob("keep_chars", "int", 3_000, 200, 1_000_000, "Keep the last N characters."),))
+                knobs=(Knob("keep_chars", "int", 3_000, 200, 1_000_000, "Keep the last N characters."),),
+                cost=lambda s: WorkCost("scratchpad", int(s["keep_chars"]), trims_kept=True, summarizes=False),
+                colour="#123456")
 
 
 @pytest.fixture
@@ -99,3 +103,47 @@ def test_reading_the_registry_imports_no_langchain_package():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+# ── everything about a strategy is in its entry: cost, colour, imports (issue 28, item 5) ─────────────
+
+def test_a_strategy_registered_without_a_cost_is_refused_and_listed_nowhere():
+    free = Strategy("free-lunch", "free (test)", "No cost given.", "strategy_tail_trim", "scratchpad")
+    with pytest.raises(ValueError, match="no cost"):
+        register(free)
+    assert "free-lunch" not in names()
+
+
+def test_every_registered_strategy_has_a_cost_a_colour_and_its_imports():
+    colours = set()
+    for name in names():
+        entry = STRATEGIES[name]
+        cost = entry.cost(make_spec(name, {}).resolved())
+        assert isinstance(cost, WorkCost) and cost.kind in COST_KINDS and cost.window_chars > 0, name
+        assert re.fullmatch(r"#[0-9a-f]{6}", entry.colour), name
+        colours.add(entry.colour)
+        assert isinstance(entry.imports, tuple) and all(isinstance(m, str) and m for m in entry.imports), name
+        # a message strategy's run imports LangChain: named, so it is loaded where Stop can reach it
+        assert bool(entry.imports) == (entry.context == "messages"), name
+    assert len(colours) == len(names())  # one colour each
+
+
+def test_a_strategy_registered_in_a_test_is_costed_by_the_work_limit_and_drawn_in_its_colour(tail_trim):
+    from scratchpad_lab.engine import limits
+    from scratchpad_lab.ui.strategies_chart import colour
+
+    trace = synthetic_trace(steps=200, seed=4, max_observation_chars=2000)
+    tail, trim = limits.strategy_replays([make_spec("tail-trim", {"keep_chars": 2_000}),
+                                          make_spec("trim-only", {"agent_trim_chars": 2_000})])
+    assert (tail.kind, tail.window_chars, tail.summarizes) == ("scratchpad", 2_000, False)
+    assert limits.estimate(trace, [tail]) == limits.estimate(trace, [trim])  # the same work as the same trim
+    assert limits.estimate(trace, [tail]).cpu_s > 0
+    heavy = Strategy(**{**TAIL.__dict__, "name": "tail-heavy",
+                        "cost": lambda s: WorkCost("clear-tool-uses", 10_000_000, keeps_text=False)})
+    register(heavy)
+    try:
+        assert limits.estimate(trace, limits.strategy_replays([make_spec("tail-heavy", {})])).cpu_s > \
+            limits.estimate(trace, [tail]).cpu_s
+    finally:
+        STRATEGIES.pop("tail-heavy")
+    assert colour("tail-trim") == "#123456"

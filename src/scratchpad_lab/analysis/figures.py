@@ -8,6 +8,10 @@ or sweep row, a Strategies row and the CLI give the same figures, and read them 
   it is a summarizer call, not a compression.
 - summarizer_calls: every call to the summarizer, whatever it returned (a strategy that cut without
   calling it, `summarizer_called` false, made a compression but no call).
+- failed calls (`failed_call`, the one rule every banner, heading, warning, sentence and chart reads): a
+  summarizer call that replaced nothing because of the summarizer: it replied nothing (status empty) or
+  raised (status error). A proposal the person rejected in review, or a review the Stop ended, also
+  replaced nothing, but that was the person's decision (`your_decision`), never a failure.
 - facts kept (facts_retained): of the facts in the scratchpad before each compression, the share still
   in it after, over the run's compressions. None when nothing was compressed, read as "no compression
   happened": a failed summarizer call compressed nothing, so it never counts as keeping everything.
@@ -57,13 +61,40 @@ def facts_kept_text(share: Optional[float], compressed: bool) -> str:
     return percent_or(share, NO_FACTS)
 
 
+# A review verdict that leaves the scratchpad as it was: the person's decision, not the summarizer's failure.
+YOUR_DECISIONS = ("rejected", "abandoned")
+
+
+def _field(c: Any, name: str) -> Any:
+    """A compression's field, from its event data (a payload) or its card (a dict)."""
+    return c.get(name) if isinstance(c, dict) else getattr(c, name, None)
+
+
+def your_decision(c: Any) -> bool:
+    """This compression replaced nothing because the person rejected the proposal (or stopped the run while
+    it waited for review)."""
+    return _field(c, "status") not in (None, "ok") and _field(c, "review") in YOUR_DECISIONS
+
+
+def failed_call(c: Any) -> bool:
+    """The one rule of a failed summarizer call: the summarizer was called and replaced nothing of its own
+    doing: it replied nothing (empty) or raised (error). A rejection in review is the person's decision."""
+    called = _field(c, "summarizer_called")
+    return (called is None or bool(called)) and _field(c, "status") in ("empty", "error") and not your_decision(c)
+
+
 def compression_counts(events: Sequence[Event]) -> Tuple[int, int, int]:
     """(compressions, summarizer calls, failed calls): cheap, for views redrawn while a run goes (no
-    facts read). A failed call is a summarizer call that replaced nothing (it raised or replied nothing)."""
+    facts read). A failed call is `failed_call`'s."""
     comps = of_kind(events, "compression")
-    called = [e for e in comps if e.payload.summarizer_called]
-    return (sum(1 for e in comps if e.payload.status == "ok"), len(called),
-            sum(1 for e in called if e.payload.status != "ok"))
+    return (sum(1 for e in comps if e.payload.status == "ok"),
+            sum(1 for e in comps if e.payload.summarizer_called),
+            sum(1 for e in comps if failed_call(e.payload)))
+
+
+def failed_call_events(events: Sequence[Event]) -> list:
+    """The compression events whose summarizer call failed (`failed_call`), in order."""
+    return [e for e in of_kind(events, "compression") if failed_call(e.payload)]
 
 
 def facts_over_compressions(events: Sequence[Event]) -> Tuple[int, int]:
@@ -103,7 +134,7 @@ class Figures:
     iterations: int
     compressions: int            # a summary replaced what is sent
     summarizer_calls: int        # every call to the summarizer, whatever it returned
-    failed_calls: int            # calls that replaced nothing: the summarizer raised or replied nothing
+    failed_calls: int            # failed_call: the summarizer raised or replied nothing (never your rejection)
     trims: int
     peak_chars: int              # the largest scratchpad sent, in chars
     peak_tokens: int             # ... and in tokens (the Compare rows' peak_context_tokens)

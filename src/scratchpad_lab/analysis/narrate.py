@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis.figures import failed_call, your_decision
 from scratchpad_lab.analysis.triggers import next_periodic
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ def waiting_for(events: Sequence[Event]) -> Optional[Tuple[str, float]]:
 
 
 def review_outcome(review: Optional[str]) -> Optional[str]:
-    """How a reviewed compression that replaced nothing reads ("you rejected it; ..."), else None."""
+    """How a reviewed compression that replaced nothing reads ("you rejected it; ..."), else None: the words
+    only; whether it was your decision is figures.your_decision's to say."""
     return REVIEW_WORDS.get(review or "")
 
 
@@ -104,13 +106,13 @@ def compression_sentence(trigger: Optional[Event], compression: Event) -> str:
     if c.status == "ok":
         return (f"{clause}: the summarizer replaced {_n(c.before_chars)} chars with a "
                 f"{_n(c.after_chars)}-char summary.")
-    if c.review == "rejected":
+    if your_decision(c) and c.review == "rejected":   # figures.py's one rule: yours, not a failure
         return (f"{clause}, and you rejected the proposed summary: the package keeps the scratchpad "
                 f"({_n(c.before_chars)} chars) and {_retry(t, iteration)}.")
-    if c.review == "abandoned":
+    if your_decision(c):
         return (f"{clause}; the run was stopped while the proposed summary waited for your review, so the "
                 f"scratchpad ({_n(c.before_chars)} chars) was not compressed.")
-    if c.status == "empty":
+    if failed_call(c) and c.status == "empty":
         return (f"{clause}, but the summarizer replied nothing; the package kept the scratchpad "
                 f"({_n(c.before_chars)} chars) and {_retry(t, iteration)} (a wasted call).")
     error = " ".join(str(c.error or "an error").split())

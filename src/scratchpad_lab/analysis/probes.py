@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence
 
 from scratchpad_lab.analysis.facts import contains
+from scratchpad_lab.model.errors import LabError
 
 PROBE_PROMPT = ("Answer in one short sentence using only facts stated in this context. If they are not "
                 "stated, say you do not know.\n\nContext:\n{context}\n\nQuestion: {question}")
@@ -22,6 +23,22 @@ MAX_PROBES = 20
 class ProbeQuestion:
     question: str
     answer: str
+
+
+class ProbeError(LabError, ValueError):
+    """A probe a person wrote is not QUESTION = ANSWER; the message quotes it and says the form."""
+
+
+def parse_probe(text: str) -> Optional[ProbeQuestion]:
+    """One probe as a person writes it, on the Prompt lab page (a line) or the CLI (`--probe`): QUESTION =
+    ANSWER, split at the first "=", both parts non-empty; None for a blank line; ProbeError otherwise."""
+    if not text.strip():
+        return None
+    question, sep, answer = text.partition("=")
+    if not sep or not question.strip() or not answer.strip():
+        raise ProbeError(f"The probe {text.strip()[:200]!r} should read QUESTION = ANSWER "
+                         "(a question, an equals sign, the answer expected).")
+    return ProbeQuestion(question.strip(), answer.strip())
 
 
 @dataclass

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 
-from scratchpad_lab.model.config import RunConfig, every_text, field_default, validate_prompt_template
+from scratchpad_lab.model.config import (ConfigError, RunConfig, every_text, field_default, parse_every,
+                                         validate_prompt_template)
 from scratchpad_lab.engine.keys import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
@@ -42,12 +43,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _summarize_every(value: str) -> Optional[int]:
-    if value.strip().lower() in ("none", "off"):
-        return None
+    """--summarize-every: model.config.parse_every's rule and words, as argparse's usage error."""
     try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or 'none', got {value!r}") from None
+        return parse_every(value, "--summarize-every")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _add_settings(p: argparse.ArgumentParser) -> None:
@@ -80,12 +80,16 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
 
 
 def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str, Any]:
-    """The exact shape `run|replay --json` prints."""
-    from scratchpad_lab.analysis.narrate import why_compressions, why_trims  # only --json needs them: imported when asked (start-up)
+    """The exact shape `run|replay --json` prints. `compressions` lists every compression event (a call that
+    replaced nothing included, with its status); `figures` is the one figures row (figures.py), whose
+    `compressions`, `summarizer_calls` and `failed_calls` every page and `runs list` show."""
+    from scratchpad_lab.analysis.figures import figures  # only --json needs them: imported when asked (start-up)
+    from scratchpad_lab.analysis.narrate import why_compressions, why_trims
     from scratchpad_lab.analysis.quality import annotate
     answer = final_answer(events)
     return {
         "iterations": sum(1 for e in events if e.kind == "iteration"),
+        "figures": figures(events, scenario).to_dict(),
         "final_answer": answer,
         "error": error,
         "answer_score": answer_score(answer, scenario),
@@ -121,7 +125,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or none"), default=[field_default("summarize_every")],
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off (none)"), default=[field_default("summarize_every")],
                        metavar="N,N|none,...",
                        help="up to 6 values (none = periodic trigger off)")
     sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
@@ -250,16 +254,20 @@ def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
 
 
 def summarizer_failures(record: RunRecord) -> Optional[str]:
-    """One stderr line when compressions failed: how many, where the summarizer is, and why."""
-    comps = [e.payload for e in record.events if e.kind == "compression"]
-    failed = [c for c in comps if c.status == "error"]
+    """One stderr line when summarizer calls failed (figures.failed_call, the rule the page's banner reads: it
+    replied nothing or raised; a proposal you rejected is not a failure): how many, where, and why."""
+    from scratchpad_lab.analysis.figures import compression_counts, failed_call_events
+    failed = [e.payload for e in failed_call_events(record.events)]
     if not failed:
         return None
+    _, calls, _ = compression_counts(record.events)
     config = record.config
     endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
-    return (f"scratchpad-lab: warning: {len(failed)} of {len(comps)} summarizer calls failed{where}; the "
-            f"scratchpad was left as it was. Last error: {failed[-1].error}")
+    last = failed[-1]
+    why = last.error if last.status == "error" else "the summarizer replied nothing"
+    return (f"scratchpad-lab: warning: {len(failed)} of {calls} summarizer calls failed{where}; the "
+            f"scratchpad was left as it was. Last error: {why}")
 
 
 def main(argv: Optional[List[str]] = None) -> int:

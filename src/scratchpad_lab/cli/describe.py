@@ -9,7 +9,7 @@ def describe_record(record: RunRecord) -> str:
     from scratchpad_lab.analysis.figures import figures, percent  # reads facts: imported when asked (start-up)
     s = figures(record.events, record.scenario)
     lines = [f"outcome: {record.outcome}  iterations: {s.iterations}  compressions: {s.compressions}  "
-             f"summarizer calls: {s.summarizer_calls}  trims: {s.trims}  "
+             f"summarizer calls: {s.summarizer_calls}  failed calls: {s.failed_calls}  trims: {s.trims}  "
              f"peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens  facts kept: {s.facts_kept_text}"]
     if s.answer_score is not None:
         lines.append(f"answer score: {percent(s.answer_score)}")

@@ -2,9 +2,9 @@
 
 
 
-from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
+from scratchpad_lab.analysis.probes import ProbeError, parse_probe, scenario_probes
 from scratchpad_lab.model.errors import UsageError
-from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, SummarizerSpec, record_for, snapshot_at_compression,
+from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, MatrixSummarizer, record_for, snapshot_at_compression,
                      snapshot_at_iteration)
 from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS, check_prompt
 
@@ -74,18 +74,21 @@ def _cli_inputs(args):
     specs, m = [], 0
     for kind, value in columns:
         if kind == "extractive":
-            specs.append(SummarizerSpec())
+            specs.append(MatrixSummarizer())
             continue
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(SummarizerSpec(endpoint, cli_key(endpoint, given, "summarizer")))
+        specs.append(MatrixSummarizer(endpoint, cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:
-        question, sep, answer = text.partition("=")
-        if not sep or not question.strip() or not answer.strip():
-            raise UsageError(f"--probe {text!r} should be QUESTION=ANSWER")
-        probes.append(ProbeQuestion(question.strip(), answer.strip()))
+        try:
+            probe = parse_probe(text)  # the page's rule too
+        except ProbeError as exc:
+            raise UsageError(f"--probe: {exc}") from None
+        if probe is None:
+            raise UsageError("--probe is empty: give QUESTION=ANSWER")
+        probes.append(probe)
     loaded = load(args.source)
     record = record_for(loaded, Path(args.source).name)
     label = Path(args.source).name

@@ -57,12 +57,14 @@ def run(args) -> int:
                     print(json.dumps({"id": r.id, "stored": r.stored_at, "kind": r.kind, "name": r.name,
                                       "scenario": r.scenario, "strategy": r.strategy, "prompt": r.prompt,
                                       "outcome": r.outcome, "iterations": r.iterations,
-                                      "compressions": r.compressions, "bytes": r.size_bytes}, ensure_ascii=False))
+                                      "compressions": r.compressions, "summarizer_calls": r.summarizer_calls,
+                                      "failed_calls": r.failed_calls, "bytes": r.size_bytes}, ensure_ascii=False))
             elif not rows:
                 print(f"No stored runs{' match' if args.search.strip() else ''} in {store.where}.", file=sys.stderr)
             for r in rows if not args.json else []:
                 print(f"{r.id}  {r.stored_at}  {r.kind:<5}  {r.outcome or '-':<9} {r.iterations:>4} it "
-                      f"{r.compressions:>3} comp  {r.scenario or '-':<16} {r.prompt:<16} {r.name}")
+                      f"{r.compressions:>3} comp {r.failed_calls:>3} failed  {r.scenario or '-':<16} {r.prompt:<16} "
+                      f"{r.name}")
             return EXIT_OK
         if command == "show":
             return _show(store, args.id)

@@ -281,11 +281,11 @@ Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 Prose = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4_000), AfterValidator(_prose)]
 
 
-class _Strict(BaseModel):
+class _LessonModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class _Moment(_Strict):
+class _Moment(_LessonModel):
     find: str
     n: Optional[int] = Field(None, ge=1, le=1_000)
     reason: Optional[Literal["periodic", "size"]] = None
@@ -326,20 +326,20 @@ def _example(param: str) -> str:
     return {"n": "n = 1", "after": 'after = { find = "nth_compression", n = 1 }'}.get(param, f"{param} = ...")
 
 
-class _Pause(_Strict):
+class _Pause(_LessonModel):
     name: Line
     moment: _Moment
     callout: Prose
 
 
-class _Ending(_Strict):
+class _Ending(_LessonModel):
     shown: Prose
     question: Prose
     answer: Prose
     try_next: Prose
 
 
-class _LessonFile(_Strict):
+class _LessonFile(_LessonModel):
     title: Line
     scenario: str
     explanation: Prose

@@ -18,9 +18,10 @@ scratchpad smaller than its trim), so a job refused here would have been near it
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Iterable, List, Optional, Sequence
 
+from scratchpad_lab.engine.strategies.registry import strategy
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.errors import LabError
 
@@ -39,8 +40,6 @@ LANGMEM_STEP_S = 0.0038
 CLEAR_STEP_S = 0.002
 CLEAR_MESSAGE_S = 3.3e-5
 WINDOW_MESSAGE_S = 4e-6    # each message over the default window a message strategy counts at each step
-CHARS_PER_TOKEN = 4
-NO_TRIM = 1_000_000        # the largest agent trim a RunConfig allows (nothing is cut)
 LIFT_FLAG = "--no-work-limit"
 
 
@@ -49,11 +48,11 @@ class WorkLimitExceeded(LabError, ValueError):
 
 
 @dataclass
-class Replay:
+class CostedReplay:
     """One replay of the trajectory in a job: a scratchpad replay with its trim, or a message strategy."""
 
     label: str
-    kind: str = "scratchpad"            # "scratchpad" | "deepagents" | "langmem" | "clear-tool-uses"
+    kind: str = "scratchpad"            # registry.COST_KINDS: "scratchpad" | "deepagents" | "langmem" | "clear-tool-uses"
     window_chars: int = 15_000          # scratchpad: the trim; messages: where the strategy summarizes
     keeps_text: bool = True             # its result keeps each step's scratchpad
     trims_kept: bool = False            # its trim events keep the text before and after (Strategies)
@@ -94,7 +93,7 @@ def _window_sum(values: Iterable[int], cap: int) -> int:
     return sum(min(v, cap) for v in values)
 
 
-def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
+def cpu_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     if replay.kind == "scratchpad":
         return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
@@ -107,14 +106,14 @@ def cpu_seconds(replay: Replay, sizes: Sizes) -> float:
     return LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
 
 
-def held_bytes(replay: Replay, sizes: Sizes) -> int:
+def held_bytes(replay: CostedReplay, sizes: Sizes) -> int:
     if replay.kind != "scratchpad" or not replay.keeps_text:
         return 0
     # each step's scratchpad; with trims kept, the text before and after each trim as well
     return (3 if replay.trims_kept else 1) * _window_sum(sizes.scratchpad, replay.window_chars)
 
 
-def model_calls(replay: Replay, sizes: Sizes) -> int:
+def model_calls(replay: CostedReplay, sizes: Sizes) -> int:
     """About how many summaries the settings make (each one a model call with an endpoint summarizer)."""
     if not replay.summarizes:
         return 0
@@ -128,60 +127,26 @@ def model_calls(replay: Replay, sizes: Sizes) -> int:
 
 # ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
 
-def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
-    """The replays of a Strategies job (or a recommender's search): each strategy. The one no-compression
-    baseline they are measured against is counted from the trajectory's messages, no replay."""
-    out = []
-    for spec in specs:
-        s = spec.resolved()
-        if spec.name in ("autourgos-middleware", "trim-only"):
-            out.append(Replay(spec.name, window_chars=int(s["agent_trim_chars"]), trims_kept=True,
-                              calls_every=s.get("summarize_every"), summarizes=spec.name != "trim-only"))
-        elif spec.name == "autourgos-builtin":
-            out.append(Replay(spec.name, window_chars=int(s["max_scratchpad_chars"]), trims_kept=True,
-                              calls_every=s.get("summarize_every")))
-        elif spec.name == "deepagents":
-            out.append(Replay(spec.name, "deepagents", _deepagents_window(s), keeps_text=False))
-        elif spec.name == "langmem":
-            tokens = s.get("max_tokens_before_summary") or s["max_tokens"]
-            out.append(Replay(spec.name, "langmem", int(tokens) * CHARS_PER_TOKEN, keeps_text=False))
-        elif spec.name == "clear-tool-uses":  # copies the whole conversation at every call
-            out.append(Replay(spec.name, "clear-tool-uses", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
-                              summarizes=False))
-        elif spec.name == "langchain-summarization":
-            tokens = s.get("trigger_tokens") or (s.get("trigger_fraction") or 0) * (s.get("max_input_tokens") or 0)
-            window = int(tokens * CHARS_PER_TOKEN) if tokens else (
-                int(s["trigger_messages"]) * 700 if s.get("trigger_messages") else NO_TRIM * 100)
-            out.append(Replay(spec.name, "langmem", window, keeps_text=False))
-    return out
+def strategy_replays(specs: Sequence[Any]) -> List[CostedReplay]:
+    """The replays of a Strategies job (or a recommender's search): each strategy, costed by its registry
+    entry (`Strategy.cost`, which every registered strategy has). The one no-compression baseline they are
+    measured against is counted from the trajectory's messages, no replay."""
+    return [CostedReplay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
 
 
-def _deepagents_window(s: dict) -> int:
-    profile = s.get("max_input_tokens")
-    if s.get("trigger_tokens"):
-        tokens = s["trigger_tokens"]
-    elif s.get("trigger_fraction") and profile:
-        tokens = s["trigger_fraction"] * profile
-    elif s.get("trigger_messages"):
-        return int(s["trigger_messages"]) * 700  # messages; chars are found from the trace's mean
-    else:
-        tokens = 0.85 * profile if profile else 170_000  # compute_summarization_defaults
-    return int(tokens * CHARS_PER_TOKEN)
-
-
-def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[Replay]:
+def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[CostedReplay]:
     """The replays of Compare (or a sweep, `keep_records=False`: rows only) over a base RunConfig: each
     setting, and one 'compression off' baseline per agent trim."""
     out, trims = [], set()
     for setting in settings:
         changes = setting.changes() if hasattr(setting, "changes") else dict(setting)
         trim = int(changes.get("agent_trim_chars") or base.agent_trim_chars)
-        out.append(Replay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
+        out.append(CostedReplay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
                           keeps_text=keep_records, calls_every=changes.get("summarize_every"),
                           summarizes=changes.get("summarizer", base.summarizer) != "silent"))
         if trim not in trims:
             trims.add(trim)
-            out.append(Replay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
+            out.append(CostedReplay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
     return out
 
 
@@ -198,7 +163,7 @@ class Estimate:
 KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
 
 
-def estimate(trace: Any, replays: Sequence[Replay], max_tool_output_chars: int = 5_000,
+def estimate(trace: Any, replays: Sequence[CostedReplay], max_tool_output_chars: int = 5_000,
              rows_only: bool = False, at_once: int = 1) -> Estimate:
     """`rows_only`: each replay keeps only its row once it is done, and `at_once` of them run at a time (a
     recommender's search), so no result is walked again and only the running ones hold their text."""
@@ -243,8 +208,9 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     replays = list(strategy_replays(strategies)) + list(setting_replays(base, settings, keep_records))
     if replay is not None:
         base = replay
-        replays.append(Replay("the replay", window_chars=replay.agent_trim_chars, calls_every=replay.summarize_every,
-                              summarizes=replay.summarizer != "silent"))
+        replays.append(CostedReplay("the replay", window_chars=replay.agent_trim_chars,
+                                    calls_every=replay.summarize_every,
+                                    summarizes=replay.summarizer != "silent"))
         endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
     found = estimate(trace, replays, base.max_tool_output_chars, rows_only=search_workers > 0,
                      at_once=search_workers)
@@ -270,12 +236,8 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
 
 
 def _advice(strategies: Sequence[Any], settings: Sequence[Any], search: bool = False) -> str:
-    tips = []
-    if any(getattr(s, "name", "") == "clear-tool-uses" for s in strategies):
-        tips.append("leave out clear-tool-uses (the slowest on a long trajectory: it copies every message at "
-                    "every call)")
-    if any(getattr(s, "name", "") == "deepagents" for s in strategies):
-        tips.append("leave out deepagents (its graph state keeps every message)")
+    tips = list(dict.fromkeys(f"leave out {s.name} ({strategy(s.name).heavy})" for s in strategies
+                              if strategy(s.name).heavy))  # the registry says which strategies are heavy, and why
     if strategies and len(strategies) > 1:
         tips.append("narrow the grids (fewer values to try)" if search else "pick fewer strategies")
     if settings and len(settings) > 1:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from scratchpad_lab.analysis.figures import percent
+from scratchpad_lab.model.config import is_off_word
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import Trace
@@ -96,7 +97,7 @@ def parse_grid(text: str) -> Tuple[str, Grid]:
         items = [v.strip() for v in values.split("|") if v.strip()]
         if not items or len(items) > MAX_VALUES:
             raise StrategyError(f"--grid {name}: {key} takes 1 to {MAX_VALUES} values joined by |.")
-        grid[key] = tuple(None if v.lower() in ("none", "off") else v for v in items)
+        grid[key] = tuple(None if is_off_word(v) else v for v in items)
     return name, grid
 
 

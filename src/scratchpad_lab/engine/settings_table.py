@@ -11,7 +11,8 @@ from typing import Dict, List, Optional, Tuple
 import pandas as pd
 
 from scratchpad_lab.engine.compare import MAX_SETTINGS, Setting
-from scratchpad_lab.model.config import ConfigError, RunConfig, allowed_range, every_text, field_default, largest
+from scratchpad_lab.model.config import (ConfigError, RunConfig, allowed_range, every_text, field_default, largest,
+                                         parse_every)
 from scratchpad_lab.engine.promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
@@ -47,14 +48,7 @@ def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict
     `endpoint` is the summarizer model for rows whose summarizer is "endpoint"; a custom prompt that is
     the name of one of `versions` (the Prompt lab's prompt versions) is that version, under its name."""
     every = row.get("summarize_every")
-    if _blank(every) or str(every).strip().lower() in ("off", "none"):
-        every = None
-    else:
-        try:
-            every = _whole(every, "summarize_every")
-        except ConfigError:
-            raise ConfigError(f"summarize_every must be off or a whole number of iterations "
-                             f"({allowed_range('summarize_every')}).") from None
+    every = None if _blank(every) else parse_every(every)  # an empty cell (pandas: NaN) is off, as "" is
     if _blank(row.get("max_scratchpad_chars")):
         raise ConfigError(f"max_scratchpad_chars is empty: enter a number of chars "
                           f"({allowed_range('max_scratchpad_chars')}; {largest('max_scratchpad_chars'):,}: the size "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Literal, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
 from autourgos_summarizer import middleware as _summarizer_middleware
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -215,6 +215,35 @@ def field_default(name: str):
 def every_text(summarize_every: Optional[int]) -> str:
     """summarize_every as every page and the CLI write it: the number, or "off" (no periodic trigger)."""
     return "off" if summarize_every is None else str(summarize_every)
+
+
+# How a person writes "turned off" (a trigger, or a strategy setting left to its package): any case, with
+# spaces around. Widgets, flags, settings tables, strategy settings, grids and files all read it here.
+OFF_WORDS = ("off", "none")
+
+
+def is_off_word(value: Any) -> bool:
+    """`value` is one of OFF_WORDS, in any case ("Off", " NONE ")."""
+    return isinstance(value, str) and value.strip().lower() in OFF_WORDS
+
+
+def parse_every(value: Any, field: str = "summarize_every") -> Optional[int]:
+    """summarize_every as a person gives it anywhere (a widget, a flag, a table cell, a file): a whole
+    number, or off, none or nothing at all (any case) for no periodic trigger. ConfigError names `field`
+    and the accepted words; the range is RunConfig's to check."""
+    if value is None or is_off_word(value) or (isinstance(value, str) and not value.strip()):
+        return None
+    number: Optional[float] = None
+    if not isinstance(value, bool):
+        try:
+            number = float(value.strip() if isinstance(value, str) else value)
+        except (TypeError, ValueError):
+            number = None
+    if number is None or not number.is_integer():  # also nan and inf
+        lo, hi = field_bounds("summarize_every")
+        raise ConfigError(f"{field} must be off or a whole number of iterations (allowed: {lo:,} to {hi:,}; off, "
+                          f"none or empty, in any case, turn the periodic trigger off), not {value!r}.")
+    return int(number)
 
 
 def allowed_range(name: str) -> str:

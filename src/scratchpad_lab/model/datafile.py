@@ -77,21 +77,19 @@ def read_toml(path: Union[str, Path]) -> dict:
 
 # ── run settings in a file ────────────────────────────────────────────────────────────────────────
 
-OFF = "off"  # in a file, a trigger turned off: TOML has no null
-
-
 def run_setting(path: Union[str, Path], field: str, name: str, value: Any) -> Any:
     """One RunConfig setting as a file writes it, checked against RunConfig (the one home of its range).
 
-    `"off"` turns a middleware trigger off: `summarize_every = "off"` is no periodic trigger, and
+    `"off"` (or `"none"`, in any case: model.config.is_off_word, the rule of every widget and flag) turns
+    a middleware trigger off, as TOML has no null: `summarize_every = "off"` is no periodic trigger, and
     `max_scratchpad_chars = "off"` is the largest cap RunConfig allows, so no size trigger in practice.
     `field` is how the file names the setting in an error (`settings.summarize_every`)."""
-    from scratchpad_lab.model.config import ConfigError, RunConfig, field_bounds
-    if value == OFF:
-        if name == "summarize_every":
-            return None
-        if name == "max_scratchpad_chars":
-            return field_bounds(name)[1]
+    from scratchpad_lab.model.config import ConfigError, RunConfig, field_bounds, is_off_word
+    if is_off_word(value) and name == "summarize_every":
+        return None
+    if is_off_word(value) and name == "max_scratchpad_chars":
+        return field_bounds(name)[1]
+    if value == "off":  # on any other setting (a text setting may well be "none")
         raise DataFileError(path, field, f'"off" turns off only summarize_every or max_scratchpad_chars; '
                                          f"give {name} a value.")
     known = RunConfig.model_fields.get(name)

@@ -16,7 +16,7 @@ import streamlit as st
 
 from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_words, word_counts
 from scratchpad_lab.analysis.facts import contains, fact_pattern
-from scratchpad_lab.analysis.figures import facts_kept_text, percent
+from scratchpad_lab.analysis.figures import facts_kept_text, percent, your_decision
 from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
 from scratchpad_lab.ui.markup import chips_html, inert_html
 from scratchpad_lab.analysis.narrate import review_outcome
@@ -42,7 +42,7 @@ CHIPS_COMPACT = 6  # in the live view: two lines at most
 
 def badges(c: Dict) -> List[tuple]:
     out = [TRIGGER_BADGES.get(c.get("trigger")) or REASON_BADGES.get(c.get("reason"), ("unknown trigger", "gray"))]
-    yours = review_outcome(c.get("review")) is not None
+    yours = your_decision(c)  # figures.py: the one rule of whose doing a reply that replaced nothing was
     out += [FLAG_BADGES[f] for f in c.get("flags", []) if f in FLAG_BADGES and not (yours and f in SUMMARIZER_FAULTS)]
     if c.get("status") == "error" and "error_text" not in c.get("flags", []) and not yours:
         out.append(FLAG_BADGES["error_text"])
@@ -59,8 +59,9 @@ def mark_facts(text: str, facts: List[str]) -> str:
     return text
 
 
-def failed(c: Dict) -> bool:
-    """The package kept the scratchpad: the summarizer raised or replied nothing."""
+def replaced_nothing(c: Dict) -> bool:
+    """The package kept the scratchpad: the summarizer raised or replied nothing, or you rejected its proposal
+    (whether that counts as a failed call is figures.failed_call's to say)."""
     return c.get("status") not in (None, "ok")
 
 
@@ -98,18 +99,18 @@ def _header(c: Dict, compact: bool) -> None:
     words = " ".join(f":{color}-badge[{label}]" for label, color in badges(c))
     st.markdown(f"**Compression at iteration {int(c['iteration'])}** {words}")
     before_chars, after_chars = int(c.get("before_chars") or 0), int(c.get("after_chars") or 0)
-    ratio = " (unchanged)" if failed(c) else (f" ({percent(after_chars / before_chars)})" if before_chars else "")
+    ratio = " (unchanged)" if replaced_nothing(c) else (f" ({percent(after_chars / before_chars)})" if before_chars else "")
     tokens = f"{int(c.get('after_tokens') or 0):,} tokens" if compact else \
         f"{int(c.get('before_tokens') or 0):,} → {int(c.get('after_tokens') or 0):,} tokens"
     latency = "" if compact else f" · summarizer {float(c.get('latency_s') or 0):.2f} s"
     st.markdown(f"{before_chars:,} → {after_chars:,} chars{ratio} · {tokens} · "
-                f"facts kept: **{facts_kept_text(c.get('facts_retained'), not failed(c))}**{latency}")
+                f"facts kept: **{facts_kept_text(c.get('facts_retained'), not replaced_nothing(c))}**{latency}")
 
 
 def _chips(c: Dict, shown: int) -> None:
     lost = list(c.get("facts_lost", []))
-    if failed(c) or not lost:
-        if not failed(c) and c.get("facts_before"):
+    if replaced_nothing(c) or not lost:
+        if not replaced_nothing(c) and c.get("facts_before"):
             st.markdown(f":green-badge[every fact kept ({len(c['facts_before'])})]")
         return
     more = f" +{len(lost) - shown} more" if len(lost) > shown else ""
@@ -130,8 +131,8 @@ def diff_view(c: Dict, key: str, height: int) -> None:
                        f":blue-background[{counts['new']:,} new]", width="content",
                        help="Kept words plain; dropped words struck through on red; words the summarizer "
                             "wrote itself on blue; lost facts in bold.")
-    if failed(c):
-        yours = review_outcome(c.get("review"))
+    if replaced_nothing(c):
+        yours = review_outcome(c.get("review")) if your_decision(c) else None
         st.text(yours[0].upper() + yours[1:] + "." if yours else
                 "The summarizer " + ("replied nothing" if c.get("status") == "empty" else "failed")
                 + ": the package kept the scratchpad unchanged.")
@@ -160,7 +161,7 @@ def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: in
             st.text(c["why"])
         _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
         diff_view(c, key, height)
-        if c.get("error") and not review_outcome(c.get("review")):
+        if c.get("error") and not your_decision(c):
             st.text("Summarizer error: " + str(c["error"]))
         if compact:
             return

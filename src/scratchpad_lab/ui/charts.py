@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence
 
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis.figures import failed_call, your_decision
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
 EVENT_KINDS = {  # short labels: two to a legend row fit the chart's width in the live view at 1280 px
@@ -54,9 +55,9 @@ def event_kind(e: Event) -> Optional[str]:
     if e.kind != "compression":
         return None
     status, reason = e.payload.status, e.payload.reason
-    if status != "ok" and e.payload.review in ("rejected", "abandoned"):  # your decision, not a failure
+    if your_decision(e.payload):  # figures.py's one rule: your decision, not a failure
         return e.payload.review
-    if status in ("empty", "error"):
+    if failed_call(e.payload):
         return status
     return reason if reason in ("periodic", "size") else "periodic"  # a strategy's own reasons: drawn as periodic
 

@@ -18,7 +18,7 @@ import streamlit as st
 
 from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.engine import compare as engine
-from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest
+from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest, parse_every
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
 from scratchpad_lab.engine.jobs import Job, abandonable
@@ -55,7 +55,7 @@ RECORDED_KIND = ("Recorded trajectory: each setting replays the recorded steps e
 
 
 @dataclass
-class Result:
+class ComparisonResult:
     """One finished comparison or sweep: kept in session state, shown on every rerun."""
 
     signature: tuple                       # (source key, settings): tells when the inputs have changed
@@ -79,10 +79,10 @@ REPLAY_PROBLEM = "This run cannot be replayed here; nothing was compared."
 
 def _replay_job(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str, signature: tuple,
                 kind: str = "compare", choices: Optional[Dict] = None, keys: Optional[Dict[str, str]] = None) -> Job:
-    """The replays as a job: its worker runs `compare.compare` and builds the Result (no st.* there)."""
+    """The replays as a job: its worker runs `compare.compare` and builds the ComparisonResult (no st.* there)."""
     loaded = entry.loaded
 
-    def work(report, stop) -> Result:
+    def work(report, stop) -> ComparisonResult:
         def progress(index: int, total: int, label: str) -> None:
             report(index, total, f"Replayed {index} of {total} {what}" + (f"; now {label}" if index < total else ""))
 
@@ -92,7 +92,7 @@ def _replay_job(entry: Entry, settings: List[engine.Setting], labels: List[str],
             report(index, len(records), f"Working out the figures: {index} of {len(records)} {what} done")
             # a long run's figures take a second or so and cannot look at the flag: waited for with it in view
             rows.append(abandonable(lambda: _figures(label, record, baselines), stop))
-        return Result(signature, labels, records, baselines, keeps, rows, choices or {}, kind, entry.title)
+        return ComparisonResult(signature, labels, records, baselines, keeps, rows, choices or {}, kind, entry.title)
 
     return Job(work, name="scratchpad-lab-compare", total=len(settings), text=f"Replaying {len(settings)} {what}…")
 
@@ -104,7 +104,7 @@ def _figures(label: str, record: RunRecord, baselines: Dict[int, RunRecord]) -> 
 
 
 def _collect(job: Job) -> None:
-    result: Optional[Result] = job.result
+    result: Optional[ComparisonResult] = job.result
     if result is not None:
         st.session_state[CMP_SWEEP if result.kind == "sweep" else CMP_RESULT] = result
         store_result(result.kind, result.rows, result.labels, result.source)
@@ -122,7 +122,7 @@ def _start(entry: Entry, settings: List[engine.Setting], job: Job) -> None:
         st.rerun()  # the live view above the tabs starts refreshing
 
 
-# ── shown from a Result ─────────────────────────────────────────────────────
+# ── shown from a ComparisonResult ───────────────────────────────────────────
 
 def _money(value: Optional[float]) -> str:
     return "no price known" if value is None else f"${value:.4f}"
@@ -133,7 +133,7 @@ def _flags_text(row: Dict) -> str:
     return "Quality flags: " + (", ".join(found) if found else "none")
 
 
-def _column(index: int, result: Result, prices: Optional[dict]) -> None:
+def _column(index: int, result: ComparisonResult, prices: Optional[dict]) -> None:
     row, record = result.rows[index], result.records[index]
     summary = figures(record.events, record.scenario, prices)  # the row's own figures, read the same way
     st.subheader(f"Setting {index + 1}")
@@ -169,13 +169,13 @@ def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
         compression_card(c, key=f"{key}_{i}", cost=cost)  # its badges carry the flags, its text the facts lost
 
 
-def _stale(result: Result, signature: tuple) -> None:
+def _stale(result: ComparisonResult, signature: tuple) -> None:
     if result.signature != signature:
         st.info("These results are for an earlier choice of run or settings; press the button to replay with "
                 "the current ones.")
 
 
-def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+def show_comparison(result: ComparisonResult, signature: tuple, prices: Optional[dict]) -> None:
     import pandas as pd  # lazy: the first page does without it
     _stale(result, signature)
     for index, col in enumerate(st.columns(len(result.records))):
@@ -197,7 +197,7 @@ def show_comparison(result: Result, signature: tuple, prices: Optional[dict]) ->
 
 # ── sweep ───────────────────────────────────────────────────────────────────
 
-def sweep_frame(result: Result) -> pd.DataFrame:
+def sweep_frame(result: ComparisonResult) -> pd.DataFrame:
     import pandas as pd  # lazy: the first page does without it
     rows = [{"summarize_every": every_text(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
@@ -207,7 +207,7 @@ def sweep_frame(result: Result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def show_sweep(result: Result, signature: tuple, prices: Optional[dict]) -> None:
+def show_sweep(result: ComparisonResult, signature: tuple, prices: Optional[dict]) -> None:
     _stale(result, signature)
     frame = sweep_frame(result)
     charts = [("context_tokens_saved", "context tokens saved vs off", ",d"),
@@ -244,7 +244,7 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     caps = c2.multiselect(f"max_scratchpad_chars values ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
                           max_selections=engine.MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
-    every_values = [None if e == "off" else int(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
+    every_values = [parse_every(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
     settings = [engine.Setting(**{**s.changes(), "summarizer": summarizer})
                 for s in engine.grid(every_values, sorted(caps))] if everies and caps else []
     signature = ("sweep",) + _signature(entry, settings)

@@ -16,10 +16,10 @@ import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
-                         PromptVariant, Snapshot, SummarizerSpec, check_prompt, compressions_of,
+                         PromptVariant, Snapshot, MatrixSummarizer, check_prompt, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.figures import percent
-from scratchpad_lab.analysis.probes import ProbeQuestion, scenario_probes
+from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
@@ -282,7 +282,7 @@ def _versions_panel() -> None:
 
 # ── 3. summarizers ──────────────────────────────────────────────────────────────────────────────
 
-def _summarizers_section() -> Tuple[List[SummarizerSpec], List[str]]:
+def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
     st.subheader("3 · Summarizers")
     _seed("pl_n_summarizers", 1)
     n = st.number_input("How many summarizers", min_value=1, max_value=MAX_SUMMARIZERS, key="pl_n_summarizers")
@@ -297,13 +297,13 @@ def _summarizers_section() -> Tuple[List[SummarizerSpec], List[str]]:
                                              "endpoint": "A model (OpenAI-compatible endpoint)"}.get)
             _keep(f"pl_sum_kind_{j}")
             if kind == "extractive":
-                specs.append(SummarizerSpec())
+                specs.append(MatrixSummarizer())
                 continue
             endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
             if problem:
                 problems.append(problem)
             else:
-                specs.append(SummarizerSpec(endpoint, key))
+                specs.append(MatrixSummarizer(endpoint, key))
     if all(s.endpoint is None for s in specs):
         st.info(EXTRACTIVE_ONLY)
     return specs, problems
@@ -314,11 +314,18 @@ def _user_probes() -> List[ProbeQuestion]:
     st.text_area("Your own probe questions (one per line: question = expected answer)", key="pl_probes",
                  height=90, placeholder="Which order is damaged? = A-1001")
     _keep("pl_probes")
-    out = []
+    out, bad = [], []
     for line in st.session_state["pl_probes"].splitlines():
-        question, sep, answer = line.partition("=")
-        if sep and question.strip() and answer.strip():
-            out.append(ProbeQuestion(question.strip(), answer.strip()))
+        try:  # the CLI's --probe rule too
+            probe = parse_probe(line)
+        except ProbeError as exc:
+            bad.append(str(exc))
+            continue
+        if probe is not None:
+            out.append(probe)
+    if bad:  # the person's text, quoted in the message: shown as text
+        st.text(f"Left out until it reads question = answer: {bad[0]}"
+                + (f" ({len(bad) - 1} more like it)" if len(bad) > 1 else ""))
     return out
 
 

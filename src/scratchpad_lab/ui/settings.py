@@ -8,7 +8,7 @@ from typing import Dict, Optional, Tuple
 
 import streamlit as st
 
-from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig, field_bounds,
+from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig, field_bounds, parse_every,
                                          summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -220,7 +220,7 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             validate_prompt_template(prompt)
         every = s[K_EVERY]
         config = RunConfig.build(
-            scenario=s[K_SCENARIO], summarize_every=None if every == "off" else int(every),
+            scenario=s[K_SCENARIO], summarize_every=parse_every(every),
             max_scratchpad_chars=int(s[K_CAP]), agent_trim_chars=int(s[K_TRIM]),
             max_tool_output_chars=int(s[K_TOOL_CAP]), max_iterations=int(s[K_MAX_IT]),
             summarizer=s[K_SUMMARIZER], summarizer_prompt=None if prompt == PACKAGE_PROMPT else prompt,

@@ -24,8 +24,8 @@ RUNS_SCROLL = "runs_scroll_to_step"    # a link opened a step: the next draw of 
 CMP_SOURCE = "cmp_source_entry"        # the key of the run or trace picked on the Compare page
 CMP_TABLE = "cmp_settings_table"       # the settings table the editor starts from (a DataFrame)
 CMP_EDITED = "cmp_settings_edited"     # the table as last edited: the editor restarts from it after a page switch
-CMP_RESULT = "cmp_result"              # the last comparison (compare_page.Result), kept so reruns do not replay
-CMP_SWEEP = "cmp_sweep_result"         # the last sweep (compare_page.Result)
+CMP_RESULT = "cmp_result"              # the last comparison (compare_page.ComparisonResult), kept so reruns do not replay
+CMP_SWEEP = "cmp_sweep_result"         # the last sweep (compare_page.ComparisonResult)
 
 PL_SOURCE = "pl_source_entry"          # the key of the run picked on the Prompt lab page (or "paste")
 PL_MATRIX = "pl_matrix"                # the prompt-lab Matrix running or last run in this tab

@@ -280,6 +280,7 @@ def library_section(open_run, key: str = "runs_lib") -> None:
     st.dataframe(pd.DataFrame([{
         "stored": r.stored_at, "name": r.name, "kind": r.kind, "scenario": r.scenario, "strategy": r.strategy,
         "prompt": r.prompt, "outcome": r.outcome, "iterations": r.iterations, "compressions": r.compressions,
+        "summarizer calls": r.summarizer_calls, "failed calls": r.failed_calls,
         "KB": round(r.size_bytes / 1024, 1)} for r in rows]), hide_index=True, key=f"{key}_table")
     by_id = {r.id: r for r in rows}
     ids = list(by_id)

@@ -9,15 +9,18 @@ from typing import List
 import altair as alt
 import pandas as pd
 
+from scratchpad_lab.engine.strategies.registry import STRATEGIES
 from scratchpad_lab.ui.charts import LEGEND, LEVEL
 
-# One colour per strategy, the same on every view (chart lines and column headers).
-COLORS = {"autourgos-middleware": "#1f77b4", "autourgos-builtin": "#9467bd", "trim-only": "#7f7f7f",
-          "deepagents": "#2ca02c", "langmem": "#d62728", "clear-tool-uses": "#ff7f0e",
-          "langchain-summarization": "#8c564b", "no compression": "#cccccc"}
-
-
 BASELINE = "no compression"
+BASELINE_COLOUR = "#cccccc"
+
+
+def colour(name: str) -> str:
+    """One colour per strategy, the same on every view (chart lines and column headers): its registry entry's."""
+    if name == BASELINE:
+        return BASELINE_COLOUR
+    return STRATEGIES[name].colour if name in STRATEGIES else "#000000"
 # Every strategy's name in full, three to a row under the chart (the lab's legend layout), so seven strategies
 # fit the chart's width in the page at 1280 px.
 STRATEGY_LEGEND = {**LEGEND, "title": None}
@@ -49,7 +52,7 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
     data = frame(results, baseline)
     labels: List[str] = list(dict.fromkeys(data["strategy"])) if len(data) else []
     names = {row.strategy: row.name for row in data.itertuples()} if len(data) else {}
-    scale = alt.Scale(domain=labels, range=[COLORS.get(names[l], "#000000") for l in labels])
+    scale = alt.Scale(domain=labels, range=[colour(names[l]) for l in labels])
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
@@ -87,7 +90,7 @@ def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Char
     data = points_frame(points, titles)
     labels = list(dict.fromkeys(data["strategy"]))
     names = dict(zip(data["strategy"], data["name"]))
-    scale = alt.Scale(domain=labels, range=[COLORS.get(names[l], "#000000") for l in labels])
+    scale = alt.Scale(domain=labels, range=[colour(names[l]) for l in labels])
     pick = alt.selection_point(name="point", fields=["point"], on="click")
     return (alt.Chart(data, width=width, height=height)
             .mark_point(filled=True, opacity=0.9)

@@ -30,7 +30,7 @@ from scratchpad_lab.ui.recommend_view import recommend_view
 from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
-from scratchpad_lab.ui.strategies_chart import COLORS, chart
+from scratchpad_lab.ui.strategies_chart import chart, colour
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}
@@ -150,8 +150,7 @@ def _quirk_line(q) -> str:
 
 
 def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> None:
-    colour = COLORS.get(result.name, "#000000")
-    st.markdown(f"<div style='border-top:6px solid {colour};padding-top:4px'><b>{strategy(result.name).title}"
+    st.markdown(f"<div style='border-top:6px solid {colour(result.name)};padding-top:4px'><b>{strategy(result.name).title}"
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
     for label, text in _row_texts(result, texts).items():
         st.text(f"{label}: {text}")

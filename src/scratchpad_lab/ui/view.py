@@ -21,8 +21,9 @@ import streamlit as st
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.analysis.narrate import narrate, review_outcome, sentence_for, waiting_for
-from scratchpad_lab.analysis.figures import Figures, LABELS, NO_COMPRESSION, compression_counts, figures, percent
+from scratchpad_lab.analysis.narrate import narrate, sentence_for, waiting_for
+from scratchpad_lab.analysis.figures import (Figures, LABELS, NO_COMPRESSION, compression_counts, failed_call_events,
+                                             figures, percent)
 from scratchpad_lab.analysis.metrics import final_answer, model_ids
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
@@ -90,18 +91,18 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
 
 
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
-    """(failed, summarizer calls, why) when summarizer calls failed: it raised or replied nothing."""
-    comps = [e for e in events if e.kind == "compression"]
-    # a proposal you rejected, or a review the Stop ended, is your decision, not a failure of the summarizer
-    bad = [e.payload for e in comps if e.payload.status != "ok" and review_outcome(e.payload.review) is None]
+    """(failed, summarizer calls, why) when summarizer calls failed (figures.failed_call: it raised or replied
+    nothing; a proposal you rejected is your decision, not a failure)."""
+    bad = [e.payload for e in failed_call_events(events)]
     if not bad:
         return None
+    _, calls, _ = compression_counts(events)
     reasons = Counter(str(c.error or "").strip() or
                       ("the summarizer replied nothing" if c.status == "empty" else "no reason given") for c in bad)
     why, count = reasons.most_common(1)[0]
     if len(reasons) > 1:
         why += f" ({count} times; {len(reasons) - 1} other reason{'s' if len(reasons) > 2 else ''})"
-    return len(bad), len(comps), why
+    return len(bad), calls, why
 
 
 def failure_banner(events: Sequence[Event]) -> None:

@@ -109,7 +109,7 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
 # ── summarizers ─────────────────────────────────────────────────────────────────────────────────
 
 @dataclass
-class SummarizerSpec:
+class MatrixSummarizer:
     """The extractive reference (endpoint None) or an endpoint model. The key is used for this
     matrix's calls and kept nowhere else."""
 
@@ -226,7 +226,7 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
 class Matrix(Job):
     """prompts x summarizers on one snapshot, run on worker threads; read `cells` any time."""
 
-    def __init__(self, snapshot: Snapshot, prompts: Sequence[PromptVariant], summarizers: Sequence[SummarizerSpec],
+    def __init__(self, snapshot: Snapshot, prompts: Sequence[PromptVariant], summarizers: Sequence[MatrixSummarizer],
                  probes: Sequence[ProbeQuestion] = (), prices: Optional[dict] = None,
                  per_endpoint: int = PER_ENDPOINT) -> None:
         if not snapshot.scratchpad.strip():

@@ -58,7 +58,9 @@ class RunSummary:
     prompt: str
     outcome: str
     iterations: int
-    compressions: int
+    compressions: int        # the figures row's (tables.figure_columns), as `runs show` and the pages count
+    summarizer_calls: int
+    failed_calls: int        # figures.failed_call: the summarizer replied nothing or raised; never your rejection
     created: str
     stored_ns: int
     size_bytes: int
@@ -503,7 +505,8 @@ class Store:
 # ── helpers ────────────────────────────────────────────────────────────────
 
 _SUMMARY_COLUMNS = (t.runs.c.id, t.runs.c.kind, t.runs.c.name, t.runs.c.scenario, t.runs.c.strategy, t.runs.c.prompt,
-                    t.runs.c.outcome, t.runs.c.iterations, t.runs.c.compressions, t.runs.c.created,
+                    t.runs.c.outcome, t.runs.c.iterations, t.runs.c.compressions,
+                    t.runs.c.summarizer_calls, t.runs.c.failed_calls, t.runs.c.created,
                     t.runs.c.stored_ns, t.runs.c.size_bytes, t.runs.c.owner)
 
 
@@ -552,12 +555,12 @@ def _columns(loaded: Union[RunRecord, Trace], name: str) -> dict:
     if isinstance(loaded, Trace):
         return dict(kind="trace", name=(name or "uploaded trace")[:MAX_NAME], scenario="", outcome="",
                     strategy="trace (a trajectory, not run here yet)", prompt="", iterations=len(loaded.steps),
-                    compressions=0, created="")
+                    created="", **{name: 0 for name in t.FIGURE_COLUMNS})
     events = loaded.events
     return dict(kind="run", name=(name or loaded.name or "run")[:MAX_NAME], scenario=(loaded.scenario or loaded.mode)[:100],
                 strategy=strategy_of(loaded)[:MAX_NAME], prompt=prompt_label(loaded.config)[:100],
                 outcome=loaded.outcome[:20], iterations=sum(1 for e in events if e.kind == "iteration"),
-                compressions=sum(1 for e in events if e.kind == "compression"), created=(loaded.created or "")[:40])
+                created=(loaded.created or "")[:40], **t.figure_columns(events))
 
 
 def secret_values(configs: Iterable, keys: Optional[Dict[str, str]] = None, secrets: Optional[dict] = None) -> List[str]:

@@ -3,7 +3,10 @@
 Streamlit-free. One row per stored thing; the thing itself is kept as the JSON of its file format (a run
 record or a trace exactly as a download holds it, a result as model.results), so a row read back is
 checked by the same schema as a file. The columns beside the JSON are what the library lists and
-searches without opening a run.
+searches without opening a run. Of those, `compressions`, `summarizer_calls` and `failed_calls` are the
+run's figures row (analysis/figures.py, `figure_columns` below), so `runs list` and the Runs page's stored
+runs say what `run`, `runs show` and the Playground say (version 1 counted every compression event, a
+summarizer call that replaced nothing included; version 2 recomputes the stored rows from their bodies).
 
 Migrations: `lab_meta` holds `schema_version`. `MIGRATIONS[n]` takes a database at version n - 1 to
 version n; `migrate` applies the missing ones in order, each in the same transaction as its version
@@ -14,15 +17,17 @@ test that opens a version-n database), and raise SCHEMA_VERSION.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict
+from typing import Callable, Dict, Sequence
 
 from sqlalchemy import (BigInteger, Column, Index, Integer, MetaData, String, Table, Text, UniqueConstraint,
                         inspect, select, text)
 from sqlalchemy.engine import Connection
 
+from scratchpad_lab.analysis.figures import compression_counts
 from scratchpad_lab.engine.store.errors import StoreError
+from scratchpad_lab.model.events import Event
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_ID = 0x5C7A7C4  # PostgreSQL advisory lock taken while migrating
 
 metadata = MetaData()
@@ -43,7 +48,9 @@ runs = Table("lab_runs", metadata,
              Column("prompt", String(100), nullable=False, server_default=""),
              Column("outcome", String(20), nullable=False, server_default=""),
              Column("iterations", Integer, nullable=False, server_default="0"),
-             Column("compressions", Integer, nullable=False, server_default="0"),
+             Column("compressions", Integer, nullable=False, server_default="0"),       # figure_columns
+             Column("summarizer_calls", Integer, nullable=False, server_default="0"),   # (version 2)
+             Column("failed_calls", Integer, nullable=False, server_default="0"),       # (version 2)
              Column("created", String(40), nullable=False, server_default=""),
              Column("stored_ns", BigInteger, nullable=False),
              Column("size_bytes", Integer, nullable=False),
@@ -72,12 +79,41 @@ results = Table("lab_results", metadata,
                 Index("lab_results_owner_stored", "owner", "stored_ns"))
 
 
+FIGURE_COLUMNS = ("compressions", "summarizer_calls", "failed_calls")
+
+
+def figure_columns(events: Sequence[Event]) -> Dict[str, int]:
+    """A run's counted columns, from the figures row's own count (figures.compression_counts, which
+    `figures(events)` reads): compressions are summaries that replaced what is sent; failed calls are
+    figures.failed_call's (a rejection in review is not one)."""
+    return dict(zip(FIGURE_COLUMNS, compression_counts(events)))
+
+
 def _to_1(conn: Connection) -> None:
-    """The first version: runs and traces, prompt versions, results."""
+    """The first version: runs and traces, prompt versions, results (made with today's columns: the
+    version-2 step then finds its columns there and only recounts, which an empty database makes quick)."""
     metadata.create_all(conn, tables=[meta, runs, prompts, results])
 
 
-MIGRATIONS: Dict[int, Callable[[Connection], None]] = {1: _to_1}
+def _to_2(conn: Connection) -> None:
+    """Version 2: summarizer_calls and failed_calls beside compressions, and all three recounted from each
+    stored run's body by the figures row (version 1 counted every compression event as a compression)."""
+    from scratchpad_lab.model.records import load_any
+    from scratchpad_lab.model.trace import RecordError
+    have = {c["name"] for c in inspect(conn).get_columns(runs.name)}
+    for name in FIGURE_COLUMNS[1:]:
+        if name not in have:
+            conn.execute(text(f"ALTER TABLE {runs.name} ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"))
+    stored = conn.execute(select(runs.c.id, runs.c.body).where(runs.c.kind == "run")).all()
+    for run_id, body in stored:
+        try:
+            events = load_any(body, "A stored run").events
+        except (RecordError, AttributeError):  # AttributeError: a trace's body under kind run
+            continue  # a row changed behind the lab's back: Store.load reports it when it is opened
+        conn.execute(runs.update().where(runs.c.id == run_id).values(**figure_columns(events)))
+
+
+MIGRATIONS: Dict[int, Callable[[Connection], None]] = {1: _to_1, 2: _to_2}
 
 
 def current_version(conn: Connection) -> int:

@@ -46,22 +46,9 @@ def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
     return out
 
 
-# What the message strategies import when they run (seconds, the first time in a process).
-LANGCHAIN_MODULES = {
-    "deepagents": ("deepagents.backends.filesystem", "deepagents.middleware.filesystem",
-                   "deepagents.middleware.summarization", "langchain.agents.middleware.types",
-                   "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types",
-                   "langchain_core.language_models.chat_models"),
-    "langmem": ("langmem.short_term", "langchain_core.messages", "langchain_core.language_models.chat_models"),
-    "clear-tool-uses": ("langchain.agents.middleware", "langchain.agents.middleware.types",
-                        "langchain_core.messages", "langchain_core.language_models.chat_models"),
-    "langchain-summarization": ("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages",
-                                "langchain_core.language_models.chat_models"),
-}
-
-
 def _import_langchain(name: str) -> None:
-    for module in LANGCHAIN_MODULES.get(name, ()):
+    """What the strategy's run imports (its registry entry's `imports`: seconds, the first time in a process)."""
+    for module in strategy(name).imports:
         importlib.import_module(module)
 
 

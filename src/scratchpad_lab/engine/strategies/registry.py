@@ -3,8 +3,12 @@
 Streamlit-free and cheap to import (no LangChain: a strategy's module is imported only when it runs).
 A strategy is one module with a `run(...)` function plus one `register(Strategy(...))` below: its name,
 title, one line about it, its settings (`Knob`s, in the package's own words, with ranges and defaults),
-what it sends the model (`context`), and any rule across its settings (`check`). The page's list,
-the CLI's list and help, the settings parser and the engine all read `STRATEGIES`, nothing else.
+what it sends the model (`context`), any rule across its settings (`check`), what replaying a trajectory
+under it costs (`cost`, read by the work limit in engine/limits.py), its colour on every chart and
+column, and the modules its run imports (`imports`, loaded where Stop can reach them). The page's list,
+the CLI's list and help, the settings parser, the work limit, the charts and the engine all read
+`STRATEGIES`, nothing else. A strategy registered without a cost is refused (`register` raises): an
+unknown cost would let any job through the work limit as free.
 
 `context` says what the strategy sends and how the engine calls `run`: "scratchpad" strategies get
 `run(trace, spec, summarizer, baseline)`, "messages" strategies also get the token counter,
@@ -35,6 +39,27 @@ class Knob:
     unit: str = ""             # "chars" | "tokens" (the package's own count, about chars / 4) | "" (a count)
 
 
+CHARS_PER_TOKEN = 4       # the packages' own approximate count
+NO_TRIM = 1_000_000       # the largest agent trim a RunConfig allows (nothing is cut)
+COST_KINDS = ("scratchpad", "deepagents", "langmem", "clear-tool-uses")
+
+
+@dataclass(frozen=True)
+class WorkCost:
+    """What one replay under a strategy costs, in the terms engine/limits.py estimates with."""
+
+    kind: str                           # COST_KINDS: whose measured figures apply (bench/work_limits.py)
+    window_chars: int                   # scratchpad: the trim; messages: where the strategy summarizes
+    keeps_text: bool = True             # its result keeps each step's scratchpad
+    trims_kept: bool = False            # its trim events keep the text before and after
+    calls_every: Optional[int] = None   # scratchpad: summarize_every (an estimate of its summarizer calls)
+    summarizes: bool = True             # it calls a summarizer at all
+
+    def __post_init__(self) -> None:
+        if self.kind not in COST_KINDS:
+            raise ValueError(f"a work cost's kind is one of {COST_KINDS}, not {self.kind!r}")
+
+
 @dataclass(frozen=True)
 class Strategy:
     name: str                                  # as the CLI takes it: `--strategy NAME[:key=value,...]`
@@ -52,15 +77,25 @@ class Strategy:
     # (unit "chars", "tokens" (the package's own count, about chars / 4), "messages" or "iterations"). The
     # Strategies page says why a run never compressed by setting these against the trajectory's peak.
     fires: Optional[Callable[[Dict[str, Any]], List[Tuple[str, str, Optional[float]]]]] = None
+    # What a replay under it costs, from its resolved settings: the work limit's estimate (engine/limits.py).
+    # Required: register() refuses a strategy without one.
+    cost: Optional[Callable[[Dict[str, Any]], WorkCost]] = None
+    colour: str = "#000000"              # its line and column colour on every view (ui/strategies_chart.py)
+    imports: Tuple[str, ...] = ()        # modules its run imports (seconds the first time in a process)
+    heavy: str = ""                      # why it is slow on a long trajectory: the work limit's advice to leave it out
 
 
 STRATEGIES: Dict[str, Strategy] = {}
 
 
 def register(strategy: Strategy) -> Strategy:
-    """Add a strategy to every list (page, CLI, parser, engine), after those registered before it."""
+    """Add a strategy to every list (page, CLI, parser, work limit, engine), after those registered before it.
+    A strategy without a cost is refused: the work limit would let its jobs through as free."""
     if strategy.name in STRATEGIES:
         raise ValueError(f"a strategy named {strategy.name!r} is already registered")
+    if strategy.cost is None:
+        raise ValueError(f"the strategy {strategy.name!r} has no cost: give it cost=..., a function of its "
+                         "settings returning a WorkCost, so the work limit can weigh its jobs")
     STRATEGIES[strategy.name] = strategy
     return strategy
 
@@ -136,6 +171,39 @@ def _langchain_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]
                     "trigger_messages", "", None)]
 
 
+def _autourgos_cost(trim_key: str, summarizes: bool = True) -> Callable[[Dict[str, Any]], WorkCost]:
+    """A scratchpad replay: the scratchpad it handles is held under the agent's trim (`trim_key`)."""
+    return lambda s: WorkCost("scratchpad", int(s[trim_key]), trims_kept=True, calls_every=s.get("summarize_every"),
+                              summarizes=summarizes)
+
+
+def _deepagents_window(s: Dict[str, Any]) -> int:
+    profile = s.get("max_input_tokens")
+    if s.get("trigger_tokens"):
+        tokens = s["trigger_tokens"]
+    elif s.get("trigger_fraction") and profile:
+        tokens = s["trigger_fraction"] * profile
+    elif s.get("trigger_messages"):
+        return int(s["trigger_messages"]) * 700  # messages; chars are found from the trace's mean
+    else:
+        tokens = 0.85 * profile if profile else 170_000  # compute_summarization_defaults
+    return int(tokens * CHARS_PER_TOKEN)
+
+
+def _langmem_cost(s: Dict[str, Any]) -> WorkCost:
+    tokens = s.get("max_tokens_before_summary") or s["max_tokens"]
+    return WorkCost("langmem", int(tokens) * CHARS_PER_TOKEN, keeps_text=False)
+
+
+def _langchain_cost(s: Dict[str, Any]) -> WorkCost:
+    tokens = s.get("trigger_tokens") or (s.get("trigger_fraction") or 0) * (s.get("max_input_tokens") or 0)
+    window = int(tokens * CHARS_PER_TOKEN) if tokens else (
+        int(s["trigger_messages"]) * 700 if s.get("trigger_messages") else NO_TRIM * 100)
+    return WorkCost("langmem", window, keeps_text=False)  # LangMem's measured figures: the same kind of work
+
+
+CHAT_MODEL = "langchain_core.language_models.chat_models"
+
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
 
 register(Strategy(
@@ -149,7 +217,8 @@ register(Strategy(
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
+    cost=_autourgos_cost("agent_trim_chars"), colour="#1f77b4"))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -162,7 +231,8 @@ register(Strategy(
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
+    cost=_autourgos_cost("max_scratchpad_chars"), colour="#9467bd"))
 
 register(Strategy(
     "trim-only", "trim only",
@@ -172,7 +242,8 @@ register(Strategy(
     knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
     grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),),
     fires=lambda s: [("has no summarizer: only the agent's trim, at "
-                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])]))
+                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
+    cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f"))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -211,7 +282,12 @@ register(Strategy(
              "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
     ),
     check=_deepagents_check,
-    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires))
+    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires,
+    cost=lambda s: WorkCost("deepagents", _deepagents_window(s), keeps_text=False), colour="#2ca02c",
+    heavy="its graph state keeps every message",
+    imports=("deepagents.backends.filesystem", "deepagents.middleware.filesystem",
+             "deepagents.middleware.summarization", "langchain.agents.middleware.types",
+             "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL)))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -234,7 +310,8 @@ register(Strategy(
              "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
     ),
     check=_langmem_check,
-    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires))
+    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,
+    cost=_langmem_cost, colour="#d62728", imports=("langmem.short_term", "langchain_core.messages", CHAT_MODEL)))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -258,7 +335,13 @@ register(Strategy(
         Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
     ),
     check=_clear_tool_uses_check,
-    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires))
+    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires,
+    # LangChain's ContextEditingMiddleware copies the whole conversation at every call
+    cost=lambda s: WorkCost("clear-tool-uses", int(s["trigger"]) * CHARS_PER_TOKEN, keeps_text=False,
+                            summarizes=False),
+    colour="#ff7f0e", heavy="the slowest on a long trajectory: it copies every message at every call",
+    imports=("langchain.agents.middleware", "langchain.agents.middleware.types", "langchain_core.messages",
+             CHAT_MODEL)))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -300,4 +383,5 @@ register(Strategy(
     ),
     check=_langchain_summarization_check,
     grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
-    fires=_langchain_fires))
+    fires=_langchain_fires, cost=_langchain_cost, colour="#8c564b",
+    imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, strategy
+from scratchpad_lab.model.config import is_off_word
 
 MIN_STRATEGIES, MAX_STRATEGIES = 1, 8  # every shipped strategy side by side, and one more
 
@@ -118,5 +119,5 @@ def parse_spec(text: str) -> StrategySpec:
         if not sep or not key.strip():
             raise StrategyError(f"{name}: {part!r} is not key=value.")
         value = value.strip()
-        settings[key.strip()] = None if value.lower() in ("none", "off") else value
+        settings[key.strip()] = None if is_off_word(value) else value  # the package's own default
     return make_spec(name, settings)
