@@ -292,6 +292,54 @@ SCROLL_UNDER_HEADER_JS = """(e) => {
 }"""
 
 
+# What a failed wait says of the page: its texts, error boxes and exceptions.
+PAGE_STATE_JS = """() => ({
+  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 60),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
+})"""
+
+
+def wait_for(page, js: str, what: str, timeout: int = 20_000, arg=None, state_js: str = PAGE_STATE_JS) -> None:
+    """Wait until `js` holds; else fail saying `what` and what the page shows (`state_js`)."""
+    try:
+        page.wait_for_function(js, arg=arg, timeout=timeout)
+    except sync_api.TimeoutError:
+        raise AssertionError(f"{what}: {page.evaluate(state_js)}") from None
+
+
+def after_rerun(page, action, what: str, timeout: int = 20_000, state_js: str = PAGE_STATE_JS) -> None:
+    """Do `action` (a click, a keypress) and wait until the script run it caused has ended and the page is idle."""
+    page.evaluate(COUNT_RERUNS_JS)
+    action()
+    wait_for(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout,
+             state_js=state_js)
+
+
+# Two animation frames: the browser has laid out and painted what the last resize or scroll changed (a
+# chart's own resize observer has fired by then). Waited for, never a fixed time.
+FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
+def after_layout(page) -> None:
+    """After a resize or a scroll: wait for the layout to be painted and for the page to be idle."""
+    page.evaluate(FRAMES_JS)
+    page.wait_for_function(IDLE_JS)
+
+
+def full_page_screenshot(page, path: Path, width: int = 1400) -> None:
+    """The whole page in one picture. Streamlit scrolls inside its app view, not the document: the viewport
+    is grown to the content first."""
+    height = page.evaluate("""() => {
+      const main = document.querySelector('[data-testid="stMain"]');
+      return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
+    }""")
+    page.set_viewport_size({"width": width, "height": max(1000, min(int(height) + 200, 16_000))})
+    after_layout(page)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), full_page=True)
+
+
 def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0) -> list:
     """Screenshots of what is on screen at each window size, to test-artifacts/<name>-<w>x<h>.png;
     `scroll_to` (a locator) is scrolled to the top of the view first. With `charts_at_least`, every
@@ -302,7 +350,7 @@ def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0
         page.set_viewport_size({"width": width, "height": height})
         if scroll_to is not None:
             scroll_to.evaluate(SCROLL_UNDER_HEADER_JS)
-        page.wait_for_timeout(400)  # one layout pass (and Vega's resize) at the new size before the capture
+        after_layout(page)
         if charts_at_least:
             drawn = wait_for_charts_drawn(page, charts_at_least)
             assert all(c["legendCut"] <= 1 for c in drawn), f"a legend is cut off at {width}px: {drawn}"

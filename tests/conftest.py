@@ -24,6 +24,18 @@ def _wait_on(work, seconds: float) -> None:
     (work.join if hasattr(work, "join") else work.wait)(seconds)
 
 
+# ── two workers (pytest-xdist, `-n auto --dist loadgroup`) ────────────────────────────────────────────
+
+def pytest_collection_modifyitems(config, items):
+    """Each file's tests stay together on one worker (its module fixtures, an app server or an AppTest, are
+    made once), and every browser test runs on one worker, one at a time: a browser test's own timing (a
+    Stop within a second, a live run seen before it ends) is checked with the other core busy with unit
+    tests, never with a second Chromium and app server."""
+    for item in items:
+        group = "browser" if item.get_closest_marker("browser") else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 # ── skips: visible everywhere, failures in CI ─────────────────────────────────────────────────────────
 
 STRICT_SKIPS_ENV = "SCRATCHPAD_LAB_STRICT_SKIPS"  # .ci/run sets it: there every skip is a failure

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, rerun_until
+from conftest import active_run, APP, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab.ui.markup import escape
 
@@ -19,10 +19,6 @@ def _open(monkeypatch) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
-
-
-def _active(at: AppTest):
-    return at.session_state["play_active_run"]
 
 
 @pytest.fixture
@@ -74,7 +70,7 @@ def test_a_value_in_range_typed_with_the_click_is_the_one_the_run_uses(app):
     app.select_slider(key="play_pacing").set_value("instant")
     app.number_input(key="play_max_scratchpad_chars").set_value(3_100)
     app.button(key="play_run").click().run()
-    rerun_until(app, lambda a: _active(a) is None, what="the run", wait_on=_active)
+    rerun_until(app, lambda a: active_run(a) is None, what="the run", wait_on=active_run)
     assert app.session_state["play_runs"][-1].config.max_scratchpad_chars == 3_100
 
 
@@ -92,7 +88,7 @@ def test_a_failing_summarizer_gets_one_banner_saying_how_many_failed_and_no_100_
         app.sidebar.selectbox(key="play_summarize_every").set_value(3).run()
         assert not app.button(key="play_run").disabled, [e.value for e in app.error]
         app.button(key="play_run").click().run()
-        rerun_until(app, lambda a: _active(a) is None, what="the run", wait_on=_active)
+        rerun_until(app, lambda a: active_run(a) is None, what="the run", wait_on=active_run)
 
     record = app.session_state["play_runs"][-1]
     comps = [e for e in record.events if e.kind == "compression"]
@@ -150,7 +146,7 @@ def test_a_slow_live_render_lengthens_the_refresh_interval(app, monkeypatch):
     finally:
         run.stop()
         monkeypatch.undo()
-        rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
+        rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)
 
 
 # ── small things a demo trips on ────────────────────────────────────────────
@@ -174,4 +170,4 @@ def test_stop_and_pause_sit_together_in_the_status_row(app):
         assert not app.button(key="play_stop").disabled and not app.button(key="play_pause").disabled
     finally:
         run.stop()
-        rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
+        rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)

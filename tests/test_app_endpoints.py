@@ -6,7 +6,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, ROOT, rerun_until
+from conftest import active_run, APP, rerun_until, ROOT
 from fake_openai import FakeOpenAI
 from scratchpad_lab.ui.markup import escape as plain  # the one escape for text put into markdown
 
@@ -32,13 +32,9 @@ def _agent_endpoint(at, provider, url, key_env=None, typed=None):
     return at.run()
 
 
-def _active(at):
-    return at.session_state["play_active_run"]
-
-
 def _run_to_the_end(at):
     at.button(key="play_run").click().run()
-    rerun_until(at, lambda a: _active(a) is None, what="the run", wait_on=_active)
+    rerun_until(at, lambda a: active_run(a) is None, what="the run", wait_on=active_run)
     return at.session_state["play_runs"][-1]
 
 

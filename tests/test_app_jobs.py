@@ -11,13 +11,12 @@ from typing import List
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import live_job, rerun_until
+from conftest import APP, live_job, rerun_until
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import (CMP_JOB, LESSON_JOB, LOSS_JOB, PL_JOB, PLAY_JOB, STRAT_JOB, STRAT_OPEN_POINT,
                                      STRAT_POINT_JOB, STRAT_REC_JOB, STRAT_RECOMMEND, Slot, upload_slot)
 from synthetic import synthetic_trace
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 STOPPED_NOTE = "as you asked: nothing from that job was kept."
 SIX_ROWS = [{"summarize_every": e, "max_scratchpad_chars": c} for e, c in
             [("2", 2000), ("3", 4000), ("5", 8000), ("off", 1_000_000), ("4", 3000), ("6", 6000)]]

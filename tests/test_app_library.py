@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rerun_until
+from conftest import APP, ok, rerun_until
 from scratchpad_lab.ui.state import K_ADVANCED
 from sqlalchemy import event, text
 from streamlit.testing.v1 import AppTest
@@ -21,20 +21,14 @@ from streamlit.testing.v1 import AppTest
 from scratchpad_lab.engine.store import Store, StoreError, forget, owner_of
 from scratchpad_lab.model.records import load_record
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLE = Path(APP).parent / "sample_runs" / "support-ticket-tight.json"
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _app(**params) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in params.items():
         at.query_params[key] = value
-    return _ok(at.run())
+    return ok(at.run())
 
 
 def _finish_a_run(at: AppTest, every: int = 2) -> None:
@@ -45,9 +39,9 @@ def _finish_a_run(at: AppTest, every: int = 2) -> None:
     if active is not None:
         active.join(timeout=60)
         assert not active.running
-        _ok(at.run())
+        ok(at.run())
     assert at.session_state["play_active_run"] is None
-    _ok(at.run())
+    ok(at.run())
 
 
 def _texts(at: AppTest) -> str:
@@ -65,7 +59,7 @@ def test_a_finished_run_is_stored_listed_and_opened_by_its_link_in_a_new_session
     record = at.session_state["play_runs"][-1]
     [row] = Store(any_db).list_runs()
     assert row.name == record.name and row.compressions == sum(1 for e in record.events if e.kind == "compression")
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     assert list(_library(at)["name"]) == [record.name]
 
     fresh = _app(run=row.id, step="4")   # another session: only the link
@@ -95,8 +89,8 @@ def test_the_setting_off_keeps_runs_out_of_the_store(lab_db):
     at.sidebar.toggle(key="play_autosave").set_value(False).run()
     _finish_a_run(at)
     assert at.session_state["play_runs"] and Store(lab_db).list_runs() == []
-    _ok(at.switch_page("pages/runs.py").run())  # the setting survives a page switch
-    _ok(at.switch_page("pages/playground.py").run())
+    ok(at.switch_page("pages/runs.py").run())  # the setting survives a page switch
+    ok(at.switch_page("pages/playground.py").run())
     assert at.sidebar.toggle(key="play_autosave").value is False
 
 
@@ -105,7 +99,7 @@ def test_the_runs_page_searches_renames_and_deletes_stored_runs(lab_db):
     tight = store.save_run(load_record(SAMPLE))
     other = store.save_run(load_record(SAMPLE.parent / "log-triage-defaults.json"))
     at = _app()
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     assert len(_library(at)) == 2
     assert list(_library(at)["scenario"]) == ["log-triage", "support-ticket"]  # newest first
     at.text_input(key="runs_lib_search").set_value("log-triage").run()
@@ -113,14 +107,14 @@ def test_the_runs_page_searches_renames_and_deletes_stored_runs(lab_db):
     at.text_input(key="runs_lib_search").set_value("").run()
     at.selectbox(key="runs_lib_pick").set_value(tight.id).run()
     at.text_input(key="runs_lib_name").set_value("tight, for class").run()
-    _ok(at.button(key="runs_lib_rename").click().run())
+    ok(at.button(key="runs_lib_rename").click().run())
     assert store.summary(tight.id).name == "tight, for class"
     assert store.load(tight.id).name == "tight, for class"  # the record's own name too: an export carries it
     at.text_input(key="runs_lib_search").set_value("for class").run()
     assert list(_library(at)["name"]) == ["tight, for class"]
-    _ok(at.button(key="runs_lib_open").click().run())
+    ok(at.button(key="runs_lib_open").click().run())
     assert at.session_state["runs_open_entry"] == f"stored:{tight.id}"
-    _ok(at.button(key="runs_lib_delete").click().run())
+    ok(at.button(key="runs_lib_delete").click().run())
     assert [r.id for r in store.list_runs()] == [other.id]
     assert "deleted" in _texts(at)
     assert at.session_state["runs_open_entry"] == f"stored:{tight.id}"  # still open in this tab
@@ -129,10 +123,10 @@ def test_the_runs_page_searches_renames_and_deletes_stored_runs(lab_db):
 
 def test_an_upload_is_stored_as_imported(lab_db):
     at = _app()
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     trace = load_record(SAMPLE).trace
     data = json.dumps(trace.to_dict()).encode("utf-8")
-    _ok(at.file_uploader(key="runs_upload").set_value([("my-trace.json", data, "application/json")]).run())
+    ok(at.file_uploader(key="runs_upload").set_value([("my-trace.json", data, "application/json")]).run())
     rerun_until(at)  # the trace's replay is a job; the upload is stored when it has been read
     [row] = Store(lab_db).list_runs()
     assert row.kind == "trace"
@@ -148,7 +142,7 @@ def test_in_hosted_mode_each_visitor_lists_only_its_own_runs_and_reaches_others_
     assert row.owner == owner_of(visitor) and row.owner != visitor  # the id itself is not stored
     second = _app()
     assert second.session_state["lib_visitor_id"] != visitor
-    _ok(second.switch_page("pages/runs.py").run())
+    ok(second.switch_page("pages/runs.py").run())
     assert _library(second) is None and "No stored runs yet" in _texts(second)
     linked = _app(run=row.id, step="3")
     assert linked.slider(key="runs_step").value == 3
@@ -184,7 +178,7 @@ def test_a_full_store_is_a_message_and_the_run_stays_on_screen_with_its_download
     assert at.session_state["play_runs"] and any(
         b.proto.label == "Download this run (JSON)" for b in at.get("download_button"))
     forget(lab_db)  # room again (the cap was this process's connections')
-    _ok(at.button(key="play_store_again_0").click().run())
+    ok(at.button(key="play_store_again_0").click().run())
     assert [r.name for r in Store(lab_db).list_runs()] == [at.session_state["play_runs"][0].name]
     assert "The run store had a problem:" not in [e.value for e in at.error]
 
@@ -195,7 +189,7 @@ def test_an_unreachable_store_is_a_message_and_nothing_on_screen_is_lost(monkeyp
     _finish_a_run(at)
     assert "cannot be reached" in _texts(at)
     assert at.session_state["play_runs"] and at.get("download_button")
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     assert "The run store cannot be read: the runs of this tab below are unaffected." in [e.value for e in at.error]
     assert at.selectbox(key="runs_open").value  # the tab's run and the samples are still there to open
 
@@ -221,26 +215,26 @@ def test_a_postgresql_database_stopped_mid_session_gives_the_message_and_keeps_t
 
 def test_prompt_versions_keep_their_history_across_sessions_and_any_version_opens_in_the_playground(lab_db):
     lab = _app()
-    _ok(lab.switch_page("pages/prompt_lab.py").run())
+    ok(lab.switch_page("pages/prompt_lab.py").run())
     lab.text_input(key="pl_name_0").input("Ids")
     lab.text_area(key="pl_text_0").input("Keep ids.\n{scratchpad}").run()
-    _ok(lab.button(key="pl_save_0").click().run())
+    ok(lab.button(key="pl_save_0").click().run())
     lab.text_area(key="pl_text_0").input("Keep every id and number.\n{scratchpad}").run()
-    _ok(lab.button(key="pl_save_0").click().run())
+    ok(lab.button(key="pl_save_0").click().run())
     assert [(v.version, v.text) for v in Store(lab_db).prompt_history("Ids")] == [
         (2, "Keep every id and number.\n{scratchpad}"), (1, "Keep ids.\n{scratchpad}")]
 
     later = _app()  # another day, another session: the versions come from the store
-    _ok(later.switch_page("pages/prompt_lab.py").run())
+    ok(later.switch_page("pages/prompt_lab.py").run())
     assert later.session_state["pl_prompt_versions"] == {"Ids": "Keep every id and number.\n{scratchpad}"}
     history = [t.value for t in later.text if t.value.startswith("version ")]
     assert [h.split(" · ")[0] for h in history] == ["version 2", "version 1"]
-    _ok(later.button(key="pl_history_use_1").click().run())
+    ok(later.button(key="pl_history_use_1").click().run())
     # the name goes through the page's escape; compare what the reader sees (the offline summarizer gives a warning)
     assert any("“Ids v1”" in html.unescape(s.value) for s in list(later.success) + list(later.warning))
-    _ok(later.switch_page("pages/playground.py").run())
+    ok(later.switch_page("pages/playground.py").run())
     later.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
-    _ok(later.run())
+    ok(later.run())
     assert later.sidebar.text_area(key="play_summarizer_prompt").value == "Keep ids.\n{scratchpad}"
     _finish_a_run(later)
     # the offline summarizer does not follow prompts, so the run is not credited to the version it was given
@@ -250,10 +244,10 @@ def test_prompt_versions_keep_their_history_across_sessions_and_any_version_open
 
 def _recommend(at: AppTest) -> AppTest:
     """A small search on the Strategies page (two strategies over their default grids), waited for as a job."""
-    _ok(at.switch_page("pages/strategies.py").run())
+    ok(at.switch_page("pages/strategies.py").run())
     at.toggle(key="strat_rec_on").set_value(True).run()
     at.multiselect(key="strat_rec_pick").set_value(["trim-only", "clear-tool-uses"]).run()
-    return rerun_until(_ok(at.button(key="strat_rec_run").click().run()))
+    return rerun_until(ok(at.button(key="strat_rec_run").click().run()))
 
 
 def test_a_recommendation_is_stored_with_every_point_and_listed_on_the_runs_page(lab_db):
@@ -266,7 +260,7 @@ def test_a_recommendation_is_stored_with_every_point_and_listed_on_the_runs_page
     assert [(r["settings"], r["on_front"], r["why"]) for r in result.rows] == \
         [(p.cli_arg(), p.on_front, p.why) for p in found.points]
     assert [r["peak_context_tokens"] for r in result.rows] == [p.figures["peak_context_tokens"] for p in found.points]
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
     assert "recommendation" in at.selectbox(key="runs_results_pick").format_func(listed.id)
     shown = next(d.value for d in at.dataframe if "settings" in d.value.columns and "on_front" in d.value.columns)
@@ -283,14 +277,14 @@ def test_the_setting_off_keeps_a_recommendation_out_of_the_store(lab_db):
 
 def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab_db):
     at = _app()
-    _ok(at.switch_page("pages/compare.py").run())
-    rerun_until(_ok(at.button(key="cmp_run").click().run()))  # the replays are a job
+    ok(at.switch_page("pages/compare.py").run())
+    rerun_until(ok(at.button(key="cmp_run").click().run()))  # the replays are a job
     [listed] = Store(lab_db).list_results()
     result = Store(lab_db).load_result(listed.id)
     shown = at.session_state["cmp_result"]
     assert result.kind == "compare" and result.labels == shown.labels
     assert [r["compressions"] for r in result.rows] == [r["compressions"] for r in shown.rows]
-    _ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runs.py").run())
     assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
     assert any(list(d.value["compressions"]) == [r["compressions"] for r in shown.rows] for d in at.dataframe
                if "compressions" in d.value.columns and "setting" in d.value.columns)

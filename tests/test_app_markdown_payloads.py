@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rerun_until
+from conftest import APP, ok, rerun_until
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.engine.strategies import Quirk
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAYLOADS = [
     "![p](http://127.0.0.1:1/x.png)",
     "[a link](http://127.0.0.1:1/page)",
@@ -29,11 +28,6 @@ PAYLOADS = [
 # What must not survive into a body: each payload's live syntax.
 LIVE = ["![", "](", "<img", "<script", "**", "_it_", "`code`", ":red[", ":material/", ":smile:", "http://",
         "www."]
-
-
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _bodies(at: AppTest, *where) -> list:
@@ -56,19 +50,19 @@ def _assert_inert(bodies: list, must_show: str) -> None:
 @pytest.fixture
 def app(monkeypatch) -> AppTest:
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    return _ok(AppTest.from_file(APP, default_timeout=60).run())
+    return ok(AppTest.from_file(APP, default_timeout=60).run())
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_the_prompt_labs_notes_and_its_use_in_the_playground(app, payload):
-    at = _ok(app.switch_page("pages/prompt_lab.py").run())
+    at = ok(app.switch_page("pages/prompt_lab.py").run())
     at.selectbox(key="pl_entry").set_value("sample:support-ticket-defaults.json").run()
     at.text_area(key="pl_text_0").input("Keep the ids. {" + payload + "}\n{scratchpad}").run()
-    _ok(at)
+    ok(at)
     _assert_inert(_bodies(at, "warning"), "is not a word the lab fills in")
     at.text_input(key="pl_name_0").input(payload[:80]).run()
     at.button(key="pl_use_0").click().run()
-    _ok(at)
+    ok(at)
     _assert_inert(_bodies(at, "success") + _bodies(at, "warning"), "The playground now uses the prompt")
 
 
@@ -80,19 +74,19 @@ def test_the_playgrounds_setting_problem_and_the_endpoints_sentences(app, payloa
     at.sidebar.text_input(key="play_agent_ep_base_url_custom").set_value("http://127.0.0.1:9/v1/" + payload)
     at.sidebar.text_input(key="play_agent_ep_model_custom").set_value("m")
     at.sidebar.text_input(key="play_agent_ep_key_env_custom").set_value(payload)  # not a variable name
-    _ok(at.run())
+    ok(at.run())
     _assert_inert(_bodies(at, "error"), "Fix this setting to run")
     at.sidebar.text_input(key="play_agent_ep_key_env_custom").set_value("OPENAI_API_KEY").run()
     _assert_inert(_bodies(at, "caption"), "so it is not sent to")  # the key rule quotes the URL
     at.sidebar.button(key="play_agent_ep_test").click().run()
-    _ok(at)
+    ok(at)
     _assert_inert(_bodies(at, "error"), "Cannot reach")
 
 
 def _strategies_page(at: AppTest, trace: dict) -> AppTest:
-    at = _ok(at.switch_page("pages/strategies.py").run())
+    at = ok(at.switch_page("pages/strategies.py").run())
     at.file_uploader(key="strat_upload").upload("t.json", json.dumps(trace).encode(), "application/json")
-    return _ok(at.run())
+    return ok(at.run())
 
 
 def _duplicate_write_trace() -> dict:
@@ -109,13 +103,13 @@ def _duplicate_write_trace() -> dict:
 def test_the_strategies_quirks_files_and_summarizer_problem(app, payload):
     at = _strategies_page(app, _duplicate_write_trace())
     at.multiselect(key="strat_pick").set_value(["deepagents", "trim-only"]).run()
-    rerun_until(_ok(at.button(key="strat_run").click().run()))  # the strategies run as a job
+    rerun_until(ok(at.button(key="strat_run").click().run()))  # the strategies run as a job
     shown = at.session_state["strat_result"]
     deep = next(r for r in shown.results if r.name == "deepagents")
     assert deep.quirks  # deepagents answered the second write itself: a quirk the page shows
     deep.quirks[0] = Quirk(1, deep.quirks[0].kind, f"a tool named {payload} said {payload}")
     deep.files = {f"/{payload}": "file text"}
-    _ok(at.run())
+    ok(at.run())
     _assert_inert(_bodies(at, "warning"), "a tool named")
     assert any("file" in label for label in (str(e.label) for e in at.expander))
     at.radio(key="strat_summarizer").set_value("endpoint").run()
@@ -123,5 +117,5 @@ def test_the_strategies_quirks_files_and_summarizer_problem(app, payload):
     at.text_input(key="strat_sum_ep_base_url_custom").set_value("http://127.0.0.1:9/v1")
     at.text_input(key="strat_sum_ep_model_custom").set_value("m")
     at.text_input(key="strat_sum_ep_key_env_custom").set_value(payload)
-    _ok(at.run())
+    ok(at.run())
     _assert_inert(_bodies(at, "error"), "is not allowed")

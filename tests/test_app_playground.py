@@ -13,7 +13,7 @@ from typing import List, Optional
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, rerun_until
+from conftest import active_run, APP, rerun_until
 from inert_html import html_texts
 
 from scratchpad_lab.ui.markup import escape
@@ -46,14 +46,10 @@ def _open_app(monkeypatch, samples_dir: Optional[Path] = None) -> AppTest:
     return at
 
 
-def _active(at: AppTest):
-    return at.session_state["play_active_run"]
-
-
 def _run_to_the_end(at: AppTest) -> None:
     at.button(key="play_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    rerun_until(at, lambda a: _active(a) is None, what="the run", wait_on=_active)
+    rerun_until(at, lambda a: active_run(a) is None, what="the run", wait_on=active_run)
 
 
 def _metric(at: AppTest, label: str) -> str:
@@ -271,15 +267,15 @@ def test_every_shipped_sample_run_opens_in_the_same_view(app):
 def test_stop_during_a_paced_run_ends_it_as_stopped_and_keeps_what_was_recorded(app):
     _set_pacing(app, PACE_DEMO)
     app.button(key="play_run").click().run()
-    run = _active(app)
+    run = active_run(app)
     assert run is not None and not run.finished
     assert _metric(app, "status") == "running"
     app.run()
     assert app.button(key="play_run").disabled, "one run at a time"
 
-    rerun_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2, what="the second iteration", wait_on=_active)
+    rerun_until(app, lambda a: len(run.log.of_kind("iteration")) >= 2, what="the second iteration", wait_on=active_run)
     app.button(key="play_stop").click().run()
-    rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
+    rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)
 
     table = _runs_table(app)
     assert len(table) == 1 and table.iloc[0]["outcome"] == "stopped"
@@ -299,12 +295,12 @@ def test_run_is_disabled_in_the_very_render_that_starts_the_run(app):
     _set_pacing(app, PACE_DEMO)
     app.button(key="play_run").click().run()
     try:
-        assert _active(app) is not None and not _active(app).finished
+        assert active_run(app) is not None and not active_run(app).finished
         assert app.button(key="play_run").disabled
     finally:
-        if _active(app) is not None:
-            _active(app).stop()
-            rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
+        if active_run(app) is not None:
+            active_run(app).stop()
+            rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)
 
 
 def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(app):
@@ -313,13 +309,13 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
     app.select_slider(key="play_pacing").set_value(PACE_INSTANT)
     app.selectbox(key="play_summarize_every").set_value(2)
     app.button(key="play_run").click().run()
-    run = _active(app) or app.session_state["play_runs"][-1]
+    run = active_run(app) or app.session_state["play_runs"][-1]
     try:
         assert (run.config.summarize_every, run.config.step_delay_s) == (2, 0.0)
     finally:
-        if _active(app) is not None:
-            _active(app).stop()
-            rerun_until(app, lambda a: _active(a) is None, what="the stopped run", wait_on=_active)
+        if active_run(app) is not None:
+            active_run(app).stop()
+            rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)
 
 
 # ── untrusted text ─────────────────────────────────────────────────────────

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, rerun_until
+from conftest import active_run, APP, ok, rerun_until
 from fake_openai import FakeOpenAI, echo_marker
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import K_ADVANCED
@@ -15,18 +15,13 @@ from scratchpad_lab.ui.state import K_ADVANCED
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
 
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 @pytest.fixture
 def lab(monkeypatch) -> AppTest:
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
-    at = _ok(at.switch_page("pages/prompt_lab.py").run())
+    at = ok(AppTest.from_file(APP, default_timeout=60).run())
+    at = ok(at.switch_page("pages/prompt_lab.py").run())
     at.selectbox(key="pl_entry").set_value("sample:support-ticket-defaults.json")
-    return _ok(at.run())
+    return ok(at.run())
 
 
 def _matrix(at: AppTest):
@@ -34,20 +29,16 @@ def _matrix(at: AppTest):
 
 
 def _wait_matrix(at: AppTest) -> AppTest:
-    _ok(at.run())  # sends the click
+    ok(at.run())  # sends the click
     rerun_until(at, lambda a: _matrix(a) is not None and _matrix(a).finished, timeout_s=60, what="the matrix",
                 wait_on=_matrix)
-    return _ok(at.run())
-
-
-def _active(at: AppTest):
-    return at.session_state["play_active_run"]
+    return ok(at.run())
 
 
 def _run_in_playground(at: AppTest) -> None:
     """Press the playground's Run and poll until the run has ended (bounded: 60 s)."""
     at.button(key="play_run").click().run()
-    rerun_until(at, lambda a: _active(a) is None, timeout_s=60, what="the run", wait_on=_active)
+    rerun_until(at, lambda a: active_run(a) is None, timeout_s=60, what="the run", wait_on=active_run)
 
 
 def _add_model(at: AppTest, url: str) -> None:
@@ -56,7 +47,7 @@ def _add_model(at: AppTest, url: str) -> None:
     at.selectbox(key="pl_sum1_ep_provider").set_value("custom").run()
     at.text_input(key="pl_sum1_ep_base_url_custom").set_value(url)
     at.text_input(key="pl_sum1_ep_model_custom").set_value("fake-model").run()
-    _ok(at)
+    ok(at)
 
 
 def _markup(at: AppTest) -> str:
@@ -135,11 +126,11 @@ def test_prompt_versions_are_kept_and_loadable(lab):
 
 def test_a_prompt_file_uploads_as_a_version_and_a_bad_one_changes_nothing(lab):
     lab.file_uploader(key="pl_prompt_upload").upload("ticket-notes.txt", "Notes: {scratchpad}".encode(), "text/plain")
-    _ok(lab.run())
+    ok(lab.run())
     assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
     assert "version: ticket-notes" in lab.selectbox(key="pl_start_0").options
     lab.file_uploader(key="pl_prompt_upload").upload("bad.txt", b"\xff\xfe\x00bad", "text/plain")
-    _ok(lab.run())
+    ok(lab.run())
     assert [e.value for e in lab.error] == [
         "That file could not be read as plain text, or is over 100 KB; nothing was added. Save the prompt as a "
         "plain .txt file and upload it again."]
@@ -155,9 +146,9 @@ def test_use_in_playground_brings_the_model_with_the_prompt_and_credits_the_run(
         lab.button(key="pl_use_0").click().run()
         assert any("Ids v1" in s.value and escape("fake-model") in s.value for s in lab.success), \
             [s.value for s in lab.success]  # shown escaped (the name and the model are the person's)
-        at = _ok(lab.switch_page("pages/playground.py").run())
+        at = ok(lab.switch_page("pages/playground.py").run())
         at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
-        _ok(at.run())
+        ok(at.run())
         assert at.sidebar.text_area(key="play_summarizer_prompt").value.startswith("MARKER-ids Keep every id.")
         # the prompt lab's model came with it: the summarizer, its endpoint and its model
         assert at.sidebar.selectbox(key="play_summarizer").value == "endpoint"
@@ -181,9 +172,9 @@ def test_a_prompt_taken_to_an_extractive_playground_says_it_is_not_followed_and_
     lab.text_area(key="pl_text_0").input("Keep every id.\nTask: {query}\n{scratchpad}").run()
     lab.button(key="pl_use_0").click().run()
     assert any("does not follow prompts" in w.value for w in lab.warning), [w.value for w in lab.warning]
-    at = _ok(lab.switch_page("pages/playground.py").run())
+    at = ok(lab.switch_page("pages/playground.py").run())
     at.session_state[K_ADVANCED] = True  # the prompt's box is in Advanced
-    _ok(at.run())
+    ok(at.run())
     assert at.sidebar.text_area(key="play_summarizer_prompt").value == "Keep every id.\nTask: {query}\n{scratchpad}"
     assert at.sidebar.selectbox(key="play_summarizer").value == "extractive"
     said = [w.value for w in at.main.warning if "does not follow prompts" in w.value]
@@ -200,7 +191,7 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
     lab.text_input(key="pl_name_0").input("Ids v1")
     lab.text_area(key="pl_text_0").input("MARKER-ids\n{scratchpad}").run()
     lab.button(key="pl_save_0").click().run()
-    cmp = _ok(lab.switch_page("pages/compare.py").run())
+    cmp = ok(lab.switch_page("pages/compare.py").run())
     cmp.selectbox(key="cmp_source").set_value("sample:support-ticket-defaults.json").run()
     with FakeOpenAI() as fake:
         fake.default = ("ok", echo_marker)
@@ -212,9 +203,9 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
             {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "extractive"},
             {"summarize_every": "5", "max_scratchpad_chars": 15000, "summarizer": "endpoint",
              "custom prompt": "Ids v1"}]}
-        _ok(cmp.run())
+        ok(cmp.run())
         assert not cmp.error, [t.value for t in cmp.text][-5:]
-        _ok(rerun_until(cmp.button(key="cmp_run").click().run()))  # the comparison is a job
+        ok(rerun_until(cmp.button(key="cmp_run").click().run()))  # the comparison is a job
     result = cmp.session_state["cmp_result"]
     assert result.labels[1] == "#2 every 5 / 15,000 / fake-model / prompt “Ids v1”"
     model_run = result.records[1]

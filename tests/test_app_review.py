@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, rerun_until
+from conftest import active_run, APP, ok, rerun_until
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.review import RecordedReviews
 from scratchpad_lab.engine.runner import Run
@@ -13,27 +13,18 @@ from scratchpad_lab.engine.runner import Run
 EDIT = "Reviewed: order A-1001 for Asha Rao, ticket T-5521."
 
 
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def _buttons(at: AppTest) -> set:
     return {b.key for b in at.button}
 
 
-def _active(at: AppTest):
-    return at.session_state["play_active_run"]
-
-
 def _wait_for(at: AppTest, key: str) -> None:
-    _ok(at.run())
-    rerun_until(at, lambda a: key in _buttons(a) or _active(a) is None, what=f"the button {key}", wait_on=_active)
+    ok(at.run())
+    rerun_until(at, lambda a: key in _buttons(a) or active_run(a) is None, what=f"the button {key}", wait_on=active_run)
 
 
 def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
+    at = ok(AppTest.from_file(APP, default_timeout=60).run())
     at.sidebar.selectbox(key="play_summarize_every").set_value(3)
     at.sidebar.select_slider(key="play_pacing").set_value("instant")
     at.toggle(key="play_review").set_value(True).run()
@@ -58,7 +49,7 @@ def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
             break
         at.button(key=f"play_review_accept_{n}").click().run()
     assert at.session_state["play_active_run"] is None
-    _ok(at.run())
+    ok(at.run())
 
     record = at.session_state["play_runs"][-1]
     comps = [e.data for e in record.events if e.kind == "compression"]
@@ -83,7 +74,7 @@ def test_accept_edit_reject_are_recorded_shown_and_replayed(monkeypatch):
 
 def test_a_rejected_proposal_and_a_stop_during_review_read_as_the_persons_decisions(monkeypatch):
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
+    at = ok(AppTest.from_file(APP, default_timeout=60).run())
     at.sidebar.selectbox(key="play_summarize_every").set_value(3)
     at.sidebar.select_slider(key="play_pacing").set_value("instant")
     at.toggle(key="play_review").set_value(True).run()
@@ -93,7 +84,7 @@ def test_a_rejected_proposal_and_a_stop_during_review_read_as_the_persons_decisi
     _wait_for(at, "play_review_accept_2")
     at.button(key="play_stop").click().run()  # Stop while the second proposal waits for a decision
     rerun_until(at, lambda page: page.session_state["play_active_run"] is None, timeout_s=30, what="the stopped run")
-    _ok(at.run())
+    ok(at.run())
 
     assert {m.label: str(m.value) for m in at.metric}["status"] == "stopped"
     assert not at.error, [e.value for e in at.error]  # no "compressions failed" banner: nothing failed

@@ -12,7 +12,7 @@ from typing import List
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import APP, ROOT, rerun_until
+from conftest import APP, ok, rerun_until, ROOT
 from scratchpad_lab.ui.library import imported_sample_files, sample_files
 from inert_html import html_texts
 from scratchpad_lab.ui.runs_page import TRACE_NOTE, UPLOAD_FAILED, read_upload
@@ -28,15 +28,10 @@ PLAIN_TEXT_NODES = {"text", "code", "dataframe", "vega_lite_chart"}
 
 # ── helpers ────────────────────────────────────────────────────────────────
 
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def _open(monkeypatch, page: str) -> AppTest:
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
-    at = _ok(AppTest.from_file(APP, default_timeout=60).run())
-    return _ok(at.switch_page(page).run())
+    at = ok(AppTest.from_file(APP, default_timeout=60).run())
+    return ok(at.switch_page(page).run())
 
 
 @pytest.fixture
@@ -82,7 +77,7 @@ def _trace_bytes(extra: str = "") -> bytes:
 
 def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
     at.file_uploader(key=key).upload(name, data, "application/json")
-    return _ok(rerun_until(at.run()))  # a trace is replayed (a job) before it is added
+    return ok(rerun_until(at.run()))  # a trace is replayed (a job) before it is added
 
 
 def _rendered_as_markup(at: AppTest) -> List[str]:
@@ -124,7 +119,7 @@ def test_the_runs_page_lists_every_sample_run(runs):
 
 def test_the_imported_sample_opens_with_its_import_report_as_text(runs):
     name = imported_sample_files()[0].name
-    _ok(runs.selectbox(key="runs_open").set_value(f"sample:imported/{name}").run())
+    ok(runs.selectbox(key="runs_open").set_value(f"sample:imported/{name}").run())
     report = [t for t in _texts(runs) if t.startswith("Imported: autourgos-agent history: 14 iterations → 14 steps")]
     assert report and "[REDACTED: length=371]" in report[0] and "cut at 512 characters" in report[0]
     assert not runs.warning, "the history of a real run replays as it reads"
@@ -133,19 +128,19 @@ def test_the_imported_sample_opens_with_its_import_report_as_text(runs):
 
 def test_opening_a_sample_and_moving_the_step_slider_shows_the_scratchpad_at_that_step(runs):
     runs.selectbox(key="runs_open").set_value(f"sample:{SAMPLE}").run()
-    _ok(runs)
+    ok(runs)
     slider = runs.slider(key="runs_step")
     last = int(slider.max)
     assert slider.value == last, "a run opens at its end"
     assert _sent_at(runs)[0].startswith(f"Scratchpad sent at iteration {last}:")
 
-    _ok(runs.slider(key="runs_step").set_value(3).run())
+    ok(runs.slider(key="runs_step").set_value(3).run())
     assert _sent_at(runs)[0].startswith("Scratchpad sent at iteration 3:")
     assert f"Showing iteration 3 of {last}." in _texts(runs)
     headings = [s.value for s in runs.subheader if s.value.startswith("Compressions (")]
     assert headings == ["Compressions (0)"], "no compression had happened by iteration 3 (every 5)"
 
-    _ok(runs.slider(key="runs_step").set_value(last).run())
+    ok(runs.slider(key="runs_step").set_value(last).run())
     assert _sent_at(runs)[0].startswith(f"Scratchpad sent at iteration {last}:")
     assert runs.download_button, "the open run can be downloaded"
 
@@ -155,10 +150,10 @@ def test_a_run_made_in_this_tab_is_listed_and_opens(runs):
     from scratchpad_lab.engine.runner import Run
 
     runs.session_state["play_runs"] = [Run(RunConfig.build(summarize_every=2), name="Run 1").run()]
-    _ok(runs.run())
+    ok(runs.run())
     table = _runs_table(runs)
     assert list(table[table["source"] == "this tab"]["run"]) == ["Run 1"]
-    _ok(runs.selectbox(key="runs_open").set_value("tab:0").run())
+    ok(runs.selectbox(key="runs_open").set_value("tab:0").run())
     assert runs.slider(key="runs_step").value == int(runs.slider(key="runs_step").max)
 
 
@@ -169,7 +164,7 @@ def test_an_uploaded_run_record_is_added_and_opened(runs):
     assert len(table) == before + 1 and table.iloc[-1]["file"] == "my-run.json"
     assert runs.selectbox(key="runs_open").value == "upload:0"
     assert not runs.error
-    _ok(runs.run())  # the file stays in the uploader: a rerun does not add it again
+    ok(runs.run())  # the file stays in the uploader: a rerun does not add it again
     assert len(_runs_table(runs)) == before + 1
 
 
@@ -181,7 +176,7 @@ def test_an_uploaded_trace_is_replayed_once_with_the_package_defaults_and_says_s
     assert record.config.summarize_every == 5 and record.config.max_scratchpad_chars == 15_000
     assert sum(1 for e in record.events if e.kind == "compression") >= 1
     assert len(runs.download_button) == 2, "the replayed run and the trace itself"
-    _ok(runs.slider(key="runs_step").set_value(2).run())
+    ok(runs.slider(key="runs_step").set_value(2).run())
     assert _sent_at(runs)[0].startswith("Scratchpad sent at iteration 2:")
 
 
@@ -206,7 +201,7 @@ def _hostile_events() -> bytes:
 def test_a_bad_upload_gets_one_message_and_changes_nothing_else(runs, kind):
     data = _hostile_events() if kind == "hostile-events" else BAD_FILES[kind]
     runs.selectbox(key="runs_open").set_value(f"sample:{SAMPLE}").run()
-    _ok(runs.slider(key="runs_step").set_value(4).run())
+    ok(runs.slider(key="runs_step").set_value(4).run())
     table = _runs_table(runs)
 
     _upload(runs, "runs_upload", IMAGE_PAYLOAD + ".json", data)
@@ -218,7 +213,7 @@ def test_a_bad_upload_gets_one_message_and_changes_nothing_else(runs, kind):
     assert runs.session_state["runs_uploads"] == []
     _assert_no_markup_carries_payloads(runs)
 
-    _ok(runs.run())  # still one message while the file stays in the uploader, and still nothing added
+    ok(runs.run())  # still one message while the file stays in the uploader, and still nothing added
     assert len(runs.error) == 1 and _runs_table(runs).equals(table)
 
 
@@ -274,13 +269,13 @@ TWO_SETTINGS = [{"summarize_every": "2", "max_scratchpad_chars": 2000},
 
 def _compare(at: AppTest, rows=TWO_SETTINGS) -> AppTest:
     _set_rows(at, rows)
-    _ok(at.run())
+    ok(at.run())
     assert not at.error, [t for t in _texts(at) if t.startswith("Row ")]
-    return _ok(rerun_until(at.button(key="cmp_run").click().run()))
+    return ok(rerun_until(at.button(key="cmp_run").click().run()))
 
 
 def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
-    _ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
+    ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
     assert any(i.value.startswith("Scenario run: ") for i in cmp.info)
     _compare(cmp)
 
@@ -299,7 +294,7 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
                                                           f"Setting 2: {result.labels[1]}"]
     headings = [m.value for m in cmp.markdown if m.value.startswith("**Compression at iteration ")]
     assert len(headings) == compressions[0]
-    _ok(cmp.selectbox(key="cmp_cards_for").set_value(1).run())
+    ok(cmp.selectbox(key="cmp_cards_for").set_value(1).run())
     assert "This setting never compressed." in _texts(cmp)
     assert cmp.session_state["cmp_result"] is result, "choosing whose cards to show does not replay"
 
@@ -307,7 +302,7 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
 def test_a_wrong_settings_row_is_named_and_compare_is_disabled(cmp):
     _set_rows(cmp, [{"summarize_every": "sometimes", "max_scratchpad_chars": 2000},
                     {"summarize_every": "5", "max_scratchpad_chars": 4000, "custom prompt": "no placeholder"}])
-    _ok(cmp.run())
+    ok(cmp.run())
     assert [e.value for e in cmp.error] == ["Some settings need fixing before you can compare:"]
     detail = "\n".join(_texts(cmp))
     assert "Row 1: summarize_every must be off or a whole number" in detail
@@ -317,7 +312,7 @@ def test_a_wrong_settings_row_is_named_and_compare_is_disabled(cmp):
 
 def test_one_setting_is_not_a_comparison(cmp):
     _set_rows(cmp, TWO_SETTINGS[:1])
-    _ok(cmp.run())
+    ok(cmp.run())
     assert any(t.startswith("Define 2 to 6 settings") for t in _texts(cmp))
     assert cmp.button(key="cmp_run").disabled
 
@@ -341,11 +336,11 @@ def test_untrusted_text_in_a_compared_trace_is_shown_only_as_code_or_text(cmp):
 
 
 def test_a_two_by_two_sweep_gives_four_cells_and_any_cell_opens_as_a_run(cmp):
-    _ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
+    ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
     cmp.multiselect(key="cmp_sweep_every").set_value(["2", "off"])
     cmp.multiselect(key="cmp_sweep_caps").set_value([2000, 1_000_000])
-    _ok(cmp.run())
-    _ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
+    ok(cmp.run())
+    ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
 
     result = cmp.session_state["cmp_sweep_result"]
     assert len(result.records) == 4
@@ -358,7 +353,7 @@ def test_a_two_by_two_sweep_gives_four_cells_and_any_cell_opens_as_a_run(cmp):
               or '"rect"' in c.proto.spec]
     assert len(charts) == 4, "context saved, summarizer tokens, answer score, facts retained"
 
-    _ok(cmp.selectbox(key="cmp_sweep_cell").set_value(0).run())
+    ok(cmp.selectbox(key="cmp_sweep_cell").set_value(0).run())
     assert cmp.session_state["cmp_sweep_result"] is result, "opening a cell does not replay the sweep"
     assert _metric_values(cmp, "compressions") == [str(result.rows[0]["compressions"])]
     assert _sent_at(cmp), "the cell is shown as a run"
@@ -367,23 +362,23 @@ def test_a_two_by_two_sweep_gives_four_cells_and_any_cell_opens_as_a_run(cmp):
 # ── leaving a page and coming back ─────────────────────────────────────────
 
 def test_the_open_run_survives_a_visit_to_another_page(runs):
-    _ok(runs.selectbox(key="runs_open").set_value(f"sample:{SAMPLE}").run())
-    _ok(runs.switch_page("pages/playground.py").run())
-    _ok(runs.switch_page("pages/runs.py").run())
+    ok(runs.selectbox(key="runs_open").set_value(f"sample:{SAMPLE}").run())
+    ok(runs.switch_page("pages/playground.py").run())
+    ok(runs.switch_page("pages/runs.py").run())
     assert runs.selectbox(key="runs_open").value == f"sample:{SAMPLE}"
 
 
 def test_the_settings_and_the_last_comparison_and_sweep_survive_a_visit_to_another_page(cmp):
-    _ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
+    ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
     _compare(cmp)
     cmp.multiselect(key="cmp_sweep_every").set_value(["2"])
     cmp.multiselect(key="cmp_sweep_caps").set_value([2000, 4000])
-    _ok(cmp.run())
-    _ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
+    ok(cmp.run())
+    ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
     result, sweep = cmp.session_state["cmp_result"], cmp.session_state["cmp_sweep_result"]
 
-    _ok(cmp.switch_page("pages/runs.py").run())
-    _ok(cmp.switch_page("pages/compare.py").run())
+    ok(cmp.switch_page("pages/runs.py").run())
+    ok(cmp.switch_page("pages/compare.py").run())
     assert cmp.selectbox(key="cmp_source").value == f"sample:{SAMPLE}"
     table = cmp.data_editor(key="cmp_settings").value
     assert list(table["summarize_every"]) == ["2", "off"]
@@ -399,5 +394,5 @@ def test_changing_the_settings_after_a_comparison_marks_its_results_as_earlier(c
     _compare(cmp)
     _set_rows(cmp, [{"summarize_every": "3", "max_scratchpad_chars": 2000},
                     {"summarize_every": "off", "max_scratchpad_chars": 1_000_000}])
-    _ok(cmp.run())
+    ok(cmp.run())
     assert [i for i in cmp.info if i.value.startswith("These results are for an earlier")]

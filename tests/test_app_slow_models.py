@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from fake_openai import FakeOpenAI
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.ui.state import K_ADVANCED
+from conftest import APP
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 @pytest.fixture

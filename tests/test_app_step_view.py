@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.model.records import load_record
 from scratchpad_lab.ui.view import as_of
+from conftest import APP
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-tight.json"
 
 

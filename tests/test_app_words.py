@@ -14,8 +14,8 @@ from scratchpad_lab.ui.charts import heatmap
 from scratchpad_lab.ui.playground import FIRST_LOOK_PRESET
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.ui.tables import whole_percent
+from conftest import APP
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 # Package names and their jargon, which the main screen leaves to the help icons.
 JARGON = re.compile(r"summarize_every|max_scratchpad_chars|\bdisarmed\b|\barmed\b|hard trim")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, METRIC_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import full_page_screenshot, ARTIFACTS, COUNT_RERUNS_JS, METRIC_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -122,17 +122,6 @@ def _compressions_of(page, index: int) -> int:
     return int(_metric(page, "compressions"))
 
 
-def _full_page_screenshot(page, path: Path) -> None:
-    """Streamlit scrolls inside its app view, not the document: grow the viewport to the content."""
-    height = page.evaluate("""() => {
-      const main = document.querySelector('[data-testid="stMain"]');
-      return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
-    }""")
-    page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 200, 16_000))})
-    page.wait_for_timeout(300)  # one layout pass for the grown viewport before the capture
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
-
 
 def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_beside_it(page):
     started = time.monotonic()
@@ -182,6 +171,6 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     assert second_compressions != first_compressions
     assert second_compressions > first_compressions, "every 2 compresses more often than every 5"
 
-    _full_page_screenshot(page, ARTIFACTS / "playground.png")
+    full_page_screenshot(page, ARTIFACTS / "playground.png")
     assert (ARTIFACTS / "playground.png").stat().st_size > 10_000
     assert time.monotonic() - started < 90

@@ -16,12 +16,13 @@ rows and five columns, all in view at this window width, so the rows are read fr
 from __future__ import annotations
 
 import json
+from functools import partial
 import time
 from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, REPO, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+from browser_support import (after_rerun, wait_for, full_page_screenshot, ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, REPO, browser, page, server, sync_api,  # noqa: F401 (fixtures)
                              upload_trace)
 
 pytestmark = pytest.mark.browser
@@ -85,38 +86,19 @@ STATE_JS = f"""() => ({{
 }})"""
 
 
-def _wait(page, js: str, what: str, timeout: int = 20_000, arg=None) -> None:
-    try:
-        page.wait_for_function(js, arg=arg, timeout=timeout)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
+# every wait of this file: a failure says what the Compare page shows
+_wait = partial(wait_for, state_js=STATE_JS)
+_and_wait_for_the_rerun = partial(after_rerun, state_js=STATE_JS)
 
 
 def _wait_idle(page, what: str, timeout: int = 20_000) -> None:
     _wait(page, IDLE_JS, f"the page did not settle ({what})", timeout)
 
 
-def _and_wait_for_the_rerun(page, action, what: str, timeout: int = 20_000) -> None:
-    """Do something that reruns the script and wait until that rerun has ended and the page settled."""
-    page.evaluate(COUNT_RERUNS_JS)
-    action()
-    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
-
 
 def _source(page) -> str:
     return page.get_by_role("combobox", name=SOURCE_LABEL, exact=True).input_value()
 
-
-def _full_page_screenshot(page, path: Path) -> None:
-    """Streamlit scrolls inside its app view, not the document: grow the viewport to the content."""
-    height = page.evaluate("""() => {
-      const main = document.querySelector('[data-testid="stMain"]');
-      return Math.max(main ? main.scrollHeight : 0, document.documentElement.scrollHeight);
-    }""")
-    page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 200, 16_000))})
-    page.wait_for_timeout(300)  # one layout pass for the grown viewport before the capture
-    path.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(path), full_page=True)
 
 
 # ── the test ───────────────────────────────────────────────────────────────
@@ -166,6 +148,6 @@ def test_an_uploaded_trace_compared_under_two_settings_shows_two_columns_that_co
     assert page.get_by_text("These results are for an earlier choice", exact=False).count() == 0
     assert page.locator('[data-testid="stException"]').count() == 0
 
-    _full_page_screenshot(page, ARTIFACTS / "compare.png")
+    full_page_screenshot(page, ARTIFACTS / "compare.png")
     assert (ARTIFACTS / "compare.png").stat().st_size > 10_000
     assert time.monotonic() - started < 60

@@ -79,8 +79,16 @@ def test_while_a_run_goes_status_scratchpad_triggers_and_newest_compression_shar
                                timeout=RUN_TIMEOUT_MS)
         page.wait_for_function("() => !document.querySelector('[data-testid=\"stBaseButton-primary\"]')?.disabled"
                                " && document.querySelector('input[aria-label=\"Show run\"]')", timeout=RUN_TIMEOUT_MS)
-        # the finished run stays where the live one was
+        # the finished run stays where the live one was. Streamlit's browser side can leave a box out for a
+        # moment while the fragment's last tick and the full rerun after the end cross (seen once in 11 runs
+        # of these files under load); each box must be back within 5 s, and one that stays gone fails below
+        try:
+            page.wait_for_function(f"() => Object.values(({LIVE_STATE_JS})({LIVE_KEYS!r}).boxes).every(b => b)",
+                                   timeout=5_000)
+        except sync_api.TimeoutError:
+            pass
         after = page.evaluate(LIVE_STATE_JS, LIVE_KEYS)
+        assert all(after["boxes"].values()), f"a box of the finished run is gone: {after}"
         assert after["status"] == "answered" and after["scrolled"] == 0
         for key in LIVE_KEYS:
             assert abs(after["boxes"][key]["top"] - state["boxes"][key]["top"]) <= 2, (key, state, after)
@@ -228,11 +236,8 @@ def test_a_fast_run_keeps_its_status_row_once_finished_and_shown(browser, server
     try:
         slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').get_by_role("slider", name="Pacing")
         slider.press("Home")
-        for _ in range(200):  # bounded: the widget's value reaches the page with the rerun
-            if slider.get_attribute("aria-valuetext") == "instant":
-                break
-            page.wait_for_timeout(100)
-        assert slider.get_attribute("aria-valuetext") == "instant"
+        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stSidebar"] [role="slider"]')]
+            .some(e => e.getAttribute('aria-label') === 'Pacing' && e.getAttribute('aria-valuetext') === 'instant')""")
         page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
                                ".getAttribute('data-test-script-state') === 'notRunning'")
         page.get_by_role("button", name="Run", exact=True).click()
@@ -250,6 +255,8 @@ def test_a_fast_run_keeps_its_status_row_once_finished_and_shown(browser, server
             except sync_api.TimeoutError:
                 pass  # said by the assertion below, with what the row holds
             assert page.evaluate(LIVE_STATE_JS, ["live_status"])["status"] == "answered"
-            page.wait_for_timeout(500)  # let a pending refresh tick (0.4 s interval) arrive, if any
+            # not a wait for readiness but the window the test watches: a refresh tick still pending (0.4 s
+            # interval) arrives within it, and the next pass checks the row it leaves
+            page.wait_for_timeout(500)
     finally:
         context.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+from browser_support import (after_rerun, PAGE_STATE_JS, wait_for, ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
                              upload_trace)
 
 pytestmark = pytest.mark.browser
@@ -32,25 +32,7 @@ SIX_ROWS = [("2", 2000), ("3", 4000), ("5", 8000), ("off", 1_000_000), ("4", 300
 STOPPED_JS = """() => [...document.querySelectorAll('[data-testid="stText"]')].some(e => e.innerText.startsWith('Stopped at ')
   && e.innerText.endsWith('as you asked: nothing from that job was kept.'))"""
 GONE_JS = """key => document.querySelector(`.st-key-${key} button`) === null"""
-STATE_JS = """() => ({
-  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 40),
-  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
-  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
-})"""
 STOP_TIMES: dict = {}
-
-
-def _wait(page, js: str, what: str, timeout: int = 20_000, arg=None) -> None:
-    try:
-        page.wait_for_function(js, arg=arg, timeout=timeout)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
-
-
-def _after_rerun(page, action, what: str, timeout: int = 20_000) -> None:
-    page.evaluate(COUNT_RERUNS_JS)
-    action()
-    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
 
 
 def _trace_file(tmp_path: Path, steps: int) -> Path:
@@ -63,16 +45,16 @@ def _trace_file(tmp_path: Path, steps: int) -> Path:
 
 
 def _open(page, name: str) -> None:
-    _wait(page, IDLE_JS, "the Playground did not settle")
+    wait_for(page, IDLE_JS, "the Playground did not settle")
     page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text=name).click()
     page.get_by_role("heading", name=f"Scratchpad Lab · {name}").wait_for()
-    _wait(page, IDLE_JS, f"opening {name}")
+    wait_for(page, IDLE_JS, f"opening {name}")
 
 
 def _going(page, key: str, line: str, what: str) -> str:
     """The job's live view: a progress bar, a line saying what it does now (matching the pattern `line`),
     and a Stop button to press. Returns the line."""
-    _wait(page, """([key, line]) => {
+    wait_for(page, """([key, line]) => {
       const stop = document.querySelector(`.st-key-${key} button`);
       return stop !== null && !stop.disabled && document.querySelector('[data-testid="stProgress"]') !== null
         && [...document.querySelectorAll('[data-testid="stText"]')].some(e => new RegExp(line).test(e.innerText));
@@ -106,7 +88,7 @@ def _stop(page, key: str, what: str) -> float:
     seconds until its live view was gone too)."""
     page.evaluate(WATCH_STOP_JS, [key, STOPPED_JS, GONE_JS])
     page.locator(f".st-key-{key}").get_by_role("button", name="Stop", exact=True).click()
-    _wait(page, "() => window.__stop.said !== undefined && window.__stop.gone !== undefined",
+    wait_for(page, "() => window.__stop.said !== undefined && window.__stop.gone !== undefined",
           f"{what} did not stop", 10_000)
     times = page.evaluate("() => window.__stop")
     said, gone = (times["said"] - times["clicked"]) / 1000, (times["gone"] - times["clicked"]) / 1000
@@ -135,7 +117,7 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
     def rows(value) -> str:  # the rows as JSON.stringify writes them, as a JS string literal
         return json.dumps(json.dumps(value, separators=(",", ":")))
 
-    _wait(page, same.format(rows([["5", "15000"], ["2", "2000"]])), "the default rows were not drawn")
+    wait_for(page, same.format(rows([["5", "15000"], ["2", "2000"]])), "the default rows were not drawn")
     for attempt in range(3):  # glide can miss a click while the page is still settling: then nothing changed
         page.mouse.click(box["x"] + 100, box["y"] + 35 + 17)  # the first row's summarize_every cell
         page.keyboard.press("Control+V")
@@ -145,11 +127,11 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
         except sync_api.TimeoutError:
             page.keyboard.press("Escape")
     assert page.evaluate(rows_js) == wanted
-    _wait(page, IDLE_JS, "after pasting six rows")
-    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.evaluate(STATE_JS)
+    wait_for(page, IDLE_JS, "after pasting six rows")
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, page.evaluate(PAGE_STATE_JS)
 
     button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
-    assert button.is_enabled(), page.evaluate(STATE_JS)
+    assert button.is_enabled(), page.evaluate(PAGE_STATE_JS)
     button.click()
     line = _going(page, "cmp_stop", r"^Replayed [1-4] of 6 settings; now every ", "the comparison")
     done = int(line.split()[1])
@@ -158,7 +140,7 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
     assert page.get_by_role("tab", name="Sweep").is_visible(), "the rest of the page stays drawn"
     took = _stop(page, "cmp_stop", "Compare of 6 settings")
     assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
-    _wait(page, "() => document.querySelector('.st-key-cmp_run button')?.disabled === false", "Compare stayed disabled")
+    wait_for(page, "() => document.querySelector('.st-key-cmp_run button')?.disabled === false", "Compare stayed disabled")
     assert page.locator('[data-testid="stHeading"]', has_text="Setting 1").count() == 0, "nothing half-made shown"
     assert page.locator('[data-testid="stException"]').count() == 0
 
@@ -174,7 +156,7 @@ def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_se
     for title in (strategy(n).title for n in names()):
         if picker.locator(f'[data-tag][aria-label="{title}"]').count() == 0:
             picker.locator("input").click()
-            _after_rerun(page, lambda: page.get_by_role("option", name=title).first.click(), f"adding {title}")
+            after_rerun(page, lambda: page.get_by_role("option", name=title).first.click(), f"adding {title}")
             page.keyboard.press("Escape")
     assert picker.locator("[data-tag]").count() == len(names()), picker.inner_text()
 
@@ -184,7 +166,7 @@ def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_se
     assert button.is_disabled(), "one job at a time"
     took = _stop(page, "strat_stop", f"Strategies, {len(names())} strategies")
     assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
-    _wait(page, "() => document.querySelector('.st-key-strat_run button')?.disabled === false", "Run strategies stayed disabled")
+    wait_for(page, "() => document.querySelector('.st-key-strat_run button')?.disabled === false", "Run strategies stayed disabled")
     assert page.get_by_role("heading", name="What each strategy sent").count() == 0, "nothing half-made shown"
     assert page.locator('[data-testid="stException"]').count() == 0
 
@@ -193,14 +175,14 @@ def test_a_recommend_search_shows_each_point_and_stop_ends_it_within_a_second(pa
     _open(page, "Strategies")
     # every strategy over its default grid on it: about a minute of work
     upload_trace(page, _trace_file(tmp_path, 400), "Trajectory", "upload #1 · trace of 400 steps")
-    _after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")
+    after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")
     button = page.get_by_role("button", name="Recommend settings", exact=True)
     button.click()
     _going(page, "strat_rec_stop", r"^Ran point [1-9]\d* of 26: ", "the search")
     assert button.is_disabled(), "one search at a time"
     took = _stop(page, "strat_rec_stop", "Recommend, 26 points")
     assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
-    _wait(page, "() => document.querySelector('.st-key-strat_rec_run button')?.disabled === false",
+    wait_for(page, "() => document.querySelector('.st-key-strat_rec_run button')?.disabled === false",
           "Recommend settings stayed disabled")
     assert page.get_by_text("points are on the front", exact=False).count() == 0, "nothing half-made shown"
     assert page.locator('[data-testid="stException"]').count() == 0

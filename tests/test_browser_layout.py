@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from browser_support import ARTIFACTS, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
+from browser_support import after_layout, ARTIFACTS, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -96,7 +96,7 @@ def _live_run(page, name: str, width: int, height: int, number: int) -> dict:
     page.evaluate(SAMPLER_JS, [STORY, MOVERS])
     page.wait_for_function("() => [...document.querySelectorAll('.st-key-live_diff strong')]"
                            ".some(e => e.innerText.startsWith('Compression at iteration'))", timeout=RUN_TIMEOUT_MS)
-    page.wait_for_timeout(300)  # a frame or two of the live view with its first compression
+    after_layout(page)  # the live view with its first compression, painted
     page.screenshot(path=str(ARTIFACTS / f"layout-{name}-live-{width}x{height}.png"))
     page.wait_for_function(f"({STATUS_JS})() === 'answered'", timeout=RUN_TIMEOUT_MS)
     page.evaluate("() => { window.__labStop = true; }")

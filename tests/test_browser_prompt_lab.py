@@ -10,22 +10,17 @@ the prompt it was sent. Screenshots of the matrix at 1280x800 and 1500x1000 go t
 from __future__ import annotations
 
 import os
+from functools import partial
 import shutil
 from pathlib import Path
 
 import pytest
 
-from browser_support import ARTIFACTS, COUNT_RERUNS_JS, browser, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import after_layout, after_rerun, wait_for, IDLE_JS, ARTIFACTS, COUNT_RERUNS_JS, browser, server, sync_api  # noqa: F401 (fixtures)
 from fake_openai import FakeOpenAI, echo_marker
 
 pytestmark = pytest.mark.browser
 
-IDLE_JS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  return app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
-    && document.querySelectorAll('[data-stale="true"]').length === 0
-    && document.querySelector('[data-testid="stStatusWidget"]') === null;
-}"""
 CELLS_JS = """() => [0, 1].flatMap(i => [0, 1].map(j => {
   const c = document.querySelector(`.st-key-pl_cell_${i}_${j}`);
   return c ? {badges: [...c.querySelectorAll('[data-testid="stMarkdownContainer"] span')].map(b => b.innerText),
@@ -40,17 +35,9 @@ def fake():
         yield server_
 
 
-def _wait(page, js: str, what: str, timeout: int = 30_000) -> None:
-    try:
-        page.wait_for_function(js, timeout=timeout)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"{what}: {page.evaluate(CELLS_JS)}") from None
-
-
-def _rerun(page, action, what: str) -> None:
-    page.evaluate(COUNT_RERUNS_JS)
-    action()
-    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}")
+# every wait of this file: up to 30 s, and a failure says what each cell shows
+_wait = partial(wait_for, timeout=30_000, state_js=CELLS_JS)
+_rerun = partial(after_rerun, timeout=30_000, state_js=CELLS_JS)
 
 
 def _fill(page, label: str, value: str, then) -> None:
@@ -66,8 +53,7 @@ def _fill(page, label: str, value: str, then) -> None:
 def _shot(page, name: str, width: int, height: int) -> Path:
     page.set_viewport_size({"width": width, "height": height})
     page.get_by_role("heading", name="4 · Run the matrix").evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(400)  # one layout pass at the new size before the capture
-    _wait(page, IDLE_JS, "the page was busy at the screenshot")
+    after_layout(page)
     path = ARTIFACTS / f"promptlab-{name}-{width}x{height}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(path))

@@ -13,31 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+from browser_support import (after_rerun, PAGE_STATE_JS, wait_for, after_layout, ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
                              upload_trace)
 
 pytestmark = pytest.mark.browser
 RUN_TIMEOUT_MS = 120_000
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 
-STATE_JS = """() => ({
-  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 60),
-  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
-  exceptions: [...document.querySelectorAll('[data-testid="stException"]')].map(e => e.innerText.slice(0, 300)),
-})"""
-
-
-def _wait(page, js: str, what: str, timeout: int = 20_000) -> None:
-    try:
-        page.wait_for_function(js, timeout=timeout)
-    except sync_api.TimeoutError:
-        raise AssertionError(f"{what}: {page.evaluate(STATE_JS)}") from None
-
-
-def _after_rerun(page, action, what: str, timeout: int = 20_000) -> None:
-    page.evaluate(COUNT_RERUNS_JS)
-    action()
-    _wait(page, f"() => window.__labReruns >= 1 && ({IDLE_JS})()", f"no finished rerun after {what}", timeout)
 
 
 @pytest.fixture
@@ -54,10 +36,10 @@ def trace_file(tmp_path) -> Path:
 
 def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
     started = time.monotonic()
-    _wait(page, IDLE_JS, "the Playground did not settle")
+    wait_for(page, IDLE_JS, "the Playground did not settle")
     page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Strategies").click()
     page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
-    _wait(page, IDLE_JS, "opening Strategies")
+    wait_for(page, IDLE_JS, "opening Strategies")
 
     # its replay with the defaults is a job: the page opens the upload by itself once it has ended
     upload_trace(page, trace_file, "Trajectory", "upload #1 · trace of 24 steps")
@@ -65,11 +47,11 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
     assert box.input_value().startswith("upload #1 · trace of 24 steps"), box.input_value()
 
     button = page.get_by_role("button", name="Run strategies", exact=True)
-    _after_rerun(page, button.click, "pressing Run strategies", timeout=RUN_TIMEOUT_MS)
+    after_rerun(page, button.click, "pressing Run strategies", timeout=RUN_TIMEOUT_MS)
     page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=RUN_TIMEOUT_MS)
-    _wait(page, IDLE_JS, "the results did not settle", RUN_TIMEOUT_MS)
+    wait_for(page, IDLE_JS, "the results did not settle", RUN_TIMEOUT_MS)
 
-    texts = page.evaluate(STATE_JS)["texts"]
+    texts = page.evaluate(PAGE_STATE_JS)["texts"]
     assert sum(1 for t in texts if t.startswith("compressions: ")) == 3, texts
     assert "files offloaded: 1" in texts, texts        # deepagents moved the 95,000-char result to a file
     assert page.get_by_text("file /large_tool_results/", exact=False).count() == 1
@@ -90,6 +72,6 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
         for part, heading in (("top", "Scratchpad Lab · Strategies"), ("results", "Context sent at each step"),
                               ("sent", "What each strategy sent")):
             page.get_by_role("heading", name=heading).scroll_into_view_if_needed()
-            page.wait_for_timeout(300)  # one layout pass at the new size before the capture
+            after_layout(page)
             page.screenshot(path=str(ARTIFACTS / f"strategies-{width}x{height}-{part}.png"))
     assert time.monotonic() - started < 150

@@ -28,8 +28,8 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.engine.runner import Run
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import load_record
+from conftest import APP
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KINDS = ("working", "silent", "rejecting")
 # the issue's own run: support-ticket, every 3, cap 2,000 (its silent run said 0 on one surface and 12 on another)
 SETTINGS = ["--scenario", "support-ticket", "--summarize-every", "3", "--max-scratchpad-chars", "2000"]

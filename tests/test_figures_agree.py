@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rerun_until
+from conftest import APP, rerun_until
 from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
@@ -27,7 +27,6 @@ from synthetic import synthetic_trace
 from scratchpad_lab.cli import main
 from scratchpad_lab.model.records import load_path, load_record
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 KINDS = ("working", "silent", "failing")
 EVERY, CAP, TRIM = 2, 4000, 1_000_000   # no agent trim: every cut of these runs is a compression
 SETTINGS = ["--summarize-every", str(EVERY), "--max-scratchpad-chars", str(CAP), "--agent-trim-chars", str(TRIM)]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rerun_until
+from conftest import APP, rerun_until
 from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
@@ -25,7 +25,6 @@ from scratchpad_lab.model.records import load_path
 from scratchpad_lab.model.schemas import MAX_FILE_BYTES, MAX_STEPS
 from synthetic import synthetic_trace
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 DEFAULT_THREE = ["autourgos-middleware", "deepagents", "langmem"]
 
 
