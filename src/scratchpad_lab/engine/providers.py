@@ -308,7 +308,18 @@ class EndpointLLM:
                 if guard.reason == "stopped":
                     raise EndpointError(self._scrub(f"{label}: the call was stopped.")) from None
                 if guard.reason == "too_large":
-                    raise self._too_large(f"more than {guard.max_bytes:,} bytes") from None
+                    what = (f"a compressed reply that decodes to more than {guard.max_bytes:,} bytes" if guard.decoded
+                            else f"more than {guard.max_bytes:,} bytes")
+                    raise self._too_large(what) from None
+                if guard.reason == "encoding":
+                    raise EndpointError(self._scrub(
+                        f"{label} sent a reply compressed as {guard.encoding!r}, which the lab does not decode (it "
+                        "asks for uncompressed replies and takes at most one layer of gzip or deflate); it was refused "
+                        "unread. Turn that compression off on the server or its proxy, or use another endpoint.")) from None
+                if guard.reason == "damaged":
+                    raise EndpointError(self._scrub(
+                        f"{label} sent a compressed reply that does not decompress; it was refused. Check that the "
+                        "base URL points at a chat-completions API (…/v1), or turn compression off on its proxy.")) from None
                 last = attempt == tries - 1
                 if last or not worth_retrying(exc):
                     # Only the lab's own sentence goes on: the exception chain may carry the server's
