@@ -170,9 +170,20 @@ def _chat_model_class():
     import openai
     from autourgos_openaichat import OpenAIChatModel
 
+    from autourgos_openaichat import OpenAIChatModelResponseError
+
     class _LabChatModel(OpenAIChatModel):
         pinned: Optional[str] = None  # set on the class built for one endpoint (see EndpointLLM)
         body_cap: int = 0
+
+        def _do_sync_create(self, client, params):
+            # openai hands back the body as a plain string when it is not JSON (a login page, a proxy's
+            # error page served 200 as text/html), and the package would take that string as the
+            # model's text: only a parsed completion (an object with choices) is a reply.
+            raw = super()._do_sync_create(client, params)
+            if isinstance(raw, (str, bytes)) or not hasattr(raw, "choices"):
+                raise OpenAIChatModelResponseError("the reply is not a chat completion")
+            return raw
 
         def _init_clients(self) -> None:  # the package's clients, on the lab's transport
             common = dict(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
