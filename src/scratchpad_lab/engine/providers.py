@@ -9,7 +9,8 @@ Safety and limits:
   dropped connection) are tried again, with backoff, and never past the run's deadline or its Stop;
   a refused connection, a redirect or a 4xx fails at once; after the same failure 3 times in a row
   an `EndpointLLM` fails at once for the rest of its run (a circuit breaker); a reply over
-  `max_reply_bytes` is refused before the agent parses it;
+  `max_reply_bytes` is refused before the agent parses it (a compressed one is decoded only up to the
+  cap, transport.py); a body that is not a chat completion (a web page served 200) is refused;
 - the key rule: a key *variable* of the server (environment or st.secrets) is sent only to the base
   URL it belongs to (a preset's own host, or one the operator bound with SCRATCHPAD_LAB_KEY_HOSTS /
   [scratchpad_lab] key_hosts); in hosted mode only variables the operator allowed
