@@ -5,7 +5,9 @@ prints tried / failed for each.
 
 A probe fails when what the issue found happens again: a redirect followed, a rebinding address
 reached, a 5 MB reply taken as a summary, the key shown or logged, an output file that is not JSON,
-a call's thread or socket alive 10 s after Stop. (The 5,000-step trace is bench/work_limits.py --big;
+a call's thread or socket alive 10 s after Stop; and (issue 29) a compressed reply of about 1 KB on the
+wire that decodes to 419 MB taking more than 64 MB of memory on any model path, or being taken, and a
+web page (200, text/html) taken as a reply on any path. (The 5,000-step trace is bench/work_limits.py --big;
 requests off the app's host are tests/test_browser_offline.py.)
 """
 from __future__ import annotations
@@ -26,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(REPO / "src"))
 
-from fake_openai import STEP, FakeOpenAI  # noqa: E402
+from fake_openai import STEP, FakeOpenAI, bomb  # noqa: E402
 from synthetic import synthetic_trace  # noqa: E402
 
 SECRET = "sk-probe-secret-5d1e8a"
@@ -189,6 +191,101 @@ def stop_against_drip() -> None:
     report("Stop against a slow-drip server: threads and sockets left after 10 s", tried, failed)
 
 
+# ── issue 29: a compressed reply and a web page, on every model path ──────────────────────────────
+
+def _agent(url: str) -> str:
+    """'' when the path refused the reply, else what it took."""
+    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.model.endpoint import Endpoint
+    config = RunConfig.build(scenario="support-ticket", max_iterations=6,
+                             agent_endpoint=Endpoint(provider="custom", base_url=url, model="m", retries=2))
+    record = Run(config, Source.for_scenario("support-ticket")).run()
+    refused = record.outcome == "error" and any(said in record.error for said in (
+        "not an OpenAI-compatible chat completion", "-byte cap", "which the lab does not decode"))
+    return "" if refused else f"the run ended {record.outcome}: {record.error}"  # a page the agent parsed was taken
+
+
+def _summarizer(url: str) -> str:
+    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.model.endpoint import Endpoint
+    config = RunConfig.build(scenario="support-ticket", summarizer="endpoint", summarize_every=5,
+                             summarizer_endpoint=Endpoint(provider="custom", base_url=url, model="m", retries=1))
+    record = Run(config).run()
+    taken = [e.data for e in record.events if e.kind == "compression" and e.data["status"] != "error"]
+    return f"{len(taken)} compressions took it" if taken else ""
+
+
+def _test_connection(url: str) -> str:
+    from scratchpad_lab.engine.providers import check_connection
+    from scratchpad_lab.model.endpoint import Endpoint
+    ok, said = check_connection(Endpoint(provider="custom", base_url=url, model="m"), "k")
+    return said if ok else ""
+
+
+def _prompt_matrix(url: str) -> str:
+    from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
+    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
+    from scratchpad_lab.model.endpoint import Endpoint
+    matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
+                    [PromptVariant("p1", "Keep ids.\n{scratchpad}")],
+                    [CellSummarizer(Endpoint(provider="custom", base_url=url, model="m", retries=1), "k")]).run(timeout=120)
+    return "" if matrix.cells[0].status == "error" else f"the cell is {matrix.cells[0].status}"
+
+
+def _strategies(url: str) -> str:
+    _, out, _ = strategies_cli(url)
+    taken = sum(r["compressions"] for r in json.loads(out))
+    return f"{taken} compressions took it" if taken else ""
+
+
+PATHS = {"agent": _agent, "summarizer": _summarizer, "Test connection": _test_connection,
+         "prompt matrix": _prompt_matrix, "LangChain strategies": _strategies}
+BOMB_BYTES = 419_430_400  # what the issue measured: "gzip, gzip" of about 1 KB on the wire
+BOMB_MEMORY_CAP = 64_000_000
+
+
+def compressed_replies() -> None:
+    import tracemalloc
+    bombs = [("gzip", "gzip"), ("gzip",), ("deflate",), ("zstd",)]
+    for encodings in bombs:
+        bomb(encodings, BOMB_BYTES)  # built before anything is measured
+    tried = failed = 0
+    peaks = {}
+    for name, path in PATHS.items():
+        for encodings in bombs:
+            with FakeOpenAI() as server:
+                server.script = [("ok", STEP)] if name == "agent" else []
+                server.default = ("bomb", (encodings, BOMB_BYTES))
+                tracemalloc.start()
+                try:
+                    taken = path(server.url)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+            peaks[name] = max(peaks.get(name, 0), peak)
+            tried += 1
+            failed += bool(taken) or peak > BOMB_MEMORY_CAP
+    print("    peak traced memory per path (MB): " + ", ".join(f"{n} {p / 1e6:.1f}" for n, p in peaks.items()))
+    report("every path: a reply decoding to 419 MB (gzip x2, gzip, deflate, zstd) stays under 64 MB", tried, failed)
+
+
+def web_pages() -> None:
+    page = ("<!doctype html><html><head><title>Sign in</title></head><body><form action='/login'>"
+            "Sign in to continue</form></body></html>")
+    tried = failed = 0
+    for name, path in PATHS.items():
+        for _ in range(3):
+            with FakeOpenAI() as server:
+                server.script = [("ok", STEP)] if name == "agent" else []
+                server.default = ("html", page)
+                taken = path(server.url)
+            tried += 1
+            failed += bool(taken)
+    report("every path: a web page (200, text/html) at the base URL is not taken as a reply", tried, failed)
+
+
 def main() -> None:
     os.environ["PROBE_SECRET"] = SECRET
     logging.getLogger("autourgos_agent").setLevel(logging.ERROR)
@@ -198,6 +295,8 @@ def main() -> None:
     echoed_key()
     surrogates()
     stop_against_drip()
+    compressed_replies()
+    web_pages()
 
 
 if __name__ == "__main__":

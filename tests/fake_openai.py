@@ -6,7 +6,10 @@ is used. Behaviours: ("ok", text), ("status", code), ("stall", seconds), ("garba
 ("redirect", url) (a 302; ("redirect307", url) a 307), ("big", n_bytes), ("drip", seconds) (a
 completion sent one byte every `seconds`, as a server that keeps a socket alive would),
 ("echo_auth", code) (an error whose body repeats the request's Authorization header, as some
-proxies do). Every request (path, headers, body) is kept in `server.requests`.
+proxies do), ("bomb", (encodings, decoded_bytes)) (a completion whose text is `decoded_bytes` long, sent
+compressed with `encodings` applied in order, e.g. ("gzip", "gzip"): a few KB on the wire; see `bomb`),
+("html", body) (a 200 with Content-Type text/html, as a login page or a proxy's error page).
+Every request (path, headers, body) is kept in `server.requests`.
 `server.wait_for_requests(n)` blocks until n requests have come in (a test waits on that, not a sleep).
 A text may be a function of the request body, so replies can depend on the prompt (`echo_marker`);
 `server.delay` seconds pass before every reply (the requests are served concurrently).
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -41,13 +45,53 @@ def echo_marker(body: dict) -> str:
     return "\n".join([f"Summary by {marker.group(0) if marker else words}"] + kept)
 
 
+_BOMBS: dict = {}
+
+
+def bomb(encodings, decoded_bytes: int) -> bytes:
+    """A completion of `decoded_bytes` of text, compressed with each of `encodings` in turn ("gzip",
+    "deflate", "zstd"). Built in pieces, never whole in memory, and kept: a 400 MB bomb is about 1 KB."""
+    key = (tuple(encodings), decoded_bytes)
+    if key in _BOMBS:
+        return _BOMBS[key]
+    head, tail = json.dumps(completion("@")).encode().split(b"@")
+
+    def pieces():
+        yield head
+        block = b"x" * (1 << 20)
+        left = decoded_bytes
+        while left > 0:
+            yield block[:min(left, len(block))]
+            left -= len(block)
+        yield tail
+
+    def compressed(source, coding):
+        if coding == "zstd":
+            import zstandard
+            packer = zstandard.ZstdCompressor().compressobj()
+            for piece in source:
+                yield packer.compress(piece)
+            yield packer.flush()
+            return
+        packer = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS)
+        for piece in source:
+            yield packer.compress(piece)
+        yield packer.flush()
+
+    stream = pieces()
+    for coding in encodings:
+        stream = compressed(stream, coding)
+    _BOMBS[key] = body = b"".join(stream)
+    return body
+
+
 class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):  # keep test output clean
         pass
 
-    def _send(self, code: int, body: bytes, headers: dict = None) -> None:
+    def _send(self, code: int, body: bytes, headers: dict = None, content_type: str = "application/json") -> None:
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -102,6 +146,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._drip(json.dumps(completion("slow")).encode(), arg)
         elif kind == "big":
             self._send(200, json.dumps(completion("x" * arg)).encode())
+        elif kind == "bomb":
+            encodings, size = arg
+            self._send(200, bomb(encodings, size), {"Content-Encoding": ", ".join(encodings)})
+        elif kind == "html":
+            self._send(200, arg.encode(), content_type="text/html; charset=utf-8")
 
 
 class FakeOpenAI(ThreadingHTTPServer):

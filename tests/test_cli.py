@@ -271,3 +271,17 @@ def test_the_console_script_runs_a_scenario_and_reports_bad_arguments_in_one_lin
     bad = subprocess.run([exe, "run", "--summarize-every", "abc"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("args", [["runs", "list", "--search"], ["runs", "show"], ["runs", "export"],
+                                  ["runs", "delete"]], ids=["list-search", "show", "export", "delete"])
+def test_runs_given_a_byte_that_is_not_utf8_say_so_in_one_line(args, lab_db):
+    """Issue 29: `runs list --search $'\\xff'` printed the driver's UnicodeEncodeError as a traceback. The
+    byte arrives as a lone surrogate (Python's surrogateescape); the store refuses it as its own error."""
+    import sys
+    done = subprocess.run([sys.executable, "-m", "scratchpad_lab.cli", *args, b"\xff"], capture_output=True,
+                          text=True, errors="replace", timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "UnicodeEncodeError" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("scratchpad-lab: error: ") and "not UTF-8" in line

@@ -246,3 +246,40 @@ def test_a_text_that_merges_across_the_earlier_texts_last_seam_is_counted_whole(
     encoding = tokens.get_encoding(counter.encoding_name)
     for text in ("Step 1\nStep 2", second):
         assert counter(text) == len(encoding.encode(text, disallowed_special=())), repr(text)
+
+
+def test_one_counter_shared_by_many_threads_counts_right_and_never_raises():
+    """Issue 29, item 8: `recommend` shares a counter between threads; its recent-texts dict was changed
+    by one thread while another went through it ("dictionary changed size during iteration")."""
+    import sys
+    import threading
+
+    counter = TokenCounter("gpt-4o")
+    encoding = tokens.get_encoding("o200k_base")
+    errors, wrong = [], []
+    start = threading.Barrier(8)
+
+    def hammer(seed: int) -> None:
+        start.wait()
+        try:
+            text = f"Task {seed}\n"
+            for step in range(300):  # a scratchpad that grows: each text goes on from the one before
+                text += f"Step {step} of worker {seed}: read T-{seed * 1000 + step}\n"
+                if step % 3 == 0:
+                    counter(f"prompt {seed}-{step}\n" + text)  # distinct texts keep the recent dict changing
+                if counter(text) != len(encoding.encode(text, disallowed_special=())):
+                    wrong.append((seed, step))
+        except Exception as exc:  # what the race raised
+            errors.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, so the race shows every time
+    try:
+        threads = [threading.Thread(target=hammer, args=(seed,)) for seed in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and wrong == []

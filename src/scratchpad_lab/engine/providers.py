@@ -9,7 +9,8 @@ Safety and limits:
   dropped connection) are tried again, with backoff, and never past the run's deadline or its Stop;
   a refused connection, a redirect or a 4xx fails at once; after the same failure 3 times in a row
   an `EndpointLLM` fails at once for the rest of its run (a circuit breaker); a reply over
-  `max_reply_bytes` is refused before the agent parses it;
+  `max_reply_bytes` is refused before the agent parses it (a compressed one is decoded only up to the
+  cap, transport.py); a body that is not a chat completion (a web page served 200) is refused;
 - the key rule: a key *variable* of the server (environment or st.secrets) is sent only to the base
   URL it belongs to (a preset's own host, or one the operator bound with SCRATCHPAD_LAB_KEY_HOSTS /
   [scratchpad_lab] key_hosts); in hosted mode only variables the operator allowed
@@ -170,9 +171,20 @@ def _chat_model_class():
     import openai
     from autourgos_openaichat import OpenAIChatModel
 
+    from autourgos_openaichat import OpenAIChatModelResponseError
+
     class _LabChatModel(OpenAIChatModel):
         pinned: Optional[str] = None  # set on the class built for one endpoint (see EndpointLLM)
         body_cap: int = 0
+
+        def _do_sync_create(self, client, params):
+            # openai hands back the body as a plain string when it is not JSON (a login page, a proxy's
+            # error page served 200 as text/html), and the package would take that string as the
+            # model's text: only a parsed completion (an object with choices) is a reply.
+            raw = super()._do_sync_create(client, params)
+            if isinstance(raw, (str, bytes)) or not hasattr(raw, "choices"):
+                raise OpenAIChatModelResponseError("the reply is not a chat completion")
+            return raw
 
         def _init_clients(self) -> None:  # the package's clients, on the lab's transport
             common = dict(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
@@ -308,7 +320,18 @@ class EndpointLLM:
                 if guard.reason == "stopped":
                     raise EndpointError(self._scrub(f"{label}: the call was stopped.")) from None
                 if guard.reason == "too_large":
-                    raise self._too_large(f"more than {guard.max_bytes:,} bytes") from None
+                    what = (f"a compressed reply that decodes to more than {guard.max_bytes:,} bytes" if guard.decoded
+                            else f"more than {guard.max_bytes:,} bytes")
+                    raise self._too_large(what) from None
+                if guard.reason == "encoding":
+                    raise EndpointError(self._scrub(
+                        f"{label} sent a reply compressed as {guard.encoding!r}, which the lab does not decode (it "
+                        "asks for uncompressed replies and takes at most one layer of gzip or deflate); it was refused "
+                        "unread. Turn that compression off on the server or its proxy, or use another endpoint.")) from None
+                if guard.reason == "damaged":
+                    raise EndpointError(self._scrub(
+                        f"{label} sent a compressed reply that does not decompress; it was refused. Check that the "
+                        "base URL points at a chat-completions API (…/v1), or turn compression off on its proxy.")) from None
                 last = attempt == tries - 1
                 if last or not worth_retrying(exc):
                     # Only the lab's own sentence goes on: the exception chain may carry the server's

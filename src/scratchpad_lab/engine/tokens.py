@@ -184,25 +184,30 @@ def clear_memos() -> None:
 class TokenCounter:
     """Counts tokens for one model. A scratchpad is counted as it starts, as it is sent and inside
     each prompt, and it is mostly the lines of the one before, so texts are counted line by line
-    (cut only at seams where the sum is exact) and each distinct line is encoded once per process."""
+    (cut only at seams where the sum is exact) and each distinct line is encoded once per process.
+    One counter may be shared by threads (a `recommend` search does): its recent texts are read and
+    changed under its lock; the shared memo is only read and written one key at a time."""
 
     def __init__(self, model: Optional[str] = None) -> None:
         self.model = model
         self.encoding_name = encoding_name_for_model(model)
         self._memo: dict = _MEMOS.setdefault(self.encoding_name, {})
         self._recent: dict = {}  # the last few whole texts counted, with their counts
+        self._lock = threading.Lock()  # guards _recent, which another thread may change mid-loop
 
     def __call__(self, text: str) -> int:
         if not text:
             return 0
         recent = self._recent  # a step counts the same scratchpad as it starts, as it is sent and in its prompt
-        known = recent.get(text)
+        with self._lock:
+            known = recent.get(text)
+            earlier = list(recent.values())
         if known is not None:
             return known[0]
         # A text that goes on from one counted just before (the scratchpad a step later) has that text's
         # parts up to its last seam: they are not split and looked up again, only the rest is.
         total, start = 0, 0
-        for head, cut, before_cut in (entry[1:] for entry in recent.values()):
+        for head, cut, before_cut in (entry[1:] for entry in earlier):
             if cut and text.startswith(head):  # head: up to and including the first char after the seam
                 total, start = before_cut, cut
                 break
@@ -223,8 +228,9 @@ class TokenCounter:
                 memo[key] = hit
             hit += newline  # "\n" alone is one token in both encodings (tests/test_tokens.py)
             total += hit
-        if len(recent) >= 8:
-            recent.clear()
         cut = len(text) - len(parts[-1])  # where the last part starts
-        recent[text] = (total, text[:cut + 1] if cut else "", cut, total - hit)
+        with self._lock:
+            if len(recent) >= 8:
+                recent.clear()
+            recent[text] = (total, text[:cut + 1] if cut else "", cut, total - hit)
         return total

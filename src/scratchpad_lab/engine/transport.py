@@ -11,7 +11,12 @@ Streamlit-free. What it holds to, below the HTTP client (so no caller can go aro
 - Stop: a read waits in slices of `POLL_S` and ends as soon as the call's stop event is set, so an
   abandoned call's thread and socket end within a fraction of a second, not at its timeout;
 - the reply is capped while it arrives (`CallGuard.max_bytes`): a 5 MB reply is cut off at the cap,
-  never held whole in memory.
+  never held whole in memory;
+- compressed replies are bounded too: the lab asks for an uncompressed reply (Accept-Encoding:
+  identity); a server that compresses anyway may use one layer of gzip or deflate, which the lab decodes
+  itself, a piece at a time, counting the decoded bytes against the same cap (`CappedInflate`), so a
+  1 KB gzip bomb stops at the cap, not at 400 MB. Any other encoding (br, zstd, compress, or layers such
+  as "gzip, gzip") is refused before a byte is decoded (`reason` "encoding"); httpx never decodes.
 Redirects are refused by the client (follow_redirects=False, see providers.py); environment proxies
 are not used (trust_env=False), so no variable can route a call around these rules.
 """
@@ -21,15 +26,20 @@ import importlib
 import sys
 import threading
 import time
+import zlib
 from contextlib import contextmanager
 from typing import Iterator, Optional, Tuple
 
 POLL_S = 0.25  # how often a waiting read looks at Stop
+DECODED_PIECE = 64 * 1024  # most bytes one decompress step may produce (the cap is checked after each)
+DECODED_ENCODINGS = ("gzip", "x-gzip", "deflate")  # one layer of these is decoded here; nothing else is
 
 
 class CallGuard:
     """One call's limits: an absolute deadline (time.monotonic), a byte cap, an optional stop event.
-    `reason` says why the transport ended the call early: "deadline", "stopped" or "too_large"."""
+    `reason` says why the transport ended the call early: "deadline", "stopped", "too_large", "encoding"
+    (a Content-Encoding the lab does not decode; `encoding` names it) or "damaged" (a gzip or deflate
+    body that does not decode). `decoded` counts the bytes a compressed reply has decoded to so far."""
 
     def __init__(self, timeout_s: float, max_bytes: int, stop_event: Optional[threading.Event] = None) -> None:
         self.deadline = time.monotonic() + max(0.0, timeout_s)
@@ -37,7 +47,9 @@ class CallGuard:
         self.max_bytes = max_bytes
         self.stop_event = stop_event
         self.received = 0
+        self.decoded = 0
         self.reason: Optional[str] = None
+        self.encoding: Optional[str] = None
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -160,14 +172,79 @@ def _classes():
         def sleep(self, seconds: float) -> None:
             time.sleep(seconds)
 
+    class CappedInflate(httpx.SyncByteStream):
+        """A gzip or deflate body decoded a piece at a time (at most DECODED_PIECE bytes per step), its
+        decoded size held to the guard's cap: the decoding stops at the cap, whatever the wire size."""
+
+        def __init__(self, raw, coding: str, guard: CallGuard) -> None:
+            self._raw, self._guard = raw, guard
+            self._gzip = coding != "deflate"
+            self._inflater = zlib.decompressobj(zlib.MAX_WBITS | 16 if self._gzip else zlib.MAX_WBITS)
+            self._first = True
+
+        def _inflate(self, data: bytes) -> bytes:
+            try:
+                return self._inflater.decompress(data, DECODED_PIECE)
+            except zlib.error as exc:
+                if self._first and not self._gzip:  # "deflate" sent raw, without its zlib header, as some do
+                    self._first = False
+                    self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                    return self._inflate(data)
+                self._guard.reason = self._guard.reason or "damaged"
+                raise httpx.DecodingError(f"the compressed reply is damaged ({exc})") from None
+
+        def _pieces(self, data: bytes):
+            """The decoded pieces of one chunk off the wire, then what the inflater still holds."""
+            while True:
+                piece = self._inflate(data)
+                self._first = False
+                data = b"" if self._inflater.eof else self._inflater.unconsumed_tail
+                if piece:
+                    yield piece
+                if not data and (len(piece) < DECODED_PIECE or self._inflater.eof):
+                    return
+
+        def __iter__(self):
+            guard = self._guard
+            for data in self._raw:
+                for piece in self._pieces(data):
+                    guard.decoded += len(piece)
+                    if guard.decoded > guard.max_bytes:
+                        guard.reason = "too_large"
+                        raise httpx.ReadError(f"the decoded reply passed the {guard.max_bytes:,}-byte cap")
+                    yield piece
+
+        def close(self) -> None:
+            self._raw.close()
+
     class LabTransport(httpx.HTTPTransport):
         def __init__(self, pin: Optional[Tuple[str, str]], timeout_s: float, max_bytes: int) -> None:
             super().__init__(trust_env=False, retries=0)
             self._pool.close()
+            self._default_guard = lambda: CallGuard(timeout_s, max_bytes)
             self._pool = core.ConnectionPool(
                 ssl_context=httpx.create_ssl_context(trust_env=False), max_connections=10,
                 max_keepalive_connections=0, retries=0,
-                network_backend=GuardedBackend(pin, lambda: CallGuard(timeout_s, max_bytes)))
+                network_backend=GuardedBackend(pin, self._default_guard))
+
+        def handle_request(self, request):
+            request.headers["Accept-Encoding"] = "identity"
+            response = super().handle_request(request)
+            codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+            codings = [c for c in codings if c and c != "identity"]
+            if not codings:
+                return response
+            guard = current_guard() or self._default_guard()
+            if len(codings) > 1 or codings[0] not in DECODED_ENCODINGS:
+                response.close()
+                guard.reason, guard.encoding = "encoding", ", ".join(codings)
+                raise httpx.DecodingError(f"the reply is compressed as {guard.encoding!r}, which is not decoded")
+            # The body is handed on decoded, so the client (which would decode without a cap) sees no encoding.
+            headers = [(k, v) for k, v in response.headers.raw
+                       if k.lower() not in (b"content-encoding", b"content-length")]
+            return httpx.Response(response.status_code, headers=headers,
+                                  stream=CappedInflate(response.stream, codings[0], guard),
+                                  extensions=response.extensions, request=request)
 
     _CLASSES.append(LabTransport)
     return LabTransport

@@ -289,6 +289,8 @@ class Store:
                 yield conn
         except StoreError:
             raise
+        except UnicodeEncodeError:  # a lone surrogate that no check below caught: still the store's own error
+            raise StoreError(NOT_TEXT.format(what="A value given to the store"), "settings") from None
         except SQLAlchemyError as exc:
             raise _problem(exc, self.where) from None
         except OSError as exc:
@@ -349,6 +351,7 @@ class Store:
     def list_runs(self, owner: Optional[str] = "", search: str = "", limit: int = 500) -> List[RunSummary]:
         """Stored runs newest first; `owner` None lists every owner's (the CLI's --all). Each word of
         `search` must appear in the name, scenario, strategy or prompt (any case)."""
+        _text(search, "The search")
         query = select(*_SUMMARY_COLUMNS).order_by(t.runs.c.stored_ns.desc()).limit(max(1, limit))
         if owner is not None:
             query = query.where(t.runs.c.owner == owner)
@@ -360,6 +363,7 @@ class Store:
             return [_summary(r) for r in conn.execute(query)]
 
     def summary(self, run_id: str) -> RunSummary:
+        _text(run_id, RUN_ID)
         with self._tx() as conn:
             found = conn.execute(select(*_SUMMARY_COLUMNS).where(t.runs.c.id == run_id)).first()
         if found is None:
@@ -368,6 +372,7 @@ class Store:
 
     def load(self, run_id: str) -> Union[RunRecord, Trace]:
         """The stored run record or trace, checked by the file schema as it comes out."""
+        _text(run_id, RUN_ID)
         with self._tx() as conn:
             body = conn.execute(select(t.runs.c.body).where(t.runs.c.id == run_id)).scalar()
         if body is None:
@@ -401,6 +406,8 @@ class Store:
 
     def delete(self, run_ids: Sequence[str], owner: Optional[str] = "") -> int:
         """Delete runs; `owner` None may delete anyone's (the CLI). Returns how many went."""
+        for run_id in run_ids:
+            _text(run_id, RUN_ID)
         with self._tx(write=True) as conn:
             for run_id in run_ids:
                 _may_change(conn.execute(select(t.runs.c.owner).where(t.runs.c.id == run_id)).first(), run_id, owner)
@@ -512,6 +519,22 @@ _SUMMARY_COLUMNS = (t.runs.c.id, t.runs.c.kind, t.runs.c.name, t.runs.c.scenario
 
 def _summary(row) -> RunSummary:
     return RunSummary(*(row[i] for i in range(len(_SUMMARY_COLUMNS))))
+
+
+NOT_TEXT = ("{what} holds a byte that is not UTF-8 text (a terminal's $'\\xff', say), which the store cannot look "
+            "up; type it again in plain text.")
+RUN_ID = "The run id"  # `scratchpad-lab runs list` shows each run's id
+
+
+def _text(value: str, what: str) -> str:
+    """`value` if a database can take it. A byte that is not UTF-8 reaches Python as a lone surrogate
+    (surrogateescape: a command-line argument, a file name), which every driver refuses with a
+    UnicodeEncodeError: here it is a StoreError that says so."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError(NOT_TEXT.format(what=what), "settings") from None
+    return value
 
 
 def _not_found(run_id: str) -> StoreError:
