@@ -129,9 +129,14 @@ def model_calls(replay: Replay, sizes: Sizes) -> int:
 # ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
 
 def strategy_replays(specs: Sequence[Any]) -> List[Replay]:
-    """The replays of a Strategies job (or a recommender's search): each strategy. The one no-compression
-    baseline they are measured against is counted from the trajectory's messages, no replay."""
+    """The replays of a Strategies job (or a recommender's search): each strategy, and the no-compression
+    replay the scratchpad strategies are read against (once; the message strategies' baseline is counted
+    from the trajectory's messages, no replay)."""
+    from scratchpad_lab.engine.strategies.registry import strategy
+
     out = []
+    if any(strategy(spec.name).context == "scratchpad" for spec in specs):
+        out.append(Replay("no compression", window_chars=NO_TRIM, keeps_text=False, summarizes=False))
     for spec in specs:
         s = spec.resolved()
         if spec.name in ("autourgos-middleware", "trim-only"):

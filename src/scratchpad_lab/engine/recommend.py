@@ -14,7 +14,9 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   answerable. What it costs (minimized): peak and mean context tokens, summarizer tokens (in + out) and,
   when a price is known, their price at the chosen model's price (analysis/pricing.py).
 - the front: a point is on it when no other point is at least as good on every objective and better on one.
-  Each front point gets one sentence saying why it is there.
+  Each front point gets one sentence saying why it is there. A point that cut nothing (its settings never
+  fired on this trajectory) reads exactly as doing nothing in its own form: it is left off the front, says
+  so, and does not push other points off it.
 - shared work: the baseline, the trajectory's messages and facts are worked out once per process; identical
   summarizer requests are answered once per search (`SummaryStore`: an endpoint's replies, usage included;
   the offline summarizer also remembers its own summaries).
@@ -196,10 +198,24 @@ def dominates(a: Point, b: Point, objectives: Sequence[Tuple[str, str]]) -> bool
     return better
 
 
+def cut_nothing(point: Point) -> bool:
+    """A point whose run did nothing (StrategyResult.cut_nothing): it reads as its form's no-compression run."""
+    return bool(point.figures.get("cut_nothing"))
+
+
+CUT_NOTHING = ("cut nothing with these settings (it never compressed, trimmed or cut on this trajectory): it reads "
+               "exactly as doing nothing in its own form, so it is not a saving and is left off the front.")
+
+
 def mark_front(points: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -> None:
-    done = [p for p in points if p.error is None]
+    """The front among the points that cut something: a point that did nothing is neither on it nor counted
+    against the others (it is no compression, and its form's "nothing" is not another's)."""
+    done = [p for p in points if p.error is None and not cut_nothing(p)]
+    judged = {id(p) for p in done}
     for p in points:
-        p.on_front = p.error is None and not any(dominates(q, p, objectives) for q in done if q is not p)
+        p.on_front = id(p) in judged and not any(dominates(q, p, objectives) for q in done if q is not p)
+        if p.error is None and cut_nothing(p):
+            p.why = CUT_NOTHING
 
 
 def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -> str:
@@ -244,7 +260,7 @@ class Search:
     points: List[Point]
     skipped: List[Tuple[str, Dict[str, Any], str]]
     objectives: List[Tuple[str, str]]
-    baseline_peak_tokens: int
+    baseline_peak_tokens: Dict[str, int]     # each form's no-compression peak ("scratchpad", "messages")
     peak_chars: int
     price_model: Optional[str]
     workers: int
@@ -517,7 +533,10 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     front = [p for p in points if p.on_front]
     for p in front:
         p.why = why(p, front, objectives)
-    base_peak = next((p.figures["baseline_peak_tokens"] for p in points if p.figures), 0)
+    base_peak: Dict[str, int] = {}
+    for p in points:
+        if p.figures:
+            base_peak.setdefault(strategy(p.strategy).context, p.figures["baseline_peak_tokens"])
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
                   points_in_workers=counts["in_workers"])

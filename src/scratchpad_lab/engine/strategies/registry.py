@@ -8,8 +8,9 @@ the CLI's list and help, the settings parser and the engine all read `STRATEGIES
 
 `context` says what the strategy sends and how the engine calls `run`: "scratchpad" strategies get
 `run(trace, spec, summarizer, baseline)`, "messages" strategies also get the token counter,
-`run(trace, spec, summarizer, baseline, counter)` (see engine.py). Every strategy is measured against
-the same no-compression baseline (engine.message_baseline).
+`run(trace, spec, summarizer, baseline, counter)` (see engine.py). `context` is also the strategy's form:
+it is read against the no-compression baseline of that form (engine.BASELINES), so doing nothing reads
+exactly 100 %; `never` gives settings that do nothing, and a test holds every entry to it.
 """
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ class Strategy:
     # (unit "chars", "tokens" (the package's own count, about chars / 4), "messages" or "iterations"). The
     # Strategies page says why a run never compressed by setting these against the trajectory's peak.
     fires: Optional[Callable[[Dict[str, Any]], List[Tuple[str, str, Optional[float]]]]] = None
+    # Settings under which it cuts nothing on any trajectory the lab takes (every trigger and cap off or at its
+    # largest): run so, it must read exactly its form's no-compression baseline (tests/test_doing_nothing.py).
+    never: Tuple[Tuple[str, Any], ...] = ()
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -78,6 +82,10 @@ def strategy(name: str) -> Strategy:
 
 def _int(key, default, low, high, help_text, none_ok=False, unit=""):
     return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text, unit)
+
+
+def _largest(field: str) -> int:
+    return field_bounds(field)[1]
 
 
 def _run_knob(key, help_text, field=None):
@@ -136,6 +144,11 @@ def _langchain_fires(s: Dict[str, Any]) -> List[Tuple[str, str, Optional[float]]
                     "trigger_messages", "", None)]
 
 
+# The autourgos agent's cut of each tool result: a cut the scratchpad strategies make (their baseline keeps
+# every result whole), so it is one of their settings.
+_WHOLE_TOOL_RESULTS = ("max_tool_output_chars", field_bounds("max_tool_output_chars")[1])
+TOOL_CUT_HELP = "The agent cuts each tool result to its first N characters before it enters the scratchpad."
+
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
 
 register(Strategy(
@@ -148,8 +161,11 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
+        _run_knob("max_tool_output_chars", TOOL_CUT_HELP),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
+    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("max_scratchpad_chars")),
+           ("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -161,18 +177,22 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
+        _run_knob("max_tool_output_chars", TOOL_CUT_HELP),
     ),
-    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires))
+    grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
+    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 register(Strategy(
     "trim-only", "trim only",
     "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the cut "
     "[...earlier steps trimmed...].",
     "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
-    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
+    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),
+           _run_knob("max_tool_output_chars", TOOL_CUT_HELP)),
     grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),),
     fires=lambda s: [("has no summarizer: only the agent's trim, at "
-                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])]))
+                      f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
+    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -211,7 +231,8 @@ register(Strategy(
              "Old write_file/edit_file arguments longer than this are cut (its arg truncation)."),
     ),
     check=_deepagents_check,
-    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires))
+    grid=(("trigger_tokens", ("30%", "60%")), ("keep_messages", (6, 20))), fires=_deepagents_fires,
+    never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000))))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -234,7 +255,8 @@ register(Strategy(
              "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
     ),
     check=_langmem_check,
-    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires))
+    grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,
+    never=(("max_tokens", 10_000_000), ("max_tokens_before_summary", None))))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -258,7 +280,8 @@ register(Strategy(
         Knob("placeholder", "text", "[cleared]", 1, 200, "The text a cleared tool result becomes."),
     ),
     check=_clear_tool_uses_check,
-    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires))
+    grid=(("trigger", ("30%", "60%")), ("keep", (1, 3))), fires=_clear_fires,
+    never=(("trigger", 10_000_000),)))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -300,4 +323,4 @@ register(Strategy(
     ),
     check=_langchain_summarization_check,
     grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
-    fires=_langchain_fires))
+    fires=_langchain_fires, never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None))))
