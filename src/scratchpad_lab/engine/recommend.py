@@ -9,7 +9,7 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   "30%" is that share of the trajectory's no-compression peak in the setting's unit (chars; or tokens, the
   packages' own count of about chars / 4). `parse_grid` reads the CLI's `NAME:key=v1|v2,...`, which
   replaces the listed keys' values. Points whose settings a strategy refuses are skipped, with why.
-- what a point keeps (maximized): facts at the answer (analysis/kept.py: the trajectory's facts still in
+- what a point keeps (maximized): facts at the answer (analysis/kept.py: its no-compression run's facts still in
   the last call's context); where the source is a scenario, the answer facts kept and the probes
   answerable. What it costs (minimized): peak and mean context tokens, summarizer tokens (in + out) and,
   when a price is known, their price at the chosen model's price (analysis/pricing.py).
@@ -224,7 +224,7 @@ def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, st
     f = point.figures
     parts = []
     if f.get("facts_at_answer") is not None:
-        parts.append(f"keeps {percent(f['facts_at_answer'])} of the trajectory's facts for the last call")
+        parts.append(f"keeps {percent(f['facts_at_answer'])} of its no-compression run's facts for the last call")
     if f.get("answer_facts_kept") is not None:
         parts.append(f"{percent(f['answer_facts_kept'])} of the answer's facts")
     if f.get("probes_answerable") is not None:
