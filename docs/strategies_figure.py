@@ -41,8 +41,13 @@ def table() -> str:
     from scratchpad_lab.engine.strategies import parse_spec, run_strategies
     from scratchpad_lab.model.records import load_path
 
+    from scratchpad_lab.engine.strategies.registry import strategy
+
     rows = [r.row() for r in run_strategies(load_path(TRAJECTORY), [parse_spec(s) for s in SPECS])]
-    lines = [f"No compression peaks at {rows[0]['baseline_peak_tokens']:,} tokens here.", "",
+    peaks = {strategy(r["strategy"]).context: r["baseline_peak_tokens"] for r in rows}
+    lines = [f"Doing nothing peaks at {peaks['scratchpad']:,} tokens here as the agent's scratchpad (what the "
+             f"autourgos strategies are read against) and at {peaks['messages']:,} tokens as messages (what the "
+             "message strategies are read against).", "",
              "| strategy (settings) | compressions | summarizer calls | summarizer tokens in / out "
              "| peak (% of none) | mean | saved | facts at the answer | facts kept | through trims | files |",
              "|---" * 11 + "|"]

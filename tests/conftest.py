@@ -1,6 +1,6 @@
 """Shared test support, one copy each: the app's path, a bounded "rerun until" for AppTest, bounded waits
 on a run or on worker threads, `no_network`, and the package-fires oracle. Plain helpers are imported
-(`from conftest import APP, rerun_until`); fixtures are asked for by name. The helper modules of this
+(`from conftest import APP, rerun_until`; `shared_file` for ../shared's real datasets); fixtures are asked for by name. The helper modules of this
 folder (fake_openai, bare_reference, browser_support, synthetic) are importable because this folder is
 put on sys.path here. No helper sleeps for a fixed time: each waits on the work itself, with a deadline.
 """
@@ -18,6 +18,29 @@ sys.path.insert(0, os.path.dirname(__file__))
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")  # AppTest.from_file(APP): the whole app, with its navigation and sidebar
 POLL_S = 0.05  # the longest wait on a page's running work between two reruns
+
+
+def _main_checkout(root: Path) -> Path:
+    """The repository's main checkout: `root` itself, or, for a git worktree (its .git is a file naming
+    `<main>/.git/worktrees/<name>`), the checkout that worktree belongs to."""
+    git = root / ".git"
+    if git.is_file():
+        text = git.read_text(encoding="utf-8").strip()
+        if text.startswith("gitdir:"):
+            gitdir = Path(text.partition(":")[2].strip())
+            if gitdir.parent.name == "worktrees" and gitdir.parent.parent.name == ".git":
+                return gitdir.parent.parent.parent
+    return root
+
+
+def shared_file(*parts: str) -> Path:
+    """A file of the shared folder beside the repository (`../shared/...`: real datasets, read from there and
+    never copied in); a test that needs it skips, with the reason starting "needs ../shared", where it is absent."""
+    for root in dict.fromkeys((ROOT, _main_checkout(ROOT))):
+        path = root.parent.joinpath("shared", *parts)
+        if path.exists():
+            return path
+    pytest.skip(f"needs ../shared/{'/'.join(parts)} beside the repository (real data, never copied into it)")
 
 
 def _wait_on(work, seconds: float) -> None:

@@ -86,7 +86,7 @@ def test_the_playgrounds_setting_problem_and_the_endpoints_sentences(app, payloa
 def _strategies_page(at: AppTest, trace: dict) -> AppTest:
     at = ok(at.switch_page("pages/strategies.py").run())
     at.file_uploader(key="strat_upload").upload("t.json", json.dumps(trace).encode(), "application/json")
-    return ok(at.run())
+    return ok(rerun_until(at.run()))  # a trace is replayed as a job: its entry is picked once that has ended
 
 
 def _duplicate_write_trace() -> dict:

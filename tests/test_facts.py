@@ -219,10 +219,11 @@ def test_a_50000_char_scratchpad_yields_every_planted_identifier_once():
 # ── the fast search finds exactly what each kind's own pattern finds ────────
 
 def _reference_spans(line):
-    """line_fact_spans as it was written first: each kind's pattern.sub over the line, in order."""
+    """line_fact_spans as it was written first: each kind's pattern.sub over the line, in order (after the
+    one step both share: object keys blanked, as they are never facts)."""
     import re as _re
     from scratchpad_lab.analysis import facts as F
-    work, spans = line, []
+    work, spans = F._without_keys(line), []
     for kind, pattern in F._PATTERNS:  # every kind over every line: no skipping, so the skips are checked too
 
         def claim(m, kind=kind):
@@ -231,6 +232,8 @@ def _reference_spans(line):
             raw = line[start:end]
             value = raw.strip()
             start += len(raw) - len(raw.lstrip())
+            if kind == "quoted" and not F.QUOTED[0] <= len(raw) <= F.QUOTED[1]:
+                return m.group(0)
             if kind == "name":
                 value, start = F._trim_name(line, m.start(), m.end(), value)
                 if not value:
@@ -272,3 +275,72 @@ def test_contains_answers_what_the_fact_pattern_finds():
         for relaxed in (False, True):
             assert contains(text, value, relaxed) == (fact_pattern(value, relaxed).search(text) is not None), \
                 (text, value, relaxed)
+
+
+# ── facts are values, never the keys of an object (issue 30, item 2) ─────────
+
+@pytest.mark.parametrize("text, facts", [
+    ('{"reservation_id": "ZFA04Y", "flights": [{"flight_number": "HAT083", "price": 186}], "status": "active"}',
+     ["ZFA04Y", "HAT083", "186", "active"]),
+    ("{'account_id': 'AC-118', 'status': 'ok', 'payment_method_id': 'credit_card_4421'}",
+     ["AC-118", "credit_card_4421"]),
+    ('Observation: {"user": {"user_id": "sara_doe_496", "membership_level": "gold"}, "total_due": "$1,204.50"}',
+     ["sara_doe_496", "gold", "$1,204.50"]),
+    ('    "payment_method_id": "gift_card_7219",', ["gift_card_7219"]),
+    ('{"cabin": "economy", "prices": {"economy": 212, "business_class": 899}}', ["economy", "212", "899"]),
+    ('"{\\"order_id\\": \\"A-1001\\", \\"refund_amount\\": 120}"', ["A-1001", "120"]),
+])
+def test_the_keys_of_an_object_are_never_facts_and_its_values_still_are(text, facts):
+    found = [f.text for f in extract_facts(text)]
+    for value in facts:
+        assert value in found, (value, found)
+    for key in ("reservation_id", "flight_number", "account_id", "payment_method_id", "user_id",
+                "membership_level", "total_due", "business_class", "order_id", "refund_amount", "status", "flights"):
+        assert key not in found, (key, found)
+
+
+def test_a_quoted_word_in_prose_is_still_a_fact():
+    assert "quoted" in {f.kind for f in extract_facts('The customer wrote "box arrived crushed": refund it.')}
+
+
+def _keys_and_values(value, keys, values):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            keys.add(str(k))
+            _keys_and_values(v, keys, values)
+    elif isinstance(value, list):
+        for v in value:
+            _keys_and_values(v, keys, values)
+    else:
+        values.add(str(value))
+
+
+def test_no_fact_of_a_real_tau_bench_tool_result_is_one_of_its_keys():
+    import json
+
+    from conftest import shared_file
+
+    runs = json.loads(shared_file("datasets", "tau-bench-airline", "gpt-4o-airline.json").read_text(encoding="utf-8"))
+    checked, facts, keys_taken = 0, set(), []
+    for run in runs[:20]:
+        for message in run["traj"]:
+            content = str(message.get("content") or "")
+            if message.get("role") != "tool":
+                continue
+            try:
+                parsed = json.loads(content)
+            except ValueError:
+                continue  # a tool's plain-text reply ("Error: ...")
+            keys, values = set(), set()
+            _keys_and_values(parsed, keys, values)
+            found = {f.text for f in extract_facts(content)}
+            keys_taken += sorted(found & (keys - values))
+            facts |= found
+            checked += 1
+    assert checked > 50 and not keys_taken, keys_taken[:10]
+    # nor a piece of JSON between two strings (a short value's closing quote taken for an opening one)
+    assert not [f for f in facts if '":' in f or '{"' in f], [f for f in facts if '":' in f][:5]
+    # what the airline agent needs is still found (the first run's user, flights and payment methods):
+    # reservation ids, flight numbers, payment method ids, amounts, dates, names
+    assert {"NO6JO3", "AIXC49", "HAT069", "HAT083", "credit_card_4421486", "250", "1990-04-05",
+            "Amelia"} <= facts

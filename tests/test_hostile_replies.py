@@ -142,7 +142,7 @@ def test_test_connection_says_what_is_wrong(server, behaviour, message):
 @pytest.mark.parametrize("behaviour,message", CASES, ids=IDS)
 def test_the_prompt_matrix_marks_the_cell_as_an_error(server, behaviour, message):
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
+    from scratchpad_lab.engine.promptlab.matrix import MatrixSummarizer as CellSummarizer
 
     server.default = behaviour
     matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),

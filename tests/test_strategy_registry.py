@@ -133,8 +133,9 @@ def test_a_strategy_registered_in_a_test_is_costed_by_the_work_limit_and_drawn_i
     from scratchpad_lab.ui.strategies_chart import colour
 
     trace = synthetic_trace(steps=200, seed=4, max_observation_chars=2000)
-    tail, trim = limits.strategy_replays([make_spec("tail-trim", {"keep_chars": 2_000}),
-                                          make_spec("trim-only", {"agent_trim_chars": 2_000})])
+    baseline, tail, trim = limits.strategy_replays([make_spec("tail-trim", {"keep_chars": 2_000}),
+                                                    make_spec("trim-only", {"agent_trim_chars": 2_000})])
+    assert baseline.label == "no compression"  # the scratchpad form's baseline replay, once
     assert (tail.kind, tail.window_chars, tail.summarizes) == ("scratchpad", 2_000, False)
     assert limits.estimate(trace, [tail]) == limits.estimate(trace, [trim])  # the same work as the same trim
     assert limits.estimate(trace, [tail]).cpu_s > 0

@@ -15,6 +15,12 @@ this order, each claiming its text so a later kind never re-reads it (a date is 
               a name at the start of a line or sentence (or after an opening quote), nor when it is a
               weekday or month name, or a common English word (data/common_words.txt: Gold, Visa, Closing)
 
+Facts are values, never keys: the key of a JSON object (nested ones too, pretty-printed or on one line,
+alone or embedded in text, escaped inside a JSON string) or of a Python dict's repr (`'status': ...`) is
+blanked before any kind reads the line, so `"account_id": "AC-118"` gives AC-118 and not account_id. A
+key is a quoted string right after `{`, `,`, `[` or a line's start and right before `:`; the same word
+as a value (`"cabin": "economy"`) is still a fact.
+
 A fact is "in" a text when it appears there with the same boundaries (not as part of a longer
 identifier or number), so ID-2347 is not found inside ID-23470.
 """
@@ -37,6 +43,7 @@ _LOWER = "[a-zß-öø-ÿ]"  # lower-case letters, accented ones too (Ingrid Sør
 _CURRENCY = r"(?:[$€£₹]|USD|EUR|INR|GBP|Rs\.?)"
 
 KINDS = ("url", "email", "path", "datetime", "identifier", "number", "quoted", "name")
+QUOTED = (3, 80)  # the length of what is inside the quotes for a quoted string to be a fact
 _PATTERNS = [
     ("url", re.compile(r"\bhttps?://[^\s\"'<>)\]}]+[^\s\"'<>)\]}.,;:!?]")),
     ("email", re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")),
@@ -59,7 +66,9 @@ _PATTERNS = [
         rf"{_CURRENCY} ?\d[\d,]*(?:\.\d+)?"
         rf"|\b\d[\d,]*(?:\.\d+)? ?(?:{_UNITS})(?![A-Za-z])"
         r"|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{3,}\b")),
-    ("quoted", re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”")),
+    # every quoted string is read whole, so a short or long one is passed over as a whole and the next
+    # string's opening quote is never taken for a closing one; only 3 to 80 chars inside make a fact (QUOTED)
+    ("quoted", re.compile(r"\"([^\"\n]*)\"|“([^”\n]*)”")),
     ("name", re.compile(rf"(?<![.!?:] )\b[A-Z]{_LOWER}{{2,}}(?: (?:of |de |van |von )?[A-Z]{_LOWER}+)*\b"
                         rf"|\b[A-Z]{_LOWER}+(?: [A-Z]{_LOWER}+)+\b")),
 ]
@@ -209,6 +218,27 @@ def _matches(kind: str, pattern: re.Pattern, text: str):
         yield (start, end, *_value_span(found, 2, groups + 1)) if groups else (start, end, start, end)
 
 
+# An object's key: a quoted string (double, single, or escaped double quotes of JSON inside a JSON string)
+# that opens the line or follows `{`, `,` or `[`, and is followed by `:`. Group 1 is the key with its quotes.
+_KEY = re.compile(r"""(?:^|[{,\[])\s*("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\\"(?:[^"\\\n]|\\[^"])*\\")\s*:""")
+
+
+def _without_keys(line: str) -> str:
+    """The line with every object key blanked (same length, so spans still index the line)."""
+    if ":" not in line or not ('"' in line or "'" in line):
+        return line
+    out, last = [], 0
+    for m in _KEY.finditer(line):
+        start, end = m.span(1)
+        out.append(line[last:start])
+        out.append(" " * (end - start))
+        last = end
+    if not out:
+        return line
+    out.append(line[last:])
+    return "".join(out)
+
+
 @lru_cache(maxsize=65536)
 def line_facts(line: str) -> tuple:
     """The facts of one line, in order (remembered: the summarizer and every view ask for the same lines)."""
@@ -218,9 +248,9 @@ def line_facts(line: str) -> tuple:
 @lru_cache(maxsize=8192)
 def line_fact_spans(line: str) -> tuple:
     """(start, end, kind, text) of each fact of one line, in order of start."""
-    work = line
+    work = _without_keys(line)  # keys are never facts: no kind sees them
     spans: List[tuple] = []
-    has_digit = _DIGIT.search(line) is not None  # the patterns' digits are \d
+    has_digit = _DIGIT.search(work) is not None  # the patterns' digits are \d
     for kind, pattern in _PATTERNS:
         if not _may_match(kind, line, has_digit):
             continue
@@ -233,6 +263,9 @@ def line_fact_spans(line: str) -> tuple:
                 start += len(raw) - len(raw.lstrip())
             pieces.append(work[last:m_start])
             last = m_end
+            if kind == "quoted" and not QUOTED[0] <= len(raw) <= QUOTED[1]:
+                pieces.append(work[m_start:m_end])  # passed over whole; later kinds still read inside it
+                continue
             if kind == "name":
                 value, start = _trim_name(line, m_start, m_end, value)  # context from the line itself
                 if not value:

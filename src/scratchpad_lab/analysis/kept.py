@@ -3,11 +3,12 @@
 Streamlit-free, pure functions over texts. The figures row's facts kept (figures.py) is read per compression,
 so a strategy that compresses often and one that compresses once are not on one scale; these are read once,
 on what the last model call of a replay was sent (where the agent writes its answer), against the same pool
-for every strategy:
+for every strategy of one form:
 
-- facts at the answer (`facts_at_answer`): of the facts in the whole trajectory (the task, every reply and
-  every tool result in full: what the model would see with no compression), the share that are also facts
-  of the last context sent. Both sides are read by the one fact extractor (facts.py), so it is linear in the
+- facts at the answer (`facts_at_answer`): of the facts in what the last call of the no-compression run of
+  the same form was sent (engine/strategies/engine.py: the whole conversation in full for the message
+  strategies; the agent's scratchpad with nothing cut for the autourgos ones), the share that are also facts
+  of the last context sent; so a run that cut nothing reads exactly 1.0. Both sides are read by the one fact extractor (facts.py), so it is linear in the
   texts' length.
 - answer facts kept (`answer_facts_kept`, a scenario's source only): of the scenario's expected facts, the
   share the last context still holds (whole-fact match, as the answer score reads an answer): what an agent
@@ -30,7 +31,8 @@ def fact_values(text: str) -> FrozenSet[str]:
 
 
 def facts_at_answer(pool: FrozenSet[str], last_context: str) -> Optional[float]:
-    """Share of the trajectory's facts (`pool`) that are facts of the last context; None with no facts."""
+    """Share of the facts of `pool` (what the no-compression run of the same form sent last) that are facts of
+    the last context; None with no facts."""
     if not pool:
         return None
     return round(len(pool & fact_values(last_context)) / len(pool), 4)

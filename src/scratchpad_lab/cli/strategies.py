@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"{r['strategy']:<22} compressions {r['compressions']:>3}  summarizer calls "
                   f"{r['summarizer_calls']:>3}  peak {r['peak_context_tokens']:>7,}  mean "
                   f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts kept "
-                  f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}")
+                  f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}"
+                  + ("  (cut nothing: it reads as doing nothing in its own form)" if r["cut_nothing"] else ""))
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
     return EXIT_OK

@@ -32,6 +32,10 @@ from scratchpad_lab.model.trace import Trace
 MAX_SETTINGS = 6
 MAX_GRID = 6
 NEVER = {"summarize_every": None, "max_scratchpad_chars": largest("max_scratchpad_chars")}  # the middleware never fires
+# Nothing is cut at all: the middleware never fires, the agent trims nothing and keeps every tool result whole
+# (the scratchpad strategies' no-compression baseline, engine/strategies/engine.py).
+UNCUT = {**NEVER, "agent_trim_chars": largest("agent_trim_chars"),
+         "max_tool_output_chars": largest("max_tool_output_chars")}
 
 
 @dataclass

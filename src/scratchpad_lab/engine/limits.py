@@ -21,7 +21,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, List, Optional, Sequence
 
-from scratchpad_lab.engine.strategies.registry import strategy
+from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.errors import LabError
 
@@ -129,9 +129,13 @@ def model_calls(replay: CostedReplay, sizes: Sizes) -> int:
 
 def strategy_replays(specs: Sequence[Any]) -> List[CostedReplay]:
     """The replays of a Strategies job (or a recommender's search): each strategy, costed by its registry
-    entry (`Strategy.cost`, which every registered strategy has). The one no-compression baseline they are
-    measured against is counted from the trajectory's messages, no replay."""
-    return [CostedReplay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
+    entry (`Strategy.cost`, which every registered strategy has), and the no-compression replay the
+    scratchpad strategies are read against (once; the message strategies' baseline is counted from the
+    trajectory's messages, no replay)."""
+    out = []
+    if any(strategy(spec.name).context == "scratchpad" for spec in specs):
+        out.append(CostedReplay("no compression", window_chars=NO_TRIM, keeps_text=False, summarizes=False))
+    return out + [CostedReplay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
 
 
 def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[CostedReplay]:

@@ -9,12 +9,14 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   "30%" is that share of the trajectory's no-compression peak in the setting's unit (chars; or tokens, the
   packages' own count of about chars / 4). `parse_grid` reads the CLI's `NAME:key=v1|v2,...`, which
   replaces the listed keys' values. Points whose settings a strategy refuses are skipped, with why.
-- what a point keeps (maximized): facts at the answer (analysis/kept.py: the trajectory's facts still in
+- what a point keeps (maximized): facts at the answer (analysis/kept.py: its no-compression run's facts still in
   the last call's context); where the source is a scenario, the answer facts kept and the probes
   answerable. What it costs (minimized): peak and mean context tokens, summarizer tokens (in + out) and,
   when a price is known, their price at the chosen model's price (analysis/pricing.py).
 - the front: a point is on it when no other point is at least as good on every objective and better on one.
-  Each front point gets one sentence saying why it is there.
+  Each front point gets one sentence saying why it is there. A point that cut nothing (its settings never
+  fired on this trajectory) reads exactly as doing nothing in its own form: it is left off the front, says
+  so, and does not push other points off it.
 - shared work: the baseline, the trajectory's messages and facts are worked out once per process; identical
   summarizer requests are answered once per search (`SummaryStore`: an endpoint's replies, usage included;
   the offline summarizer also remembers its own summaries).
@@ -197,10 +199,24 @@ def dominates(a: Point, b: Point, objectives: Sequence[Tuple[str, str]]) -> bool
     return better
 
 
+def cut_nothing(point: Point) -> bool:
+    """A point whose run did nothing (StrategyResult.cut_nothing): it reads as its form's no-compression run."""
+    return bool(point.figures.get("cut_nothing"))
+
+
+CUT_NOTHING = ("cut nothing with these settings (it never compressed, trimmed or cut on this trajectory): it reads "
+               "exactly as doing nothing in its own form, so it is not a saving and is left off the front.")
+
+
 def mark_front(points: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -> None:
-    done = [p for p in points if p.error is None]
+    """The front among the points that cut something: a point that did nothing is neither on it nor counted
+    against the others (it is no compression, and its form's "nothing" is not another's)."""
+    done = [p for p in points if p.error is None and not cut_nothing(p)]
+    judged = {id(p) for p in done}
     for p in points:
-        p.on_front = p.error is None and not any(dominates(q, p, objectives) for q in done if q is not p)
+        p.on_front = id(p) in judged and not any(dominates(q, p, objectives) for q in done if q is not p)
+        if p.error is None and cut_nothing(p):
+            p.why = CUT_NOTHING
 
 
 def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -> str:
@@ -209,7 +225,7 @@ def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, st
     f = point.figures
     parts = []
     if f.get("facts_at_answer") is not None:
-        parts.append(f"keeps {percent(f['facts_at_answer'])} of the trajectory's facts for the last call")
+        parts.append(f"keeps {percent(f['facts_at_answer'])} of its no-compression run's facts for the last call")
     if f.get("answer_facts_kept") is not None:
         parts.append(f"{percent(f['answer_facts_kept'])} of the answer's facts")
     if f.get("probes_answerable") is not None:
@@ -245,7 +261,7 @@ class Search:
     points: List[Point]
     skipped: List[Tuple[str, Dict[str, Any], str]]
     objectives: List[Tuple[str, str]]
-    baseline_peak_tokens: int
+    baseline_peak_tokens: Dict[str, int]     # each form's no-compression peak ("scratchpad", "messages")
     peak_chars: int
     price_model: Optional[str]
     workers: int
@@ -518,7 +534,10 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     front = [p for p in points if p.on_front]
     for p in front:
         p.why = why(p, front, objectives)
-    base_peak = next((p.figures["baseline_peak_tokens"] for p in points if p.figures), 0)
+    base_peak: Dict[str, int] = {}
+    for p in points:
+        if p.figures:
+            base_peak.setdefault(strategy(p.strategy).context, p.figures["baseline_peak_tokens"])
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
                   points_in_workers=counts["in_workers"])

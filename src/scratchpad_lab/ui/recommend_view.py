@@ -164,14 +164,18 @@ def recommend_view(entry: Any, summarizer: SummarizerSpec) -> None:
     _show(found, entry, summarizer)
 
 
+FORM_WORDS = {"scratchpad": "as a scratchpad", "messages": "as messages"}
+
+
 def _show(found: Search, entry: Any, summarizer: SummarizerSpec) -> None:
     titles = {n: strategy(n).title for n in names()}
     front = found.front
     st.text(f"{len(front)} of {len(found.points)} points are on the front (drawn large and ringed; higher keeps more, "
             f"further left costs less): no other point keeps as many facts for the last call at as low a peak, mean "
-            f"and summarizer cost. No compression peaks at "
-            f"{found.baseline_peak_tokens:,} tokens." + (f" {found.summaries_reused} summaries were reused."
-                                                          if found.summaries_reused else ""))
+            f"and summarizer cost; a point that cut nothing is left off it. Doing nothing peaks at "
+            + " and ".join(f"{peak:,} tokens {FORM_WORDS.get(form, form)}"
+                           for form, peak in found.baseline_peak_tokens.items())
+            + "." + (f" {found.summaries_reused} summaries were reused." if found.summaries_reused else ""))
     picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
                              on_select="rerun", selection_mode="point")
     rows = points_frame(found.points, titles)

@@ -9,7 +9,7 @@ from typing import List
 import altair as alt
 import pandas as pd
 
-from scratchpad_lab.engine.strategies.registry import STRATEGIES
+from scratchpad_lab.engine.strategies.registry import STRATEGIES, strategy
 from scratchpad_lab.ui.charts import LEGEND, LEVEL
 
 BASELINE = "no compression"
@@ -25,12 +25,13 @@ def colour(name: str) -> str:
 # fit the chart's width in the page at 1280 px.
 STRATEGY_LEGEND = {**LEGEND, "title": None}
 SOLID, DASHED = "solid", "dashed (same as another)"
+CUT = "cut nothing"   # a recommender point whose settings never fired: not on the front, and not beaten either
 
 
 def frame(results, baseline: bool = False) -> pd.DataFrame:
-    """One row per strategy and step, and the one no-compression baseline. A strategy whose line is the same as
-    an earlier one's is drawn dashed and thinner on top of it, and its legend entry says which it equals, so
-    both show."""
+    """One row per strategy and step, and (`baseline`) the no-compression baseline of each form the strategies
+    are read against (scratchpad, messages). A strategy whose line is the same as an earlier one's is drawn
+    dashed and thinner on top of it, and its legend entry says which it equals, so both show."""
     rows = []
     seen: dict = {}
     for r in results:
@@ -42,9 +43,12 @@ def frame(results, baseline: bool = False) -> pd.DataFrame:
         for step, t in enumerate(tokens, start=1):
             rows.append({"step": step, "tokens": t, "strategy": shown, "name": r.name,
                          "drawn": DASHED if same else SOLID})
-    if results and baseline:
-        for step, t in enumerate(results[0].baseline_tokens, start=1):
-            rows.append({"step": step, "tokens": t, "strategy": BASELINE, "name": BASELINE, "drawn": DASHED})
+    if baseline:
+        forms = {strategy(r.name).context: r.baseline_tokens for r in results}
+        for form, tokens in forms.items():
+            shown = f"{BASELINE} ({form})" if len(forms) > 1 else BASELINE
+            for step, t in enumerate(tokens, start=1):
+                rows.append({"step": step, "tokens": t, "strategy": shown, "name": BASELINE, "drawn": DASHED})
     return pd.DataFrame(rows, columns=["step", "tokens", "strategy", "name", "drawn"])
 
 
@@ -78,7 +82,8 @@ def points_frame(points, titles) -> pd.DataFrame:
                      "peak % of no compression": round(100 * (f.get("peak_share") or 0), 1),
                      "facts at the answer %": round(100 * (f.get("facts_at_answer") or 0), 1),
                      "summarizer tokens": f["summarizer_tokens_in"] + f["summarizer_tokens_out"],
-                     "front": "on the front" if p.on_front else "dominated", "settings": p.cli_arg(),
+                     "front": "on the front" if p.on_front else CUT if f.get("cut_nothing") else "dominated",
+                     "settings": p.cli_arg(),
                      "why": p.why or "another point keeps as much for less"})
     return pd.DataFrame(rows, columns=["point", "strategy", "name", "peak % of no compression",
                                        "facts at the answer %", "summarizer tokens", "front", "settings", "why"])
@@ -98,7 +103,7 @@ def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Char
                             axis=alt.Axis(**LEVEL)),
                     y=alt.Y("facts at the answer %:Q", title="facts at the answer, %", axis=alt.Axis(**LEVEL)),
                     color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND)),
-                    size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "dominated"], range=[260, 50]),
+                    size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "dominated", CUT], range=[260, 50, 50]),
                                   legend=None),  # said above the chart: a second legend beside it would not fit
                     stroke=alt.condition("datum.front == 'on the front'", alt.value("#000000"), alt.value(None)),
                     strokeWidth=alt.value(1.5),

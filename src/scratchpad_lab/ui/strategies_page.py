@@ -121,23 +121,42 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
 
 def table_texts(results) -> Dict[str, Dict[str, str]]:
     """Every strategy's row as it reads in the table and its column: shares as percentages, facts kept as on
-    every page, the best value of each row marked ★ (when the strategies differ on it). A scenario's rows only
-    when the source is a scenario."""
+    every page, the best value of each row marked ★ among the strategies that cut something (when they differ
+    on it): a strategy that did nothing reads exactly its baseline, which is no achievement. A scenario's rows
+    only when the source is a scenario."""
     rows = [r.row() for r in results]
     facts = [figures(r.events) for r in results]
     keys = [k for k in ROW_LABELS if k not in ("answer_facts_kept", "probes_answerable")
             or any(row[k] is not None for row in rows)]
+    judged = [i for i, row in enumerate(rows) if not row["cut_nothing"]]
     best: Dict[str, set] = {}
     for key in keys:
-        values = [row[key] for row in rows]
-        if key in BETTER and all(v is not None for v in values) and len(set(values)) > 1:
-            target = BETTER[key](values)
-            best[key] = {i for i, v in enumerate(values) if v == target}
+        values = {i: rows[i][key] for i in judged}
+        if key in BETTER and all(v is not None for v in values.values()) and len(set(values.values())) > 1:
+            target = BETTER[key](values.values())
+            best[key] = {i for i, v in values.items() if v == target}
     out: Dict[str, Dict[str, str]] = {}
     for i, (result, row, f) in enumerate(zip(results, rows, facts)):
         title = strategy(result.name).title
         out[title] = {ROW_LABELS[k]: _cell(k, row, f) + (BEST if i in best.get(k, ()) else "") for k in keys}
     return out
+
+
+def baseline_caption(results) -> str:
+    """How the table reads: each strategy against the no-compression run of its own form, named with its peak."""
+    peaks = {}
+    for r in results:
+        form = strategy(r.name).context
+        peaks.setdefault(form, max(r.baseline_tokens, default=0))
+    forms = {"scratchpad": "the scratchpad strategies against the same agent replayed with nothing cut "
+                           "(no summary, no trim, every tool result whole)",
+             "messages": "the message strategies against the whole conversation sent in full"}
+    said = "; ".join(f"{forms[form]}, peaking at {peak:,} tokens" for form, peak in peaks.items())
+    return ("Every strategy is counted one way (the lab's tokenizer on what each call sent) and read against "
+            f"doing nothing in its own form: {said}. So a strategy that cut nothing reads exactly 100 % and saves "
+            "0 tokens. Facts at the answer: of the facts in what that no-compression run's last call was sent, "
+            "the share still in what this strategy's last call was sent. ★ marks the best value of a row among "
+            "the strategies that cut something.")
 
 
 def _row_texts(result, texts: Dict[str, Dict[str, str]]) -> Dict[str, str]:
@@ -243,12 +262,8 @@ def page() -> None:
         st.caption("Showing the last result, for another trajectory: press Run strategies for this one.")
     results = shown.results
     st.subheader("Context sent at each step")
-    base = results[0].row()
-    st.caption(f"Every strategy is counted one way (the lab's tokenizer on what each call sent) against one "
-               f"baseline, no compression: the whole conversation in full, peaking at {base['baseline_peak_tokens']:,} "
-               "tokens. Facts at the answer: of the trajectory's facts, the share still in what the last call "
-               "was sent. ★ marks the best value of a row.")
-    with_base = st.toggle("Draw the no-compression baseline", key="strat_chart_baseline")
+    st.caption(baseline_caption(results))
+    with_base = st.toggle("Draw the no-compression baselines", key="strat_chart_baseline")
     st.altair_chart(chart(results, width=1000, baseline=with_base), width="stretch")
     texts = table_texts(results)
     table = pd.DataFrame(texts)

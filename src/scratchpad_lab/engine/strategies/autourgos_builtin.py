@@ -51,7 +51,8 @@ class _RecordingSummarizer:
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
-    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"])
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"],
+                                               max_tool_output_chars=s["max_tool_output_chars"])
     lab_run = observed_run(config, trace, keys_for(summarizer), spec.name, stop=stop)
     agent, log, count = lab_run.agent, lab_run.log, lab_run.counter
     recorder = _RecordingSummarizer(summarizer.plain())

@@ -68,8 +68,8 @@ def trim_quirks(events: List[Event]) -> List[Quirk]:
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
-    changes = {"summarize_every": s["summarize_every"], "max_scratchpad_chars": s["max_scratchpad_chars"],
-               "agent_trim_chars": s["agent_trim_chars"]}
+    changes = {key: s[key] for key in ("summarize_every", "max_scratchpad_chars", "agent_trim_chars",
+                                       "max_tool_output_chars")}
     lab_run = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
                            stop=stop)
     if summarizer.store is not None and summarizer.kind == "endpoint":  # a search's reuse of identical requests

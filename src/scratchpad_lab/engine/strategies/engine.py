@@ -1,13 +1,20 @@
 """Run one trajectory under several strategies, and the baselines they are measured against.
 
 Streamlit-free. The trajectory is a `Trace`: a trace file as loaded, or a run record's embedded
-trajectory (replay never calls a recorded endpoint). Every strategy is measured against one
-no-compression baseline: the whole conversation before each model call, every message in full
-(`message_baseline`). Context tokens are counted with the lab's tokenizer on what is sent (the
-scratchpad; or the messages rendered as text), never on system prompts or tool schemas, for every
-strategy alike; so a scratchpad strategy that cut nothing reads within about 1 % of the baseline (the
-scratchpad's own wording), and the agent's cut of each tool result to max_tool_output_chars counts as
-part of what the autourgos strategies save.
+trajectory (replay never calls a recorded endpoint). Every strategy is read against the no-compression
+baseline of its own form (its registry entry's `context`), so a run that cut nothing reads exactly
+100 % of the peak, of the mean and of the facts, and saves 0 tokens:
+
+- "messages": the whole conversation before each model call, every message in full (`message_baseline`);
+  its facts are those of that conversation before the last call (`trajectory_text`).
+- "scratchpad": the same trajectory replayed through the same real agent with nothing cut (the middleware
+  never fires, the agent trims nothing and keeps every tool result whole: compare.UNCUT); its tokens are
+  what each call sent, its facts those of what the last call was sent.
+
+Each form's baseline is worked out once per trajectory (`shared_work`) and shared by its strategies.
+Context tokens are counted with the lab's tokenizer on what is sent (the scratchpad; or the messages
+rendered as text), never on system prompts or tool schemas. The agent's cut of each tool result to
+max_tool_output_chars is a cut like any other: it counts as part of what the autourgos strategies save.
 On the page this runs as a job (engine/jobs.py): `progress` is told before each strategy, and `stop`
 ends the run within a step: between strategies, between a replay's iterations, between the message
 strategies' model calls, and while the LangChain packages are still being imported.
@@ -16,7 +23,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Union
 
 from scratchpad_lab.analysis.kept import fact_values
 from scratchpad_lab.engine.jobs import StopFlag, abandonable
@@ -29,13 +37,13 @@ from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
-BASELINE, FACTS = "no compression", "trajectory facts"
+BASELINE = "no compression"
 
 
 def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
-    """The one no-compression baseline every strategy is measured against: tokens of the whole conversation
-    before each model call, nothing cut (the task, and every step's reply and tool results in full, as
-    messages; `messages.py`). Linear in the steps: each step's messages are counted once."""
+    """The message strategies' no-compression baseline: tokens of the whole conversation before each model
+    call, nothing cut (the task, and every step's reply and tool results in full, as messages; `messages.py`).
+    Linear in the steps: each step's messages are counted once."""
     from scratchpad_lab.engine.strategies.messages import MessageCounter, step_parts
     tokens = MessageCounter(counter)
     steps = step_parts(trace)
@@ -58,16 +66,6 @@ def trajectory_text(trace: Trace) -> str:
     return render_all([m for step in step_parts(trace)[:-1] for m in step])
 
 
-def shared_work(trace: Trace, counter: TokenCounter, baselines: Dict[str, Any]) -> Dict[str, Any]:
-    """What every strategy on one trajectory is measured against, worked out once: the no-compression
-    baseline and the trajectory's facts (analysis/kept.py)."""
-    if BASELINE not in baselines:
-        baselines[BASELINE] = message_baseline(trace, counter)
-    if FACTS not in baselines:  # read when a row first needs it (the fact search over a long trace costs seconds)
-        baselines[FACTS] = _Once(lambda: fact_values(trajectory_text(trace)))
-    return baselines
-
-
 class _Once:
     """A value worked out at its first call and kept (shared by every strategy of one trajectory)."""
 
@@ -81,18 +79,82 @@ class _Once:
             return self._value
 
 
+@dataclass
+class Baseline:
+    """One form's no-compression run of a trajectory: the tokens each model call sent, what the last call was
+    sent, and its facts (analysis/kept.py; read when a row first needs them: the fact search over a long
+    trace costs seconds). A strategy of that form that cut nothing sends exactly this."""
+
+    form: str
+    tokens: List[int]
+    last_context: str
+    facts: Callable[[], FrozenSet[str]] = field(repr=False)
+
+    @classmethod
+    def of(cls, form: str, tokens: List[int], last_context: str) -> "Baseline":
+        return cls(form, tokens, last_context, _Once(lambda: fact_values(last_context)))
+
+
+def _messages_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
+                       stop: Optional[StopFlag]) -> Baseline:
+    return Baseline.of("messages", message_baseline(trace, counter), trajectory_text(trace))
+
+
+def _scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
+                         stop: Optional[StopFlag]) -> Baseline:
+    """The real agent's replay with nothing cut (the scratchpad strategies' own path, compare.UNCUT). Only
+    the last call's scratchpad is kept: every earlier one is dropped from its event as the next is emitted,
+    so a long trajectory's uncut scratchpads are never all held at once. A replay that ends early (its step
+    cap, say) ends so for the strategies too: its calls are theirs."""
+    from scratchpad_lab.engine.compare import UNCUT
+    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for
+
+    config = base_config(summarizer).replace(**UNCUT, step_delay_s=0.0)
+    lab_run = Run(config, Source.for_trace(trace), keys=keys_for(summarizer), name=BASELINE, stop=stop)
+    log, emit, last = lab_run.log, lab_run.log.emit, []
+
+    def emit_light(kind: str, iteration: Optional[int] = None, **data: Any) -> Any:
+        event = emit(kind, iteration, **data)
+        if kind == "iteration":
+            if last:
+                last.pop().amend(scratchpad="")
+            last.append(event)
+        return event
+
+    log.emit = emit_light
+    record = lab_run.run()
+    if stop is not None:
+        stop.check()
+    uncut = StrategyResult(BASELINE, dict(UNCUT), BASELINE, record.events, [], task=trace.task)
+    return Baseline.of("scratchpad", uncut.sent_tokens, uncut.last_context)
+
+
+# How each form's no-compression baseline is made (a strategy's form is its registry entry's `context`).
+BASELINES: Dict[str, Callable[[Trace, SummarizerSpec, TokenCounter, Optional[StopFlag]], Baseline]] = {
+    "messages": _messages_baseline, "scratchpad": _scratchpad_baseline}
+
+
+def shared_work(trace: Trace, form: str, summarizer: SummarizerSpec, counter: TokenCounter,
+                baselines: Dict[str, Any], stop: Optional[StopFlag] = None) -> Baseline:
+    """The no-compression baseline of `form` for this trajectory, worked out once (the first strategy of that
+    form asks; the others, also on other threads of a search, share it)."""
+    once = baselines.setdefault(form, _Once(lambda: BASELINES[form](trace, summarizer, counter, stop)))
+    return once()
+
+
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, Any],
             counter: TokenCounter, scenario: Optional[str] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     entry = strategy(spec.name)  # the registry says which module runs it and how it is called
     if entry.context == "messages":  # an import cannot look at the stop flag: it is waited for with the flag in view
         abandonable(lambda: _import_langchain(spec.name), stop)
-    shared_work(trace, counter, baselines)
+    base = shared_work(trace, entry.context, summarizer, counter, baselines, stop)
     module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
     if entry.context == "messages":
-        result = module.run(trace, spec, summarizer, baselines[BASELINE], counter, stop=stop)
+        result = module.run(trace, spec, summarizer, base.tokens, counter, stop=stop)
     else:
-        result = module.run(trace, spec, summarizer, baselines[BASELINE], stop=stop)
-    result.facts_of_trajectory, result.task, result.scenario = baselines[FACTS], trace.task, scenario
+        result = module.run(trace, spec, summarizer, base.tokens, stop=stop)
+    result.facts_of_trajectory, result.task, result.scenario = base.facts, trace.task, scenario
     return result
 
 

@@ -12,8 +12,9 @@ unknown cost would let any job through the work limit as free.
 
 `context` says what the strategy sends and how the engine calls `run`: "scratchpad" strategies get
 `run(trace, spec, summarizer, baseline)`, "messages" strategies also get the token counter,
-`run(trace, spec, summarizer, baseline, counter)` (see engine.py). Every strategy is measured against
-the same no-compression baseline (engine.message_baseline).
+`run(trace, spec, summarizer, baseline, counter)` (see engine.py). `context` is also the strategy's form:
+it is read against the no-compression baseline of that form (engine.BASELINES), so doing nothing reads
+exactly 100 %; `never` gives settings that do nothing, and a test holds every entry to it.
 """
 from __future__ import annotations
 
@@ -83,6 +84,9 @@ class Strategy:
     colour: str = "#000000"              # its line and column colour on every view (ui/strategies_chart.py)
     imports: Tuple[str, ...] = ()        # modules its run imports (seconds the first time in a process)
     heavy: str = ""                      # why it is slow on a long trajectory: the work limit's advice to leave it out
+    # Settings under which it cuts nothing on any trajectory the lab takes (every trigger and cap off or at its
+    # largest): run so, it must read exactly its form's no-compression baseline (tests/test_doing_nothing.py).
+    never: Tuple[Tuple[str, Any], ...] = ()
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -113,6 +117,10 @@ def strategy(name: str) -> Strategy:
 
 def _int(key, default, low, high, help_text, none_ok=False, unit=""):
     return Knob(key, "int_or_none" if none_ok else "int", default, low, high, help_text, unit)
+
+
+def _largest(field: str) -> int:
+    return field_bounds(field)[1]
 
 
 def _run_knob(key, help_text, field=None):
@@ -204,6 +212,11 @@ def _langchain_cost(s: Dict[str, Any]) -> WorkCost:
 
 CHAT_MODEL = "langchain_core.language_models.chat_models"
 
+# The autourgos agent's cut of each tool result: a cut the scratchpad strategies make (their baseline keeps
+# every result whole), so it is one of their settings.
+_WHOLE_TOOL_RESULTS = ("max_tool_output_chars", field_bounds("max_tool_output_chars")[1])
+TOOL_CUT_HELP = "The agent cuts each tool result to its first N characters before it enters the scratchpad."
+
 # ── the strategies, in the order the page and the CLI list them ─────────────────────────────────────
 
 register(Strategy(
@@ -216,9 +229,12 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Also summarize when the scratchpad is longer than this many characters and has grown."),
         _run_knob("agent_trim_chars", "The agent's own hard trim: after each step it keeps only the last N characters."),
+        _run_knob("max_tool_output_chars", TOOL_CUT_HELP),
     ),
     grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
-    cost=_autourgos_cost("agent_trim_chars"), colour="#1f77b4"))
+    cost=_autourgos_cost("agent_trim_chars"), colour="#1f77b4",
+    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("max_scratchpad_chars")),
+           ("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -230,20 +246,24 @@ register(Strategy(
         _run_knob("max_scratchpad_chars",
                   "Both the size trigger and the agent's hard trim (the package shares one value).",
                   field="agent_trim_chars"),
+        _run_knob("max_tool_output_chars", TOOL_CUT_HELP),
     ),
     grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
-    cost=_autourgos_cost("max_scratchpad_chars"), colour="#9467bd"))
+    cost=_autourgos_cost("max_scratchpad_chars"), colour="#9467bd",
+    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 register(Strategy(
     "trim-only", "trim only",
     "No summarizer at all: the agent keeps the last N characters of its scratchpad and marks the cut "
     "[...earlier steps trimmed...].",
     "scratchpad_lab.engine.strategies.trim_only", "scratchpad",
-    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),),
+    knobs=(_run_knob("agent_trim_chars", "Keep only the last N characters after each step."),
+           _run_knob("max_tool_output_chars", TOOL_CUT_HELP)),
     grid=(("agent_trim_chars", (4_000, 8_000, 15_000)),),
     fires=lambda s: [("has no summarizer: only the agent's trim, at "
                       f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
-    cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f"))
+    cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f",
+    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -287,7 +307,8 @@ register(Strategy(
     heavy="its graph state keeps every message",
     imports=("deepagents.backends.filesystem", "deepagents.middleware.filesystem",
              "deepagents.middleware.summarization", "langchain.agents.middleware.types",
-             "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL)))
+             "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL),
+    never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000))))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -311,7 +332,8 @@ register(Strategy(
     ),
     check=_langmem_check,
     grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,
-    cost=_langmem_cost, colour="#d62728", imports=("langmem.short_term", "langchain_core.messages", CHAT_MODEL)))
+    cost=_langmem_cost, colour="#d62728", imports=("langmem.short_term", "langchain_core.messages", CHAT_MODEL),
+    never=(("max_tokens", 10_000_000), ("max_tokens_before_summary", None))))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -341,7 +363,8 @@ register(Strategy(
                             summarizes=False),
     colour="#ff7f0e", heavy="the slowest on a long trajectory: it copies every message at every call",
     imports=("langchain.agents.middleware", "langchain.agents.middleware.types", "langchain_core.messages",
-             CHAT_MODEL)))
+             CHAT_MODEL),
+    never=(("trigger", 10_000_000),)))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -384,4 +407,5 @@ register(Strategy(
     check=_langchain_summarization_check,
     grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
     fires=_langchain_fires, cost=_langchain_cost, colour="#8c564b",
-    imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL)))
+    imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL),
+    never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None))))

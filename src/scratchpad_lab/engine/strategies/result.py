@@ -23,8 +23,9 @@ from scratchpad_lab.engine.strategies.messages import MessageCounter, render_all
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
             "summarizer_tokens_out", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
             "facts_retained", "trim_facts_retained", "offloaded_files",
-            # comparable across strategies: against the one no-compression baseline, and what the last call kept
-            "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
+            # comparable across strategies: each against the no-compression baseline of its own form (so a run
+            # that cut nothing reads exactly 1.0 and saves 0), whether it cut anything, what the last call kept
+            "cut_nothing", "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
             "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model")
 
 
@@ -83,14 +84,14 @@ class StrategyResult:
     settings: Dict[str, Any]
     label: str
     events: List[Event]
-    baseline_tokens: List[int]                  # per model call, the one no-compression baseline
+    baseline_tokens: List[int]                  # per model call, the no-compression baseline of its own form
     files: Dict[str, str] = field(default_factory=dict)   # offloaded path -> content
     quirks: List[Quirk] = field(default_factory=list)
     sent_messages: Optional[List[List[Any]]] = None       # message strategies: what each call sent
     summarizer_model: str = ""
     error: Optional[str] = None
     config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
-    # Set by the engine: the trajectory's facts (analysis/kept.py), its task and the scenario it came from.
+    # Set by the engine: the facts of its form's no-compression run (analysis/kept.py), the task, the scenario.
     facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)
     task: str = ""
     scenario: Optional[str] = None
@@ -117,7 +118,8 @@ class StrategyResult:
 
     @property
     def fact_pool(self) -> FrozenSet[str]:
-        """The trajectory's facts (analysis/kept.py), worked out once per trajectory at the first row."""
+        """The facts of what the last call of its form's no-compression run was sent (analysis/kept.py), worked
+        out once per trajectory and form at the first row."""
         return self.facts_of_trajectory() if self.facts_of_trajectory is not None else frozenset()
 
     @property
@@ -135,11 +137,21 @@ class StrategyResult:
                 return str(e.payload.scratchpad)
         return ""
 
+    def cut_nothing(self, f: Any = None) -> bool:
+        """Whether this run did nothing: no compression, no trim, no file offloaded, and every call sent exactly
+        as many tokens as its form's no-compression run (so no tool result was cut or cleared either). The one
+        rule for "did nothing": such a run reads 100 % of its baseline, gets no ★ on the Strategies table and
+        is left off the recommender's front. `f`: its figures row, when the caller has it."""
+        f = f or figures(self.events)
+        return (not f.compressions and not f.trims and not self.files and not self.error
+                and self.sent_tokens == list(self.baseline_tokens))
+
     def row(self, price_model: Optional[str] = None) -> Dict[str, Any]:
         """The row `strategies --json` prints: compressions, summarizer calls, sizes and facts kept from the
         run's figures row (figures.figures, the same as a Compare or sweep row's); savings and shares against
-        the one no-compression baseline; what the last call kept (analysis/kept.py); the summarizer's tokens
-        priced at `price_model` (default: the summarizer's own model; the offline one is free)."""
+        the no-compression baseline of its own form, and whether it cut anything at all; what the last call
+        kept (analysis/kept.py); the summarizer's tokens priced at `price_model` (default: the summarizer's own
+        model; the offline one is free)."""
         f = figures(self.events)
         sent = self.sent_tokens
         base = self.baseline_tokens
@@ -163,6 +175,7 @@ class StrategyResult:
             "facts_retained": f.facts_retained,
             "trim_facts_retained": f.trim_facts_retained,
             "offloaded_files": len(self.files),
+            "cut_nothing": self.cut_nothing(f),
             "baseline_peak_tokens": base_peak,
             "baseline_mean_tokens": round(base_mean, 2),
             "peak_share": round(f.peak_tokens / base_peak, 4) if base_peak else None,

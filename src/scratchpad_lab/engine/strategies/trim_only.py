@@ -18,7 +18,8 @@ from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
         stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
-    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"])
+    config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"],
+                                               max_tool_output_chars=s["max_tool_output_chars"])
     record = observed_run(config, trace, name=spec.name, stop=stop).run()
     if stop is not None:
         stop.check()
