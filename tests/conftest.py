@@ -270,6 +270,19 @@ def any_db(request):
     """The same test on a fresh SQLite file and on a fresh PostgreSQL database."""
     return request.getfixturevalue("lab_db" if request.param == "sqlite" else "pg_db")
 
+# ── AppTest: one copy of the small helpers every page test uses ─────────────────────────────────────────
+
+def ok(at):
+    """`at` after a script run that raised nothing (else fail with what it raised)."""
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def active_run(at):
+    """The Playground's run still going in this session, or None."""
+    return at.session_state["play_active_run"]
+
+
 # ── long jobs in AppTest (ui/live.py): AppTest never fires run_every, so a test reruns the page itself ──
 
 def live_jobs_done(at) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import full_page_screenshot, ARTIFACTS, COUNT_RERUNS_JS, METRIC_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import after_rerun, full_page_screenshot, ARTIFACTS, COUNT_RERUNS_JS, METRIC_JS, REPO, browser, page, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -64,14 +64,10 @@ def _wait_settled(page, timeout: int = RUN_TIMEOUT_MS) -> None:
         raise AssertionError(f"the page did not settle: {page.evaluate(SETTLED_PARTS_JS)}") from None
 
 
-
-
 def _and_wait_for_the_rerun(page, change) -> None:
     """Make a widget change and wait until the rerun it causes has finished: a person reads the page
     before pressing Run; a click racing a settings rerun is covered by the AppTest suite."""
-    page.evaluate(COUNT_RERUNS_JS)
-    change()
-    page.wait_for_function("() => window.__labReruns >= 1")
+    after_rerun(page, change, "a widget change", timeout=RUN_TIMEOUT_MS)
 
 
 def _metric(page, label: str):

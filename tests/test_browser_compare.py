@@ -31,7 +31,6 @@ COMPARE_TIMEOUT_MS = 60_000
 SOURCE_LABEL = "Run or trace to replay"
 
 
-
 # ── the trace to upload ─────────────────────────────────────────────────────
 
 @pytest.fixture
@@ -95,10 +94,8 @@ def _wait_idle(page, what: str, timeout: int = 20_000) -> None:
     _wait(page, IDLE_JS, f"the page did not settle ({what})", timeout)
 
 
-
 def _source(page) -> str:
     return page.get_by_role("combobox", name=SOURCE_LABEL, exact=True).input_value()
-
 
 
 # ── the test ───────────────────────────────────────────────────────────────

@@ -236,8 +236,8 @@ def test_a_fast_run_keeps_its_status_row_once_finished_and_shown(browser, server
     try:
         slider = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').get_by_role("slider", name="Pacing")
         slider.press("Home")
-        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stSidebar"] [role="slider"]')]
-            .some(e => e.getAttribute('aria-label') === 'Pacing' && e.getAttribute('aria-valuetext') === 'instant')""")
+        # the widget's value reaches the page with the rerun
+        page.wait_for_function("e => e.getAttribute('aria-valuetext') === 'instant'", arg=slider.element_handle())
         page.wait_for_function("() => document.querySelector('[data-testid=\"stApp\"]')"
                                ".getAttribute('data-test-script-state') === 'notRunning'")
         page.get_by_role("button", name="Run", exact=True).click()

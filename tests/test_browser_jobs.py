@@ -23,8 +23,10 @@ pytestmark = pytest.mark.browser
 # The job itself ends 10-50 ms after Stop reaches the server (tests/test_jobs.py asserts 1 s for each job);
 # what the browser shows also waits for the click to reach the server and for the page to redraw while the
 # job's worker competes for the CPU: measured 0.11-1.5 s (Compare) and 0.19-3.9 s (Strategies) on 2 loaded
-# cores. The 1 s is not met in the browser on this machine; this bound catches a Stop that hangs.
-STOP_BOUND_S = 4.0
+# cores, and 4.5 s once (Strategies) with the suite's second worker busy beside it (pytest -n). The 1 s
+# is not met in the browser on this machine; this bound catches a Stop that hangs (the engine's own stop
+# latency is held to a second by tests/test_app_jobs.py and tests/test_jobs.py, without a browser).
+STOP_BOUND_S = 8.0
 JOB_TIMEOUT_MS = 120_000
 SIX_ROWS = [("2", 2000), ("3", 4000), ("5", 8000), ("off", 1_000_000), ("4", 3000), ("6", 6000)]
 # The page says the job was stopped (the note the full rerun after the end draws first), and then the

@@ -21,7 +21,6 @@ RUN_TIMEOUT_MS = 120_000
 PAYLOAD = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 
 
-
 @pytest.fixture
 def trace_file(tmp_path) -> Path:
     from synthetic import synthetic_trace
