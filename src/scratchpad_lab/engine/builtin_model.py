@@ -52,7 +52,7 @@ PATH_ENV = "SCRATCHPAD_LAB_BUILTIN_MODEL"
 
 N_CTX = 4096            # a summarizer prompt of ~3,500 tokens (about 14,000 characters) and its reply
 N_THREADS = 1
-DEFAULT_MAX_TOKENS = 256
+DEFAULT_MAX_TOKENS = 160  # about 25 s at ~6 tokens/s: a short summary
 DEFAULT_TIMEOUT_S = 180.0
 WAIT_POLL_S = 0.1
 
@@ -142,18 +142,28 @@ def unload_for_bench() -> None:
         _SERVER.clear()
 
 
+def build(**limits: Any) -> "BuiltinLLM":
+    """The summarizer for a run or a matrix column; raises BuiltinModelMissing (the one-line install) at
+    once, so a run that cannot have its summarizer never starts."""
+    gap = missing()
+    if gap:
+        raise BuiltinModelMissing(gap)
+    return BuiltinLLM(**limits)
+
+
 # ── the client ───────────────────────────────────────────────────────────────────────────────────
 
 class BuiltinLLM:
     """An `.invoke(prompt)` model for the summarizer, like `EndpointLLM`, on the process's one built-in
     model. `time_left` and `stop_event` are set by the runner (or the prompt matrix) as for an endpoint."""
 
+    is_builtin_model = True
     abandonable = True  # a call takes seconds: the observer runs it where Stop can walk away at once
     model_name = f"built-in {MODEL_ID} (this CPU)"
 
-    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        self.max_tokens = max_tokens
-        self.timeout_s = timeout_s
+    def __init__(self, max_tokens: Optional[int] = None, timeout_s: Optional[float] = None) -> None:
+        self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS  # read at call time: the tests lower it
+        self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.last_usage: Dict[str, Any] = {}
         self.last_request: Dict[str, Any] = {}
         self.time_left: Optional[Callable[[], float]] = None
