@@ -91,3 +91,39 @@ def test_a_missing_model_file_is_named_with_the_one_line_install(monkeypatch, tm
     from scratchpad_lab.cli import main
     assert main(["run", "--scenario", "support-ticket", "--summarizer", "builtin", "--json"]) == 2
     assert GET_IT in capsys.readouterr().err
+
+
+def test_a_file_summarized_by_the_built_in_model_replays_offline_unless_it_is_chosen_again():
+    from scratchpad_lab.engine.replay import replay_source, summarizer_notice
+    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.model.config import RunConfig
+
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=5)).run()
+    record.config = record.config.replace(summarizer="builtin")
+    replay = replay_source(record)
+    assert replay.config.summarizer == "extractive"  # minutes of CPU are never started by a file
+    assert "the built-in model" in summarizer_notice(replay)
+
+
+def test_the_pages_offer_the_built_in_model_and_say_how_to_get_it_where_it_is_missing(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+    from scratchpad_lab.ui.markup import escape
+    from scratchpad_lab.ui.prompt_lab_page import BUILTIN_NOTE, EXTRACTIVE_ONLY
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/prompt_lab.py").run()
+    at.selectbox(key="pl_entry").set_value("sample:support-ticket-defaults.json").run()
+    at.selectbox(key="pl_sum_kind_0").set_value("builtin").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert BUILTIN_NOTE in [c.value for c in at.caption]
+    assert EXTRACTIVE_ONLY not in [i.value for i in at.info]  # a column follows the prompt now
+    play = at.switch_page("pages/playground.py").run()
+    picker = play.sidebar.selectbox(key="play_summarizer")
+    assert "weak: shows how a real model follows a prompt" in picker.format_func("builtin")
+    monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
+    picker.set_value("builtin").run()
+    assert any(escape(GET_IT) in w.value for w in play.sidebar.warning)  # shown as text, not markdown
+    lab = play.switch_page("pages/prompt_lab.py").run()
+    assert any(escape(GET_IT) in w.value for w in lab.warning)

@@ -166,6 +166,7 @@ class BuiltinLLM:
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.last_usage: Dict[str, Any] = {}
         self.last_request: Dict[str, Any] = {}
+        self.last_timings: Dict[str, Any] = {}  # llama.cpp's own: prompt and generation tokens per second
         self.time_left: Optional[Callable[[], float]] = None
         self.stop_event: Optional[threading.Event] = None
 
@@ -192,6 +193,7 @@ class BuiltinLLM:
             raise EndpointError(f"{self.model_name} could not answer: {message} (its context holds {N_CTX:,} "
                                 "tokens: a shorter scratchpad or prompt fits)")
         usage = final.get("usage") or {}
+        self.last_timings = dict(final.get("timings") or {})
         text = clean_text("".join(pieces))
         self.last_usage = {"input_tokens": usage.get("prompt_tokens"), "output_tokens": usage.get("completion_tokens"),
                            "latency_s": time.perf_counter() - started}
@@ -227,7 +229,7 @@ class BuiltinLLM:
         def on_chunk(chunk: Any) -> bool:
             if not isinstance(chunk, dict):
                 return False
-            if "error" in chunk or "usage" in chunk:
+            if "error" in chunk or "usage" in chunk or "timings" in chunk:
                 final.update(chunk)
             for choice in chunk.get("choices") or []:
                 piece = (choice.get("delta") or {}).get("content")

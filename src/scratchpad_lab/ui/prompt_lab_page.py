@@ -49,7 +49,7 @@ EXTRACTIVE_ONLY = (
 BUILTIN_NOTE = (
     "The built-in model has 135M parameters: two prompts give two different summaries, which shows how a "
     "prompt steers a real model, not the quality a large model would reach. It runs one cell at a time on "
-    "this CPU, about half a minute each.")
+    "this CPU, 10-60 s each.")
 STATUS_BADGES = {"ok": ("summary", "green"), "empty": ("empty reply: scratchpad kept", "orange"),
                  "error": ("error", "red"), "running": ("running…", "blue"), "pending": ("waiting", "gray"),
                  "cancelled": ("stopped", "gray")}

@@ -126,7 +126,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         if gap:
             sb.warning(escape(gap), icon=":material/download:")
         else:
-            sb.caption("The first summary loads the model (a few seconds); each then takes about half a minute "
+            sb.caption("The first summary loads the model (a few seconds); each then takes 10-60 s "
                        "on this CPU, one at a time.")
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
