@@ -127,3 +127,21 @@ def test_the_pages_offer_the_built_in_model_and_say_how_to_get_it_where_it_is_mi
     assert any(escape(GET_IT) in w.value for w in play.sidebar.warning)  # shown as text, not markdown
     lab = play.switch_page("pages/prompt_lab.py").run()
     assert any(escape(GET_IT) in w.value for w in lab.warning)
+
+
+def test_a_cli_run_with_the_built_in_summarizer_records_the_models_compressions(monkeypatch, capsys):
+    import json
+
+    from scratchpad_lab.cli import main
+
+    monkeypatch.setattr(builtin_model, "DEFAULT_MAX_TOKENS", 6)  # the run's own cap, lowered for time
+    code = main(["run", "--scenario", "support-ticket", "--summarize-every", "2", "--max-iterations", "3",
+                 "--summarizer", "builtin", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), out.get("error")
+    first = out["compressions"][0]
+    assert first["iteration"] == 2 and first["status"] == "ok" and first["error"] is None
+    # written by the model, cut at its 6 tokens (it imitates the package prompt's header), not extractive sections
+    assert len(first["after"]) < 120 and "Key findings" not in first["after"]
+    assert 0 < out["figures"]["summarizer_tokens_out"] <= 6 * len(out["compressions"])
+    assert out["figures"]["summarizer_latency_s"] > 0
