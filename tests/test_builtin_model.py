@@ -145,3 +145,17 @@ def test_a_cli_run_with_the_built_in_summarizer_records_the_models_compressions(
     assert len(first["after"]) < 120 and "Key findings" not in first["after"]
     assert 0 < out["figures"]["summarizer_tokens_out"] <= 6 * len(out["compressions"])
     assert out["figures"]["summarizer_latency_s"] > 0
+
+
+def test_the_loopback_port_llama_cpp_opens_answers_no_one_without_the_processs_random_key():
+    import json
+    import urllib.error
+    import urllib.request
+
+    address = builtin_model.load()["server"].listening_address
+    assert address.startswith("http://127.0.0.1:")
+    body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode()
+    request = urllib.request.Request(address + "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401

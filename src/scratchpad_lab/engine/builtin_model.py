@@ -136,12 +136,6 @@ def _start(path: str, n_threads: int) -> Dict[str, Any]:
     return {"server": server, "load_s": time.perf_counter() - started, "path": path, "n_threads": n_threads}
 
 
-def unload_for_bench() -> None:
-    """Drop the process's model (bench/builtin_model.py loads it again with other settings)."""
-    with _LOAD_LOCK, _CALL_LOCK:
-        _SERVER.clear()
-
-
 def build(**limits: Any) -> "BuiltinLLM":
     """The summarizer for a run or a matrix column; raises BuiltinModelMissing (the one-line install) at
     once, so a run that cannot have its summarizer never starts."""
