@@ -61,7 +61,8 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
                    help="the agent's own hard trim of its scratchpad (its max_scratchpad_chars)")
     g.add_argument("--max-tool-output-chars", type=int, metavar="N", help="the agent cuts tool results to N chars")
     g.add_argument("--max-iterations", type=int, metavar="N")
-    g.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent"])
+    g.add_argument("--summarizer", choices=["extractive", "same-as-agent", "silent", "builtin"],
+                   help="builtin: the built-in SmolLM2-135M on this CPU (weak; follows the prompt; requirements-model.txt)")
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")

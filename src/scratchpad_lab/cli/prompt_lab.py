@@ -16,7 +16,7 @@ class _Append(__import__("argparse").Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         items = list(getattr(namespace, "columns", None) or [])
-        items.append(("model", values) if option_string == "--summarizer-model" else ("extractive", values))
+        items.append(("model", values) if option_string == "--summarizer-model" else (values, values))
         namespace.columns = items
 
 
@@ -28,7 +28,9 @@ def add_cli(sub) -> None:
     which.add_argument("--iteration", type=int, metavar="N", help="the scratchpad as iteration N started")
     p.add_argument("--prompt-file", action="append", required=True, metavar="FILE",
                    help=f"a prompt template file (1 to {MAX_PROMPTS}); its file name names it")
-    p.add_argument("--summarizer", action=_Append, choices=["extractive"], help="the offline extractive column")
+    p.add_argument("--summarizer", action=_Append, choices=["extractive", "builtin"],
+                   help="the offline extractive column (ignores the prompt), or builtin: the built-in SmolLM2-135M on this "
+                        "CPU, a real model that follows the prompt (weak; requirements-model.txt)")
     p.add_argument("--summarizer-model", action=_Append, metavar="NAME", help="an endpoint model column (repeatable)")
     p.add_argument("--summarizer-base-url", action="append", metavar="URL",
                    help="one per --summarizer-model in order, or one for all (default: OpenAI)")
@@ -73,8 +75,8 @@ def _cli_inputs(args):
         raise UsageError(f"give at most {MAX_SUMMARIZERS} summarizers")
     specs, m = [], 0
     for kind, value in columns:
-        if kind == "extractive":
-            specs.append(MatrixSummarizer())
+        if kind in ("extractive", "builtin"):
+            specs.append(MatrixSummarizer(builtin=kind == "builtin"))
             continue
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1

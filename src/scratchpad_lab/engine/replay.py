@@ -47,6 +47,8 @@ def replay_source(loaded: Union[RunRecord, Trace], label: str = "") -> Replay:
         recorded = _describe(config.summarizer_endpoint)
     elif config.summarizer == "same-as-agent" and config.agent_endpoint is not None:
         recorded = _describe(config.agent_endpoint) + " (the agent's own model)"
+    elif config.summarizer == "builtin":  # minutes of this CPU: chosen again by the person, never by a file
+        recorded = "the built-in model (SmolLM2-135M)"
     offline = {"agent_endpoint": None, "summarizer_endpoint": None, "task": None}
     if recorded is not None:
         offline["summarizer"] = "extractive"

@@ -111,6 +111,10 @@ class Run(Job):
             endpoint = config.summarizer_endpoint
             summarizer = EndpointLLM(endpoint, keys.get("summarizer") or resolve_key(endpoint))
             self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
+        elif config.summarizer == "builtin":  # the lab's own model on this CPU; missing: the one-line install
+            from scratchpad_lab.engine.builtin_model import build
+            summarizer = build()
+            self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
         elif config.summarizer == "silent":  # the named stand-in that replies nothing (lessons, tests)
             self.middleware.llm = ObservedSummarizer(SilentSummarizer(), obs, model=SilentSummarizer.model_name)
         # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
@@ -137,7 +141,7 @@ class Run(Job):
         obs.report = self._report_iteration
         # Network models stop trying at Stop and at the wall clock (the observer abandons a call in flight).
         self._endpoint_llms = [m for m in (inner, getattr(self.middleware.llm, "inner", None))
-                               if isinstance(m, EndpointLLM)]
+                               if isinstance(m, EndpointLLM) or getattr(m, "is_builtin_model", False)]
         for model in self._endpoint_llms:
             model.stop_event, model.time_left = obs.stop_event, obs.time_left
 

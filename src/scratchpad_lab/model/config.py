@@ -51,7 +51,9 @@ def package_prompt_fields(prompt: str) -> Optional[dict]:
 # the session defaults (ui/state.py) do not import the lessons and the analysis they need.
 DEFAULT_PACE_S = 0.6
 
-SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent"]  # silent: a stand-in that replies nothing
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent", "builtin"]  # silent: a stand-in that replies nothing
+# builtin: the lab's own small model on this CPU (engine/builtin_model.py); its id for token counts and records
+BUILTIN_MODEL_ID = "SmolLM2-135M-Instruct"
 
 
 class ConfigError(LabError, ValueError):
@@ -106,7 +108,7 @@ def validate_prompt_template(template: str) -> str:
 
 def summarizer_follows_prompt(summarizer: str, real_agent: bool) -> bool:
     """Whether a summarizer choice follows its prompt: a model endpoint, or the agent's own model."""
-    return summarizer == "endpoint" or (summarizer == "same-as-agent" and real_agent)
+    return summarizer in ("endpoint", "builtin") or (summarizer == "same-as-agent" and real_agent)
 
 
 class RunConfig(BaseModel):
@@ -150,6 +152,8 @@ class RunConfig(BaseModel):
     def summarizer_model_id(self) -> str:
         if self.summarizer == "endpoint" and self.summarizer_endpoint:
             return self.summarizer_endpoint.model
+        if self.summarizer == "builtin":
+            return BUILTIN_MODEL_ID
         return self.agent_model_id if self.summarizer == "same-as-agent" and self.agent_endpoint else "extractive"
 
     @property

@@ -21,6 +21,7 @@ from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZE
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
 from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.builtin_model import LABEL as BUILTIN_LABEL, missing as builtin_missing
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, endpoint_widgets, keep_endpoint
@@ -40,10 +41,15 @@ STARTER_HELP = "\n".join(f"- **{p.name}**: {p.description}" for p in LIBRARY) + 
 EXTRACTIVE_ONLY = (
     "The extractive summarizer ignores the prompt: it copies the scratchpad's most informative lines "
     "whatever the prompt says, so every prompt gives the same summary in its column. It is here as a "
-    "reference. To tune a prompt you need a model as a summarizer: add one with a key for a hosted API "
+    "reference. To tune a prompt you need a model as a summarizer: the built-in SmolLM2-135M runs on this "
+    "CPU with no key (weak, but it follows the prompt), or add one with a key for a hosted API "
     "(OpenAI, Groq, Mistral, ...), or run a local server with no key and pick its preset: Ollama "
     "(`ollama serve`, http://localhost:11434/v1), llama.cpp (`llama-server -m model.gguf`, "
     "http://localhost:8080/v1) or vLLM (`vllm serve MODEL`, http://localhost:8000/v1).")
+BUILTIN_NOTE = (
+    "The built-in model has 135M parameters: two prompts give two different summaries, which shows how a "
+    "prompt steers a real model, not the quality a large model would reach. It runs one cell at a time on "
+    "this CPU, 10-60 s each.")
 STATUS_BADGES = {"ok": ("summary", "green"), "empty": ("empty reply: scratchpad kept", "orange"),
                  "error": ("error", "red"), "running": ("running…", "blue"), "pending": ("waiting", "gray"),
                  "cancelled": ("stopped", "gray")}
@@ -169,11 +175,15 @@ def _open_version(name: str, version: int, text: str) -> None:
 
 
 def _model_column() -> Optional[int]:
-    """The first summarizer column that is a model (an endpoint), if any."""
+    """The first summarizer column that is a model (an endpoint or the built-in model), if any."""
     for j in range(int(st.session_state.get("pl_n_summarizers", 1))):
-        if st.session_state.get(f"pl_sum_kind_{j}", st.session_state[PL_KEPT].get(f"pl_sum_kind_{j}")) == "endpoint":
+        if _column_kind(j) in ("endpoint", "builtin"):
             return j
     return None
+
+
+def _column_kind(j: int) -> Optional[str]:
+    return st.session_state.get(f"pl_sum_kind_{j}", st.session_state[PL_KEPT].get(f"pl_sum_kind_{j}"))
 
 
 def _use_in_playground(i: int) -> None:
@@ -187,7 +197,10 @@ def _use_in_playground(i: int) -> None:
     st.session_state[PLAY_PROMPT_NAME] = (name, check.template)
     j = _model_column()
     model = None
-    if j is not None:
+    if j is not None and _column_kind(j) == "builtin":
+        st.session_state[K_SUMMARIZER] = "builtin"
+        model = BUILTIN_LABEL
+    elif j is not None:
         endpoint, _, problem = endpoint_from_state(f"pl_sum{j}_ep", f"Summarizer {j + 1}")
         if endpoint is not None and problem is None:
             source = endpoint_values(f"pl_sum{j}_ep")
@@ -292,20 +305,31 @@ def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
     for j, col in enumerate(cols):
         _seed(f"pl_sum_kind_{j}", "extractive" if j == 0 else "endpoint")
         with col:
-            kind = st.selectbox(f"Summarizer {j + 1}", ["extractive", "endpoint"], key=f"pl_sum_kind_{j}",
+            kind = st.selectbox(f"Summarizer {j + 1}", ["extractive", "builtin", "endpoint"], key=f"pl_sum_kind_{j}",
                                 format_func={"extractive": "Extractive (offline reference, ignores the prompt)",
+                                             "builtin": BUILTIN_LABEL[0].upper() + BUILTIN_LABEL[1:],
                                              "endpoint": "A model (OpenAI-compatible endpoint)"}.get)
             _keep(f"pl_sum_kind_{j}")
             if kind == "extractive":
                 specs.append(MatrixSummarizer())
+                continue
+            if kind == "builtin":
+                gap = builtin_missing()
+                if gap:
+                    st.warning(escape(gap), icon=":material/download:")
+                    problems.append(gap)
+                else:
+                    specs.append(MatrixSummarizer(builtin=True))
                 continue
             endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
             if problem:
                 problems.append(problem)
             else:
                 specs.append(MatrixSummarizer(endpoint, key))
-    if all(s.endpoint is None for s in specs):
+    if all(s.endpoint is None and not s.builtin for s in specs):
         st.info(EXTRACTIVE_ONLY)
+    elif any(s.builtin for s in specs):
+        st.caption(BUILTIN_NOTE)
     return specs, problems
 
 

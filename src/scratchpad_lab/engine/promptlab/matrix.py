@@ -110,22 +110,29 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
 
 @dataclass
 class MatrixSummarizer:
-    """The extractive reference (endpoint None) or an endpoint model. The key is used for this
-    matrix's calls and kept nowhere else."""
+    """The extractive reference (endpoint None), the built-in model (`builtin`) or an endpoint model. The
+    key is used for this matrix's calls and kept nowhere else."""
 
     endpoint: Optional[Endpoint] = None
     key: str = field(default="", repr=False)
+    builtin: bool = False
 
     @property
     def name(self) -> str:
+        if self.builtin:
+            return "builtin"
         return "extractive" if self.endpoint is None else self.endpoint.model
 
     @property
     def slot(self) -> str:
-        """Which concurrency limit the calls count against: one per endpoint (server)."""
-        return "extractive" if self.endpoint is None else self.endpoint.url
+        """Which concurrency limit the calls count against: one per endpoint (server); the built-in model
+        and the extractive reference take one cell at a time."""
+        return self.name if self.endpoint is None else self.endpoint.url
 
     def build(self, budget_chars: int):
+        if self.builtin:
+            from scratchpad_lab.engine.builtin_model import build  # xllamacpp loads only when it is chosen
+            return build()
         if self.endpoint is None:
             return ExtractiveSummarizer(budget_chars)
         return EndpointLLM(self.endpoint, self.key)
@@ -338,7 +345,7 @@ class Matrix(Job):
             c = compress_once(self.snapshot, None if template == PACKAGE_PROMPT else template, summarizer,
                               model=getattr(summarizer, "model_name", spec.name), stop_event=self.stop_event)
             probes = run_probes(c["before"], c["after"], self.probes)
-            cost = cost_usd("extractive" if spec.endpoint is None else spec.endpoint.model,
+            cost = cost_usd(spec.name if spec.endpoint is None else spec.endpoint.model,
                             int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), self.prices)
             status = c["status"]
         except Exception as exc:  # a summarizer that cannot even be built (bad URL): an error cell

