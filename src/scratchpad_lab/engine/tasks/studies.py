@@ -26,7 +26,7 @@ class StrategiesOutcome:
 class StrategiesRequest:
     loaded: Any                            # a RunRecord or a Trace
     specs: Tuple[Any, ...]                 # StrategySpec, from make_spec / parse_spec
-    summarizer: Any                        # the one summarizer every strategy uses (SummarizerChoice)
+    summarizer: Any                        # the one summarizer every strategy uses (a SummarizerChoice)
     signature: tuple = ()
     title: str = ""
     lifted: bool = False                   # the CLI's --no-work-limit
@@ -42,11 +42,13 @@ def strategies(request: StrategiesRequest) -> Job:
 
     def work(report, stop) -> StrategiesOutcome:
         from scratchpad_lab.engine.strategies.engine import run_strategies
+        from scratchpad_lab.engine.summarizers import build_summarizer
 
         def progress(index: int, total: int, label: str) -> None:
             report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
 
-        results = run_strategies(request.loaded, specs, summarizer, progress=progress, stop=stop)
+        built = build_summarizer(summarizer, stop=stop)  # Stop ends a call in flight too
+        results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop)
         return StrategiesOutcome(request.signature, results, request.title)
 
     return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
@@ -120,12 +122,14 @@ def open_point(request: OpenPointRequest) -> Job:
     def work(report, stop):
         from scratchpad_lab.engine.replay import recorded_trajectory
         from scratchpad_lab.engine.strategies.engine import run_strategies
+        from scratchpad_lab.engine.summarizers import build_summarizer
 
         steps = len(recorded_trajectory(request.loaded).steps)
 
         def progress(done: int, total: int, _title: str) -> None:
             report(done, total, f"Replaying {steps:,} steps under {label}…" if done < total else f"Opened {label}")
 
-        return request.tag, run_strategies(request.loaded, [request.spec], summarizer, progress=progress, stop=stop)[0]
+        built = build_summarizer(summarizer, stop=stop)
+        return request.tag, run_strategies(request.loaded, [request.spec], built, progress=progress, stop=stop)[0]
 
     return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=request.tag)
