@@ -4,9 +4,9 @@
 
 from scratchpad_lab.analysis.probes import ProbeError, parse_probe, scenario_probes
 from scratchpad_lab.model.errors import UsageError
-from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, MatrixSummarizer, record_for, snapshot_at_compression,
-                     snapshot_at_iteration)
-from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS, check_prompt
+from scratchpad_lab.engine.tasks import (MAX_PROMPTS, MAX_SUMMARIZERS, MatrixRequest, MatrixSummarizer, PromptVariant,
+                                         check_prompt, prompt_matrix, record_for, snapshot_at_compression,
+                                         snapshot_at_iteration)
 
 
 # ── command line: `scratchpad-lab prompt-lab` (registered in cli.py) ───────────────────────────
@@ -45,7 +45,7 @@ def _cli_inputs(args):
     """(snapshot, prompts, summarizers, probes) from the arguments; a LabError says what is wrong."""
     from pathlib import Path
 
-    from scratchpad_lab.engine.keys import cli_key, endpoint_for
+    from scratchpad_lab.engine.tasks import cli_key, endpoint_for
     from scratchpad_lab.cli.import_trace import load
 
     given = vars(args)
@@ -109,8 +109,8 @@ def run_cli(args) -> int:
     import json
 
     snapshot, prompts, specs, probes = _cli_inputs(args)  # a LabError goes to cli.main's edge: exit 2
-    matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
-    matrix.run()
+    matrix = prompt_matrix(MatrixRequest(snapshot, tuple(prompts), tuple(specs),
+                                         tuple(scenario_probes(snapshot.scenario) + probes))).run_here()
     if "json" in vars(args):
         print(json.dumps(matrix.to_json(), ensure_ascii=False))
     else:
