@@ -15,12 +15,12 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
-from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
-                         PromptVariant, Snapshot, MatrixSummarizer, check_prompt, compressions_of,
+from scratchpad_lab.engine.tasks import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+                         MatrixRequest, PromptVariant, Snapshot, MatrixSummarizer, check_prompt, prompt_matrix, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.tasks import TokenCounter
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, endpoint_widgets, keep_endpoint
@@ -472,8 +472,9 @@ def page() -> None:
     if why:
         st.text("To run: " + "; ".join(why) + ".")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
-        new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
-                     prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
+        new = prompt_matrix(MatrixRequest(snapshot, tuple(variants), tuple(specs),
+                                          tuple(scenario_probes(snapshot.scenario) + probes),
+                                          prices=st.session_state.get(PLAY_PRICES_BY_MODEL)))
         if live.start(PL_JOB, new):
             st.session_state[PL_OPEN] = None
             st.rerun()  # drawn again with Run the matrix disabled and the live view refreshing

@@ -24,6 +24,7 @@ class RunRequest:
     pace: bool = False                     # a page's run waits config.step_delay_s between steps
     idle_stop_s: Optional[float] = None    # a page's run ends when no page has read it for this long
     name: str = ""
+    review: bool = False                   # every summarizer reply waits for a person's decision (engine/review.py)
 
 
 def run(request: RunRequest):
@@ -34,7 +35,14 @@ def run(request: RunRequest):
     if request.key_flags is not None:
         from scratchpad_lab.engine.keys import cli_keys
         keys = cli_keys(request.config, dict(request.key_flags))
-    return Run(request.config, keys=keys, pace=request.pace, idle_stop_s=request.idle_stop_s, name=request.name)
+    run = Run(request.config, keys=keys, pace=request.pace, idle_stop_s=request.idle_stop_s, name=request.name)
+    if request.review:
+        from scratchpad_lab.engine.review import ReviewGate
+        from scratchpad_lab.model.scenarios import SCENARIOS
+        scenario = SCENARIOS.get(request.config.scenario or "")
+        expected = [f.value for f in scenario.expected_facts] if scenario else []
+        run.observer.reviewer = ReviewGate(run.observer.stop_event, expected)
+    return run
 
 
 @dataclass(frozen=True)
