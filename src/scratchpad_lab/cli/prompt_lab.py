@@ -4,7 +4,8 @@
 
 from scratchpad_lab.analysis.probes import ProbeError, parse_probe, scenario_probes
 from scratchpad_lab.model.errors import UsageError
-from scratchpad_lab.engine.tasks import (MAX_PROMPTS, MAX_SUMMARIZERS, MatrixRequest, MatrixSummarizer, PromptVariant,
+from scratchpad_lab.model.summarizer import SummarizerChoice
+from scratchpad_lab.engine.tasks import (MAX_PROMPTS, MAX_SUMMARIZERS, MatrixRequest, PromptVariant,
                                          check_prompt, prompt_matrix, record_for, snapshot_at_compression,
                                          snapshot_at_iteration)
 
@@ -74,12 +75,12 @@ def _cli_inputs(args):
     specs, m = [], 0
     for kind, value in columns:
         if kind == "extractive":
-            specs.append(MatrixSummarizer())
+            specs.append(SummarizerChoice())
             continue
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(MatrixSummarizer(endpoint, cli_key(endpoint, given, "summarizer")))
+        specs.append(SummarizerChoice("endpoint", endpoint=endpoint, key=cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:
         try:

@@ -15,8 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.tasks import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
-                         MatrixRequest, PromptVariant, Snapshot, MatrixSummarizer, check_prompt, prompt_matrix, compressions_of,
+                         MatrixRequest, PromptVariant, Snapshot, check_prompt, prompt_matrix, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
@@ -282,7 +283,7 @@ def _versions_panel() -> None:
 
 # ── 3. summarizers ──────────────────────────────────────────────────────────────────────────────
 
-def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
+def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
     st.subheader("3 · Summarizers")
     _seed("pl_n_summarizers", 1)
     n = st.number_input("How many summarizers", min_value=1, max_value=MAX_SUMMARIZERS, key="pl_n_summarizers")
@@ -297,13 +298,13 @@ def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
                                              "endpoint": "A model (OpenAI-compatible endpoint)"}.get)
             _keep(f"pl_sum_kind_{j}")
             if kind == "extractive":
-                specs.append(MatrixSummarizer())
+                specs.append(SummarizerChoice())
                 continue
             endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
             if problem:
                 problems.append(problem)
             else:
-                specs.append(MatrixSummarizer(endpoint, key))
+                specs.append(SummarizerChoice("endpoint", endpoint=endpoint, key=key))
     if all(s.endpoint is None for s in specs):
         st.info(EXTRACTIVE_ONLY)
     return specs, problems
@@ -390,7 +391,7 @@ def _matrix_view(matrix: Matrix) -> None:
                "more, red below.")
     head = st.container(key="pl_matrix_head").columns([1] + [3] * len(matrix.summarizers))
     for j, spec in enumerate(matrix.summarizers):
-        head[j + 1].text(spec.name + ("  (ignores the prompt)" if spec.endpoint is None else ""))
+        head[j + 1].text(spec.model_id + ("  (ignores the prompt)" if spec.kind != "endpoint" else ""))
     for i, prompt in enumerate(matrix.prompts):
         row = st.columns([1] + [3] * len(matrix.summarizers))
         row[0].text(prompt.name)

@@ -51,7 +51,7 @@ class MatrixRequest:
 
     snapshot: Any                          # promptlab.Snapshot
     prompts: Tuple[Any, ...]               # PromptVariant
-    summarizers: Tuple[Any, ...]           # MatrixSummarizer
+    summarizers: Tuple[Any, ...]           # SummarizerChoice, one per column
     probes: Tuple[Any, ...] = ()
     prices: Optional[Mapping[str, Any]] = None
 
