@@ -151,8 +151,8 @@ def replay_trace(request: TraceReplayRequest) -> Job:
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.replay import replay_source, replay_with_defaults
 
-    check_work(request.trace, replay=replay_source(request.trace, request.label).config)  # within the file limits
-    # this always fits; checked alike
+    # within the file limits this always fits; checked alike, like every task
+    check_work(request.trace, replay=replay_source(request.trace, request.label).config)
 
     def work(report, stop):
         return replay_with_defaults(request.trace, request.name, request.label, stop=stop, report=report)
