@@ -79,8 +79,10 @@ def redirects() -> None:
 
 
 def rebinding() -> None:
-    from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
+    from scratchpad_lab.engine.strategies import make_spec, run_strategies
+    from scratchpad_lab.engine.summarizers import build_summarizer
     from scratchpad_lab.model.endpoint import Endpoint
+    from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.model.records import load_path
     os.environ["SCRATCHPAD_LAB_HOSTED"] = "1"
     real_lookup, real_connect = socket.getaddrinfo, socket.create_connection
@@ -96,8 +98,8 @@ def rebinding() -> None:
                 connects.append(address)
                 raise ConnectionRefusedError(111, "probe")
             socket.create_connection = refuse
-            spec = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url="https://rebind.example/v1",
-                                                             model="m"), "k")
+            spec = build_summarizer(SummarizerChoice("endpoint", 1500, Endpoint(
+                provider="custom", base_url="https://rebind.example/v1", model="m"), key="k"))
             run_strategies(load_path(TRACE), [make_spec("langmem", {"max_tokens": 1500, "max_summary_tokens": 256,
                                                                     "max_tokens_before_summary": 2000})], spec)
             tried += 1

@@ -18,10 +18,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from fake_openai import FakeOpenAI, echo_marker  # noqa: E402
-from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, MatrixSummarizer,  # noqa: E402
+from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant,  # noqa: E402
                                       snapshot_at_compression)
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_record  # noqa: E402
+from scratchpad_lab.model.summarizer import SummarizerChoice  # noqa: E402
 
 
 def main() -> None:
@@ -34,8 +35,8 @@ def main() -> None:
     with FakeOpenAI() as fake, FakeOpenAI() as other:
         for server in (fake, other):
             server.default = ("ok", echo_marker)
-        specs = [MatrixSummarizer(Endpoint(provider="custom", base_url=fake.url, model="fake-a"), "k"),
-                 MatrixSummarizer(Endpoint(provider="custom", base_url=other.url, model="fake-b"), "k")]
+        specs = [SummarizerChoice("endpoint", endpoint=Endpoint(provider="custom", base_url=fake.url, model="fake-a"), key="k"),
+                 SummarizerChoice("endpoint", endpoint=Endpoint(provider="custom", base_url=other.url, model="fake-b"), key="k")]
         Matrix(snapshot, prompts, specs).run(timeout=60)  # warm-up, no delay
         fake.delay = other.delay = args.delay
         times = []

@@ -142,12 +142,12 @@ def test_test_connection_says_what_is_wrong(server, behaviour, message):
 @pytest.mark.parametrize("behaviour,message", CASES, ids=IDS)
 def test_the_prompt_matrix_marks_the_cell_as_an_error(server, behaviour, message):
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import MatrixSummarizer as CellSummarizer
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
     server.default = behaviour
     matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
                     [PromptVariant("p1", "Keep ids.\n{scratchpad}")],
-                    [CellSummarizer(_endpoint(server, retries=1), "k")]).run(timeout=60)
+                    [SummarizerChoice("endpoint", endpoint=_endpoint(server, retries=1), key="k")]).run(timeout=60)
     [cell] = matrix.cells
     assert cell.status == "error" and message in cell.compression["error"]
 

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from scratchpad_lab.engine.compare import Setting, compare
-from scratchpad_lab.engine.jobs import Job, StopFlag, Stopped, abandonable
+from scratchpad_lab.engine.jobs import DONE, FAILED, Job, StopFlag, Stopped, abandonable
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.engine.strategies import make_spec, names, run_strategies, strategy
 from scratchpad_lab.model.config import RunConfig
@@ -172,3 +172,27 @@ def test_every_message_strategy_has_its_imports_waited_for_with_the_flag_in_view
     # a strategy missing here would import LangChain where Stop cannot reach it (seconds, the first time)
     # (the modules are the registry entry's `imports`, which engine._import_langchain loads)
     assert {n for n in names() if strategy(n).imports} == {n for n in names() if strategy(n).context == "messages"}
+
+
+def test_run_here_runs_the_work_in_the_callers_thread_and_returns_its_result():
+    """The CLI runs a task's job in place: the same work, the same progress, no worker thread."""
+    seen = []
+
+    def work(report, stop):
+        seen.append(threading.current_thread())
+        report(1, 2, "half way")
+        return "done"
+
+    job = Job(work, total=2)
+    assert job.run_here() == "done"
+    assert seen == [threading.current_thread()] and job.status == DONE and job.finished
+    assert job.progress().text == "half way"
+    with pytest.raises(RuntimeError, match="already started"):
+        job.run_here()
+
+
+def test_run_here_raises_what_the_work_raised_after_the_job_has_ended():
+    job = Job(lambda report, stop: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        job.run_here()
+    assert job.status == FAILED and isinstance(job.error, ZeroDivisionError)

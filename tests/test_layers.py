@@ -132,3 +132,69 @@ def test_the_import_graph_has_no_circle():
         if m not in state:
             visit(m, [])
     assert circles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
+
+
+# ── the door (issue 28, item 1): ui/ and cli/ reach the engine through engine/tasks ─────────────────────
+
+# What ui/ and cli/ may import from the engine: the door, the job they start or run, and the strategy
+# registry (the names and titles they display). Everything else of the engine is behind the door.
+DOOR = {"scratchpad_lab.engine.tasks", "scratchpad_lab.engine.jobs", "scratchpad_lab.engine.strategies.registry"}
+MOST_ENGINE_MODULES = 4
+
+
+def _engine_imports(layer: str):
+    """{module under `layer`: the engine modules it imports} (a lazy import in a function counts too)."""
+    graph = _graph()
+    return {m: {t for t in targets if _layer(t) == "engine"} for m, targets in graph.items() if _layer(m) == layer}
+
+
+def test_ui_and_cli_import_from_the_engine_only_the_door():
+    for layer in ("ui", "cli"):
+        found = _engine_imports(layer)
+        behind = sorted(f"{m} -> {t}" for m, targets in found.items() for t in targets if t not in DOOR)
+        assert behind == [], (f"{layer}/ reaches behind the door (use engine.tasks; add a re-export there if a page "
+                              f"or a command needs a name):\n" + "\n".join(behind))
+        used = set().union(*found.values())
+        assert len(used) <= MOST_ENGINE_MODULES, (layer, sorted(used))
+
+
+def _calls(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            yield func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def test_no_page_module_builds_a_job():
+    """A page starts the job a task returns; it never builds one (a Job, or a Run or Matrix, which are jobs)."""
+    built = [f"{name}: {call}(...)" for name, path in _modules() if _layer(name) == "ui"
+             for call in _calls(path) if call in ("Job", "Run", "Matrix")]
+    assert built == [], "built in ui/ instead of by a task in engine/tasks:\n" + "\n".join(built)
+
+
+def test_the_layer_checks_see_a_page_reaching_behind_the_door(tmp_path):
+    page = tmp_path / "page.py"
+    page.write_text("def start():\n    from scratchpad_lab.engine.runner import Run\n    return Run(None)\n")
+    assert list(_imports("scratchpad_lab.ui.page", page)) == ["scratchpad_lab.engine.runner",
+                                                              "scratchpad_lab.engine.runner.Run"]
+    assert "Run" in list(_calls(page))
+
+
+def test_the_door_names_every_task_and_imports_no_room_until_one_is_used():
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys; import scratchpad_lab.engine.tasks as door; "
+            "before = sorted(m for m in sys.modules if m.startswith('scratchpad_lab.engine')); "
+            "missing = [n for n in door.__all__ if getattr(door, n, None) is None]; "
+            "print(json.dumps([before, missing, sorted(door.__all__)]))")
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, missing, names = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == ["scratchpad_lab.engine", "scratchpad_lab.engine.tasks"]  # the first page stays cheap
+    assert missing == []
+    for task in ("run", "replay", "compare", "sweep", "strategies", "recommend", "open_point", "compression_off",
+                 "replay_trace", "prompt_matrix", "import_file"):
+        assert task in names

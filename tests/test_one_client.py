@@ -274,13 +274,14 @@ def test_the_strategies_page_shows_no_key_a_server_echoed(server, trace_file, mo
 
 def test_stop_in_the_prompt_matrix_closes_the_calls_in_flight(server):
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import MatrixSummarizer as CellSummarizer
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
     threads = threading.active_count()
     server.default = ("drip", 0.5)
     matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
                     [PromptVariant("p1", "Keep ids.\n{scratchpad}"), PromptVariant("p2", "Short.\n{scratchpad}")],
-                    [CellSummarizer(Endpoint(provider="custom", base_url=server.url, model="m"), "k")]).start()
+                    [SummarizerChoice("endpoint", endpoint=Endpoint(provider="custom", base_url=server.url, model="m"),
+                                      key="k")]).start()
     assert _settles(lambda: len(server.requests) == 2)
     matrix.stop()
     assert all(c.status == "cancelled" for c in matrix.cells)

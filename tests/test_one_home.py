@@ -106,3 +106,51 @@ def test_one_meaning_of_peak_and_of_tokens_saved_in_summaries_and_compare_rows()
                                                           if e.kind == "iteration")
     assert r["context_tokens_saved"] == savings(record.events, base.events).context_tokens_saved == \
         sum(off) - sum(sent)
+
+
+# ── one summarizer choice, one builder (issue 28, item 3) ───────────────────────────────────────────
+
+def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_config_says():
+    import pytest
+
+    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.strategies.registry import StrategyError
+    from scratchpad_lab.model.config import ConfigError
+    from scratchpad_lab.model.endpoint import Endpoint
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    offline = build_summarizer(SummarizerChoice("extractive", 900))
+    assert isinstance(offline.plain(), ExtractiveSummarizer) and offline.plain().budget_chars == 900
+    assert build_summarizer(None).extractive_budget_chars == RunConfig.build().extractive_budget_chars
+    endpoint = Endpoint(provider="custom", base_url="https://models.example/v1", model="m")
+    stop = threading.Event()
+    built = build_summarizer(SummarizerChoice("endpoint", 900, endpoint, key="k"), stop=stop)
+    assert (built.kind, built.endpoint, built.api_key, built.stop_event, built.model_id) == \
+        ("endpoint", endpoint, "k", stop, "m")
+    with pytest.raises(ConfigError, match="no summarizer endpoint"):
+        SummarizerChoice("endpoint")
+    with pytest.raises(StrategyError, match="offline extractive summarizer or an endpoint"):
+        build_summarizer(SummarizerChoice("same-as-agent"))
+    config = RunConfig.build(summarizer="endpoint", summarizer_endpoint=endpoint, extractive_budget_chars=900,
+                             summarizer_prompt="Short: {scratchpad}")
+    choice = SummarizerChoice.of(config, key="sk-never-shown")
+    assert RunConfig.build(**choice.run_config_fields()).model_dump(include={
+        "summarizer", "summarizer_endpoint", "extractive_budget_chars", "summarizer_prompt"}) == config.model_dump(
+        include={"summarizer", "summarizer_endpoint", "extractive_budget_chars", "summarizer_prompt"})
+    assert choice.key == "sk-never-shown" and "sk-never-shown" not in repr(choice)  # this job's only: never shown
+
+
+def test_no_page_or_command_builds_a_summarizer_itself():
+    """ui/ and cli/ make a SummarizerChoice; only engine/summarizers.py builds the job's summarizer from it."""
+    import ast
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "src" / "scratchpad_lab"
+    built = []
+    for path in src.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
+                    "SummarizerSpec", "MatrixSummarizer"):
+                built.append(str(path.relative_to(src)))
+    # engine/strategies/engine.py keeps its default for a direct call (its callers, the tasks, pass a built one)
+    assert sorted(set(built)) == ["engine/strategies/engine.py", "engine/summarizers.py"], built

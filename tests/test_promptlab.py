@@ -11,11 +11,12 @@ from scratchpad_lab.cli import main
 from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.facts import contains
 from scratchpad_lab.engine.observe import ObservedSummarizer
-from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError, MatrixSummarizer,
+from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError,
                                       check_prompt, compress_once, differing, snapshot_at_compression,
                                       snapshot_at_iteration)
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_record
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.runner import Run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-defaults.json"
@@ -186,7 +187,7 @@ def test_stop_cancels_cells_not_done():
         fake.default = ("ok", lambda body: release.wait(10) and "late summary")
         endpoint = Endpoint(provider="custom", base_url=fake.url, model="slow")
         matrix = Matrix(snapshot, [PromptVariant(str(i), PACKAGE_PROMPT) for i in range(2)],
-                        [MatrixSummarizer(), MatrixSummarizer(endpoint, "k")]).start()
+                        [SummarizerChoice(), SummarizerChoice("endpoint", endpoint=endpoint, key="k")]).start()
         assert wait_until(matrix, lambda: all(c.done for c in matrix.cells if c.summarizer == "extractive"))
         matrix.stop()
         assert matrix.finished
@@ -201,5 +202,5 @@ def test_differing_hides_cells_with_the_same_summary():
     record = load_record(SAMPLE)
     snapshot = snapshot_at_compression(record, 1)
     matrix = Matrix(snapshot, [PromptVariant("a", PACKAGE_PROMPT), PromptVariant("b", PROMPT_LIBRARY["One paragraph"])],
-                    [MatrixSummarizer()]).run(timeout=30)
+                    [SummarizerChoice()]).run(timeout=30)
     assert matrix.finished and differing(matrix.cells) == []  # extractive ignores the prompt

@@ -161,3 +161,49 @@ def test_a_job_stops_calling_the_model_at_its_call_cap():
         with pytest.raises(EndpointError, match="made its 2 calls, the most one job may make"):
             llm.invoke("c")
         assert len(server.requests) == 2
+
+
+# ── every task checks its own work limit, once, before any work starts (issue 28, item 1) ───────────
+
+def test_every_task_over_the_limit_is_refused_when_it_is_asked_for_with_the_limits_own_sentence(probe_trace,
+                                                                                                 monkeypatch):
+    from scratchpad_lab.engine import compare as compare_room, tasks
+    from scratchpad_lab.engine.compare import Setting
+    from scratchpad_lab.engine.strategies import engine as strategies_engine
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    def never(*args, **kwargs):
+        raise AssertionError("work started for a job over its limit")
+
+    for room, name in ((strategies_engine, "run_strategies"), (compare_room, "compare"), (compare_room, "sweep_rows")):
+        monkeypatch.setattr(room, name, never)
+    three = [make_spec(n, {}) for n in DEFAULT_THREE]
+    huge = Setting(summarize_every=None, max_scratchpad_chars=1_000_000, agent_trim_chars=1_000_000)
+    trim = make_spec("trim-only", {"agent_trim_chars": 1_000_000})
+    asked = [  # (the task asked for, the same job checked directly)
+        (lambda: tasks.strategies(tasks.StrategiesRequest(probe_trace, tuple(three), SummarizerChoice())),
+         lambda: check_work(probe_trace, strategies=three)),
+        (lambda: tasks.open_point(tasks.OpenPointRequest(probe_trace, trim, "trim-only", SummarizerChoice())),
+         lambda: check_work(probe_trace, strategies=[trim])),
+        (lambda: tasks.compare(tasks.CompareRequest(probe_trace, (huge,), ("huge",))),
+         lambda: check_work(probe_trace, settings=[huge])),
+        (lambda: tasks.sweep(tasks.SweepRequest(probe_trace, (huge,))),
+         lambda: check_work(probe_trace, settings=[huge], keep_records=False)),
+    ]
+    for task, direct in asked:
+        with pytest.raises(WorkLimitExceeded) as refused:
+            task()
+        with pytest.raises(WorkLimitExceeded) as same:
+            direct()
+        assert str(refused.value) == str(same.value)
+    with pytest.raises(WorkLimitExceeded, match="MB of results held in memory"):
+        tasks.replay(tasks.ReplayRequest(probe_trace, "probe", huge.changes()))  # before its Run is built
+
+
+def test_a_task_within_the_limit_returns_a_job_that_has_not_started(probe_trace):
+    from scratchpad_lab.engine import tasks
+    from scratchpad_lab.engine.jobs import PENDING
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    job = tasks.strategies(tasks.StrategiesRequest(probe_trace, (make_spec("trim-only", {}),), SummarizerChoice()))
+    assert job.status == PENDING and job.progress().text == "Starting 1 strategies…"

@@ -29,7 +29,10 @@ DEFAULT_PRICES: Dict[str, Tuple[float, float]] = {
     "deepseek-chat": (0.27, 1.10),
     "deepseek-reasoner": (0.55, 2.19),
 }
-FREE = {"scripted", "extractive", "replay"}  # the lab's offline stand-ins cost nothing
+from scratchpad_lab.model.config import BUILTIN_MODEL_ID  # noqa: E402
+
+# the lab's offline stand-ins and its own built-in model (on this CPU) cost nothing
+FREE = {"scripted", "extractive", "replay", BUILTIN_MODEL_ID}
 
 
 def price_for(model: Optional[str], table: Optional[Dict[str, Tuple[float, float]]] = None) -> Optional[Tuple[float, float]]:

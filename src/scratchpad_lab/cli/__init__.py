@@ -22,16 +22,14 @@ from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.model.config import (ConfigError, RunConfig, every_text, field_default, parse_every,
                                          validate_prompt_template)
-from scratchpad_lab.engine.keys import cli_keys, endpoint_for
+from scratchpad_lab.engine.tasks import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
 from scratchpad_lab.cli.flags import add_key_flags
-from scratchpad_lab.engine.limits import check_work
-from scratchpad_lab.engine.replay import Replay, replay_source, summarizer_notice
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.tasks import Replay, replay_source, summarizer_notice
 from scratchpad_lab.model.scenarios import list_scenarios
 
 EXIT_OK, EXIT_NO_ANSWER, EXIT_USAGE = 0, 1, 2
@@ -160,7 +158,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def _add_work_limit(p: argparse.ArgumentParser) -> None:
-    from scratchpad_lab.engine.limits import LIFT_FLAG  # cheap: no engine behind it
+    from scratchpad_lab.engine.tasks import LIFT_FLAG  # cheap: no engine behind it
     p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
                    help="run even if the job is over the lab's work limit (time, memory, model calls); "
                         "on your own machine only, never in hosted mode")
@@ -179,7 +177,7 @@ def _list_of(convert, what: str):
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from scratchpad_lab.engine.compare import Setting, grid, sweep_rows  # only sweep needs the sweep engine (start-up)
+    from scratchpad_lab.engine.tasks import Setting, SweepRequest, grid, sweep  # only sweep needs the sweep engine (start-up)
     from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
     given = vars(args)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
@@ -188,8 +186,8 @@ def _sweep(args: argparse.Namespace) -> int:
         RunConfig.build(**s.changes())
     loaded = load(args.file)
     _say_summarizer(replay_source(loaded), extra)
-    check_work(loaded, settings=settings, keep_records=False, lifted="no_work_limit" in given)  # and a job too big
-    rows = sweep_rows(loaded, settings)
+    # the task refuses a job too big before any replay starts
+    rows = sweep(SweepRequest(loaded, tuple(settings), lifted="no_work_limit" in given)).run_here()
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
     else:
@@ -231,20 +229,26 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
     return out
 
 
-def _source_and_config(args: argparse.Namespace):
+def _run_job(args: argparse.Namespace):
+    """The run or the replay, as the door's task builds it (a Run: run in place by the caller)."""
+    from scratchpad_lab.engine.tasks import ReplayRequest, RunRequest, Source, replay, run
+
     overrides = _overrides(args)
     if args.command == "run":
-        return Source.for_scenario(args.scenario), RunConfig.build(scenario=args.scenario, **overrides), None
+        config = RunConfig.build(scenario=args.scenario, **overrides)
+        return run(RunRequest(config, key_flags=vars(args),
+                              name=f"{args.command} {Source.for_scenario(args.scenario).label}"))
     for flag in ("agent_model", "task"):
         if flag in vars(args):
             raise UsageError(f"replay holds the recorded steps fixed and never calls an agent model, so "
                               f"--{flag.replace('_', '-')} does not apply; use `run --agent-model` for a live run.")
     loaded = load(args.file)
-    replay = replay_source(loaded, label=Path(args.file).name)
-    _say_summarizer(replay, overrides)
-    config = replay.config.replace(**overrides)
-    check_work(loaded, replay=config, lifted="no_work_limit" in vars(args))  # before it starts
-    return replay.source, config, loaded
+    label = Path(args.file).name
+    found = replay_source(loaded, label=label)
+    _say_summarizer(found, overrides)
+    # the task refuses a replay over the work limit before it starts
+    return replay(ReplayRequest(loaded, label, overrides, vars(args), f"{args.command} {found.source.label}",
+                                lifted="no_work_limit" in vars(args)))
 
 
 def _say_summarizer(replay: Replay, chosen: Dict[str, Any]) -> None:
@@ -301,12 +305,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "lessons":
             from scratchpad_lab.cli.lessons import run as lessons_command
             return lessons_command(args)
-        source, config, loaded = _source_and_config(args)
-        run = Run(config, source, keys=cli_keys(config, vars(args)), name=f"{args.command} {source.label}")
-        if args.command == "replay":  # a reviewed run, replayed as it was, keeps the person's verdicts
-            from scratchpad_lab.engine.review import replay_reviews
-            replay_reviews(run, loaded)
-        record = run.run()
+        job = _run_job(args)
+        config = job.config
+        record = job.run_here()
     except LabError as exc:  # the one edge: anything else is a bug and keeps its traceback
         print(f"scratchpad-lab: error: {exc.sentence}", file=sys.stderr)
         return EXIT_USAGE
@@ -321,7 +322,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_USAGE
     if "save" in args:
         from scratchpad_lab.cli.runs import save
-        from scratchpad_lab.engine.store import StoreError
+        from scratchpad_lab.engine.tasks import StoreError
         try:
             save(record, keys=cli_keys(config, vars(args)))
         except StoreError as exc:  # the run happened: --out and --trace-out were written above

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Union
 
-from scratchpad_lab.engine import importers
-from scratchpad_lab.engine.loader import FORMATS, Loaded, load_file, trace_json
+from scratchpad_lab.engine.tasks import FORMATS, ImportRequest, Loaded, import_file, importer_names, trace_json
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import RecordError, Trace
 
@@ -29,15 +28,15 @@ def say(loaded: Loaded, report: bool = True) -> None:
 
 def load(path: Union[str, Path]) -> Union[RunRecord, Trace]:
     """A file as `replay`, `sweep`, `strategies` and `prompt-lab` take it: any format the lab reads."""
-    loaded = load_file(path)
+    loaded = import_file(ImportRequest(str(path))).run_here()
     say(loaded)
     return loaded.item
 
 
 def add_parser(sub) -> None:
-    formats = FORMATS[:1] + tuple(importers.names()) + FORMATS[1:]
+    formats = FORMATS[:1] + tuple(importer_names()) + FORMATS[1:]
     p = sub.add_parser("import", help="make the lab's trace from another tool's run file "
-                                      f"({', '.join(importers.names())})")
+                                      f"({', '.join(importer_names())})")
     p.add_argument("file", help="an autourgos-agent history JSON, OpenAI chat messages (JSON or JSON Lines), "
                                 "LangChain messages, or a scratchpad-lab trace or run record")
     p.add_argument("--format", choices=formats, default="auto", help="the file's format (default: detect it)")
@@ -69,11 +68,13 @@ def run(args: argparse.Namespace) -> int:
               "store), or both", file=sys.stderr)
         return EXIT_USAGE
     task = getattr(args, "task", None)
-    loaded = load_file(args.file, format=args.format, task=task, conversation=args.conversation)
+    loaded = import_file(ImportRequest(args.file, format=args.format, task=task,
+                                       conversation=args.conversation)).run_here()
     if task is None and loaded.report is not None and loaded.report.task_missing:
         asked = _ask_task(args.file)
         if asked:
-            loaded = load_file(args.file, format=args.format, task=asked, conversation=args.conversation)
+            loaded = import_file(ImportRequest(args.file, format=args.format, task=asked,
+                                               conversation=args.conversation)).run_here()
     say(loaded, report=False)  # the report is this command's output
     item = loaded.item
     if isinstance(item, RunRecord):
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     code = EXIT_OK
     if keep:
         from scratchpad_lab.cli.runs import save
-        from scratchpad_lab.engine.store import StoreError
+        from scratchpad_lab.engine.tasks import StoreError
         try:
             stored = save(trace, name=Path(args.file).name)
             print(f"stored {stored}: {len(trace.steps)} steps, {len(trace.tools)} tools")

@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
 
 
 def _list() -> int:
-    from scratchpad_lab.engine.lessons import LESSONS_DIR_ENV, catalogue
+    from scratchpad_lab.engine.tasks import LESSONS_DIR_ENV, catalogue
     found = catalogue()
     for item in found.lessons:
         where = "shipped" if item.origin == "shipped" else f"{LESSONS_DIR_ENV}: {item.source}"
@@ -38,7 +38,7 @@ def _list() -> int:
 
 
 def _check(path: str, run: bool) -> int:
-    from scratchpad_lab.engine.lessons import read_lesson
+    from scratchpad_lab.engine.tasks import read_lesson
     item = read_lesson(path)
     line = f"OK: {path}: lesson \"{item.title}\" ({item.scenario}, {len(item.pauses)} " \
            f"pause{'s' if len(item.pauses) != 1 else ''})"
@@ -49,10 +49,9 @@ def _check(path: str, run: bool) -> int:
 
 
 def _run(path: Path, item) -> str:
-    from scratchpad_lab.engine.lessons import find_moment
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.tasks import RunRequest, find_moment, run
     from scratchpad_lab.model.datafile import DataFileError
-    record = Run(item.config(step_delay_s=0.0)).run()
+    record = run(RunRequest(item.config(step_delay_s=0.0))).run_here()
     iterations = []
     for index, point in enumerate(item.pauses):
         moment = find_moment(item, index, record.events)

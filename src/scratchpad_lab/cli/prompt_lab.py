@@ -4,9 +4,10 @@
 
 from scratchpad_lab.analysis.probes import ProbeError, parse_probe, scenario_probes
 from scratchpad_lab.model.errors import UsageError
-from scratchpad_lab.engine.promptlab.matrix import (Matrix, PromptVariant, MatrixSummarizer, record_for, snapshot_at_compression,
-                     snapshot_at_iteration)
-from scratchpad_lab.engine.promptlab.prompts import MAX_PROMPTS, MAX_SUMMARIZERS, check_prompt
+from scratchpad_lab.model.summarizer import SummarizerChoice
+from scratchpad_lab.engine.tasks import (MAX_PROMPTS, MAX_SUMMARIZERS, MatrixRequest, PromptVariant,
+                                         check_prompt, prompt_matrix, record_for, snapshot_at_compression,
+                                         snapshot_at_iteration)
 
 
 # ── command line: `scratchpad-lab prompt-lab` (registered in cli.py) ───────────────────────────
@@ -47,7 +48,7 @@ def _cli_inputs(args):
     """(snapshot, prompts, summarizers, probes) from the arguments; a LabError says what is wrong."""
     from pathlib import Path
 
-    from scratchpad_lab.engine.keys import cli_key, endpoint_for
+    from scratchpad_lab.engine.tasks import cli_key, endpoint_for
     from scratchpad_lab.cli.import_trace import load
 
     given = vars(args)
@@ -76,12 +77,12 @@ def _cli_inputs(args):
     specs, m = [], 0
     for kind, value in columns:
         if kind in ("extractive", "builtin"):
-            specs.append(MatrixSummarizer(builtin=kind == "builtin"))
+            specs.append(SummarizerChoice(kind))
             continue
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
         endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
-        specs.append(MatrixSummarizer(endpoint, cli_key(endpoint, given, "summarizer")))
+        specs.append(SummarizerChoice("endpoint", endpoint=endpoint, key=cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:
         try:
@@ -111,8 +112,8 @@ def run_cli(args) -> int:
     import json
 
     snapshot, prompts, specs, probes = _cli_inputs(args)  # a LabError goes to cli.main's edge: exit 2
-    matrix = Matrix(snapshot, prompts, specs, scenario_probes(snapshot.scenario) + probes)
-    matrix.run()
+    matrix = prompt_matrix(MatrixRequest(snapshot, tuple(prompts), tuple(specs),
+                                         tuple(scenario_probes(snapshot.scenario) + probes))).run_here()
     if "json" in vars(args):
         print(json.dumps(matrix.to_json(), ensure_ascii=False))
     else:

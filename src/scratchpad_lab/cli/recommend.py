@@ -1,7 +1,7 @@
 """`scratchpad-lab recommend FILE [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [summarizer flags] --json`.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; the search is
-engine/recommend.py's. With --json every point is printed (strategy, settings, figures, on_front, why, and
+engine/recommend.py's, through the door (engine/tasks: `recommend`). With --json every point is printed (strategy, settings, figures, on_front, why, and
 the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, one line per point
 and the front's sentences. An unknown strategy, key or value is a usage error (exit 2, one line).
 """
@@ -23,7 +23,7 @@ def _name(text: str) -> str:
 
 
 def _grid(text: str):
-    from scratchpad_lab.engine.recommend import parse_grid  # lazy: only when --grid is given
+    from scratchpad_lab.engine.tasks import parse_grid  # lazy: only when --grid is given
     return parse_grid(text)
 
 
@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.cli.strategies import summarizer_from_args
-    from scratchpad_lab.engine.recommend import search
+    from scratchpad_lab.engine.tasks import RecommendRequest, recommend
 
     if not 1 <= args.workers <= 8:
         raise StrategyError("--workers is out of range (1 to 8).")
@@ -58,8 +58,9 @@ def run(args: argparse.Namespace) -> int:
     if chosen and any(name not in chosen for name in grids):
         missing = next(name for name in grids if name not in chosen)
         raise StrategyError(f"--grid {missing}: that strategy is not searched; add --strategy {missing}.")
-    found = search(load(args.file), chosen, grids, summarizer, getattr(args, "price_model", None),
-                   workers=args.workers, lifted=getattr(args, "no_work_limit", False))
+    _, found, _ = recommend(RecommendRequest(load(args.file), tuple(chosen) if chosen else None, grids, summarizer,
+                                             getattr(args, "price_model", None), workers=args.workers,
+                                             lifted=getattr(args, "no_work_limit", False))).run_here()
     if getattr(args, "json", False):
         print(json.dumps(found.to_dict(), ensure_ascii=False))
         return EXIT_OK

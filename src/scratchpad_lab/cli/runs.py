@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 def save(loaded, keys=(), name: str = "") -> str:
     """Store a finished run or an imported trace (the CLI is the store's one local user); one stderr line
     says where. StoreError propagates to the caller, which says it and exits 2."""
-    from scratchpad_lab.engine.store import Store, secret_values
+    from scratchpad_lab.engine.tasks import Store, secret_values
     store = Store()
     saved = store.save_run(loaded, name=name,
                            keys=secret_values([getattr(loaded, "config", None)], dict(keys or {})))
@@ -46,7 +46,7 @@ def save(loaded, keys=(), name: str = "") -> str:
 
 
 def run(args) -> int:
-    from scratchpad_lab.engine.store import Store, StoreError
+    from scratchpad_lab.engine.tasks import Store, StoreError
     try:
         store = Store()
         command = args.runs_command

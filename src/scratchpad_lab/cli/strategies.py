@@ -11,7 +11,7 @@ import sys
 from typing import List
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
-from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, parse_spec
+from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.cli.flags import add_key_flags, strategy_argument
 
@@ -42,7 +42,7 @@ def add_summarizer_flags(p) -> None:
     p.add_argument("--price-model", metavar="NAME",
                    help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
                         "summarizer's own model, and the offline one is free)")
-    from scratchpad_lab.engine.limits import LIFT_FLAG
+    from scratchpad_lab.engine.tasks import LIFT_FLAG
     p.add_argument(LIFT_FLAG, dest="no_work_limit", action="store_true",
                    help="run even if the job is over the lab's work limit (on your own machine only)")
 
@@ -50,18 +50,16 @@ def add_summarizer_flags(p) -> None:
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import figures
     from scratchpad_lab.cli.import_trace import load
-    from scratchpad_lab.engine.limits import check_work
-    from scratchpad_lab.engine.strategies.engine import run_strategies
+    from scratchpad_lab.engine.tasks import StrategiesRequest, strategies
 
     specs = list(getattr(args, "strategy", None) or [])
     if not specs:
         raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
     summarizer = summarizer_from_args(args)
     loaded = load(args.file)
-    # Before anything runs: a job over the work limit is refused with what it would cost.
-    check_work(loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
-               lifted=getattr(args, "no_work_limit", False))
-    results = run_strategies(loaded, specs, summarizer)
+    # The task refuses a job over the work limit, with what it would cost, before anything runs.
+    results = strategies(StrategiesRequest(loaded, tuple(specs), summarizer,
+                                           lifted=getattr(args, "no_work_limit", False))).run_here().results
     price = getattr(args, "price_model", None)
     rows: List[dict] = [r.row(price) for r in results]
     if getattr(args, "details", False):
@@ -86,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summarizer_from_args(args: argparse.Namespace):
-    """The one summarizer from the shared flags; StrategyError names a bad one."""
-    from scratchpad_lab.engine.keys import cli_key, endpoint_for
-    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+    """The one summarizer (a SummarizerChoice) from the shared flags; StrategyError names a bad one."""
+    from scratchpad_lab.engine.tasks import cli_key, endpoint_for
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
     low, high = field_bounds("extractive_budget_chars")
     if not low <= args.extractive_budget <= high:
@@ -99,5 +97,6 @@ def summarizer_from_args(args: argparse.Namespace):
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
         endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
         # The CLI key rule (engine/keys.py), as every other command follows it.
-        return SummarizerSpec("endpoint", args.extractive_budget, endpoint, cli_key(endpoint, vars(args), "summarizer"))
-    return SummarizerSpec("extractive", args.extractive_budget)
+        return SummarizerChoice("endpoint", args.extractive_budget, endpoint,
+                                key=cli_key(endpoint, vars(args), "summarizer"))
+    return SummarizerChoice("extractive", args.extractive_budget)

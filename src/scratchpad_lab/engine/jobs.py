@@ -8,6 +8,8 @@ functions without a thread. The page side (`ui/live.py`) only reads a job (`prog
   any long work of the lab gets its thread (a run, a lesson, the prompt matrix, Compare, the sweep,
   Strategies, the compression-off replay, an uploaded trace's replay), so a check that must hold before
   any job starts goes there.
+- run here: `job.run_here()` runs the same work in the caller's thread and returns its result (raising what it
+  raised): the CLI runs a task's job this way, so a command and a page share one code path.
 - progress: the work calls `report(done, total, text)`; `progress()` returns the last report.
 - result: what the work returned (`result`), or the exception it raised (`error`).
 - stop: `stop()` sets the job's `StopFlag`. Stopping is cooperative: long loops call `stop.check()`
@@ -98,6 +100,20 @@ class Job:
         self._thread = threading.Thread(target=self._main, name=self.thread_name, daemon=True)
         self._thread.start()
         return self
+
+    def run_here(self) -> Any:
+        """Run the work in this thread (the CLI's way: no worker thread, nothing to poll) and return its
+        result; an exception the work raised is raised here, after the job has recorded how it ended."""
+        if self._thread is not None or self.status != PENDING:
+            raise RuntimeError(f"the job {self.thread_name!r} was already started")
+        self._began = time.monotonic()
+        self.status = RUNNING
+        self._main()
+        if self.error is not None:
+            raise self.error
+        if self.status == STOPPED:
+            raise Stopped(self.stop_flag.reason or "stopped")
+        return self.result
 
     def progress(self) -> Progress:
         with self._lock:

@@ -3,8 +3,9 @@
 Streamlit-free. The file limits (10 MB, 5,000 steps, 12,000 bytes a step) bound what is read, not what
 is then done with it: the same 9 MB trace is 2 s of work replayed with the package defaults and many
 minutes (and gigabytes) under deepagents with five strategies, or with a 1,000,000-character trim. So
-every page and command that replays a trajectory under chosen settings (Strategies, Compare and its
-sweep; `replay`, `sweep`, `strategies`, `prompt-lab`) calls `check_work` first. It estimates
+every task that replays a trajectory under chosen settings (engine/tasks: compare and the page's
+sweep, `sweep`, `replay`, a trace's replay, strategies, recommend, opening a point) calls `check_work` once,
+when it is asked for, before any work starts; the pages and commands call the tasks. It estimates
 - CPU seconds: per replayed step, plus per character each step handles (a scratchpad replay handles
   its scratchpad, at most the trim; a message strategy handles the messages it keeps, all of them
   for deepagents' graph state), with figures measured by bench/work_limits.py;

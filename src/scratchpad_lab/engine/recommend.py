@@ -55,6 +55,8 @@ from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, names, strategy
 from scratchpad_lab.engine.strategies.settings import StrategySpec, knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, SummaryStore
+from scratchpad_lab.engine.summarizers import build_summarizer
+from scratchpad_lab.model.summarizer import SummarizerChoice
 
 Grid = Dict[str, Tuple[Any, ...]]
 MAX_POINTS = 200          # a search larger than this is refused: say which grid to narrow
@@ -418,7 +420,7 @@ def worker_main() -> None:
             raise ValueError("expected the search's first message: the trajectory and the summarizer's budget.")
         scenario = first.get("scenario")
         context = _context(Trace.from_dict(first.get("trace"), "the search's trajectory"),
-                           SummarizerSpec("extractive", first["budget"]), scenario if isinstance(scenario, str) else None)
+                           build_summarizer(SummarizerChoice("extractive", first["budget"])), scenario if isinstance(scenario, str) else None)
     except (LabError, ValueError) as exc:
         answer({"refused": str(exc)})
         return
@@ -472,33 +474,26 @@ def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Option
 
 
 def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] = None,
-           grids: Optional[Dict[str, Grid]] = None, summarizer: Optional[SummarizerSpec] = None,
+           grids: Optional[Dict[str, Grid]] = None, summarizer: Optional[SummarizerChoice] = None,
            price_model: Optional[str] = None, workers: int = 2,
-           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None,
-           lifted: bool = False) -> Search:
-    """Run the search (see the module's docstring). Before any point runs, the whole search goes through the
-    one work-limit check (engine/limits.py) as one Strategies job of all its points; `lifted` is the CLI's
-    --no-work-limit."""
-    from scratchpad_lab.engine.limits import check_work
+           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None) -> Search:
+    """Run the search (see the module's docstring). The work limit is the task's to check before the search
+    starts (engine/tasks: `recommend`, as one Strategies job of all its points)."""
     from scratchpad_lab.engine.strategies.engine import scenario_of, trajectory_text
 
     trace = recorded_trajectory(loaded)
     scenario = scenario_of(loaded)
-    summarizer = summarizer or SummarizerSpec()
+    summarizer = summarizer or SummarizerChoice()
     peak_chars = len(trajectory_text(trace))
     points, skipped = plan(trace, strategies, grids, peak_chars)
     if not points:
         raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
     workers = max(1, min(int(workers), len(points)))
-    check_work(loaded, strategies=[p.spec for p in points], endpoint_summarizer=summarizer.kind == "endpoint",
-               lifted=lifted, search_workers=workers)
     total = len(points)
     if progress:
         progress(0, total, f"{total} points")
     threads = summarizer.kind == "endpoint"  # waiting on the network: threads, one shared store
-    shared = SummarizerSpec(summarizer.kind, summarizer.extractive_budget_chars, summarizer.endpoint,
-                            summarizer.api_key, stop_event=stop if isinstance(stop, threading.Event) else None,
-                            time_left=summarizer.time_left)
+    shared = build_summarizer(summarizer, stop=stop if isinstance(stop, threading.Event) else None)
     here = _context(trace, shared, scenario)  # this search's, in this process (other tabs run their own)
     here["stop"] = stop if hasattr(stop, "check") else None  # a StopFlag: the points here look at it between steps
     counts = {"done": 0, "reused": 0, "in_workers": 0}
@@ -526,7 +521,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             _check(stop)
             collect(point, _run_point(point.strategy, point.settings, price_model, here))
     else:
-        counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.extractive_budget_chars, scenario,
+        counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.budget_chars, scenario,
                       lambda point: _run_point(point.strategy, point.settings, price_model, here),
                       price_model, collect, stop)
     objectives = objectives_for(points)

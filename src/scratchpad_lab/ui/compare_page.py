@@ -10,23 +10,20 @@ file is shown only as st.code/st.text or in dataframe cells; labels are our word
 """
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.engine.limits import check_work
-from scratchpad_lab.engine import compare as engine
+from scratchpad_lab.engine.tasks import (COMPARE_SUMMARIZERS, MAX_GRID, SUMMARIZER_CHOICES, CompareRequest,
+                                         ComparisonResult, Setting, compare, default_table, grid, parse_table,
+                                         replay_source, summarizer_notice)
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest, parse_every
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
-from scratchpad_lab.engine.jobs import Job, abandonable
+from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import FLAGS, annotate
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.engine.settings_table import COMPARE_SUMMARIZERS, SUMMARIZER_CHOICES, default_table, parse_table
-from scratchpad_lab.engine.replay import replay_source, summarizer_notice
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import heatmap, overlay_chart
@@ -54,53 +51,12 @@ RECORDED_KIND = ("Recorded trajectory: each setting replays the recorded steps e
                  "the scratchpad sizes instead.")
 
 
-@dataclass
-class ComparisonResult:
-    """One finished comparison or sweep: kept in session state, shown on every rerun."""
-
-    signature: tuple                       # (source key, settings): tells when the inputs have changed
-    labels: List[str]
-    records: List[RunRecord]
-    baselines: Dict[int, RunRecord]
-    keeps_answer: bool
-    rows: List[Dict] = field(default_factory=list)
-    choices: Dict = field(default_factory=dict)  # the sweep's widget values, restored after a page switch
-    kind: str = "compare"                        # "compare" or "sweep": where the page keeps it
-    source: str = ""                             # the trajectory's title, as the store lists it
-
-
-def _signature(entry: Entry, settings: List[engine.Setting]) -> tuple:
+def _signature(entry: Entry, settings: List[Setting]) -> tuple:
     return (entry.key, tuple(tuple(sorted(s.changes().items())) for s in settings))
 
 
 REPLAY_ERRORS = (LabError, KeyError, ValueError)  # every error a person can cause is a LabError
 REPLAY_PROBLEM = "This run cannot be replayed here; nothing was compared."
-
-
-def _replay_job(entry: Entry, settings: List[engine.Setting], labels: List[str], what: str, signature: tuple,
-                kind: str = "compare", choices: Optional[Dict] = None, keys: Optional[Dict[str, str]] = None) -> Job:
-    """The replays as a job: its worker runs `compare.compare` and builds the ComparisonResult (no st.* there)."""
-    loaded = entry.loaded
-
-    def work(report, stop) -> ComparisonResult:
-        def progress(index: int, total: int, label: str) -> None:
-            report(index, total, f"Replayed {index} of {total} {what}" + (f"; now {label}" if index < total else ""))
-
-        records, baselines, keeps = engine.compare(loaded, settings, keys=keys, progress=progress, stop=stop)
-        rows = []
-        for index, (label, record) in enumerate(zip(labels, records)):
-            report(index, len(records), f"Working out the figures: {index} of {len(records)} {what} done")
-            # a long run's figures take a second or so and cannot look at the flag: waited for with it in view
-            rows.append(abandonable(lambda: _figures(label, record, baselines), stop))
-        return ComparisonResult(signature, labels, records, baselines, keeps, rows, choices or {}, kind, entry.title)
-
-    return Job(work, name="scratchpad-lab-compare", total=len(settings), text=f"Replaying {len(settings)} {what}…")
-
-
-def _figures(label: str, record: RunRecord, baselines: Dict[int, RunRecord]) -> Dict:
-    flags = Counter(f for c in annotate(record.events) for f in c["flags"])
-    return {"setting": label, **engine.row(record, engine.baseline_for(record, baselines)),
-            **{f"flag {f}": flags.get(f, 0) for f in FLAGS}}
 
 
 def _collect(job: Job) -> None:
@@ -110,11 +66,10 @@ def _collect(job: Job) -> None:
         store_result(result.kind, result.rows, result.labels, result.source)
 
 
-def _start(entry: Entry, settings: List[engine.Setting], job: Job) -> None:
-    """Start the replays as this page's job, unless the work limit refuses them first (engine/limits.py)."""
+def _start(entry: Entry, request: CompareRequest) -> None:
+    """Start the replays as this page's job, unless the task refuses them first (the work limit, engine/limits.py)."""
     try:
-        check_work(entry.loaded, settings=settings,
-                   endpoint_summarizer=any(s.summarizer in ("endpoint", "same-as-agent") for s in settings))
+        job = compare(request)
     except LabError as exc:
         show_error(exc, "This run cannot be replayed here; nothing was compared.")
         return
@@ -240,18 +195,18 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
         st.session_state.setdefault(key, value)
     c1, c2, c3 = st.columns([2, 2, 1])
     everies = c1.multiselect("summarize_every values (off: no periodic trigger)", SWEEP_EVERY,
-                             max_selections=engine.MAX_GRID, key="cmp_sweep_every")
+                             max_selections=MAX_GRID, key="cmp_sweep_every")
     caps = c2.multiselect(f"max_scratchpad_chars values ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
-                          max_selections=engine.MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
+                          max_selections=MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
     every_values = [parse_every(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
-    settings = [engine.Setting(**{**s.changes(), "summarizer": summarizer})
-                for s in engine.grid(every_values, sorted(caps))] if everies and caps else []
+    settings = [Setting(**{**s.changes(), "summarizer": summarizer})
+                for s in grid(every_values, sorted(caps))] if everies and caps else []
     signature = ("sweep",) + _signature(entry, settings)
     if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings or live.busy(CMP_JOB)):
         choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps), "cmp_sweep_summarizer": summarizer}
-        _start(entry, settings, _replay_job(entry, settings, [s.label() for s in settings], "cells", signature,
-                                            "sweep", choices))
+        _start(entry, CompareRequest(entry.loaded, tuple(settings), tuple(s.label() for s in settings), "cells",
+                                     signature, "sweep", choices, title=entry.title))
     if not settings:
         st.text("Pick at least one value of each.")
     result = st.session_state[CMP_SWEEP]
@@ -293,7 +248,8 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
     signature = _signature(entry, settings)
     if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems) or live.busy(CMP_JOB)):
         labels = [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)]
-        _start(entry, settings, _replay_job(entry, settings, labels, "settings", signature, keys=keys))
+        _start(entry, CompareRequest(entry.loaded, tuple(settings), tuple(labels), "settings", signature, keys=keys,
+                                     title=entry.title))
     result = st.session_state[CMP_RESULT]
     if result is not None:
         show_comparison(result, signature, prices)

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from scratchpad_lab.model.config import explain_validation_error
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
-from scratchpad_lab.engine.providers import check_connection, key_missing, key_refusal, resolve_key
+from scratchpad_lab.engine.tasks import check_connection, key_missing, key_refusal, resolve_key
 from scratchpad_lab.model.endpoint import Endpoint, LIMITS, PROVIDERS, hosted_mode
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import ENDPOINTS_KEPT, PLAY_PRICE_ROWS

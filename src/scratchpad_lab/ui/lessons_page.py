@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scratchpad_lab.engine.lessons import DEFAULT_PACE_S, LESSONS_DIR_ENV, Lesson, catalogue, find_moment, lesson, probe_flips
+from scratchpad_lab.engine.tasks import (DEFAULT_PACE_S, LESSONS_DIR_ENV, Lesson, RunRequest, catalogue, find_moment,
+                                         lesson, probe_flips)
+from scratchpad_lab.engine.tasks import run as run_task
 from scratchpad_lab.analysis.narrate import scratchpad_at_start, sentence_for
-from scratchpad_lab.engine.runner import Run
 from scratchpad_lab.model.config import every_text
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.markup import escape
@@ -49,9 +50,8 @@ def _start(number: int) -> None:
     _stop_run()
     item = lesson(number)
     pace = st.session_state.get(LESSON_PACE, DEFAULT_PACE_S)
-    run = Run(item.config(step_delay_s=float(pace)), pace=True, idle_stop_s=IDLE_STOP_S,
-              name=f"Lesson {number}: {item.title}")
-    live.start(LESSON_JOB, run)
+    live.start(LESSON_JOB, run_task(RunRequest(item.config(step_delay_s=float(pace)), pace=True, idle_stop_s=IDLE_STOP_S,
+                                          name=f"Lesson {number}: {item.title}")))
     st.session_state[LESSON_OF] = number
 
 

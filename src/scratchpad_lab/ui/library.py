@@ -47,7 +47,7 @@ def open_sample(path: Path) -> RunRecord:
     with _OPENED_LOCK:
         record = _OPENED.get(key)
     if record is None:
-        from scratchpad_lab.engine.loader import load_file
+        from scratchpad_lab.engine.tasks import load_file
         from scratchpad_lab.model.records import RunRecord
         from scratchpad_lab.model.trace import RecordError
         record = load_file(path).item  # the one loader every page and command uses
@@ -70,13 +70,13 @@ def open_imported_sample(path: Path):
     with _OPENED_LOCK:
         opened = _OPENED.get(key)
     if opened is None:
-        from scratchpad_lab.engine.loader import load_file
-        from scratchpad_lab.engine.replay import replay_with_defaults
+        from scratchpad_lab.engine.tasks import TraceReplayRequest, load_file, replay_trace
         from scratchpad_lab.model.trace import RecordError
         file = load_file(path)
         if file.trace is None:
             raise RecordError(f"{path} is a run record; run records belong in sample_runs/ itself.")
-        opened = (file, replay_with_defaults(file.trace, f"sample: {path.name} (imported)", "imported sample"))
+        opened = (file, replay_trace(TraceReplayRequest(file.trace, f"sample: {path.name} (imported)",
+                                                        "imported sample")).run_here())
         with _OPENED_LOCK:
             if len(_OPENED) >= 16:
                 _OPENED.clear()

@@ -34,7 +34,7 @@ def _open_sample(target) -> None:
 
 def _open_stored(target) -> None:
     """A stored run, from any visitor: the link's id is the only way to it."""
-    from scratchpad_lab.engine.store import StoreError  # lazy: only a link to a stored run needs the store
+    from scratchpad_lab.engine.tasks import StoreError  # lazy: only a link to a stored run needs the store
     from scratchpad_lab.ui.runs_page import all_entries, open_stored
     try:
         key = open_stored(target.run)
@@ -67,7 +67,7 @@ def open_from_link(pages: Dict[str, "st.Page"]) -> None:
     if not params:
         return
     st.query_params.clear()
-    from scratchpad_lab.engine.lessons import all_lessons  # lazy: only a link needs the lessons (and the analysis they import)
+    from scratchpad_lab.engine.tasks import all_lessons  # lazy: only a link needs the lessons (and the analysis they import)
     target = parse_link(params, [p.name for p in sample_files()], [item.number for item in all_lessons()])
     if target.page == "runs" and target.run:
         _open_stored(target)

@@ -10,8 +10,8 @@ from typing import Any, Callable, Dict, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.engine.compare import compression_off
 from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.engine.tasks import CompressionOffRequest, compression_off
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.probes import ProbeQuestion, run_probes, scenario_probes
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
@@ -42,8 +42,7 @@ def baseline_for_record(record: RunRecord) -> Optional[RunRecord]:
         if job.tag is not record:  # a replay of a run no longer on show: it ends within a second
             job.stop(SUPERSEDED)
         return None
-    live.start(LOSS_JOB, Job(lambda report, stop: compression_off(record, stop=stop, report=report),
-                             name="scratchpad-lab-loss", tag=record, text="Replaying this run with compression off…"))
+    live.start(LOSS_JOB, compression_off(CompressionOffRequest(record)))
     return None
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import streamlit as st
 
-from scratchpad_lab.engine.providers import EndpointLLM
+from scratchpad_lab.engine.tasks import EndpointLLM
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui import live
@@ -28,12 +28,12 @@ from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state,
                                         sidebar_settings, use_preset)
 from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_JOB, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN,
                                      PLAY_START_ERROR, PRESENTER, init_session, play_picker_key, shown_play_index)
-from scratchpad_lab.ui.review_panel import attach_review, review_panel, review_switch
+from scratchpad_lab.ui.review_panel import review_on, review_panel, review_switch
 from scratchpad_lab.ui.store import autosave_switch, not_stored_note, show_message, store_finished
 from scratchpad_lab.ui.style import PAGE_CSS
 
 if TYPE_CHECKING:
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.tasks import Run
 # The first page (no run yet) draws the settings, the Run button and the sample picker only: the runner
 # (the agent, the observers, the tokenizer), the run view, the cards and the loss panel are imported
 # where a run is started or shown, so the first page does without them (bench/live_latency.py).
@@ -106,17 +106,17 @@ def _probe_model(config, keys):
 
 
 def _start_run() -> None:
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.tasks import RunRequest, run as run_task
     config, keys, _ = config_from_state()  # the settings as they are now, even if changed with this click
     if config is None or live.busy(PLAY_JOB):
         return
     n = len(st.session_state[PLAY_RUNS]) + 1
-    try:
-        run = Run(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}")
+    try:  # with the review switch on, every summarizer reply waits for a decision
+        run = run_task(RunRequest(config, keys=keys, pace=True, idle_stop_s=IDLE_STOP_S, name=f"Run {n}",
+                                  review=review_on()))
     except LabError as exc:  # e.g. a base URL refused in hosted mode: nothing started
         st.session_state[PLAY_START_ERROR] = exc.sentence
         return
-    attach_review(run)
     live.start(PLAY_JOB, run)
 
 

@@ -15,13 +15,13 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
-from scratchpad_lab.engine.promptlab import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
-                         PromptVariant, Snapshot, MatrixSummarizer, check_prompt, compressions_of,
+from scratchpad_lab.model.summarizer import SummarizerChoice
+from scratchpad_lab.engine.tasks import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+                         MatrixRequest, PromptVariant, Snapshot, check_prompt, prompt_matrix, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
-from scratchpad_lab.engine.tokens import TokenCounter
-from scratchpad_lab.engine.builtin_model import LABEL as BUILTIN_LABEL, missing as builtin_missing
+from scratchpad_lab.engine.tasks import BUILTIN_LABEL, TokenCounter, builtin_missing
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, endpoint_widgets, keep_endpoint
@@ -295,7 +295,7 @@ def _versions_panel() -> None:
 
 # ── 3. summarizers ──────────────────────────────────────────────────────────────────────────────
 
-def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
+def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
     st.subheader("3 · Summarizers")
     _seed("pl_n_summarizers", 1)
     n = st.number_input("How many summarizers", min_value=1, max_value=MAX_SUMMARIZERS, key="pl_n_summarizers")
@@ -311,7 +311,7 @@ def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
                                              "endpoint": "A model (OpenAI-compatible endpoint)"}.get)
             _keep(f"pl_sum_kind_{j}")
             if kind == "extractive":
-                specs.append(MatrixSummarizer())
+                specs.append(SummarizerChoice())
                 continue
             if kind == "builtin":
                 gap = builtin_missing()
@@ -319,16 +319,16 @@ def _summarizers_section() -> Tuple[List[MatrixSummarizer], List[str]]:
                     st.warning(escape(gap), icon=":material/download:")
                     problems.append(gap)
                 else:
-                    specs.append(MatrixSummarizer(builtin=True))
+                    specs.append(SummarizerChoice("builtin"))
                 continue
             endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
             if problem:
                 problems.append(problem)
             else:
-                specs.append(MatrixSummarizer(endpoint, key))
-    if all(s.endpoint is None and not s.builtin for s in specs):
+                specs.append(SummarizerChoice("endpoint", endpoint=endpoint, key=key))
+    if all(s.kind == "extractive" for s in specs):
         st.info(EXTRACTIVE_ONLY)
-    elif any(s.builtin for s in specs):
+    elif any(s.kind == "builtin" for s in specs):
         st.caption(BUILTIN_NOTE)
     return specs, problems
 
@@ -414,7 +414,7 @@ def _matrix_view(matrix: Matrix) -> None:
                "more, red below.")
     head = st.container(key="pl_matrix_head").columns([1] + [3] * len(matrix.summarizers))
     for j, spec in enumerate(matrix.summarizers):
-        head[j + 1].text(spec.name + ("  (ignores the prompt)" if spec.endpoint is None else ""))
+        head[j + 1].text(spec.model_id + ("  (ignores the prompt)" if spec.kind != "endpoint" else ""))
     for i, prompt in enumerate(matrix.prompts):
         row = st.columns([1] + [3] * len(matrix.summarizers))
         row[0].text(prompt.name)
@@ -496,8 +496,9 @@ def page() -> None:
     if why:
         st.text("To run: " + "; ".join(why) + ".")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
-        new = Matrix(snapshot, variants, specs, scenario_probes(snapshot.scenario) + probes,
-                     prices=st.session_state.get(PLAY_PRICES_BY_MODEL))
+        new = prompt_matrix(MatrixRequest(snapshot, tuple(variants), tuple(specs),
+                                          tuple(scenario_probes(snapshot.scenario) + probes),
+                                          prices=st.session_state.get(PLAY_PRICES_BY_MODEL)))
         if live.start(PL_JOB, new):
             st.session_state[PL_OPEN] = None
             st.rerun()  # drawn again with Run the matrix disabled and the live view refreshing

@@ -8,8 +8,8 @@ describe). "Use in Playground" puts an autourgos point's settings into the Playg
 drawn is our own words, numbers and registry names; a run's own text goes through the run view, which shows it
 as text.
 
-The search runs as a job (engine/jobs.py) in its own slot, drawn by the one live fragment (ui/live.py): the
-work limit is checked on the page before it starts (as the Strategies and Compare pages do), its progress
+The search runs as a job (engine/tasks: `recommend`) in its own slot, drawn by the one live fragment (ui/live.py):
+the task checks the work limit before it starts (as every task does), its progress
 reads "point k of n", and Stop ends it within a step with nothing of it kept (the last finished search stays).
 Opening a point is a job too, of its own slot: the point is replayed once when it is picked (after the same work
 limit check), with a progress line and a Stop; a stopped or failed opening shows nothing as opened and is replayed
@@ -25,12 +25,10 @@ import streamlit as st
 
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.jobs import Job
-from scratchpad_lab.engine.limits import check_work
-from scratchpad_lab.engine.recommend import MAX_POINTS, Search, default_grid, parse_grid, plan, search
-from scratchpad_lab.engine.replay import recorded_trajectory
-from scratchpad_lab.engine.strategies import names, run_strategies, strategy
-from scratchpad_lab.engine.strategies.registry import StrategyError
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.tasks import (MAX_POINTS, OpenPointRequest, RecommendRequest, Search, default_grid,
+                                         open_point, parse_grid, recommend)
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
@@ -77,7 +75,7 @@ def _use_in_playground(values: Dict[str, Any], label: str) -> None:
     st.session_state[STRAT_OPEN_POINT + "_used"] = label
 
 
-def _inputs(summarizer: SummarizerSpec):
+def _inputs(summarizer: SummarizerChoice):
     """(strategies picked, their grids (None while a grid's text is wrong), the price model)."""
     picked = st.multiselect("Strategies to search", names(), default=names(), key="strat_rec_pick",
                             format_func=lambda n: strategy(n).title)
@@ -101,23 +99,6 @@ def _inputs(summarizer: SummarizerSpec):
     return picked, (None if bad else grids), None if price == OWN_PRICE else price
 
 
-def _search_job(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Optional[str], total: int) -> Job:
-    """The search as a job: its worker runs engine/recommend.search (no st.* there) and returns what to keep."""
-    loaded, key, title = entry.loaded, entry.key, entry.title
-
-    def work(report, stop):
-        def progress(done: int, points: int, text: str) -> None:
-            # `text` names the point just run (a strategy and its settings, maybe a person's grid values): the
-            # live view shows it as plain text
-            report(done, points, f"Ran point {done} of {points}: {text}" if done else f"Starting {points} points…")
-
-        found = search(loaded, picked, grids, summarizer, price, workers=SEARCH_WORKERS, progress=progress,
-                       stop=stop)
-        return key, found, title
-
-    return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
-
-
 def _collect(job: Job) -> None:
     """A finished search: shown from now on, and kept in the store (when storing is on), listed on the Runs page."""
     if job.result is None:
@@ -131,23 +112,20 @@ def _collect(job: Job) -> None:
                  name=f"recommendation of {len(found.points)} points ({len(found.front)} on the front)")
 
 
-def _start(entry: Any, picked, grids, summarizer: SummarizerSpec, price: Optional[str]) -> None:
-    """Plan the search and start it as a job, unless the work limit refuses it first (engine/limits.py: the same
-    check the Strategies and Compare pages make, here of every point the search would run)."""
+def _start(entry: Any, picked, grids, summarizer: SummarizerChoice, price: Optional[str]) -> None:
+    """Start the search as a job, unless the task refuses it first (a grid with no point that can run, or a
+    search over the work limit: engine/tasks' `recommend`)."""
     try:
-        points, skipped = plan(recorded_trajectory(entry.loaded), picked, grids)
-        if not points:
-            raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
-        check_work(entry.loaded, strategies=[p.spec for p in points], search_workers=SEARCH_WORKERS,
-                   endpoint_summarizer=summarizer.kind == "endpoint")
+        job = recommend(RecommendRequest(entry.loaded, tuple(picked), grids, summarizer, price,
+                                         workers=SEARCH_WORKERS, key=entry.key, title=entry.title))
     except LabError as exc:
         show_problem(SEARCH_PROBLEM, str(exc))
         return
-    if live.start(STRAT_REC_JOB, _search_job(entry, picked, grids, summarizer, price, len(points))):
+    if live.start(STRAT_REC_JOB, job):
         st.rerun()  # drawn again with Recommend settings disabled and the live view refreshing
 
 
-def recommend_view(entry: Any, summarizer: SummarizerSpec) -> None:
+def recommend_view(entry: Any, summarizer: SummarizerChoice) -> None:
     picked, grids, price = _inputs(summarizer)
     if st.button("Recommend settings", key="strat_rec_run",
                  disabled=not picked or grids is None or live.busy(STRAT_REC_JOB)):
@@ -167,7 +145,7 @@ def recommend_view(entry: Any, summarizer: SummarizerSpec) -> None:
 FORM_WORDS = {"scratchpad": "as a scratchpad", "messages": "as messages"}
 
 
-def _show(found: Search, entry: Any, summarizer: SummarizerSpec) -> None:
+def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
     titles = {n: strategy(n).title for n in names()}
     front = found.front
     st.text(f"{len(front)} of {len(found.points)} points are on the front (drawn large and ringed; higher keeps more, "
@@ -216,31 +194,16 @@ def _selected(picked: Any) -> Optional[int]:
     return int(chosen[0]["point"]) if chosen else None
 
 
-def _open_job(point, entry: Any, summarizer: SummarizerSpec) -> Job:
-    """Opening a point as a job: its worker replays the point (the same run the search made: deterministic; no st.*
-    there) and returns (what was opened, its run). The job's tag says which point it opens."""
-    loaded, wanted, label, spec = entry.loaded, (entry.key, point.cli_arg()), point.cli_arg(), point.spec
-
-    def work(report, stop):
-        steps = len(recorded_trajectory(loaded).steps)
-
-        def progress(done: int, total: int, _title: str) -> None:
-            # `label` is the point's --strategy argument (maybe a person's grid values): the live view shows it as text
-            report(done, total, f"Replaying {steps:,} steps under {label}…" if done < total else f"Opened {label}")
-
-        return wanted, run_strategies(loaded, [spec], summarizer, progress=progress, stop=stop)[0]
-
-    return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=wanted)
-
-
-def _start_open(point, entry: Any, summarizer: SummarizerSpec) -> None:
-    """Start opening the point, unless the work limit refuses it first (the check every Strategies job makes)."""
+def _start_open(point, entry: Any, summarizer: SummarizerChoice) -> None:
+    """Start opening the point (a job whose tag says which point it opens), unless the work limit refuses it first
+    (the check every Strategies job makes)."""
     try:
-        check_work(entry.loaded, strategies=[point.spec], endpoint_summarizer=summarizer.kind == "endpoint")
+        job = open_point(OpenPointRequest(entry.loaded, point.spec, point.cli_arg(), summarizer,
+                                          tag=(entry.key, point.cli_arg())))
     except LabError as exc:
         show_problem(OPEN_PROBLEM, str(exc))
         return
-    if live.start(STRAT_POINT_JOB, _open_job(point, entry, summarizer)):
+    if live.start(STRAT_POINT_JOB, job):
         st.rerun()  # drawn again with the live view refreshing
 
 
@@ -249,7 +212,7 @@ def _collect_point(job: Job) -> None:
         st.session_state[STRAT_OPEN_POINT] = job.result
 
 
-def _open(point, entry: Any, summarizer: SummarizerSpec) -> None:
+def _open(point, entry: Any, summarizer: SummarizerChoice) -> None:
     """The point as a run: opened by a job when it is picked, then drawn by the run view. A point whose opening was
     stopped or failed waits for its button, and one picked while another is opening opens when that one ends."""
     wanted = (entry.key, point.cli_arg())

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from scratchpad_lab.model.scenarios import SCENARIOS
 from scratchpad_lab.ui.state import PLAY_REVIEW
 
 if TYPE_CHECKING:
-    from scratchpad_lab.engine.review import ReviewGate
+    from scratchpad_lab.engine.tasks import ReviewGate
 # The switch is on the first page; the gate (fact analysis) and the cards are imported where a run uses them.
 
 
@@ -26,13 +25,9 @@ def review_switch() -> None:
                    "keeps the scratchpad and tries again at its next trigger).")
 
 
-def attach_review(run) -> None:
-    """Called as a run starts: with the switch on, every summarizer reply waits for a decision."""
-    if st.session_state.get(PLAY_REVIEW):
-        from scratchpad_lab.engine.review import ReviewGate
-        scenario = SCENARIOS.get(run.config.scenario or "")
-        expected = [f.value for f in scenario.expected_facts] if scenario else []
-        run.observer.reviewer = ReviewGate(run.observer.stop_event, expected)
+def review_on() -> bool:
+    """Whether a run started now is reviewed: the switch (the run task attaches the gate, engine/tasks)."""
+    return bool(st.session_state.get(PLAY_REVIEW))
 
 
 def _edit(gate: ReviewGate, key: str) -> None:
@@ -40,7 +35,7 @@ def _edit(gate: ReviewGate, key: str) -> None:
 
 
 def review_panel(run) -> None:
-    from scratchpad_lab.engine.review import ReviewGate
+    from scratchpad_lab.engine.tasks import ReviewGate
     from scratchpad_lab.ui.cards import mark_facts
     gate = getattr(run.observer, "reviewer", None)
     if not isinstance(gate, ReviewGate) or run.finished:

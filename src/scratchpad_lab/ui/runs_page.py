@@ -19,10 +19,10 @@ from typing import Dict, List, Optional, Tuple, Union
 import streamlit as st
 
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.engine.loader import Loaded, load_bytes
+from scratchpad_lab.engine.tasks import (ImportRequest, Loaded, TraceReplayRequest, import_file, replay_source,
+                                         replay_trace, summarizer_notice)
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.config import every_text, field_default
-from scratchpad_lab.engine.replay import replay_source, replay_with_defaults, summarizer_notice
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
                                        runs_frame, runs_table, sample_files)
@@ -81,7 +81,8 @@ def read_upload(name: str, data: bytes) -> Tuple[Optional[Loaded], Optional[str]
                       "(a .json file downloaded from this lab, or a scratchpad-lab/trace@1 file), or another "
                       "tool's run (autourgos-agent history, OpenAI chat messages, LangChain messages).")
     try:
-        return load_bytes(data, UPLOAD_WHERE), None  # the one loader: schemas.py's checks, then the importers
+        # the one loader (schemas.py's checks, then the importers), through the door's import task
+        return import_file(ImportRequest(data=data, where=UPLOAD_WHERE)).run_here(), None
     except RecordError as exc:
         return None, str(exc)
     except Exception as exc:  # the edge: a file must never break the page
@@ -152,7 +153,7 @@ def open_stored(run_id: str) -> str:
             number = len(opened) + 1
             if isinstance(loaded, Trace):
                 title = f"stored #{number} · trace of {len(loaded.steps)} steps (replayed with the package defaults)"
-                record = replay_with_defaults(loaded, TRACE_REPLAY_NAME, "stored trace")
+                record = replay_trace(TraceReplayRequest(loaded, TRACE_REPLAY_NAME, "stored trace")).run_here()
             else:
                 title, record = f"stored #{number} · run record · {_numbers_title(loaded)}", loaded
             opened[key] = Entry(key, "stored", title, loaded, record)
@@ -206,11 +207,14 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
         show_notes(entry)
         store_upload(entry)
         return entry
-    live.start(upload_slot(key), Job(
-        lambda report, stop: replay_with_defaults(loaded.trace, TRACE_REPLAY_NAME, "uploaded trace", stop=stop,
-                                                  report=report),
-        name="scratchpad-lab-upload", tag=(upload.file_id, upload.name, loaded),
-        text="Replaying the trace with the package defaults…"))
+    try:
+        job = replay_trace(TraceReplayRequest(loaded.trace, TRACE_REPLAY_NAME, "uploaded trace",
+                                              tag=(upload.file_id, upload.name, loaded)))
+    except LabError as exc:  # refused before it starts (the work limit): said as a replay that failed is
+        seen[upload.file_id] = str(exc)
+        show_problem(UPLOAD_FAILED, str(exc))
+        return None
+    live.start(upload_slot(key), job)
     return None
 
 

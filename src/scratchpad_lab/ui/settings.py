@@ -12,7 +12,7 @@ from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig,
                                          summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
-from scratchpad_lab.engine.builtin_model import LABEL as BUILTIN_LABEL, missing as builtin_missing
+from scratchpad_lab.engine.tasks import BUILTIN_LABEL, builtin_missing
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401

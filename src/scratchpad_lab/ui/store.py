@@ -24,7 +24,7 @@ from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_MESSAGE, LIB_NOT_STORED, 
                                      PLAY_RUNS, RUNS_UPLOADS)
 
 if TYPE_CHECKING:
-    from scratchpad_lab.engine.store import Store
+    from scratchpad_lab.engine.tasks import Store
 
 VISITOR_COOKIE = "scratchpad_lab_visitor"
 AUTOSAVE_ENV = "SCRATCHPAD_LAB_AUTOSAVE"  # "0" / "off": the Playground's "Store finished runs" starts off
@@ -66,7 +66,7 @@ def keep_visitor_cookie() -> None:
 
 
 def owner() -> str:
-    from scratchpad_lab.engine.store import owner_of
+    from scratchpad_lab.engine.tasks import owner_of
     return owner_of(visitor_id())
 
 
@@ -81,7 +81,7 @@ def _secrets() -> dict:
 
 def get_store() -> "Store":
     """The store in force (SCRATCHPAD_LAB_DB, st.secrets, or the SQLite file); StoreError if it is set wrong."""
-    from scratchpad_lab.engine.store import Store, store_url
+    from scratchpad_lab.engine.tasks import Store, store_url
     return Store(store_url(_secrets()))
 
 
@@ -155,7 +155,7 @@ def run_id_for_entry(key: Optional[str]) -> Optional[str]:
 def store_run(loaded: Any, *, name: str = "", configs: Iterable = (), keys: Optional[Dict[str, str]] = None,
               what: str = "This run") -> Optional[str]:
     """Store a run record or a trace now; returns its id, or None with the reason kept for the page."""
-    from scratchpad_lab.engine.store import StoreError, secret_values
+    from scratchpad_lab.engine.tasks import StoreError, secret_values
     if stored_id(loaded):
         return stored_id(loaded)
     try:
@@ -203,7 +203,7 @@ def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, na
     """A Compare, sweep or recommendation result (its figures), stored when the setting is on."""
     if not autosave_on():
         return
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     from scratchpad_lab.model.results import Result
     try:
         get_store().save_result(Result(kind=kind, rows=rows, labels=labels,
@@ -214,7 +214,7 @@ def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, na
 
 def save_prompt_version(name: str, text: str) -> Optional[int]:
     """Keep a prompt version in the store (in this visitor's history); its version number, or None (said why)."""
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     try:
         return get_store().save_prompt(name, text, owner()).version
     except StoreError as exc:
@@ -224,7 +224,7 @@ def save_prompt_version(name: str, text: str) -> Optional[int]:
 
 def stored_prompts() -> Dict[str, Any]:
     """{name: its newest PromptVersion} of this visitor (empty, said why, when the store cannot be read)."""
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     try:
         return get_store().latest_prompts(owner())
     except StoreError as exc:
@@ -233,7 +233,7 @@ def stored_prompts() -> Dict[str, Any]:
 
 
 def prompt_history(name: str) -> List[Any]:
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     try:
         return get_store().prompt_history(name, owner())
     except StoreError:
@@ -260,7 +260,7 @@ def library_section(open_run, key: str = "runs_lib") -> None:
     stored run in the page's viewer (it may raise StoreError)."""
     import pandas as pd  # lazy: the first page does without it
 
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     st.subheader("Stored runs")
     try:
         store = get_store()
@@ -325,7 +325,7 @@ def results_section(key: str = "runs_results") -> None:
     """Stored Compare, sweep and recommendation results: their figures, newest first, and delete."""
     import pandas as pd  # lazy: the first page does without it
 
-    from scratchpad_lab.engine.store import StoreError
+    from scratchpad_lab.engine.tasks import StoreError
     try:
         store = get_store()
         listed = store.list_results(owner())

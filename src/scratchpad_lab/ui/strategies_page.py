@@ -10,18 +10,18 @@ package-made file paths.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List
 
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies import (SummarizerSpec, make_spec, names, run_strategies, strategy)
-from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, knobs
+from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
+from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.model.config import field_bounds, field_default
-from scratchpad_lab.engine.limits import check_work
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.problems import show_problem, user_errors
@@ -54,28 +54,8 @@ SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "answer_
 BEST = " ★"
 
 
-@dataclass
-class Shown:
-    signature: tuple
-    results: List[Any]
-    title: str
-
-
 RUN_ERRORS = (LabError,)  # every error a person can cause
 RUN_PROBLEM = "These strategies could not run on this trajectory."
-
-
-def _strategies_job(entry, picked: List[str], specs, summarizer: SummarizerSpec) -> Job:
-    """The strategies as a job: its worker runs them in turn (no st.* there) and returns what to show."""
-    loaded, signature, title = entry.loaded, (entry.key, tuple(picked)), entry.title
-
-    def work(report, stop) -> Shown:
-        def progress(index: int, total: int, label: str) -> None:
-            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
-
-        return Shown(signature, run_strategies(loaded, specs, summarizer, progress=progress, stop=stop), title)
-
-    return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
 
 
 def _collect(job: Job) -> None:
@@ -188,7 +168,7 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
                     language=None)
 
 
-def _summarizer_widgets() -> SummarizerSpec:
+def _summarizer_widgets() -> SummarizerChoice:
     """One summarizer for every strategy: the offline extractive one, or a model at any OpenAI-compatible
     endpoint (through langchain-openai for deepagents and LangMem, the lab's endpoint client for autourgos)."""
     kind = st.radio("Summarizer (serves every strategy)", ["extractive", "endpoint"], horizontal=True,
@@ -199,12 +179,12 @@ def _summarizer_widgets() -> SummarizerSpec:
                              help="The offline summarizer keeps the salient lines of what it is given, up to this "
                                   "many characters.", disabled=kind != "extractive")
     if kind == "extractive":
-        return SummarizerSpec("extractive", int(budget))
+        return SummarizerChoice("extractive", int(budget))
     endpoint, key, problem = endpoint_widgets(st.container(border=True), "strat_sum_ep", "Summarizer")
     if problem:
         st.error(escape(problem))
         st.stop()
-    return SummarizerSpec("endpoint", int(budget), endpoint, key or None)
+    return SummarizerChoice("endpoint", int(budget), endpoint, key=key or None)
 
 
 def page() -> None:
@@ -245,16 +225,17 @@ def page() -> None:
             specs = []
             with user_errors():  # names the setting and its allowed range
                 specs = [make_spec(n, {k: v for k, v in settings[n].items() if v is not None}) for n in picked]
+            job = None
             if specs:
                 try:  # refused before it starts when the job is over the work limit (engine/limits.py)
-                    check_work(entry.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint")
+                    job = strategies_task(StrategiesRequest(entry.loaded, tuple(specs), summarizer,
+                                                            (entry.key, tuple(picked)), entry.title))
                 except LabError as exc:
                     show_problem(RUN_PROBLEM, str(exc))
-                    specs = []
-            if specs and live.start(STRAT_JOB, _strategies_job(entry, picked, specs, summarizer)):
+            if job is not None and live.start(STRAT_JOB, job):
                 st.rerun()  # drawn again with Run strategies disabled and the live view refreshing
     live.show(STRAT_JOB, on_end=_collect, problem=RUN_PROBLEM, errors=RUN_ERRORS)
-    shown: Shown = st.session_state.get(STRAT_RESULT)
+    shown: StrategiesOutcome = st.session_state.get(STRAT_RESULT)
     if shown is None:
         st.info("Pick strategies and press Run strategies.")
         return

@@ -16,13 +16,13 @@ Streamlit-free, so the page, the CLI and the tests share it. What it guarantees:
 - each cell is scored by the one home of each rule: facts, flags, probes, cost (analysis/);
 - `scratchpad-lab prompt-lab` drives the same from a terminal (`cli/prompt_lab.py`).
 """
-from scratchpad_lab.engine.promptlab.matrix import (Cell, Matrix, PromptVariant, Snapshot, SnapshotError, MatrixSummarizer, compress_once,
+from scratchpad_lab.engine.promptlab.matrix import (Cell, Matrix, PromptVariant, Snapshot, SnapshotError, compress_once,
                      compressions_of, differing, iterations_of, prompt_file_name, record_for,
                      snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.engine.promptlab.prompts import (LIBRARY, MAX_PROMPT_CHARS, MAX_PROMPTS, MAX_SUMMARIZERS, PER_ENDPOINT, PLACEHOLDER_HELP,
                       PROMPT_LIBRARY, PromptCheck, check_prompt, literal_template)
 
-__all__ = ["Cell", "Matrix", "PromptVariant", "Snapshot", "SnapshotError", "MatrixSummarizer",
+__all__ = ["Cell", "Matrix", "PromptVariant", "Snapshot", "SnapshotError",
            "compress_once", "compressions_of", "differing", "iterations_of", "prompt_file_name", "record_for",
            "snapshot_at_compression", "snapshot_at_iteration", "LIBRARY", "MAX_PROMPT_CHARS", "MAX_PROMPTS", "MAX_SUMMARIZERS",
            "PER_ENDPOINT", "PLACEHOLDER_HELP", "PROMPT_LIBRARY", "PromptCheck", "check_prompt", "literal_template"]

@@ -16,19 +16,17 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, field_default
 from scratchpad_lab.model.events import Event, RunLog
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.facts import Fact, extract_facts
 from scratchpad_lab.engine.jobs import Job, Report, StopFlag, USER_STOP
 from scratchpad_lab.analysis.metrics import of_kind
 from scratchpad_lab.engine.observe import ObservedSummarizer, RunObserver
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.probes import ProbeQuestion, ProbeResult, run_probes, scenario_probes
-from scratchpad_lab.engine.providers import EndpointLLM
-from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.analysis.quality import annotate_one
 from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB, compression_data
 from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
 
@@ -108,34 +106,27 @@ def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunReco
 
 # ── summarizers ─────────────────────────────────────────────────────────────────────────────────
 
-@dataclass
-class MatrixSummarizer:
-    """The extractive reference (endpoint None), the built-in model (`builtin`) or an endpoint model. The
-    key is used for this matrix's calls and kept nowhere else."""
+# A column's summarizer is a SummarizerChoice (model/summarizer.py): the extractive reference, the built-in
+# model or an endpoint model, built by the one builder (engine/summarizers.py); the key is used for this
+# matrix's calls only.
 
-    endpoint: Optional[Endpoint] = None
-    key: str = field(default="", repr=False)
-    builtin: bool = False
+def _slot(choice: SummarizerChoice) -> str:
+    """Which concurrency limit a column's calls count against: one per endpoint (server); the built-in model
+    and the extractive reference take one cell at a time."""
+    if choice.kind == "endpoint" and choice.endpoint:
+        return choice.endpoint.url
+    return "builtin" if choice.kind == "builtin" else "extractive"
 
-    @property
-    def name(self) -> str:
-        if self.builtin:
-            return "builtin"
-        return "extractive" if self.endpoint is None else self.endpoint.model
 
-    @property
-    def slot(self) -> str:
-        """Which concurrency limit the calls count against: one per endpoint (server); the built-in model
-        and the extractive reference take one cell at a time."""
-        return self.name if self.endpoint is None else self.endpoint.url
-
-    def build(self, budget_chars: int):
-        if self.builtin:
-            from scratchpad_lab.engine.builtin_model import build  # xllamacpp loads only when it is chosen
-            return build()
-        if self.endpoint is None:
-            return ExtractiveSummarizer(budget_chars)
-        return EndpointLLM(self.endpoint, self.key)
+def _build(choice: SummarizerChoice, budget_chars: int):
+    """The column's `.invoke(prompt)` summarizer; the extractive reference keeps the snapshot's own budget."""
+    if choice.kind == "builtin":
+        from scratchpad_lab.engine.builtin_model import build  # xllamacpp loads only when it is chosen
+        return build()
+    from scratchpad_lab.engine.summarizers import build_summarizer
+    if choice.kind != "endpoint":
+        choice = SummarizerChoice("extractive", budget_chars)
+    return build_summarizer(choice).plain()
 
 
 @dataclass
@@ -233,7 +224,7 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
 class Matrix(Job):
     """prompts x summarizers on one snapshot, run on worker threads; read `cells` any time."""
 
-    def __init__(self, snapshot: Snapshot, prompts: Sequence[PromptVariant], summarizers: Sequence[MatrixSummarizer],
+    def __init__(self, snapshot: Snapshot, prompts: Sequence[PromptVariant], summarizers: Sequence[SummarizerChoice],
                  probes: Sequence[ProbeQuestion] = (), prices: Optional[dict] = None,
                  per_endpoint: int = PER_ENDPOINT) -> None:
         if not snapshot.scratchpad.strip():
@@ -254,7 +245,7 @@ class Matrix(Job):
         self.probes = list(probes) or scenario_probes(snapshot.scenario)
         self.prices = prices
         self.per_endpoint = per_endpoint
-        self.cells = [Cell(p.name, s.name, i, j) for i, p in enumerate(self.prompts)
+        self.cells = [Cell(p.name, s.model_id, i, j) for i, p in enumerate(self.prompts)
                       for j, s in enumerate(self.summarizers)]
         super().__init__(name="scratchpad-lab-matrix", total=len(self.cells), text=f"0 of {len(self.cells)} cells done")
         self.stop_event = self.stop_flag
@@ -279,10 +270,10 @@ class Matrix(Job):
         futures: List[Future] = []
         for cell in self.cells:
             spec = self.summarizers[cell.col]
-            pool = pools.get(spec.slot)
+            pool = pools.get(_slot(spec))
             if pool is None:
-                pool = pools[spec.slot] = ThreadPoolExecutor(
-                    max_workers=1 if spec.endpoint is None else self.per_endpoint,
+                pool = pools[_slot(spec)] = ThreadPoolExecutor(
+                    max_workers=1 if spec.kind != "endpoint" else self.per_endpoint,
                     thread_name_prefix="prompt-lab")
             futures.append(pool.submit(self._run_cell, cell))
         for pool in pools.values():
@@ -328,7 +319,7 @@ class Matrix(Job):
         with self._build_lock:
             built = self._built.get(col)
             if built is None:
-                built = self._built[col] = self.summarizers[col].build(self.snapshot.extractive_budget_chars)
+                built = self._built[col] = _build(self.summarizers[col], self.snapshot.extractive_budget_chars)
         return copy.copy(built)
 
     def _run_cell(self, cell: Cell) -> None:
@@ -343,16 +334,16 @@ class Matrix(Job):
         try:
             summarizer = self._summarizer(cell.col)
             c = compress_once(self.snapshot, None if template == PACKAGE_PROMPT else template, summarizer,
-                              model=getattr(summarizer, "model_name", spec.name), stop_event=self.stop_event)
+                              model=getattr(summarizer, "model_name", spec.model_id), stop_event=self.stop_event)
             probes = run_probes(c["before"], c["after"], self.probes)
-            cost = cost_usd(spec.name if spec.endpoint is None else spec.endpoint.model,
+            cost = cost_usd(spec.model_id,
                             int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), self.prices)
             status = c["status"]
         except Exception as exc:  # a summarizer that cannot even be built (bad URL): an error cell
             text = self.snapshot.scratchpad
             c = annotate_one({"iteration": self.snapshot.iteration, **compression_data(
                 reason="periodic", trigger=FORCED_BY_PROMPT_LAB, before=text, after=text, before_tokens=0,
-                after_tokens=0, model=spec.name, error=str(exc))}, self.snapshot.expected, template)
+                after_tokens=0, model=spec.model_id, error=str(exc))}, self.snapshot.expected, template)
             probes, cost, status = [], None, "error"
         with self._lock:
             if cell.status == "cancelled":  # stopped while the call was in flight: the reply is ignored

@@ -1,0 +1,32 @@
+"""The one builder of a job's summarizer from a person's SummarizerChoice (model/summarizer.py).
+
+Streamlit-free. Every task that runs strategies (Strategies, Recommend and its worker processes, opening a
+point) builds its summarizer here; what belongs to the job only is passed in, not kept in the choice: its
+stop flag (Stop: no new call, a call in flight ends), its time left, a search's shared replies. What is built
+is engine/strategies' SummarizerSpec: the offline extractive summarizer or the job's one endpoint client,
+as an `.invoke(prompt)` model (`plain()`) or a LangChain chat model (`chat_model()`).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Optional
+
+from scratchpad_lab.model.summarizer import SummarizerChoice
+
+
+def build_summarizer(choice: Optional[SummarizerChoice] = None, *, stop: Optional[threading.Event] = None,
+                     time_left: Optional[Callable[[], float]] = None, store: Any = None):
+    """A job's summarizer for `choice` (None: the offline extractive one, at its default budget)."""
+    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+
+    choice = choice or SummarizerChoice()
+    if choice.kind not in ("extractive", "endpoint"):
+        from scratchpad_lab.engine.strategies.registry import StrategyError
+        raise StrategyError(f"the strategies are summarized by the offline extractive summarizer or an endpoint "
+                            f"model, not {choice.kind!r}.")
+    endpoint = choice.endpoint if choice.kind == "endpoint" else None
+    built = SummarizerSpec(choice.kind, int(choice.budget_chars), endpoint, choice.key if endpoint else None,
+                           stop_event=stop if isinstance(stop, threading.Event) else None, time_left=time_left)
+    if store is not None:
+        built.store = store
+    return built

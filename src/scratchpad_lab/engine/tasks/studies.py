@@ -1,0 +1,135 @@
+"""Tasks that study one trajectory under the compression systems: Strategies (several side by side),
+Recommend (every strategy over its grid, and the Pareto front) and opening one recommended point as a run.
+
+Streamlit-free. Each task takes one request, checks the job's work limit once (engine/limits.py) before any
+work starts, and returns a `Job` that writes its own progress text; a page starts it in its slot, the CLI
+runs it in place. The strategies' packages are imported by the job's work, never by the door.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from scratchpad_lab.engine.jobs import Job
+
+
+@dataclass
+class StrategiesOutcome:
+    """What a Strategies job returns: its results, and what they were run on (the page shows both)."""
+
+    signature: tuple
+    results: List[Any]                     # StrategyResult, one per spec
+    title: str
+
+
+@dataclass(frozen=True)
+class StrategiesRequest:
+    loaded: Any                            # a RunRecord or a Trace
+    specs: Tuple[Any, ...]                 # StrategySpec, from make_spec / parse_spec
+    summarizer: Any                        # the one summarizer every strategy uses (a SummarizerChoice)
+    signature: tuple = ()
+    title: str = ""
+    lifted: bool = False                   # the CLI's --no-work-limit
+
+
+def strategies(request: StrategiesRequest) -> Job:
+    """The strategies in turn, as a job returning a StrategiesOutcome."""
+    from scratchpad_lab.engine.limits import check_work
+
+    specs, summarizer = list(request.specs), request.summarizer
+    check_work(request.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
+               lifted=request.lifted)
+
+    def work(report, stop) -> StrategiesOutcome:
+        from scratchpad_lab.engine.strategies.engine import run_strategies
+        from scratchpad_lab.engine.summarizers import build_summarizer
+
+        def progress(index: int, total: int, label: str) -> None:
+            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+
+        built = build_summarizer(summarizer, stop=stop)  # Stop ends a call in flight too
+        results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop)
+        return StrategiesOutcome(request.signature, results, request.title)
+
+    return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
+
+
+@dataclass(frozen=True)
+class RecommendRequest:
+    loaded: Any
+    strategies: Optional[Tuple[str, ...]] = None   # None: every registered strategy
+    grids: Mapping[str, Mapping[str, tuple]] = field(default_factory=dict)
+    summarizer: Any = None                 # SummarizerChoice; None: the offline one
+    price_model: Optional[str] = None
+    workers: int = 2
+    key: Any = None                        # the page's name for the trajectory, returned with the search
+    title: str = ""
+    lifted: bool = False
+
+
+def recommend(request: RecommendRequest) -> Job:
+    """The search (engine/recommend.search), as a job returning (key, Search, title). Planned here, so a grid
+    with no point that can run, or too many points, is refused before it starts, and so is a search over the
+    work limit (all its points as one Strategies job, run on `workers` at once)."""
+    from scratchpad_lab.engine.limits import check_work
+    from scratchpad_lab.engine.recommend import plan, search
+    from scratchpad_lab.engine.replay import recorded_trajectory
+    from scratchpad_lab.engine.strategies.registry import StrategyError
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    summarizer = request.summarizer or SummarizerChoice()
+    grids = {name: dict(grid) for name, grid in request.grids.items()}
+    chosen = list(request.strategies) if request.strategies else None
+    points, skipped = plan(recorded_trajectory(request.loaded), chosen, grids)
+    if not points:
+        raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
+    workers = max(1, min(int(request.workers), len(points)))
+    check_work(request.loaded, strategies=[p.spec for p in points], search_workers=workers,
+               endpoint_summarizer=summarizer.kind == "endpoint", lifted=request.lifted)
+    total = len(points)
+
+    def work(report, stop):
+        def progress(done: int, count: int, text: str) -> None:
+            # `text` names the point just run (a strategy and its settings, maybe a person's grid values): the
+            # live view shows it as plain text
+            report(done, count, f"Ran point {done} of {count}: {text}" if done else f"Starting {count} points…")
+
+        found = search(request.loaded, chosen, grids, summarizer, request.price_model, workers=workers,
+                       progress=progress, stop=stop)
+        return request.key, found, request.title
+
+    return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
+
+
+@dataclass(frozen=True)
+class OpenPointRequest:
+    """One point of a search, replayed once more as a run (the same run the search made: deterministic)."""
+
+    loaded: Any
+    spec: Any                              # the point's StrategySpec
+    label: str                             # its --strategy argument (maybe a person's grid values)
+    summarizer: Any
+    tag: Any = None                        # what the page calls the point; returned with its run
+
+
+def open_point(request: OpenPointRequest) -> Job:
+    """The point's replay, as a job returning (tag, StrategyResult); the job's tag says which point it opens."""
+    from scratchpad_lab.engine.limits import check_work
+
+    summarizer, label = request.summarizer, request.label
+    check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint")
+
+    def work(report, stop):
+        from scratchpad_lab.engine.replay import recorded_trajectory
+        from scratchpad_lab.engine.strategies.engine import run_strategies
+        from scratchpad_lab.engine.summarizers import build_summarizer
+
+        steps = len(recorded_trajectory(request.loaded).steps)
+
+        def progress(done: int, total: int, _title: str) -> None:
+            report(done, total, f"Replaying {steps:,} steps under {label}…" if done < total else f"Opened {label}")
+
+        built = build_summarizer(summarizer, stop=stop)
+        return request.tag, run_strategies(request.loaded, [request.spec], built, progress=progress, stop=stop)[0]
+
+    return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=request.tag)
