@@ -1,8 +1,10 @@
 """What a card's HTML (ui/markup.inert_html, chips_html) may hold, read the way a browser reads it: our own
 div and span elements with our fixed styles, and text. Shared by the markup unit tests and the AppTest
-checks that untrusted text reaching an st.html element stays text."""
+checks that untrusted text reaching an st.html element stays text. Also how markdown from ui/markup.escape
+reads: code spans (a URL, an email address) are literal text, the rest is references."""
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from typing import List
 
@@ -59,3 +61,13 @@ def html_texts(at) -> List[str]:
     from scratchpad_lab.ui.style import PAGE_CSS
     fixed = {PAGE_CSS, PRESENTER_CSS, SCROLL_TO_STEP}
     return [assert_inert(node.proto.body) for node in at.get("html") if node.proto.body not in fixed]
+
+
+# A code span as CommonMark reads it: a run of backticks, the text, the same run (one space each side is
+# stripped when both are there); nothing in it is markup.
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.*?)(?<!`)\1(?!`)")
+
+
+def outside_code_spans(markdown: str) -> str:
+    """The markdown with its code spans taken out: what a markdown parser still acts on."""
+    return CODE_SPAN.sub("", markdown)

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import active_run, APP, rerun_until, ROOT
 from fake_openai import FakeOpenAI
+from inert_html import outside_code_spans
 from scratchpad_lab.ui.markup import escape as plain  # the one escape for text put into markdown
 
 SERVER_KEY = "sk-server-own-ui-4e5f"
@@ -96,8 +97,9 @@ def test_a_base_url_carrying_markdown_is_shown_as_typed_never_as_a_link_or_image
     _, bad = _test_connection(at)
     shown = bad + [c.value for c in at.sidebar.caption]
     assert len(bad) == 1 and any("example" in t for t in shown)
-    for text in shown:  # no character markdown could act on is left as itself
-        assert re.search(r"[!\[\]()<>:*_`]", text) is None, text
+    for text in shown:  # the URL is a code span (literal); outside it no character markdown could act on is left
+        assert "`http://127.0.0.1:9/v1/![x](http://example.invalid/a.png)<img`" in text, text
+        assert re.search(r"[!\[\]()<>:*_`]", outside_code_spans(text)) is None, text
 
 
 def test_compare_of_an_uploaded_record_with_a_loopback_summarizer_shows_a_sentence_in_hosted_mode(monkeypatch):

@@ -6,9 +6,12 @@ Streamlit-free, so the escaping is unit-tested on its own (tests/test_markup.py)
 Every character that is not an ASCII letter or digit, a space or a non-ASCII letter is written as a
 numeric character reference (`&#60;` for `<`). CommonMark decodes references to plain text *after*
 parsing, and a reference is never markup: `&#42;x&#42;` is "*x*", not emphasis. So no tag, link,
-image, autolink (`http&#58;//` and `www&#46;` are not URLs to the parser), code span, math (`$`),
-directive (`:red[...]`), emoji or icon shortcode (`:` is broken by a zero-width joiner, below) can
-come out of untrusted text.
+image, code span, math (`$`) or directive (`:red[...]`) can come out of untrusted text. Two plugins
+run on the decoded text after parsing (below): GFM's literal autolinks and Streamlit's shortcodes. A
+URL or an email address (what the autolink plugin would link) is put in a code span, whose text no
+plugin touches and which a copy gives back exactly; a colon that could open a shortcode (`:smile:`,
+`:material/home:`) is followed by an invisible word joiner. Nothing else gets one: "OK: http://x"
+copies as itself.
 """
 from __future__ import annotations
 
@@ -16,17 +19,17 @@ import html
 import re
 from typing import Iterable, Tuple
 
-# Some plugins run on the decoded text after parsing: Streamlit's emoji and icon shortcodes
-# (`:smile:`, `:material/home:`) and GFM's literal autolinks (`www.x.org`, `a@b.org`, `http://`). An
-# invisible word joiner (U+2060) after every colon and `@`, and between `www` and a dot, stops all of
-# them; the text reads the same.
-_JOINED = {":": "&#58;\u2060", "@": "&#64;\u2060"}
-_WWW = re.compile(r"(?i)(www)(?=\.)")
+# What GFM's literal-autolink plugin links, found on the decoded text (a superset of its own patterns: a URL
+# from `http://`, `https://` or `www.` to the next whitespace, and an email address); each such piece goes
+# into a code span instead of being escaped.
+# Punctuation that ends a sentence after a URL stays out of its code span, as the plugin leaves it out of a link.
+_LINKABLE = re.compile(r"(?i)(?:https?://|www\.)\S*?(?=[.,:;!?)\]'\"]*(?:\s|$))|[-.\w+]+@[-\w]+(?:\.[-\w]+)+")
+# A colon a Streamlit shortcode could start at: `:smile:`, `:+1:`, `:material/home:`.
+_SHORTCODE = re.compile(r":(?=[\w/+-]+:)")
+_JOINER = "\u2060"  # an invisible word joiner: the shortcode plugin no longer sees `:name:`
 
 
 def _escape_char(ch: str) -> str:
-    if ch in _JOINED:
-        return _JOINED[ch]
     if ch.isascii() and (ch.isalnum() or ch == " "):
         return ch
     if not ch.isascii() and ch.isalnum():
@@ -34,12 +37,37 @@ def _escape_char(ch: str) -> str:
     return f"&#{ord(ch)};"
 
 
+def _escaped(text: str) -> str:
+    """Text that is not a URL: every markup character a reference, a joiner after a shortcode's colon."""
+    out = []
+    for i, ch in enumerate(text):
+        out.append(_escape_char(ch))
+        if ch == ":" and _SHORTCODE.match(text, i):
+            out.append(_JOINER)
+    return "".join(out)
+
+
+def _code_span(text: str) -> str:
+    """`text` as a code span: shown literally (CommonMark decodes nothing in it, and no plugin runs on it),
+    fenced by one backtick more than its longest run of them."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def escape(text: str) -> str:
-    """One line of untrusted text as inert markdown (a newline in `text` is escaped too)."""
-    out = "".join(_escape_char(ch) for ch in _WWW.sub("\\1\u2060", text))
+    """One line of untrusted text as inert markdown (a newline in `text` is escaped too); a URL or an email
+    address in it is shown as code, exactly as written."""
+    out, at = [], 0
+    for found in _LINKABLE.finditer(text):
+        out.append(_escaped(text[at:found.start()]))
+        out.append(_code_span(found.group()))
+        at = found.end()
+    out.append(_escaped(text[at:]))
+    joined = "".join(out)
     # leading spaces could start an indented code block after a blank line: make them non-breaking
-    stripped = out.lstrip(" ")
-    return "&#160;" * (len(out) - len(stripped)) + stripped
+    stripped = joined.lstrip(" ")
+    return "&#160;" * (len(joined) - len(stripped)) + stripped
 
 
 # ── inert HTML: the merged text of a compression card, and its lost-fact chips ──────────────────
