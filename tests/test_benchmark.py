@@ -103,20 +103,26 @@ def test_a_strategy_that_clears_the_tool_result_loses_its_values_at_the_next_cal
 
 # ── datasets and the study ─────────────────────────────────────────────────────────────────────────
 
-@pytest.fixture
-def dataset_file(tmp_path):
-    path = tmp_path / "runs.json"
-    path.write_text(json.dumps([chat(1.0), {"nonsense": 1}, chat(0.0)]))
+@pytest.fixture(scope="module")
+def dataset_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("dataset") / "runs.json"
+    broken = {"task_id": "<img src=http://example.invalid/x>", "nonsense": 1}  # its name is the dataset's text
+    path.write_text(json.dumps([chat(1.0), broken, chat(0.0)]))
     return path
 
 
-def test_a_dataset_with_a_broken_run_reports_it_and_finishes_the_rest(dataset_file):
+@pytest.fixture(scope="module")
+def small(dataset_file):
+    return run_benchmark(BenchmarkRequest(dataset_file, ["trim-only"], workers=1))
+
+
+def test_a_dataset_with_a_broken_run_reports_it_and_finishes_the_rest(dataset_file, small):
     dataset = read_dataset(dataset_file)
     assert [r.ok for r in dataset.runs] == [True, False, True]
     assert "none of the formats" in dataset.broken[0].error
     assert [r.outcome for r in dataset.usable] == [1.0, 0.0] and dataset.usable[0].gold[0]["name"] == "cancel"
-    done = run_benchmark(BenchmarkRequest(dataset_file, ["trim-only"], workers=1))
-    assert len(done.runs) == 2 and [n for n, _ in done.broken] == ["runs.json #2"]
+    done = small
+    assert len(done.runs) == 2 and [n for n, _ in done.broken] == ["task <img src=http://example.invalid/x>"]
     nothing = done.setting("no compression")
     assert nothing.mean("argument_recall") == 1.0 and set(nothing.by_outcome) == {"passed", "failed"}
 
@@ -190,3 +196,15 @@ def test_a_small_tau_bench_slice_runs_end_to_end_in_the_cli(tau_runs, capsys):
     assert labels[0] == "no compression" and "langmem:max_tokens=30%" in labels
     assert out["settings"][0]["means"]["argument_recall"]["mean"] == 1.0
     assert len(out["chosen"]) == 4 and all(c["sentence"] for c in out["chosen"])
+
+
+def test_the_html_report_is_one_file_that_requests_nothing_and_escapes_run_names(small, tmp_path):
+    from scratchpad_lab.engine.benchmark_report import write_report
+    path = tmp_path / "report.html"
+    write_report(small, path)
+    text = path.read_text(encoding="utf-8")
+    assert "<svg" in text and "<circle" in text and "no compression" in text
+    assert "task &lt;img src=http://example.invalid/x&gt;" in text
+    markup = text.replace("&lt;img src=", "")  # the run's name, shown as text
+    for request in ("<script", "src=", "href=", "@import", "url(", "<link", "<img"):
+        assert request not in markup.replace("default-src", ""), request
