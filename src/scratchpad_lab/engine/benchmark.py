@@ -295,8 +295,8 @@ def choose(settings: Sequence[Setting]) -> List[Chosen]:
     budgets = [
         ("the lowest peak that keeps at least 95 % of needed arguments",
          [s for s in live if recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
-        ("the best argument recall at no summarizer cost",
-         [s for s in live if not s.mean("summarizer_tokens")], lambda s: (-recall(s), peak(s))),
+        ("the lowest peak at no summarizer cost that keeps at least 95 % of needed arguments",
+         [s for s in live if not s.mean("summarizer_tokens") and recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
         ("the best argument recall at half the no-compression peak or less",
          [s for s in live if peak(s) <= 0.5], lambda s: (-recall(s), peak(s))),
     ]
