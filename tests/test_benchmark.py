@@ -208,3 +208,23 @@ def test_the_html_report_is_one_file_that_requests_nothing_and_escapes_run_names
     markup = text.replace("&lt;img src=", "")  # the run's name, shown as text
     for request in ("<script", "src=", "href=", "@import", "url(", "<link", "<img"):
         assert request not in markup.replace("default-src", ""), request
+
+
+def test_ctrl_c_stops_between_points_ends_the_worker_and_keeps_what_finished(dataset_file):
+    from conftest import threads_end
+    seen = []
+
+    def progress(done, total, text):
+        seen.append(done)
+        if done == 4:
+            raise KeyboardInterrupt
+    done = run_benchmark(BenchmarkRequest(dataset_file, ["trim-only"], workers=2), progress)
+    assert done.stopped == "interrupted (Ctrl-C)" and done.points_done == 4 and len(done.runs) >= 1
+    assert threads_end("scratchpad-lab-benchmark")
+
+
+def test_doing_nothing_keeps_every_needed_argument_of_every_tau_bench_run(tau_runs):
+    for k, item in enumerate(tau_runs):
+        trace = trace_of(item)
+        figures = argument_figures(run_calls(trace, item["info"]["task"]["actions"]), no_compression_sent(trace))
+        assert figures["argument_recall"] in (1.0, None) and figures["gold_argument_recall"] in (1.0, None), k
