@@ -116,7 +116,7 @@ def read_run(item: Any, name: str) -> DatasetRun:
     try:
         loaded = load_raw(item, name)
     except RecordError as exc:
-        run.error = exc.sentence if hasattr(exc, "sentence") else str(exc)
+        run.error = exc.sentence
         return run
     found = loaded.item
     if isinstance(found, RunRecord):
@@ -138,10 +138,27 @@ def _files(path: Path) -> List[Path]:
     return [path]
 
 
-def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset:
-    """Every run of the file or folder (the first `limit`), each imported or broken with its reason."""
+def _add_runs(dataset: Dataset, data: bytes, where: str, limit: Optional[int]) -> bool:
+    """The runs of one file's bytes added to `dataset`; False once `limit` runs are in."""
     from scratchpad_lab.engine.loader import decode
 
+    try:
+        raw = decode(data, where)
+    except RecordError as exc:
+        dataset.runs.append(DatasetRun(where, error=exc.sentence))
+        return True
+    items = items_of(raw)
+    for index, item in enumerate(items):
+        if limit is not None and len(dataset.runs) >= limit:
+            return False
+        if len(dataset.runs) >= MAX_RUNS:
+            raise DatasetError(f"{dataset.source} holds more than {MAX_RUNS:,} runs; take fewer with --runs N.")
+        dataset.runs.append(read_run(item, name_of(item, where, index, len(items))))
+    return True
+
+
+def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset:
+    """Every run of the file or folder (the first `limit`), each imported or broken with its reason."""
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"{path} does not exist: give a dataset file or a folder of run files.")
@@ -150,19 +167,22 @@ def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset
         raise DatasetError(f"{path} holds no .json or .jsonl file.")
     dataset = Dataset(str(path))
     for file in files:
-        where = file.name
         try:
-            raw = decode(read_file_bytes(file), where)
+            data = read_file_bytes(file)
         except RecordError as exc:
-            dataset.runs.append(DatasetRun(where, error=exc.sentence if hasattr(exc, "sentence") else str(exc)))
+            dataset.runs.append(DatasetRun(file.name, error=exc.sentence))
             continue
-        items = items_of(raw)
-        for index, item in enumerate(items):
-            if limit is not None and len(dataset.runs) >= limit:
-                return dataset
-            if len(dataset.runs) >= MAX_RUNS:
-                raise DatasetError(f"{path} holds more than {MAX_RUNS:,} runs; take fewer with --runs N.")
-            dataset.runs.append(read_run(item, name_of(item, where, index, len(items))))
+        if not _add_runs(dataset, data, file.name, limit):
+            break
     if not dataset.runs:
         raise DatasetError(f"{path} holds no run.")
+    return dataset
+
+
+def read_dataset_bytes(data: bytes, name: str, limit: Optional[int] = None) -> Dataset:
+    """An uploaded dataset file: its runs, as `read_dataset` reads a file."""
+    dataset = Dataset(name)
+    _add_runs(dataset, data, name, limit)
+    if not dataset.runs:
+        raise DatasetError(f"{name} holds no run.")
     return dataset
