@@ -3,6 +3,7 @@ per core and peak memory, and its cost per point against the packages driven dir
 settings.
 
     python bench/benchmark.py [--runs N] [--workers 2] [--ratio-runs 4] [--strategy NAME ...] [--skip-whole]
+                              [--skip-ratio] [--recommend-runs N]
 
 The dataset is ../shared/datasets/tau-bench-airline/gpt-4o-airline.json (read from beside the repository,
 never copied in; public source: sierra-research/tau-bench, historical_trajectories/gpt-4o-airline.json).
@@ -20,6 +21,9 @@ never copied in; public source: sierra-research/tau-bench, historical_trajectori
   summarizer, so that ratio leans high), LangChain's own agent graph with the package's middleware
   (graph_replay), LangMem's summarize_messages before each call. The ratio is the sums' (lab / direct) per
   strategy and overall; the issue's target is 1.3x.
+- recommend in turn (--recommend-runs N): `scratchpad-lab recommend RUN --json` as a fresh process on each of the
+  first N runs one after another (what a person would do without `bench`), against the whole benchmark of the
+  same N runs; the issue's target is at most half the time.
 """
 from __future__ import annotations
 
@@ -149,6 +153,7 @@ def main() -> None:
     parser.add_argument("--strategy", action="append")
     parser.add_argument("--skip-whole", action="store_true")
     parser.add_argument("--skip-ratio", action="store_true")
+    parser.add_argument("--recommend-runs", type=int, default=0)
     args = parser.parse_args()
     path = str(dataset_path())
     picked = json.dumps(args.strategy or [])
@@ -170,6 +175,24 @@ def main() -> None:
             lab, bare = sum(r["lab"].values()), sum(r["direct"].values())
             print(f"  {'all':<26}{lab:>8.2f}{bare:>10.2f}{lab / bare:>7.2f}  (target {TARGET_RATIO}x); "
                   f"load average now {load_average()}", flush=True)
+    if args.recommend_runs:
+        import tempfile
+        import time
+        runs = json.loads(Path(path).read_text(encoding="utf-8"))[:args.recommend_runs]
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            for k, item in enumerate(runs):
+                single = Path(tmp) / f"run{k}.json"
+                single.write_text(json.dumps(item))
+                subprocess.run([sys.executable, "-m", "scratchpad_lab.cli", "recommend", str(single), "--json"],
+                               capture_output=True, env=env, check=True)
+            in_turn = time.perf_counter() - started
+        done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.recommend_runs),
+                               str(args.workers), picked], capture_output=True, text=True, env=env)
+        whole = json.loads(done.stdout.strip().splitlines()[-1])["seconds"] if done.returncode == 0 else None
+        print(f"recommend on each of the first {args.recommend_runs} runs in turn: {in_turn:.1f} s; the benchmark of "
+              f"the same runs: {whole} s ({whole / in_turn:.2f} of it; target at most 0.5); load average now "
+              f"{load_average()}" if whole else f"benchmark error: {done.stderr.strip()[-400:]}", flush=True)
     if not args.skip_whole:
         done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
                                picked], capture_output=True, text=True, env=env)
