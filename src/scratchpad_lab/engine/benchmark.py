@@ -16,7 +16,7 @@ dataset carries gold actions, and which values were lost at which call.
   beside the calling thread, which runs whole runs too; a run is the unit handed out. An endpoint summarizer
   runs every cell in this process (a worker never calls a network).
 - the work limit: the whole benchmark, as it is, through limits.check_benchmark before any cell runs.
-- progress and stop: `progress(points done, points, "run k of n ...; about T left")` after each point;
+- progress and stop: `progress(points done, points, "k of n runs done, d of t points; about T left")` after each point;
   `stop` (a threading.Event, such as jobs.StopFlag) or Ctrl-C (KeyboardInterrupt) ends it between points,
   the workers killed, and what finished is kept: the result says it was stopped, and its figures are over
   the runs whose every cell finished.
@@ -382,7 +382,7 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
         if progress:
             elapsed = time.monotonic() - started
             left = elapsed / state["done"] * (total - state["done"])
-            progress(state["done"], total, f"run {state['runs_done']} of {len(units)} done, {state['done']:,} of "
+            progress(state["done"], total, f"{state['runs_done']} of {len(units)} runs done, {state['done']:,} of "
                                            f"{total:,} points; about {_duration(left)} left")
 
     if progress:
