@@ -228,3 +228,9 @@ def test_doing_nothing_keeps_every_needed_argument_of_every_tau_bench_run(tau_ru
         trace = trace_of(item)
         figures = argument_figures(run_calls(trace, item["info"]["task"]["actions"]), no_compression_sent(trace))
         assert figures["argument_recall"] in (1.0, None) and figures["gold_argument_recall"] in (1.0, None), k
+
+
+def test_the_labs_own_run_records_are_a_dataset_whose_outcome_is_the_answer_score():
+    from conftest import ROOT
+    dataset = read_dataset(ROOT / "sample_runs")
+    assert dataset.usable and all(r.outcome is not None and 0 <= r.outcome <= 1 for r in dataset.usable)

@@ -8,7 +8,8 @@ Streamlit-free. A dataset is read under the lab's file caps (10 MB a file, UTF-8
 - a file that is one run (a list whose items are messages is one conversation, a JSON object is one run).
 Each run goes through the one loader (engine/loader.py `load_raw`). A run that cannot be imported is kept
 as broken with its reason, and the rest go on. The outcome is read where the run carries one: a number
-`reward` (or `score`), or a true/false `passed`, `pass`, `success` or `solved` (1 or 0). Gold actions are
+`reward` (or `score`), or a true/false `passed`, `pass`, `success` or `solved` (1 or 0); a lab run record of a
+built-in scenario has its answer's score (analysis/metrics.answer_score). Gold actions are
 read from `info.task.actions` (tau-bench) or `gold_actions`: a list of {"name", "kwargs"}.
 """
 from __future__ import annotations
@@ -124,6 +125,9 @@ def read_run(item: Any, name: str) -> DatasetRun:
             run.error = f"{name} is a run record with no recorded trajectory (no embedded trace)."
             return run
         run.trace, run.scenario = found.trace, found.scenario
+        if run.outcome is None and found.scenario:  # the lab's own run: its answer's score is its outcome
+            from scratchpad_lab.analysis.metrics import answer_score, final_answer
+            run.outcome = answer_score(final_answer(found.events), found.scenario)
     else:
         run.trace = found
     if not run.trace.steps:
