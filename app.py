@@ -22,6 +22,7 @@ pages = {
     "compare": st.Page("pages/compare.py", title="Compare", icon=":material/balance:"),
     "prompt_lab": st.Page("pages/prompt_lab.py", title="Prompt lab", icon=":material/science:"),
     "strategies": st.Page("pages/strategies.py", title="Strategies", icon=":material/alt_route:"),
+    "benchmark": st.Page("pages/benchmark.py", title="Benchmark", icon=":material/leaderboard:"),
     "lessons": st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
 }
 pg = st.navigation(list(pages.values()))

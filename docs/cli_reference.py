@@ -29,7 +29,8 @@ engine as the pages, without a browser. This page is each command's own `--help`
 **Exit codes.** 0: the agent answered (for `run` and `replay`), or the command did what it was asked;
 1: a run ended without an answer (stopped, the wall-clock cap, max iterations, an error: stderr says
 which), or no prompt-lab cell could run; 2: a bad argument or a bad file, said in one line on stderr
-(`scratchpad-lab: error: ...`), never a traceback.
+(`scratchpad-lab: error: ...`), never a traceback; 130: `bench` was stopped with Ctrl-C (what finished
+is printed, marked as stopped).
 
 **Output.** `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
 a summarizer that failed go to stderr, one line each, so a pipe gets clean JSON.

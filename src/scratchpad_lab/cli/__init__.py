@@ -143,6 +143,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         sub.add_parser("recommend")
         sub.add_parser("lessons")
         sub.add_parser("runs")
+        sub.add_parser("bench")
         return parser
     from scratchpad_lab.cli.prompt_lab import add_cli as add_prompt_lab
     add_prompt_lab(sub)
@@ -150,6 +151,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     add_strategies_parser(sub)
     from scratchpad_lab.cli.recommend import add_parser as add_recommend_parser  # cheap: no LangChain import
     add_recommend_parser(sub)
+    from scratchpad_lab.cli.bench import add_parser as add_bench_parser  # cheap: no LangChain import
+    add_bench_parser(sub)
     from scratchpad_lab.cli.lessons import add_parser as add_lessons_parser
     add_lessons_parser(sub)
     from scratchpad_lab.cli.runs import add_parser as add_runs_parser  # cheap: the store is imported when used
@@ -299,6 +302,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "recommend":
             from scratchpad_lab.cli.recommend import run as run_recommend_command
             return run_recommend_command(args)
+        if args.command == "bench":
+            from scratchpad_lab.cli.bench import run as bench_command
+            return bench_command(args)
         if args.command == "runs":
             from scratchpad_lab.cli.runs import run as runs_command
             return runs_command(args)

@@ -256,3 +256,34 @@ def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{math.ceil(seconds):,} s"
     return f"{seconds / 60:,.0f} minutes"
+
+
+def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: bool = False,
+                    lifted: bool = False) -> Estimate:
+    """A benchmark (engine/benchmark.py) costed as what it is: `runs` are (trace, its points' StrategySpecs),
+    each run a search that keeps rows only, summed over the runs and shared by `workers` cores. Refused, with
+    how to narrow it, when its wall clock would be over a job's, or its summaries over a job's model calls."""
+    if lifted and hosted_mode():
+        raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
+                                "running on your own machine).")
+    found = [estimate(trace, strategy_replays(specs), rows_only=True) for trace, specs in runs]
+    total = Estimate(sum(e.steps for e in found), sum(e.cpu_s for e in found),
+                     max((e.held_mb for e in found), default=0.0), sum(e.model_calls for e in found))
+    if lifted:
+        return total
+    wall = total.cpu_s / max(1, workers)
+    problems = []
+    if wall > budget("job_wall_s"):
+        problems.append(f"about {_duration(wall)} on {workers} core{'s' * (workers != 1)}, over the "
+                        f"{_duration(budget('job_wall_s'))} a job may take")
+    if endpoint_summarizer and total.model_calls > budget("model_calls"):
+        problems.append(f"about {total.model_calls:,} summarizer calls, over the {int(budget('model_calls')):,} "
+                        "a job may make")
+    if problems:
+        points = sum(len(specs) for _, specs in runs)
+        where = f" On your own machine, the command line's {LIFT_FLAG} lifts the limit." if not hosted_mode() else ""
+        raise WorkLimitExceeded(
+            f"This benchmark has {len(runs):,} runs and {points:,} points; it would be {' and '.join(problems)}. "
+            "To run it, take fewer runs (--runs N), fewer strategies (--strategy NAME), or a smaller grid "
+            f"(--grid NAME:key=v1|v2).{where}")
+    return total

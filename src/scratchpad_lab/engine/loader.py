@@ -71,7 +71,12 @@ def load_bytes(data: Union[bytes, str], where: str = "file", *, format: str = "a
     TraceImportError is one) on anything wrong, with a message that says what to change."""
     if format not in FORMATS and format not in importers.names():
         raise RecordError(f"unknown format {format!r}; the formats are: {', '.join(FORMATS + tuple(importers.names()))}.")
-    raw = decode(data, where)
+    return load_raw(decode(data, where), where, format=format, task=task, conversation=conversation)
+
+
+def load_raw(raw: Any, where: str = "file", *, format: str = "auto", task: Optional[str] = None,
+             conversation: int = 1) -> Loaded:
+    """`load_bytes` after decoding: one run of a dataset (engine/dataset.py) is decoded JSON already."""
     schema = raw.get("schema") if isinstance(raw, dict) else None
     own = isinstance(schema, str) and schema.startswith("scratchpad-lab/")
     if format == "scratchpad-lab" or (format == "auto" and own):

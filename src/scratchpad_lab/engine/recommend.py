@@ -296,14 +296,16 @@ class Search:
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
 
-def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str]) -> Dict[str, Any]:
+def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
+             measure: Optional[Callable[[Any], Dict[str, Any]]] = None, counter: Any = None) -> Dict[str, Any]:
     """What the points of one search share within a process: the trajectory, the summarizer with its store of
-    replies, the baseline and facts (worked out at the first point) and the token counter."""
+    replies, the baseline and facts (worked out at the first point) and the token counter. `measure`: figures
+    a benchmark adds to each point's row from its StrategyResult (engine/arguments.py's argument recall)."""
     from scratchpad_lab.engine.tokens import TokenCounter
 
     summarizer.store = SummaryStore()
-    return {"trace": trace, "summarizer": summarizer, "scenario": scenario, "baselines": {},
-            "counter": TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)}
+    return {"trace": trace, "summarizer": summarizer, "scenario": scenario, "baselines": {}, "measure": measure,
+            "counter": counter or TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)}
 
 
 def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
@@ -315,7 +317,10 @@ def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
     hits = store.hits
     result = run_one(context["trace"], make_spec(name, settings), context["summarizer"], context["baselines"],
                      context["counter"], context["scenario"], stop=context.get("stop"))
-    return _plain(result.row(price_model)), result.error, store.hits - hits
+    row = result.row(price_model)
+    if context.get("measure") is not None:
+        row.update(context["measure"](result))
+    return _plain(row), result.error, store.hits - hits
 
 
 # The worker's command line: Ctrl-C in a terminal reaches the whole process group, and the search (the
@@ -356,9 +361,13 @@ class WorkerProcess:
             raise WorkerError(f"a search worker ended (exit status {self.proc.wait()}) before it answered.")
         return json.loads(line)
 
-    def start(self, trace: Trace, budget_chars: int, scenario: Optional[str]) -> bool:
-        """Send the trajectory; False when the worker refused it (the other threads then run its share)."""
-        self._send({"trace": trace.to_dict(), "budget": budget_chars, "scenario": scenario})
+    def start(self, trace: Trace, budget_chars: int, scenario: Optional[str],
+              gold: Optional[List[Any]] = None, arguments: bool = False) -> bool:
+        """Send the trajectory (again for each run of a benchmark: the worker and its imports are kept);
+        False when the worker refused it (the other threads then run its share). `arguments`: each point's
+        row also gets its argument recall (engine/arguments.py), against `gold` actions where given."""
+        self._send({"trace": trace.to_dict(), "budget": budget_chars, "scenario": scenario,
+                    **({"arguments": True, "gold": gold} if arguments else {})})
         self.ready = "ready" in self._reply()
         return self.ready
 
@@ -414,13 +423,21 @@ def worker_main() -> None:
         out.write(json.dumps(data) + "\n")
         out.flush()
 
-    try:
-        first = json.loads(sys.stdin.readline() or "null")
+    def trajectory(first: Any, counter: Any = None) -> Dict[str, Any]:
         if not isinstance(first, dict) or type(first.get("budget")) is not int:
             raise ValueError("expected the search's first message: the trajectory and the summarizer's budget.")
         scenario = first.get("scenario")
-        context = _context(Trace.from_dict(first.get("trace"), "the search's trajectory"),
-                           build_summarizer(SummarizerChoice("extractive", first["budget"])), scenario if isinstance(scenario, str) else None)
+        trace = Trace.from_dict(first.get("trace"), "the search's trajectory")
+        measure = None
+        if first.get("arguments"):
+            from scratchpad_lab.engine.arguments import measure_for, run_calls
+            gold = first.get("gold")
+            measure = measure_for(run_calls(trace, gold if isinstance(gold, list) else None))
+        return _context(trace, build_summarizer(SummarizerChoice("extractive", first["budget"])),
+                        scenario if isinstance(scenario, str) else None, measure, counter)
+
+    try:
+        context = trajectory(json.loads(sys.stdin.readline() or "null"))
     except (LabError, ValueError) as exc:
         answer({"refused": str(exc)})
         return
@@ -428,6 +445,14 @@ def worker_main() -> None:
     for line in sys.stdin:
         try:
             asked = json.loads(line)
+            if isinstance(asked, dict) and "trace" in asked:  # a benchmark's next run: same process, new trajectory
+                try:
+                    context = trajectory(asked, context["counter"])
+                except (LabError, ValueError) as exc:
+                    answer({"refused": str(exc)})
+                    continue
+                answer({"ready": True})
+                continue
             figures, error, hits = _run_point(asked["strategy"], asked["settings"], asked["price_model"], context)
             answer({"figures": figures, "error": error, "hits": hits})
         except LabError as exc:

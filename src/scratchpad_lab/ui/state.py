@@ -130,6 +130,8 @@ STRAT_JOB = Slot("strat", "strat_job")   # the strategies run
 STRAT_REC_JOB = Slot("strat_rec", "strat_rec_job")  # the Recommend view's search (beside the strategies run)
 STRAT_POINT_JOB = Slot("strat_point", "strat_point_job")  # the Recommend view's point being opened as a run
 LOSS_JOB = Slot("loss", "loss_job")      # the loss panel's replay with compression off
+BENCH_JOB = Slot("bench", "bench_job")   # the Benchmark page's study of a dataset
+BENCH_RESULT = "bench_result"            # the last finished (or stopped) benchmark, kept across reruns
 UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
 
 
@@ -143,7 +145,8 @@ def upload_added(key: str) -> str:
     return f"{key}_added"
 
 
-LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB) + tuple(
+LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB,
+              BENCH_JOB) + tuple(
     upload_slot(k) for k in UPLOAD_KEYS)
 
 
@@ -179,6 +182,7 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_PROMPT_NAME, None)
     st.session_state.setdefault(STRAT_SOURCE, None)
     st.session_state.setdefault(STRAT_RESULT, None)
+    st.session_state.setdefault(BENCH_RESULT, None)
     st.session_state.setdefault(LESSON_RUN, None)
     st.session_state.setdefault(LESSON_OF, None)
     st.session_state.setdefault(LESSON_STAGE, 0)

@@ -12,6 +12,7 @@ so a command and a page share one code path:
     strategies(StrategiesRequest)   several compression systems on one trajectory
     recommend(RecommendRequest)     every strategy over its grid, and the Pareto front
     open_point(OpenPointRequest)    one recommended point, opened as a run
+    benchmark(BenchmarkRequest)     every strategy over its grid on every run of a dataset (engine/benchmark.py)
     compression_off(CompressionOffRequest)   the run on show with compression off (the loss panel)
     replay_trace(TraceReplayRequest)         a trace replayed with the package defaults (an upload, a stored trace)
     prompt_matrix(MatrixRequest)    the prompt lab's matrix (a Matrix)
@@ -40,7 +41,7 @@ _TASKS: Dict[str, str] = {
                                               "ComparisonResult", "sweep", "SweepRequest", "replay_trace",
                                               "TraceReplayRequest", "compression_off", "CompressionOffRequest")},
     **{name: f"{_HERE}.studies" for name in ("strategies", "StrategiesRequest", "StrategiesOutcome", "recommend",
-                                              "RecommendRequest", "open_point", "OpenPointRequest")},
+                                              "RecommendRequest", "open_point", "OpenPointRequest", "benchmark")},
 }
 
 # Names of the rooms a page or a command draws or parses with: name -> (room, the name there).
@@ -84,6 +85,12 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
                                                                                "MAX_STRATEGIES")},
     **{name: ("scratchpad_lab.engine.recommend", name) for name in ("MAX_POINTS", "Search", "default_grid",
                                                                      "parse_grid")},
+    # the benchmark over a dataset of runs (engine/benchmark.py, engine/dataset.py, engine/benchmark_report.py):
+    # its request and result, the study itself (the CLI runs it in place with a progress line), datasets, the report
+    **{name: ("scratchpad_lab.engine.benchmark", name) for name in ("Benchmark", "BenchmarkRequest", "SEED",
+                                                                     "run_benchmark")},
+    **{name: ("scratchpad_lab.engine.dataset", name) for name in ("read_dataset", "read_dataset_bytes")},
+    "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
     # the work limit's flag and refusal (engine/limits.py)
     **{name: ("scratchpad_lab.engine.limits", name) for name in ("LIFT_FLAG", "WorkLimitExceeded")},
 }

@@ -133,3 +133,12 @@ def open_point(request: OpenPointRequest) -> Job:
         return request.tag, run_strategies(request.loaded, [request.spec], built, progress=progress, stop=stop)[0]
 
     return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=request.tag)
+
+
+def benchmark(request: Any) -> Job:
+    """A benchmark (engine/benchmark.py's BenchmarkRequest) as a job returning its Benchmark. Its work limit is
+    checked by the job's work itself, once the dataset has been read (its cost depends on every run's size),
+    before any point is run; a refusal ends the job with WorkLimitExceeded as its error, and nothing ran."""
+    from scratchpad_lab.engine.benchmark import benchmark_job
+
+    return benchmark_job(request)

@@ -1,0 +1,139 @@
+"""`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
+[--json] [--html REPORT.html]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+
+Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
+goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
+printed, marked as stopped (exit 130). Runs that could not be imported are named on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Optional
+
+from scratchpad_lab.cli.flags import strategy_argument
+from scratchpad_lab.engine.strategies.registry import StrategyError, names
+
+EXIT_OK, EXIT_STOPPED = 0, 130
+
+
+def _name(text: str) -> str:
+    from scratchpad_lab.engine.strategies.registry import strategy
+    strategy(text.strip())
+    return text.strip()
+
+
+def _grid(text: str):
+    from scratchpad_lab.engine.tasks import parse_grid
+    return parse_grid(text)
+
+
+def add_parser(sub) -> None:
+    from scratchpad_lab.cli.strategies import add_summarizer_flags
+
+    p = sub.add_parser("bench", help="benchmark every strategy over a grid of settings on a dataset of runs, by the "
+                                     "arguments each later tool call needed")
+    p.add_argument("dataset", help="a file of many runs (tau-bench records, JSON or JSON Lines of chats, LangChain "
+                                   "message lists, the lab's traces, autourgos histories) or a folder of run files")
+    p.add_argument("--strategy", type=strategy_argument(_name), action="append", metavar="NAME",
+                   help=f"benchmark only these strategies (default: all of {', '.join(names())})")
+    p.add_argument("--grid", type=strategy_argument(_grid), action="append", metavar="NAME:key=v1|v2,...",
+                   help="the values to try for a strategy's settings (replacing its default grid for those keys); "
+                        "a value N%% is that share of each run's own no-compression peak")
+    p.add_argument("--runs", type=int, metavar="N", help="only the first N runs of the dataset")
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to run with (default 2)")
+    p.add_argument("--seed", type=int, metavar="N", help="the bootstrap's seed (default 31: reruns are identical)")
+    add_summarizer_flags(p)
+    p.add_argument("--json", action="store_true", help="print the whole benchmark as JSON")
+    p.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report here")
+
+
+class _Progress:
+    """One line on stderr, rewritten in place on a terminal; elsewhere a line per finished run."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.last = ""
+
+    def __call__(self, done: int, total: int, text: str) -> None:
+        head = text.split(",")[0]
+        if self.tty:
+            sys.stderr.write(f"\rscratchpad-lab: bench: {text}\033[K")
+            sys.stderr.flush()
+        elif head != self.last or done == total:
+            print(f"scratchpad-lab: bench: {text}", file=sys.stderr)
+        self.last = head
+
+    def end(self) -> None:
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def _pct(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _span(m: dict) -> str:
+    if m.get("mean") is None:
+        return "-"
+    return f"{m['mean']:.1%} [{m['low']:.1%}-{m['high']:.1%}]"
+
+
+def table(result: Any) -> str:
+    lines = [f"{'setting':<58} {'runs':>4}  {'argument recall [95%]':<24} {'gold recall [95%]':<24} "
+             f"{'peak':>6} {'mean':>6} {'summ.tok':>8} {'never':>6}  passed / failed arg. recall"]
+    for s in result.settings:
+        passed = (s.by_outcome.get("passed") or {}).get("argument_recall")
+        failed = (s.by_outcome.get("failed") or {}).get("argument_recall")
+        tokens = s.mean("summarizer_tokens")
+        lines.append(f"{('* ' if s.on_front else '  ') + s.label:<58} {s.runs:>4}  {_span(s.means['argument_recall']):<24} "
+                     f"{_span(s.means['gold_argument_recall']):<24} {_pct(s.mean('peak_share')):>6} "
+                     f"{_pct(s.mean('mean_share')):>6} {('-' if tokens is None else f'{tokens:,.0f}'):>8} "
+                     f"{_pct(s.never_compressed):>6}  {_pct(passed)} / {_pct(failed)}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scratchpad_lab.cli.strategies import summarizer_from_args
+    from scratchpad_lab.engine.tasks import SEED, BenchmarkRequest, run_benchmark
+
+    if not 1 <= args.workers <= 8:
+        raise StrategyError("--workers is out of range (1 to 8).")
+    runs = getattr(args, "runs", None)
+    if runs is not None and runs < 1:
+        raise StrategyError("--runs takes a whole number of at least 1.")
+    grids = {}
+    for name, grid in getattr(args, "grid", None) or []:
+        grids.setdefault(name, {}).update(grid)
+    seed = getattr(args, "seed", None)
+    request = BenchmarkRequest(args.dataset, getattr(args, "strategy", None) or None, grids,
+                               summarizer_from_args(args), getattr(args, "price_model", None), runs, args.workers,
+                               getattr(args, "no_work_limit", False), SEED if seed is None else seed)
+    progress = _Progress()
+    try:
+        result = run_benchmark(request, progress)
+    finally:
+        progress.end()
+    for name, why in result.broken:
+        print(f"scratchpad-lab: warning: {name} could not be imported: {why}", file=sys.stderr)
+    if result.stopped:
+        print(f"scratchpad-lab: bench {result.stopped}: {result.points_done:,} of {result.points:,} points done; the "
+              f"figures cover the {len(result.runs)} runs that finished", file=sys.stderr)
+    html = getattr(args, "html", None)
+    if html:
+        from scratchpad_lab.engine.tasks import write_report
+        write_report(result, html)
+        print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(f"Benchmark of {result.source}: {len(result.runs)} runs ({len(result.broken)} could not be imported), "
+              f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
+              f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
+        print(table(result))
+        print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
+        print("Chosen points:")
+        for chosen in result.chosen:
+            print(f"  {chosen.sentence}")
+    return EXIT_STOPPED if result.stopped else EXIT_OK

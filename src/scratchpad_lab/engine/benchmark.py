@@ -1,0 +1,519 @@
+"""The benchmark: every run of a dataset × every strategy × its grid of settings, measured by what the agent
+needed next, with the dataset means a paper would print and one recommended point per budget.
+
+Streamlit-free. Each cell (one run under one strategy and setting) is exactly a recommender's point
+(engine/recommend.py `_run_point`): the run's `strategies --json` row (StrategyResult.row) plus its argument
+measures (engine/arguments.py over analysis/arguments.py): argument recall, gold-argument recall where the
+dataset carries gold actions, and which values were lost at which call.
+
+- the grid: each strategy's registry grid (`Strategy.grid`), a value "30%" being that share of the run's own
+  no-compression peak, so the same setting fires on short and long runs alike; `--grid` replaces keys' values.
+  A setting is named by its grid values ("deepagents:trigger_tokens=30%,keep_messages=6"), the same across runs.
+- shared work: per run, the import (once, in engine/dataset.py), the calls and what the run learned, the
+  baselines and the token counter are worked out once and shared by that run's cells; a run's cells all run in
+  one process, which imports the packages once for every run it takes.
+- both cores: `workers` - 1 worker processes (recommend.WorkerProcess, sent each run's trajectory in turn)
+  beside the calling thread, which runs whole runs too; a run is the unit handed out. An endpoint summarizer
+  runs every cell in this process (a worker never calls a network).
+- the work limit: the whole benchmark, as it is, through limits.check_benchmark before any cell runs.
+- progress and stop: `progress(points done, points, "k of n runs done, d of t points; about T left")` after each point;
+  `stop` (a threading.Event, such as jobs.StopFlag) or Ctrl-C (KeyboardInterrupt) ends it between points,
+  the workers killed, and what finished is kept: the result says it was stopped, and its figures are over
+  the runs whose every cell finished.
+- aggregates: per setting, each measure's mean over the runs with a value and a 95 % bootstrap interval
+  (seeded: the same seed gives the same interval), the means split by outcome (passed: outcome >= 0.5;
+  failed: below), the share of runs on which the setting never compressed, and a no-compression row
+  (doing nothing, read against itself: 1.0 argument recall by construction). The front is taken over the
+  dataset means of settings that compressed at least once; then one chosen point per budget, one sentence each.
+"""
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from scratchpad_lab.analysis.figures import percent
+from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
+from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
+from scratchpad_lab.engine.jobs import Job, Stopped
+from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, _plain, _run_point, default_grid, resolve
+from scratchpad_lab.engine.strategies.registry import StrategyError, names, strategy
+from scratchpad_lab.engine.strategies.settings import knobs, make_spec
+from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.summarizers import build_summarizer
+from scratchpad_lab.model.summarizer import SummarizerChoice
+
+NO_COMPRESSION = "no compression"
+BOOTSTRAP = 1_000
+SEED = 31
+# (measure, direction): the figures every setting is averaged on; the front uses the first four.
+MEASURES: Tuple[Tuple[str, str], ...] = (
+    ("argument_recall", "max"), ("peak_share", "min"), ("mean_share", "min"), ("summarizer_tokens", "min"),
+    ("gold_argument_recall", "max"), ("facts_at_answer", "max"), ("saved_share", "max"),
+    ("summarizer_cost_usd", "min"), ("compressions", "min"))
+FRONT = ("argument_recall", "peak_share", "mean_share", "summarizer_tokens")
+WORST_KEPT = 5
+
+
+# ── the request and its cells ──────────────────────────────────────────────────────────────────────
+
+@dataclass
+class BenchmarkRequest:
+    """One benchmark, as the CLI and the page ask for it."""
+
+    dataset: Union[str, Path, Dataset]
+    strategies: Optional[Sequence[str]] = None
+    grids: Optional[Dict[str, Grid]] = None
+    summarizer: Optional[SummarizerChoice] = None   # None: the offline extractive one
+    price_model: Optional[str] = None
+    runs: Optional[int] = None            # the first N runs of the dataset
+    workers: int = 2
+    lifted: bool = False                  # the CLI's --no-work-limit
+    seed: int = SEED
+
+
+def setting_label(name: str, values: Dict[str, Any]) -> str:
+    def text(v: Any) -> str:
+        return "none" if v is None else ("+".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
+    return name + (":" + ",".join(f"{k}={text(v)}" for k, v in values.items()) if values else "")
+
+
+def settings_of(name: str, grid: Grid) -> List[Tuple[str, Dict[str, Any]]]:
+    """(label, the grid's values as written) for every combination, in grid order."""
+    keys = list(grid)
+    out = []
+    for combo in itertools.product(*(grid[k] for k in keys)):
+        values = dict(zip(keys, combo))
+        out.append((setting_label(name, values), values))
+    return out
+
+
+def plan_settings(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]]) -> List[Tuple[str, str, Dict[str, Any]]]:
+    """(label, strategy, values as written) for every setting of the benchmark."""
+    chosen = list(strategies or names())
+    for name in chosen:
+        strategy(name)
+    for name in (grids or {}):
+        if name not in chosen:
+            raise StrategyError(f"--grid {name}: that strategy is not benchmarked; add --strategy {name}.")
+    out = []
+    for name in chosen:
+        grid = {**default_grid(name), **(grids or {}).get(name, {})}
+        out.extend((label, name, values) for label, values in settings_of(name, grid))
+    return out
+
+
+@dataclass
+class Unit:
+    """One run and its cells: what one process takes at a time."""
+
+    index: int
+    run: DatasetRun
+    calls: RunCalls
+    points: List[Tuple[str, str, Dict[str, Any]]]      # (label, strategy, resolved settings)
+    skipped: List[Tuple[str, str]] = field(default_factory=list)   # (label, why)
+
+
+def unit_of(index: int, run: DatasetRun, settings: Sequence[Tuple[str, str, Dict[str, Any]]]) -> Unit:
+    from scratchpad_lab.engine.strategies.engine import trajectory_text
+
+    peak = len(trajectory_text(run.trace))
+    unit = Unit(index, run, run_calls(run.trace, run.gold), [])
+    seen = set()
+    for label, name, values in settings:
+        table = {k.key: k for k in knobs(name)}
+        try:
+            spec = make_spec(name, {k: resolve(v, table[k], peak, name) for k, v in values.items()})
+        except StrategyError as exc:
+            unit.skipped.append((label, str(exc)))
+            continue
+        signature = (label, tuple(sorted((k, repr(v)) for k, v in spec.settings.items())))
+        if signature not in seen:
+            seen.add(signature)
+            unit.points.append((label, name, dict(spec.settings)))
+    return unit
+
+
+# ── the result ─────────────────────────────────────────────────────────────────────────────────────
+
+@dataclass
+class SettingSummary:
+    label: str
+    strategy: str
+    runs: int = 0
+    means: Dict[str, Dict[str, Any]] = field(default_factory=dict)     # measure -> {mean, low, high, n}
+    by_outcome: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # "passed"/"failed" -> {measure: mean, runs}
+    never_compressed: Optional[float] = None
+    errors: int = 0
+    on_front: bool = False
+    worst: List[Dict[str, Any]] = field(default_factory=list)          # the runs with the lowest argument recall
+
+    def mean(self, measure: str) -> Optional[float]:
+        return (self.means.get(measure) or {}).get("mean")
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"setting": self.label, "strategy": self.strategy, "runs": self.runs, "means": self.means,
+                "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
+                "on_front": self.on_front, "worst_runs": self.worst}
+
+
+@dataclass
+class Chosen:
+    budget: str
+    setting: Optional[str]
+    sentence: str
+
+
+@dataclass
+class Benchmark:
+    source: str
+    runs: List[Dict[str, Any]]           # per run: name, outcome, gold, cells {label: row}
+    broken: List[Tuple[str, str]]        # (run, why it could not be imported)
+    settings: List[SettingSummary]
+    chosen: List[Chosen]
+    points: int
+    points_done: int
+    elapsed_s: float
+    workers: int
+    seed: int
+    stopped: Optional[str] = None        # why it ended early; its figures cover the runs that finished
+    skipped: List[Tuple[str, str, str]] = field(default_factory=list)   # (run, setting, why)
+
+    def setting(self, label: str) -> SettingSummary:
+        return next(s for s in self.settings if s.label == label)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"source": self.source, "settings": [s.to_dict() for s in self.settings],
+                "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen],
+                "broken": [{"run": n, "why": w} for n, w in self.broken],
+                "skipped": [{"run": r, "setting": s, "why": w} for r, s, w in self.skipped],
+                "runs": self.runs, "points": self.points, "points_done": self.points_done,
+                "elapsed_s": round(self.elapsed_s, 2), "workers": self.workers, "seed": self.seed,
+                "stopped": self.stopped}
+
+
+# ── aggregates ─────────────────────────────────────────────────────────────────────────────────────
+
+def measure_of(row: Dict[str, Any], measure: str) -> Optional[float]:
+    if measure == "summarizer_tokens":
+        return float(row.get("summarizer_tokens_in", 0) + row.get("summarizer_tokens_out", 0))
+    value = row.get(measure)
+    return None if value is None or isinstance(value, bool) else float(value)
+
+
+def interval(values: Sequence[float], seed: int, name: str, draws: int = BOOTSTRAP) -> Dict[str, Any]:
+    """The mean and its 95 % percentile bootstrap interval, seeded by (seed, name): reruns are identical."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    if not len(data):
+        return {"mean": None, "low": None, "high": None, "n": 0}
+    rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))])
+    means = data[rng.integers(0, len(data), size=(draws, len(data)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return {"mean": round(float(data.mean()), 4), "low": round(float(low), 4), "high": round(float(high), 4),
+            "n": int(len(data))}
+
+
+def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, Any]]], seed: int) -> SettingSummary:
+    """A setting's aggregates over (run, its row) pairs."""
+    done = [(run, row) for run, row in rows if "error" not in row or row.get("peak_context_tokens") is not None]
+    out = SettingSummary(label, name, runs=len(done), errors=sum(1 for _, row in rows if row.get("error")))
+    for measure, _ in MEASURES:
+        values = [v for v in (measure_of(row, measure) for _, row in done) if v is not None]
+        out.means[measure] = interval(values, seed, f"{label}|{measure}")
+    for group, test in (("passed", lambda o: o >= 0.5), ("failed", lambda o: o < 0.5)):
+        part = [row for run, row in done if run.get("outcome") is not None and test(run["outcome"])]
+        if part:
+            figures: Dict[str, Any] = {"runs": len(part)}
+            for measure in ("argument_recall", "gold_argument_recall", "peak_share"):
+                values = [v for v in (measure_of(r, measure) for r in part) if v is not None]
+                figures[measure] = round(sum(values) / len(values), 4) if values else None
+            out.by_outcome[group] = figures
+    if done:
+        out.never_compressed = round(sum(1 for _, row in done if row.get("cut_nothing")) / len(done), 4)
+    ranked = sorted(((row.get("argument_recall"), run["name"], row) for run, row in done
+                     if row.get("argument_recall") is not None and row["argument_recall"] < 1), key=lambda t: t[0])
+    out.worst = [{"run": n, "argument_recall": r, "lost": row.get("arguments_lost", [])[:3]}
+                 for r, n, row in ranked[:WORST_KEPT]]
+    return out
+
+
+def _dominates(a: SettingSummary, b: SettingSummary) -> bool:
+    better = False
+    for measure, direction in MEASURES:
+        if measure not in FRONT:
+            continue
+        x, y = a.mean(measure), b.mean(measure)
+        if x is None or y is None:
+            continue
+        if direction == "min":
+            x, y = -x, -y
+        if x < y:
+            return False
+        better = better or x > y
+    return better
+
+
+def mark_front(settings: Sequence[SettingSummary]) -> None:
+    """The front over dataset means, among settings that compressed on at least one run."""
+    judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
+              and s.never_compressed < 1 and s.mean("argument_recall") is not None]
+    for s in settings:
+        s.on_front = s in judged and not any(_dominates(o, s) for o in judged if o is not s)
+
+
+def _describe(s: SettingSummary) -> str:
+    m = s.means["argument_recall"]
+    parts = [f"{s.label} keeps {percent(m['mean'])} of the needed arguments (95 % interval "
+             f"{percent(m['low'])}-{percent(m['high'])})"]
+    gold = s.means.get("gold_argument_recall") or {}
+    if gold.get("mean") is not None:
+        parts.append(f"{percent(gold['mean'])} of the gold arguments")
+    peak, tokens = s.mean("peak_share"), s.mean("summarizer_tokens") or 0
+    text = ", ".join(parts) + f" at {percent(peak)} of the no-compression peak, with "
+    text += "no summarizer tokens" if not tokens else f"{tokens:,.0f} summarizer tokens a run"
+    if s.never_compressed:
+        text += f"; it never compressed on {percent(s.never_compressed)} of the runs"
+    return text + "."
+
+
+def choose(settings: Sequence[SettingSummary]) -> List[Chosen]:
+    """One point per budget: each the best of the settings that compressed at least once."""
+    live = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
+            and s.never_compressed < 1 and s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
+
+    def recall(s: SettingSummary) -> float:
+        return s.mean("argument_recall")
+
+    def peak(s: SettingSummary) -> float:
+        return s.mean("peak_share")
+
+    budgets = [
+        ("the lowest peak that keeps at least 95 % of needed arguments",
+         [s for s in live if recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
+        ("the lowest peak at no summarizer cost that keeps at least 95 % of needed arguments",
+         [s for s in live if not s.mean("summarizer_tokens") and recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
+        ("the best argument recall at half the no-compression peak or less",
+         [s for s in live if peak(s) <= 0.5], lambda s: (-recall(s), peak(s))),
+    ]
+    if any(s.mean("gold_argument_recall") is not None for s in live):
+        budgets.append(("the lowest peak that keeps at least 95 % of the gold actions' arguments",
+                        [s for s in live if (s.mean("gold_argument_recall") or 0) >= 0.95],
+                        lambda s: (peak(s), -s.mean("gold_argument_recall"))))
+    out = []
+    for budget, candidates, key in budgets:
+        if not candidates:
+            out.append(Chosen(budget, None, f"For {budget}: no setting of this benchmark qualifies."))
+            continue
+        best = min(candidates, key=key)
+        out.append(Chosen(budget, best.label, f"For {budget}: {_describe(best)}"))
+    return out
+
+
+def no_compression_row(unit: Unit) -> Dict[str, Any]:
+    """Doing nothing, read against itself: every call sent every earlier message in full."""
+    row = {"strategy": NO_COMPRESSION, "settings": {}, "compressions": 0, "summarizer_tokens_in": 0,
+           "summarizer_tokens_out": 0, "cut_nothing": True, "peak_share": 1.0, "mean_share": 1.0,
+           "saved_share": 0.0, "facts_at_answer": 1.0, "summarizer_cost_usd": 0.0, "peak_context_tokens": None}
+    row.update(argument_figures(unit.calls, no_compression_sent(unit.run.trace)))
+    return row
+
+
+def aggregate(units: Sequence[Unit], cells: Dict[int, Dict[str, Dict[str, Any]]],
+              settings: Sequence[Tuple[str, str, Dict[str, Any]]], seed: int) -> Tuple[List[Dict[str, Any]], List[SettingSummary], List[Chosen]]:
+    """Per-run records and per-setting aggregates over the runs whose every cell finished."""
+    finished = [u for u in units if u.index in cells and len(cells[u.index]) == len(u.points)]
+    runs = []
+    for u in finished:
+        rows = dict(cells[u.index])
+        rows[NO_COMPRESSION] = no_compression_row(u)
+        runs.append({"name": u.run.name, "outcome": u.run.outcome, "has_gold": u.run.gold is not None,
+                     "report": u.run.report, "cells": rows})
+    labels = [(NO_COMPRESSION, NO_COMPRESSION)] + [(label, name) for label, name, _ in settings]
+    summaries = []
+    for label, name in labels:
+        pairs = [(run, run["cells"][label]) for run in runs if label in run["cells"]]
+        summaries.append(summarize(label, name, pairs, seed))
+    mark_front(summaries)
+    return runs, summaries, choose(summaries)
+
+
+# ── running the cells ──────────────────────────────────────────────────────────────────────────────
+
+class _Halt(Exception):
+    pass
+
+
+def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, int, str], None]] = None,
+                  stop: Any = None) -> Benchmark:
+    """Run the benchmark (see the module's docstring)."""
+    from scratchpad_lab.engine.limits import check_benchmark
+
+    started = time.monotonic()
+    dataset = request.dataset if isinstance(request.dataset, Dataset) else read_dataset(request.dataset, request.runs)
+    dataset = dataset.first(request.runs)
+    choice = request.summarizer or SummarizerChoice()
+    summarizer = build_summarizer(choice)
+    settings = plan_settings(request.strategies, request.grids)
+    usable = dataset.usable
+    if not usable:
+        raise StrategyError(f"{dataset.source}: no run could be imported: "
+                            + "; ".join(f"{r.name}: {r.error}" for r in dataset.broken[:3]))
+    units = [unit_of(i, run, settings) for i, run in enumerate(usable)]
+    endpoint = summarizer.kind == "endpoint"
+    workers = 1 if endpoint else max(1, min(int(request.workers), len(units)))
+    check_benchmark([(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units], workers=workers,
+                    endpoint_summarizer=endpoint, lifted=request.lifted)
+    total = sum(len(u.points) for u in units)
+    cells: Dict[int, Dict[str, Dict[str, Any]]] = {}
+    state = {"done": 0, "runs_done": 0}
+
+    def collect(unit: Unit, label: str, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:
+        figures, error, _ = outcome
+        if error:
+            figures = {**figures, "error": error}
+        cells.setdefault(unit.index, {})[label] = figures
+        state["done"] += 1
+        if len(cells[unit.index]) == len(unit.points):
+            state["runs_done"] += 1
+        if progress:
+            elapsed = time.monotonic() - started
+            left = elapsed / state["done"] * (total - state["done"])
+            progress(state["done"], total, f"{state['runs_done']} of {len(units)} runs done, {state['done']:,} of "
+                                           f"{total:,} points; about {_duration(left)} left")
+
+    if progress:
+        progress(0, total, f"{len(units)} runs, {total:,} points")
+    stopped = None
+    try:
+        _execute(units, workers, choice, summarizer, request.price_model, collect, stop)
+    except (Stopped, _Halt) as exc:
+        stopped = str(exc) or "stopped"
+    except KeyboardInterrupt:
+        stopped = "interrupted (Ctrl-C)"
+    runs, summaries, chosen = aggregate(units, cells, settings, request.seed)
+    skipped = [(u.run.name, label, why) for u in units for label, why in u.skipped]
+    return Benchmark(dataset.source, runs, [(r.name, r.error or "") for r in dataset.broken], summaries, chosen,
+                     total, state["done"], time.monotonic() - started, workers, request.seed, stopped, skipped)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:,.0f} s" if seconds < 120 else f"{seconds / 60:,.1f} minutes"
+
+
+def _check(stop: Any) -> None:
+    if stop is not None and stop.is_set():
+        if hasattr(stop, "check"):
+            stop.check()
+        raise _Halt("stopped")
+
+
+def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dict[str, Any]:
+    shared = build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None)
+    context = _context(unit.run.trace, shared, unit.run.scenario, measure_for(unit.calls), counter)
+    context["stop"] = stop if hasattr(stop, "check") else None
+    return context
+
+
+def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summarizer: SummarizerSpec,
+             price_model: Optional[str], collect: Callable[[Unit, str, Any], None], stop: Any) -> None:
+    """Run every unit's points: `workers` - 1 worker processes take whole runs from the end of the list, this
+    thread takes them from the front and is the only one that collects. However it ends, every worker is
+    ended and waited for."""
+    from scratchpad_lab.engine.tokens import TokenCounter
+
+    counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
+    pending = list(units)
+    procs: List[WorkerProcess] = []
+    for _ in range(workers - 1):
+        try:
+            procs.append(WorkerProcess())
+        except OSError:
+            break
+    lock, halted = threading.Lock(), threading.Event()
+    answers: "queue.Queue[Tuple[Unit, str, Any, Optional[BaseException]]]" = queue.Queue()
+    budget = summarizer.extractive_budget_chars
+
+    def feed(proc: WorkerProcess) -> None:
+        unit = None
+        try:
+            while not halted.is_set():
+                with lock:
+                    if not pending:
+                        return
+                    unit = pending.pop()
+                if not proc.start(unit.run.trace, budget, unit.run.scenario, unit.run.gold, arguments=True):
+                    with lock:
+                        pending.insert(0, unit)  # this thread runs it
+                    return
+                for label, name, settings in unit.points:
+                    if halted.is_set():
+                        return
+                    try:
+                        outcome = proc.run(name, settings, price_model)
+                    except StrategyError as exc:
+                        outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
+                    answers.put((unit, label, outcome, None))
+        except BaseException as exc:  # noqa: BLE001 - handed to the collecting thread, which raises it
+            if not halted.is_set():
+                answers.put((unit, "", None, exc))
+
+    def drain(block: bool) -> None:
+        while True:
+            try:
+                unit, label, outcome, exc = answers.get(timeout=0.25) if block else answers.get_nowait()
+            except queue.Empty:
+                return
+            if exc is not None:
+                raise exc
+            collect(unit, label, outcome)
+            block = False
+
+    feeders = [threading.Thread(target=feed, args=(p,), name="scratchpad-lab-benchmark", daemon=True) for p in procs]
+    finished = False
+    try:
+        for thread in feeders:
+            thread.start()
+        while True:
+            drain(False)
+            _check(stop)
+            with lock:
+                unit = pending.pop(0) if pending else None
+            if unit is not None:
+                context = _local(unit, choice, counter, stop)
+                for label, name, settings in unit.points:
+                    drain(False)
+                    _check(stop)
+                    try:
+                        outcome = _run_point(name, settings, price_model, context)
+                    except StrategyError as exc:
+                        outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
+                    collect(unit, label, outcome)
+                continue
+            if not any(t.is_alive() for t in feeders) and answers.empty():
+                break
+            drain(True)
+        finished = True
+    finally:
+        halted.set()
+        for proc in procs:
+            proc.end(finished)
+        for thread in feeders:
+            if thread.ident is not None:
+                thread.join(5)
+        for proc in procs:
+            proc.reap()
+
+
+# ── the door's job ─────────────────────────────────────────────────────────────────────────────────
+
+def benchmark_job(request: BenchmarkRequest) -> Job:
+    """The benchmark as a Job (engine/jobs.py): progress as points done, Stop keeping what finished. The
+    work limit is checked when the job starts its work (the job ends with WorkLimitExceeded as its error)."""
+    return Job(lambda report, stop: run_benchmark(request, report, stop), name="scratchpad-lab-benchmark")

@@ -1,0 +1,140 @@
+"""The Benchmark page: every strategy over a grid of settings on a dataset of runs, measured by the arguments the
+agent's later tool calls needed (engine/benchmark.py; `scratchpad-lab bench` is the same study).
+
+A dataset is the lab's sample runs, a file or folder in the folder the operator configures
+(SCRATCHPAD_LAB_DATASETS_DIR), or an upload. The study runs as a job (engine/benchmark.benchmark_job) in its own
+slot, drawn by the one live fragment (ui/live.py) with its progress and Stop; a stopped benchmark keeps what
+finished. The result: the front chart of dataset means with interval whiskers, the table with the chosen
+points marked, the chosen points' sentences, and a setting's worst runs with the values each lost. Every text
+from a dataset (run names, lost values) is shown as text (st.text, a dataframe cell), never as markdown.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, List, Optional
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.tasks import Benchmark, BenchmarkRequest, benchmark, read_dataset, read_dataset_bytes
+from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.ui import live
+from scratchpad_lab.ui.library import samples_dir
+from scratchpad_lab.ui.problems import show_problem
+from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT
+
+DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
+SAMPLES, CONFIGURED, UPLOAD = "The lab's sample runs", "A dataset of this lab's datasets folder", "Upload a dataset file"
+PROBLEM = "The benchmark could not run on this dataset."
+DEFAULT_RUNS = 20
+
+
+def datasets_dir() -> Optional[Path]:
+    configured = os.environ.get(DATASETS_ENV)
+    return Path(configured) if configured and Path(configured).is_dir() else None
+
+
+def _dataset(source: str, runs: int):
+    """The dataset picked (None until there is one to run)."""
+    if source == SAMPLES:
+        return read_dataset(samples_dir(), runs)
+    if source == CONFIGURED:
+        folder = datasets_dir()
+        choices = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in (".json", ".jsonl") or p.is_dir())
+        if not choices:
+            st.info(f"{DATASETS_ENV} holds no .json or .jsonl file or folder.")
+            return None
+        picked = st.selectbox("Dataset", choices, key="bench_configured")
+        return read_dataset(folder / picked, runs)
+    upload = st.file_uploader("A dataset file (.json or .jsonl of many runs, up to 10 MB)", type=["json", "jsonl"],
+                              key="bench_upload")
+    return None if upload is None else read_dataset_bytes(upload.getvalue(), upload.name, runs)
+
+
+def _collect(job: Any) -> None:
+    if job.result is not None:
+        st.session_state[BENCH_RESULT] = job.result
+
+
+def front_chart(result: Benchmark) -> alt.Chart:
+    rows = [{"setting": s.label, "strategy": s.strategy, "peak %": 100 * s.mean("peak_share"),
+             "argument recall %": 100 * s.means["argument_recall"]["mean"],
+             "low %": 100 * s.means["argument_recall"]["low"], "high %": 100 * s.means["argument_recall"]["high"],
+             "front": "on the front" if s.on_front else "off it"}
+            for s in result.settings if s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
+    data = pd.DataFrame(rows)
+    labels = list(dict.fromkeys(data["strategy"]))
+    colours = [strategy(n).colour if n in names() else "#555555" for n in labels]
+    scale = alt.Scale(domain=labels, range=colours)
+    base = alt.Chart(data, width=900, height=360)
+    whiskers = base.mark_rule().encode(x="peak %:Q", y=alt.Y("low %:Q", title="argument recall, % (95 % interval)"),
+                                       y2="high %:Q", color=alt.Color("strategy:N", scale=scale))
+    dots = base.mark_point(filled=True, opacity=0.9).encode(
+        x=alt.X("peak %:Q", title="peak context, % of no compression (lower is cheaper)"),
+        y="argument recall %:Q", color=alt.Color("strategy:N", scale=scale),
+        size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "off it"], range=[240, 50]), legend=None),
+        tooltip=["setting", "peak %", "argument recall %", "low %", "high %", "front"])
+    return whiskers + dots
+
+
+def table(result: Benchmark) -> pd.DataFrame:
+    chosen = {c.setting for c in result.chosen if c.setting}
+
+    def pct(v: Optional[float]) -> Optional[float]:
+        return None if v is None else round(100 * v, 1)
+    return pd.DataFrame([{
+        "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
+        "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
+        "high": pct(s.means["argument_recall"]["high"]), "gold recall %": pct(s.mean("gold_argument_recall")),
+        "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
+        "never compressed %": pct(s.never_compressed),
+        "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
+        "failed: recall %": pct((s.by_outcome.get("failed") or {}).get("argument_recall")),
+        "front": "on the front" if s.on_front else ""} for s in result.settings])
+
+
+def show(result: Benchmark) -> None:
+    st.text(f"{len(result.runs)} runs ({len(result.broken)} could not be imported), {result.points_done:,} points in "
+            f"{result.elapsed_s:,.1f} s; means over runs with 95 % bootstrap intervals (seed {result.seed}).")
+    if result.stopped:
+        st.warning("Stopped: the figures cover the runs that finished.")
+    for chosen in result.chosen:
+        st.text(chosen.sentence)
+    st.altair_chart(front_chart(result), key="bench_chart")
+    st.dataframe(table(result), hide_index=True, key="bench_table", width="stretch")
+    labels = [s.label for s in result.settings if s.worst]
+    if labels:
+        picked = st.selectbox("A setting's worst runs (lowest argument recall)", labels, key="bench_worst")
+        for worst in result.setting(picked).worst:
+            lost = "; ".join(f"call {c['iteration']} ({c['tool']}) lost {', '.join(map(str, c['lost']))}"
+                             for c in worst["lost"])
+            st.text(f"{worst['run']}: {worst['argument_recall']:.0%} kept. {lost}")
+    for name, why in result.broken[:10]:
+        st.text(f"Not imported: {name}: {why}")
+
+
+def page() -> None:
+    st.title("Benchmark")
+    st.caption("Every strategy over a grid of settings on a dataset of runs, each run replayed through the real "
+               "packages; measured by whether the context each strategy sent still held the argument values the "
+               "agent's later tool calls used (doing nothing keeps 100 % by construction).")
+    sources: List[str] = [SAMPLES] + ([CONFIGURED] if datasets_dir() else []) + [UPLOAD]
+    source = st.radio("Dataset", sources, key="bench_source", horizontal=True)
+    runs = int(st.number_input("Runs (the first N of the dataset)", 1, 5_000, DEFAULT_RUNS, key="bench_runs"))
+    picked = st.multiselect("Strategies", names(), default=names(), key="bench_pick",
+                            format_func=lambda n: strategy(n).title)
+    try:
+        dataset = _dataset(source, runs)
+    except LabError as exc:
+        show_problem(PROBLEM, exc.sentence)
+        dataset = None
+    if st.button("Run the benchmark", key="bench_run", disabled=dataset is None or not picked or live.busy(BENCH_JOB)):
+        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, runs=runs))):
+            st.rerun()
+    live.show(BENCH_JOB, on_end=_collect, problem=PROBLEM, errors=(LabError,))
+    result = st.session_state.get(BENCH_RESULT)
+    if result is not None:
+        show(result)
