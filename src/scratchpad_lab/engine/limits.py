@@ -21,6 +21,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, List, Optional, Sequence
 
+from scratchpad_lab.engine.reply import parse_seconds
 from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.errors import LabError
@@ -69,6 +70,7 @@ class Sizes:
     messages: List[int]                 # messages in the conversation before each model call
     message_chars: List[int]            # chars of those messages
     mean_message_chars: float
+    parse_s: float = 0.0                # the agent's parser on every response, once (each replay parses them all)
 
 
 def trajectory_sizes(trace: Any, max_tool_output_chars: int = 5_000) -> Sizes:
@@ -86,7 +88,7 @@ def trajectory_sizes(trace: Any, max_tool_output_chars: int = 5_000) -> Sizes:
         count += 1 + len(observations)
         total += len(step.response) + sum(len(o) for o in observations)
     return Sizes(len(trace.steps), scratchpad, messages, message_chars,
-                 (total / count) if count else 0.0)
+                 (total / count) if count else 0.0, sum(parse_seconds(step.response) for step in trace.steps))
 
 
 def _window_sum(values: Iterable[int], cap: int) -> int:
@@ -94,6 +96,10 @@ def _window_sum(values: Iterable[int], cap: int) -> int:
 
 
 def cpu_seconds(replay: CostedReplay, sizes: Sizes) -> float:
+    return sizes.parse_s + _work_seconds(replay, sizes)
+
+
+def _work_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     if replay.kind == "scratchpad":
         return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))

@@ -37,6 +37,9 @@ MAX_EVENTS = 500_000
 # second). Characters, not bytes, so the published JSON Schema (`maxLength`) says exactly what the loader
 # refuses; a model's reply is capped at the same number of bytes on the wire, which is never more text.
 MAX_STEP_RESPONSE_CHARS = 12_000
+# The actions (tool calls) one step may make, so the observations it may have; importers check it as they
+# read each message, before matching results to calls (quadratic in calls: 40,000 in one message took minutes).
+MAX_STEP_ACTIONS = 1000
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", defer_build=True)
@@ -65,7 +68,7 @@ class StepSpec(_Strict):
                                       'reply format {"thought": ..., "actions": [{"action": ..., "action_input": '
                                       '{...}}], "final_answer": ...} (at most '
                                       f"{MAX_STEP_RESPONSE_CHARS:,} characters)")
-    observations: List[Text] = Field(default_factory=list, max_length=1000,
+    observations: List[Text] = Field(default_factory=list, max_length=MAX_STEP_ACTIONS,
                                      description="the raw result of each action of the response, in order")
 
     @field_validator("response", mode="wrap")
