@@ -98,3 +98,40 @@ def test_a_chat_with_thousands_of_calls_in_one_message_is_refused_as_it_is_read(
     text = str(info.value)
     assert "message 2 makes 8,000 tool calls" in text and f"at most {MAX_STEP_ACTIONS:,}" in text
     assert len(load_bytes(_chat(100), "chat.json").trace.steps[0].observations) == 100
+
+
+def _two_large_observations(path):
+    """Issue 29's probe: two 3.9 MB observations of text that tokenizes worst (random letters)."""
+    import base64
+    import os
+    act = lambda q: json.dumps({"thought": "look", "actions": [{"action": "search", "action_input": {"q": q}}],
+                                "final_answer": None})
+    big = lambda: base64.b64encode(os.urandom(2_925_000)).decode()  # 3,900,000 characters
+    steps = [{"response": act("a"), "observations": [big()]}, {"response": act("b"), "observations": [big()]},
+             {"response": json.dumps({"thought": "done", "actions": [], "final_answer": "ok"})}]
+    path.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "t",
+                                "tools": [{"name": "search", "description": "s"}], "steps": steps}))
+    return path
+
+
+ALL_SEVEN = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem", "clear-tool-uses",
+             "langchain-summarization"]
+
+
+def test_large_single_observations_count_in_the_strategies_estimate(tmp_path, monkeypatch, capsys):
+    from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
+    from scratchpad_lab.engine.strategies import make_spec
+    from scratchpad_lab.model.records import load_path
+    path = _two_large_observations(tmp_path / "two-large.json")
+    trace = load_path(path)
+    monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
+    # measured: langmem alone 12 s of CPU and 150 MB over the same trace with small observations, within budget
+    alone = check_work(trace, strategies=[make_spec("langmem", {})])
+    assert 8 < alone.cpu_s < 45 and 100 < alone.held_mb < 300
+    with pytest.raises(WorkLimitExceeded, match="of work, over the 45 s"):
+        check_work(trace, strategies=[make_spec(n, {}) for n in ALL_SEVEN])
+    argv = ["strategies", str(path), "--json"] + [a for n in ALL_SEVEN for a in ("--strategy", n)]
+    started = time.perf_counter()
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "MB of results held in memory" in err and time.perf_counter() - started < 5
