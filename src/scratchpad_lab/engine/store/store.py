@@ -37,6 +37,7 @@ from scratchpad_lab.engine.store import tables as t
 from scratchpad_lab.engine.store.errors import StoreError
 from scratchpad_lab.engine.store.location import DB_ENV, Limits, limits_from_env, normalized, sqlite_file, store_url
 from scratchpad_lab.model.config import prompt_too_long
+from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.records import RunRecord, load_any, prompt_label
 from scratchpad_lab.model.results import Result
 from scratchpad_lab.model.schemas import MAX_FILE_BYTES
@@ -249,6 +250,32 @@ def shown_url(url: str) -> str:
         return "(a URL that is not a database URL)"
 
 
+HIDDEN = "the server's database"
+
+
+def hide_location(text: str, url: str) -> str:
+    """`text` without where the database is: its file (and folder), host, port, user, password and name,
+    as the URL gives them and as drivers quote them ('at "10.0.0.5", port 5432', 'for user "lab"')."""
+    import re
+    parts: List[str] = []
+    path = sqlite_file(url)
+    if path is not None:
+        parts += [str(path), str(path.parent)]
+    else:
+        try:
+            found = make_url(url)
+            parts += [str(v) for v in (found.password, found.host, found.username, found.database) if v]
+        except ArgumentError:
+            pass
+    whole = {url, shown_url(url), str(path)}
+    for part in sorted({p for p in parts if len(p) >= 2} | whole, key=len, reverse=True):
+        text = text.replace(part, HIDDEN if part in whole else "…")
+    text = re.sub(r'(server at|host|user|database|role)\s+"[^"]*"(\s*\([^)]*\))?', r"\1 …", text, flags=re.I)
+    text = re.sub(r"\bport\s+\d+", "port …", text, flags=re.I)
+    text = re.sub(r"\b\d{1,3}(\.\d{1,3}){3}\b", "…", text)
+    return text.replace(f"({HIDDEN})", "").replace("  ", " ")
+
+
 def _problem(exc: BaseException, where: str) -> StoreError:
     """A database failure as a sentence, by its cause: full, unreachable, or refused."""
     orig = getattr(exc, "orig", None) or exc
@@ -274,7 +301,15 @@ class Store:
         self.url = normalized(url) if url else store_url()
         self.limits = limits or limits_from_env()
         self.where = shown_url(self.url)
-        self._engine = _engine(self.url)
+        try:
+            self._engine = _engine(self.url)
+        except StoreError as exc:
+            raise self._safe(exc) from None
+
+    def _safe(self, exc: StoreError) -> StoreError:
+        """In hosted mode, the error as a visitor may see it: without the database's file path, host, port,
+        user or name (an operator reads them in the server's own log and settings)."""
+        return StoreError(hide_location(str(exc), self.url), exc.kind) if hosted_mode() else exc
 
     # ── connections ─────────────────────────────────────────────────────────
 
@@ -289,15 +324,15 @@ class Store:
                 _READY.add(self.url)
             with engine.begin() as conn:
                 yield conn
-        except StoreError:
-            raise
+        except StoreError as exc:
+            raise self._safe(exc) from None
         except UnicodeEncodeError:  # a lone surrogate that no check below caught: still the store's own error
             raise StoreError(NOT_TEXT.format(what="A value given to the store"), "settings") from None
         except SQLAlchemyError as exc:
-            raise _problem(exc, self.where) from None
+            raise self._safe(_problem(exc, self.where)) from None
         except OSError as exc:
-            raise StoreError(f"The run store ({self.where}) cannot be opened: {exc.strerror or exc}. Set {DB_ENV} "
-                             "to a file you can write to.", "unreachable") from None
+            raise self._safe(StoreError(f"The run store ({self.where}) cannot be opened: {exc.strerror or exc}. Set "
+                                        f"{DB_ENV} to a file you can write to.", "unreachable")) from None
 
     def check(self) -> None:
         """Open the database (creating or upgrading its schema); StoreError if it cannot be used."""
