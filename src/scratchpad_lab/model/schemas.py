@@ -28,7 +28,12 @@ TRACE_SCHEMA = "scratchpad-lab/trace@1"
 # run_start event no longer repeats it (run@1 did; loading one, the top-level config is the truth).
 RUN_SCHEMA = "scratchpad-lab/run@2"
 RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", RUN_SCHEMA)
-MAX_FILE_BYTES = 10 * 1024 * 1024
+# One file limit everywhere (CLI, loader, store, the pages' uploaders), in the bytes a person's file manager
+# and Streamlit's uploader count: the uploader, in the browser, takes a megabyte as 1,000,000 bytes (1,024 x
+# 1,024 only on Windows), so a limit of 10 x 1,024 x 1,024 refused 10,000,000-10,485,760-byte files on the page
+# that the CLI and the store took. Said the same way everywhere: FILE_LIMIT.
+MAX_FILE_BYTES = 10_000_000
+FILE_LIMIT = f"{MAX_FILE_BYTES // 1_000_000} MB ({MAX_FILE_BYTES:,} bytes)"
 MAX_STEPS = 5000
 MAX_EVENTS = 500_000
 # The longest response one agent step may be, in a file or from a model, in characters. The agent's JSON

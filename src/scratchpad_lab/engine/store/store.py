@@ -40,7 +40,7 @@ from scratchpad_lab.model.config import prompt_too_long
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.records import RunRecord, load_any, prompt_label
 from scratchpad_lab.model.results import Result
-from scratchpad_lab.model.schemas import MAX_FILE_BYTES
+from scratchpad_lab.model.schemas import FILE_LIMIT, MAX_FILE_BYTES
 from scratchpad_lab.model.trace import RecordError, Trace
 
 RUN_ID_BYTES = 16                 # secrets.token_urlsafe(16): 22 characters, 128 random bits
@@ -350,9 +350,8 @@ class Store:
         checked = _checked(body, "The run to store")
         size = len(body.encode("utf-8"))
         if size > MAX_FILE_BYTES:
-            raise StoreError(f"This run is {size / 1e6:.1f} MB as JSON; the store takes runs of up to "
-                             f"{MAX_FILE_BYTES / 1e6:.0f} MB (the file limit). It was not stored; download it "
-                             "instead.", "too_large")
+            raise StoreError(f"This run is {size:,} bytes as JSON; the store takes runs of up to {FILE_LIMIT} "
+                             "(the file limit). It was not stored; download it instead.", "too_large")
         if owner and size > self.limits.visitor_bytes:
             raise StoreError(f"This run is {size / 1e6:.1f} MB; each visitor may store {self.limits.visitor_bytes / 1e6:.0f} "
                              "MB in all. It was not stored; download it instead.", "too_large")
