@@ -38,3 +38,4 @@ def test_a_file_at_the_limit_is_read_and_one_byte_more_is_refused_in_the_same_wo
     path.write_bytes(_trace_of(MAX_FILE_BYTES + 1))
     assert main(["import", str(path), "--out", str(tmp_path / "out.json")]) == 2
     assert "the limit is 10 MB (10,000,000 bytes)" in capsys.readouterr().err
+
