@@ -230,7 +230,7 @@ def _test_connection(url: str) -> str:
 
 def _prompt_matrix(url: str) -> str:
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
+    from scratchpad_lab.engine.promptlab.matrix import MatrixSummarizer as CellSummarizer
     from scratchpad_lab.model.endpoint import Endpoint
     matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
                     [PromptVariant("p1", "Keep ids.\n{scratchpad}")],
