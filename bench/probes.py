@@ -7,7 +7,11 @@ A probe fails when what the issue found happens again: a redirect followed, a re
 reached, a 5 MB reply taken as a summary, the key shown or logged, an output file that is not JSON,
 a call's thread or socket alive 10 s after Stop; and (issue 29) a compressed reply of about 1 KB on the
 wire that decodes to 419 MB taking more than 64 MB of memory on any model path, or being taken, and a
-web page (200, text/html) taken as a reply on any path. (The 5,000-step trace is bench/work_limits.py --big;
+web page (200, text/html) taken as a reply on any path; and (issue 29, items 2-5 and 9) a parse-heavy file
+accepted or taking seconds on any path a trace comes in, two 3.9 MB observations let through hosted
+`strategies`, a victim's run removed by three fresh visitors or a prompt over the limit stored, a Strategies
+model call alive 1 s after Stop, and a hosted store error naming where its database is. It writes only to a
+store in a temporary folder (SCRATCHPAD_LAB_DB is set to one). (The 5,000-step trace is bench/work_limits.py --big;
 requests off the app's host are tests/test_browser_offline.py.)
 """
 from __future__ import annotations
@@ -228,11 +232,12 @@ def _test_connection(url: str) -> str:
 
 def _prompt_matrix(url: str) -> str:
     from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
-    from scratchpad_lab.engine.promptlab.matrix import SummarizerSpec as CellSummarizer
     from scratchpad_lab.model.endpoint import Endpoint
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+    endpoint = Endpoint(provider="custom", base_url=url, model="m", retries=1)
     matrix = Matrix(Snapshot("Order A-1001 for Asha Rao.\n" * 20, "find the order"),
                     [PromptVariant("p1", "Keep ids.\n{scratchpad}")],
-                    [CellSummarizer(Endpoint(provider="custom", base_url=url, model="m", retries=1), "k")]).run(timeout=120)
+                    [SummarizerChoice("endpoint", endpoint=endpoint, key="k")]).run(timeout=120)
     return "" if matrix.cells[0].status == "error" else f"the cell is {matrix.cells[0].status}"
 
 
@@ -288,8 +293,134 @@ def web_pages() -> None:
     report("every path: a web page (200, text/html) at the base URL is not taken as a reply", tried, failed)
 
 
+# ── issue 29, items 2-5 and 9 ────────────────────────────────────────────────────────────────────
+
+def _garbage_trace(steps: int = 20) -> Path:
+    from scratchpad_lab.model.schemas import MAX_STEP_RESPONSE_CHARS as cap
+    worst = ('{"a":' + "[" * 50 + '"' + "}" * cap)[:cap]  # bench/parse_cap.py's slowest shape
+    end = json.dumps({"thought": "done", "actions": [], "final_answer": "ok"})
+    path = TMP / "garbage.json"
+    path.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "t", "tools": [],
+                                "steps": [{"response": worst}] * steps + [{"response": end}]}))
+    return path
+
+
+def parse_work() -> None:
+    from scratchpad_lab.engine.loader import load_file
+    from scratchpad_lab.model.trace import RecordError
+    path, tried, failed = _garbage_trace(), 0, 0
+    for argv in (["import", str(path), "--out", str(TMP / "o.json")], ["replay", str(path)],
+                 ["strategies", str(path), "--strategy", "trim-only"], ["recommend", str(path), "--strategy", "trim-only"]):
+        started = time.monotonic()
+        code, _, err = cli(*argv)
+        tried += 1
+        failed += code != 2 or "parse-work limit" not in err or time.monotonic() - started > 3
+    started = time.monotonic()
+    try:
+        load_file(path)  # the loader the Runs page uses
+        failed += 1
+    except RecordError:
+        failed += time.monotonic() - started > 1
+    tried += 1
+    calls = [{"id": f"c{k}", "type": "function", "function": {"name": "s", "arguments": "{}"}} for k in range(40_000)]
+    chat = TMP / "chat.json"
+    chat.write_text(json.dumps([{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls}]
+                               + [{"role": "tool", "tool_call_id": f"c{k}", "content": "r"} for k in range(40_000)]))
+    started = time.monotonic()
+    code, _, err = cli("import", str(chat), "--out", str(TMP / "o.json"))
+    tried += 1
+    failed += code != 2 or "tool calls" not in err or time.monotonic() - started > 5
+    report("parse-heavy files refused at once on every path a trace comes in", tried, failed)
+
+
+def large_observations() -> None:
+    import base64
+    act = json.dumps({"thought": "t", "actions": [{"action": "s", "action_input": {}}], "final_answer": None})
+    path = TMP / "two-large.json"
+    path.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "t", "tools": [{"name": "s"}], "steps": [
+        {"response": act, "observations": [base64.b64encode(os.urandom(2_925_000)).decode()]} for _ in range(2)]
+        + [{"response": json.dumps({"thought": "d", "actions": [], "final_answer": "ok"})}]}))
+    os.environ["SCRATCHPAD_LAB_HOSTED"] = "1"
+    try:
+        names = ["autourgos-middleware", "autourgos-builtin", "trim-only", "deepagents", "langmem",
+                 "clear-tool-uses", "langchain-summarization"]
+        started = time.monotonic()
+        code, _, err = cli("strategies", str(path), "--json", *[a for n in names for a in ("--strategy", n)])
+        failed = code != 2 or "work" not in err or time.monotonic() - started > 10
+    finally:
+        os.environ.pop("SCRATCHPAD_LAB_HOSTED", None)
+    report("hosted strategies: seven on two 3.9 MB observations refused at once", 1, int(failed))
+
+
+def fair_store() -> None:
+    from scratchpad_lab.engine.store import Limits, Store, StoreError, owner_of
+    from scratchpad_lab.model.records import load_record
+    record = load_record(REPO / "sample_runs" / "support-ticket-tight.json")
+    store = Store(str(TMP / "fair.db"), Limits(visitor_runs=10, total_runs=24))
+    victim = owner_of("victim" * 4)
+    kept = {store.save_run(record, victim, name=f"v{k}").id for k in range(6)}
+    for visitor in ("a1", "a2", "a3"):
+        for k in range(12):
+            store.save_run(record, owner_of(visitor * 12), name=f"{visitor} {k}")
+    lost = len(kept - {r.id for r in store.list_runs(victim)})
+    try:
+        store.save_prompt("long", "{scratchpad} " + "x" * 60_000, victim)
+        lost += 1
+    except StoreError:
+        pass
+    report("store: a victim's runs vs three fresh visitors; a 60,000-char prompt", 7, lost)
+
+
+def strategies_stop() -> None:
+    from scratchpad_lab.engine.jobs import Job
+    from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
+    from scratchpad_lab.model.endpoint import Endpoint
+    from scratchpad_lab.model.records import load_record
+    record = load_record(REPO / "sample_runs" / "support-ticket-tight.json")
+    tried = failed = 0
+    for name, settings in [("autourgos-middleware", {"summarize_every": 1}), ("deepagents", {"trigger_messages": 4}),
+                           ("langchain-summarization", {"trigger_messages": 4})]:
+        with FakeOpenAI() as server:
+            server.default = ("stall", 60)
+            summarizer = SummarizerSpec(kind="endpoint", api_key="k", endpoint=Endpoint(
+                provider="custom", base_url=server.url, model="m", retries=2))
+            job = Job(lambda report, stop: run_strategies(record, [make_spec(name, settings)], summarizer,
+                                                          stop=stop)).start()
+            server.wait_for_requests(1, 60)
+            asked = time.monotonic()
+            job.stop()
+            job.join(10)
+            took = time.monotonic() - asked
+            retried = server.wait_for_requests(2, timeout_s=2)
+            server.stalled.set()
+            tried += 1
+            failed += took > 1 or retried
+            print(f"    {name}: ended {took:.2f} s after Stop, {len(server.requests)} request(s)")
+    report("Stop during a Strategies model call: closed within 1 s, no retry", tried, failed)
+
+
+def store_errors() -> None:
+    from scratchpad_lab.engine.store import Store, StoreError
+    os.environ["SCRATCHPAD_LAB_HOSTED"] = "1"
+    tried = failed = 0
+    blocker = TMP / "secret-folder"
+    blocker.write_text("x")
+    try:
+        for url, secrets in ((f"sqlite:///{blocker}/lab.db", ["secret-folder", str(TMP)]),
+                             ("postgresql+psycopg://labuser:pw@127.0.0.1:9/labdb", ["labuser", "127.0.0.1", "labdb", ":9"])):
+            tried += 1
+            try:
+                Store(url).check()
+            except StoreError as exc:
+                failed += any(s in str(exc) for s in secrets)
+    finally:
+        os.environ.pop("SCRATCHPAD_LAB_HOSTED", None)
+    report("hosted store errors: no file path, user, host, port or database", tried, failed)
+
+
 def main() -> None:
     os.environ["PROBE_SECRET"] = SECRET
+    os.environ["SCRATCHPAD_LAB_DB"] = str(TMP / "lab.db")  # never the user's own store
     logging.getLogger("autourgos_agent").setLevel(logging.ERROR)
     redirects()
     rebinding()
@@ -299,6 +430,11 @@ def main() -> None:
     stop_against_drip()
     compressed_replies()
     web_pages()
+    parse_work()
+    large_observations()
+    fair_store()
+    strategies_stop()
+    store_errors()
 
 
 if __name__ == "__main__":

@@ -131,9 +131,9 @@ def test_a_prompt_file_uploads_as_a_version_and_a_bad_one_changes_nothing(lab):
     assert "version: ticket-notes" in lab.selectbox(key="pl_start_0").options
     lab.file_uploader(key="pl_prompt_upload").upload("bad.txt", b"\xff\xfe\x00bad", "text/plain")
     ok(lab.run())
-    assert [e.value for e in lab.error] == [
-        "That file could not be read as plain text, or is over 100 KB; nothing was added. Save the prompt as a "
-        "plain .txt file and upload it again."]
+    assert [e.value for e in lab.error] == [escape(
+        "That file could not be read as plain UTF-8 text; nothing was added. Save the prompt as a plain .txt file "
+        "and upload it again.")]
     assert lab.session_state["pl_prompt_versions"] == {"ticket-notes": "Notes: {scratchpad}"}
 
 

@@ -228,3 +228,23 @@ def test_a_lesson_to_its_end_draws_every_view_with_no_script_error(visit, server
     shoot(page, "acceptance-lesson1-end", charts_at_least=1, scroll_to=page.get_by_role("heading", name="Your turn"))
     _no_problems_on_the_page(page)
     errors.check("the Lessons page")
+
+
+def test_benchmark_on_the_built_in_dataset_draws_its_front_and_names_its_picks_with_no_script_error(visit, server):
+    page, errors = visit
+    _open(page, server, "/benchmark", "Scratchpad Lab · Benchmark")
+    runs = page.get_by_label("Runs (the first N of the dataset)")
+    runs.fill("2")
+    page.evaluate(COUNT_RERUNS_JS)
+    runs.press("Enter")
+    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()")
+    _click_and_settle(page, page.get_by_role("button", name="Run the benchmark"), "Run the benchmark")
+    page.get_by_text("means over runs with 95 % bootstrap intervals", exact=False).wait_for(timeout=LONG_MS)
+    _idle(page, "the finished benchmark", timeout=LONG_MS)
+    wait_for_charts_drawn(page, 1)  # the front of the dataset means, with interval whiskers
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "2 runs" in text, text[:400]
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 1  # the table of settings, the picks starred
+    shoot(page, "acceptance-benchmark", charts_at_least=1, scroll_to=page.get_by_text("means over runs with 95 % bootstrap intervals", exact=False))
+    _no_problems_on_the_page(page)
+    errors.check("the Benchmark page")

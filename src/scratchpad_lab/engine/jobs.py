@@ -171,6 +171,33 @@ class Job:
             self._ended = time.monotonic()
 
 
+TAB_CLOSED = "stopped because its tab was closed"
+
+
+def stop_when_gone(job: Job, alive: Callable[[], bool], grace_s: float, poll_s: float = 0.5) -> threading.Thread:
+    """Watch `job` from a daemon thread and stop it (TAB_CLOSED) once `alive()` has been False for `grace_s`
+    on end (the page's session is gone: its tab closed, and it did not come back in time). The watch ends
+    with the job. A search's workers go with it: a stopped search kills its worker processes."""
+    def watch() -> None:
+        seen = time.monotonic()
+        while not job.finished:
+            try:
+                here = alive()
+            except Exception:  # noqa: BLE001 - a runtime shutting down: nobody is there
+                here = False
+            now = time.monotonic()
+            if here:
+                seen = now
+            elif now - seen >= grace_s:
+                job.stop(TAB_CLOSED)
+                return
+            if job.stop_flag.wait(poll_s):
+                return  # stopped already (Stop, a limit): it ends on its own
+    thread = threading.Thread(target=watch, name=f"{job.thread_name}-watch", daemon=True)
+    thread.start()
+    return thread
+
+
 def abandonable(call: Callable[[], Any], stop: Optional[StopFlag], poll_s: float = 0.05) -> Any:
     """`call()` on a helper thread, waited for with the stop flag in view: a step that cannot check the
     flag itself (importing the LangChain packages takes seconds) ends the job at once when it is stopped;

@@ -8,8 +8,11 @@ sweep, `sweep`, `replay`, a trace's replay, strategies, recommend, opening a poi
 when it is asked for, before any work starts; the pages and commands call the tasks. It estimates
 - CPU seconds: per replayed step, plus per character each step handles (a scratchpad replay handles
   its scratchpad, at most the trim; a message strategy handles the messages it keeps, all of them
-  for deepagents' graph state), with figures measured by bench/work_limits.py;
-- memory: the text the job's results keep (a scratchpad replay keeps the scratchpad of every step);
+  for deepagents' graph state), per character a message strategy reads (once: large single observations),
+  and the agent's parser on every response (engine/reply.parse_seconds), with figures measured by
+  bench/work_limits.py;
+- memory: the text the job's results keep (a scratchpad replay keeps the scratchpad of every step), and the
+  conversation a message strategy holds as its package's messages while it runs;
 - model calls, with an endpoint summarizer: about one per compression the settings make likely;
 and raises WorkLimitExceeded, a sentence saying what it would cost and what to change, when one is over
 its budget. The CLI lifts the limit with --no-work-limit (locally only); hosted mode has tighter
@@ -22,6 +25,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, List, Optional, Sequence
 
+from scratchpad_lab.engine.reply import parse_seconds
 from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.errors import LabError
@@ -41,6 +45,13 @@ LANGMEM_STEP_S = 0.0038
 CLEAR_STEP_S = 0.002
 CLEAR_MESSAGE_S = 3.3e-5
 WINDOW_MESSAGE_S = 4e-6    # each message over the default window a message strategy counts at each step
+# A message strategy reads each message's text whole (tokens counted, copied into the package's messages),
+# about once, so large single observations cost by their characters, not by the steps. Measured on a trace
+# with two 3.9 MB observations of random text (tokenizes worst; plain words cost a third), CLI `strategies`
+# in hosted mode, against the same trace with 1,000-character observations (issue 29: all seven took 70 s
+# and 552 MB, estimated 0.2 s and 0.1 MB). Nine steps cost what three did: it is not per step.
+MESSAGE_CHAR_S = {"deepagents": 4.5e-7, "langmem": 1.5e-6, "clear-tool-uses": 9e-7}
+MESSAGE_CHAR_BYTES = {"deepagents": 10, "langmem": 20, "clear-tool-uses": 10}  # peak memory over the text's size
 LIFT_FLAG = "--no-work-limit"
 
 
@@ -70,6 +81,8 @@ class Sizes:
     messages: List[int]                 # messages in the conversation before each model call
     message_chars: List[int]            # chars of those messages
     mean_message_chars: float
+    parse_s: float = 0.0                # the agent's parser on every response, once (each replay parses them all)
+    chars: int = 0                      # the text of the whole conversation (task, responses, whole results)
 
 
 def trajectory_sizes(trace: Any, max_tool_output_chars: int = 5_000) -> Sizes:
@@ -87,7 +100,8 @@ def trajectory_sizes(trace: Any, max_tool_output_chars: int = 5_000) -> Sizes:
         count += 1 + len(observations)
         total += len(step.response) + sum(len(o) for o in observations)
     return Sizes(len(trace.steps), scratchpad, messages, message_chars,
-                 (total / count) if count else 0.0)
+                 (total / count) if count else 0.0, sum(parse_seconds(step.response) for step in trace.steps),
+                 total + len(trace.task))
 
 
 def _window_sum(values: Iterable[int], cap: int) -> int:
@@ -95,20 +109,27 @@ def _window_sum(values: Iterable[int], cap: int) -> int:
 
 
 def cpu_seconds(replay: CostedReplay, sizes: Sizes) -> float:
+    return sizes.parse_s + _work_seconds(replay, sizes)
+
+
+def _work_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     if replay.kind == "scratchpad":
         return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
     default_window = 1_000 if replay.kind == "deepagents" else 50
     over = sum(max(0, min(n, window_messages) - default_window) for n in sizes.messages)
+    reading = MESSAGE_CHAR_S[replay.kind] * sizes.chars
     if replay.kind == "clear-tool-uses":
-        return CLEAR_STEP_S * sizes.steps + CLEAR_MESSAGE_S * sum(sizes.messages)
+        return reading + CLEAR_STEP_S * sizes.steps + CLEAR_MESSAGE_S * sum(sizes.messages)
     if replay.kind == "deepagents":
-        return DEEPAGENTS_STEP_S * sizes.steps + DEEPAGENTS_MESSAGE_S * sum(sizes.messages) + WINDOW_MESSAGE_S * over
-    return LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
+        return reading + DEEPAGENTS_STEP_S * sizes.steps + DEEPAGENTS_MESSAGE_S * sum(sizes.messages) + WINDOW_MESSAGE_S * over
+    return reading + LANGMEM_STEP_S * sizes.steps + WINDOW_MESSAGE_S * over
 
 
 def held_bytes(replay: CostedReplay, sizes: Sizes) -> int:
-    if replay.kind != "scratchpad" or not replay.keeps_text:
+    if replay.kind != "scratchpad":  # the conversation as the package's messages, while it runs
+        return MESSAGE_CHAR_BYTES[replay.kind] * sizes.chars
+    if not replay.keeps_text:
         return 0
     # each step's scratchpad; with trims kept, the text before and after each trim as well
     return (3 if replay.trims_kept else 1) * _window_sum(sizes.scratchpad, replay.window_chars)

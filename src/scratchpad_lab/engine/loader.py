@@ -5,8 +5,9 @@ not one JSON document is tried as JSON Lines), then:
 - the lab's own run record or trace (`"schema": "scratchpad-lab/..."`) loads as it is (model/records.py);
 - anything else goes to the importers (engine/importers/), the first that takes it converting it to a
   trace with an import report; a file none takes gets one message naming every format tried and why.
-A trace (loaded or imported) is then checked (engine/trace_check.py): what will not replay as it reads
-comes back as `warnings`, one sentence per problem naming its step.
+A trace (loaded or imported) is then checked (engine/trace_check.py): responses that would take the agent's
+parser over its parse-work limit are refused before any is parsed; what will not replay as it reads comes
+back as `warnings`, one sentence per problem naming its step.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any, List, Optional, Union
 
 from scratchpad_lab.engine import importers
 from scratchpad_lab.engine.importers import ImportReport, JsonLines
-from scratchpad_lab.engine.trace_check import check_trace
+from scratchpad_lab.engine.trace_check import check_parse_work, check_trace
 from scratchpad_lab.model.records import RunRecord, load_decoded
 from scratchpad_lab.model.schemas import MAX_FILE_BYTES, RUN_SCHEMA, TRACE_SCHEMA
 from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, read_file_bytes
@@ -81,14 +82,16 @@ def load_raw(raw: Any, where: str = "file", *, format: str = "auto", task: Optio
     own = isinstance(schema, str) and schema.startswith("scratchpad-lab/")
     if format == "scratchpad-lab" or (format == "auto" and own):
         item = load_decoded(raw, where)
-        return Loaded(item, None, check_trace(item) if isinstance(item, Trace) else [])
+        if isinstance(item, RunRecord) and item.trace is not None:
+            check_parse_work(item.trace, where)  # a run record's trajectory is replayed as a trace's is
+        return Loaded(item, None, check_trace(item, where) if isinstance(item, Trace) else [])
     tried = []
     if format == "auto":
         said = f"its \"schema\" is {schema!r}" if isinstance(raw, dict) and "schema" in raw else "no \"schema\""
         tried = [f"not a scratchpad-lab run record or trace ({said}; expected {RUN_SCHEMA!r} or {TRACE_SCHEMA!r})"]
     imported = importers.import_raw(raw, format=format, task=task, where=where, conversation=conversation,
                                     tried=tried)
-    return Loaded(imported.trace, imported.report, check_trace(imported.trace))
+    return Loaded(imported.trace, imported.report, check_trace(imported.trace, where))
 
 
 def load_file(path: Union[str, Path], *, format: str = "auto", task: Optional[str] = None,

@@ -34,6 +34,7 @@ point reads the same here, in `strategies --json` and on the Strategies page.
 """
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import math
@@ -41,6 +42,8 @@ import os
 import subprocess
 import sys
 import threading
+import time
+import weakref
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -333,6 +336,9 @@ class WorkerError(RuntimeError):
     """A search worker failed at a point (a bug: its traceback is the message) or ended before answering."""
 
 
+_LIVE: "weakref.WeakSet" = weakref.WeakSet()  # every worker started and not yet reaped (for `_reap_at_exit`)
+
+
 class WorkerProcess:
     """One worker: a fresh Python process running `worker_main`, sent the trajectory once, then one point at a
     time, each answered with its row, as JSON lines over its own stdin and stdout. A plain child process, not
@@ -346,8 +352,10 @@ class WorkerProcess:
         root = str(Path(scratchpad_lab.__file__).resolve().parents[1])  # this very copy of the package
         paths = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
+        env["SCRATCHPAD_LAB_SEARCH_PARENT"] = str(os.getpid())  # the worker ends when this process is gone
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, env=env, text=True, encoding="ascii")
+        _LIVE.add(self)
         self.ready = False   # it read the trajectory
         self.busy = False    # a point was sent and not yet answered
 
@@ -406,6 +414,31 @@ class WorkerProcess:
                 pipe.close()
             except OSError:
                 pass
+        _LIVE.discard(self)
+
+
+def _reap_at_exit() -> None:
+    """A server stopping (SIGTERM runs Streamlit's shutdown, then this) kills the workers of a search still
+    going, quietly, instead of leaving them to finish a point for a parent that is gone."""
+    for worker in list(_LIVE):
+        try:
+            worker.proc.kill()
+            worker.proc.wait(timeout=1)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+
+atexit.register(_reap_at_exit)
+
+
+def _end_with_parent(parent: int, poll_s: float = 0.2) -> None:
+    """In a worker: exit at once, silently, when the search's process is gone (killed, or a server stopped
+    without its exit handlers running): the worker is then re-parented, and its work is of no use."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(0)
+    threading.Thread(target=watch, name="scratchpad-lab-parent-watch", daemon=True).start()
 
 
 def worker_main() -> None:
@@ -418,10 +451,16 @@ def worker_main() -> None:
 
     out = sys.stdout
     sys.stdout = sys.stderr
+    parent = os.environ.get("SCRATCHPAD_LAB_SEARCH_PARENT", "")
+    if parent.isdigit():
+        _end_with_parent(int(parent))
 
     def answer(data: Dict[str, Any]) -> None:
-        out.write(json.dumps(data) + "\n")
-        out.flush()
+        try:
+            out.write(json.dumps(data) + "\n")
+            out.flush()
+        except (BrokenPipeError, OSError):  # the search is gone (stopped, or its server): nobody to answer
+            os._exit(0)
 
     def trajectory(first: Any, counter: Any = None) -> Dict[str, Any]:
         if not isinstance(first, dict) or type(first.get("budget")) is not int:

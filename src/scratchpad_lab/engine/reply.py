@@ -42,6 +42,27 @@ def read_reply(response: str) -> Reply:
     return Reply(thought, list(actions), final_answer)
 
 
+# Measured (bench/parse_cap.py's shapes): a response that is not JSON costs the parser about this many seconds
+# per "}" of its {...} span times the span's length (one json.loads attempt per "}", each reading at most
+# the span); the slowest shape, 12,000 characters of "}" in an open string, took 0.2-0.4 s.
+PARSE_S_PER_BRACE_CHAR = 4e-9
+
+
+def parse_seconds(response: str) -> float:
+    """About how long the agent's parser takes on `response`, found in linear time (one json.loads of its
+    widest {...} span), so a file's parse work can be judged before any of it is done. A span that is JSON
+    is read at the first try; one that is not is tried again at every "}" (upper-bound leaning)."""
+    start, end = response.find("{"), response.rfind("}")
+    if start < 0 or end < start:
+        return 0.0
+    span = response[start:end + 1]
+    try:
+        json.loads(span)
+        return 0.0
+    except (ValueError, RecursionError):
+        return PARSE_S_PER_BRACE_CHAR * span.count("}") * len(span)
+
+
 def build_reply(thought: Optional[str], actions: List[Dict[str, Any]], final_answer: Optional[str],
                 **extra: Any) -> str:
     """A raw reply in the agent's format. Backticks are written as JSON escapes (\\u0060): the agent's

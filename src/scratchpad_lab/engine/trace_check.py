@@ -11,13 +11,18 @@ These are warnings, not refusals: every one of them also happens in real recorde
 replied in prose, called a tool it does not have, or was cut off before answering), and showing such a
 run is part of what the lab is for. So the file loads, and each problem is shown next to it: on the
 page as a warning, on the command line on stderr.
+
+One thing is a refusal: a trace whose responses would take the agent's parser longer than
+PARSE_BUDGET_S to read (text with many "}" that is not JSON is retried at every "}", quadratic in its
+length; a file of such steps at the size cap is about five minutes of CPU for each reading, and every
+replay reads it again). The cost is judged in linear time before any step is parsed (`check_parse_work`).
 """
 from __future__ import annotations
 
 from typing import List
 
-from scratchpad_lab.engine.reply import REPLY_FORMAT, read_reply
-from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine.reply import REPLY_FORMAT, parse_seconds, read_reply
+from scratchpad_lab.model.trace import RecordError, Trace
 
 MAX_WARNINGS = 20  # a long broken trace says the first ones and how many more
 
@@ -26,8 +31,33 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def check_trace(trace: Trace) -> List[str]:
-    """One sentence per problem, each starting with the step it is in ("step 3: ...")."""
+PARSE_BUDGET_S = 5.0  # the agent's parser on all of a file's responses, once (a valid trace's: milliseconds)
+
+
+class ParseWorkExceeded(RecordError):
+    """Reading a trace's responses would cost more than PARSE_BUDGET_S; the message says which steps."""
+
+
+def check_parse_work(trace: Trace, where: str = "The trace") -> float:
+    """The estimated seconds the agent's parser takes on every response, once; ParseWorkExceeded when that
+    is over PARSE_BUDGET_S (checked before any response is parsed, in linear time)."""
+    costs = [parse_seconds(step.response) for step in trace.steps]
+    total = sum(costs)
+    if total > PARSE_BUDGET_S:
+        worst = sorted(range(len(costs)), key=lambda k: -costs[k])[:5]
+        named = ", ".join(str(k + 1) for k in sorted(worst) if costs[k] > 0)
+        raise ParseWorkExceeded(
+            f"{where}: the agent's reply parser would take about {total:,.0f} s to read its steps' responses, over "
+            f"the {PARSE_BUDGET_S:.0f} s a trace may take (the parse-work limit). Responses that are not JSON but "
+            f"hold many \"}}\" are tried again at every one (the slowest: steps {named}). Make each response one "
+            f"JSON object in the agent's reply format, {REPLY_FORMAT}, or remove those steps.")
+    return total
+
+
+def check_trace(trace: Trace, where: str = "The trace") -> List[str]:
+    """One sentence per problem, each starting with the step it is in ("step 3: ..."); ParseWorkExceeded
+    first, before any parsing, when the responses would take too long to read."""
+    check_parse_work(trace, where)
     problems: List[str] = []
     declared = [t.name for t in trace.tools]
     last = len(trace.steps)

@@ -28,7 +28,12 @@ TRACE_SCHEMA = "scratchpad-lab/trace@1"
 # run_start event no longer repeats it (run@1 did; loading one, the top-level config is the truth).
 RUN_SCHEMA = "scratchpad-lab/run@2"
 RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", RUN_SCHEMA)
-MAX_FILE_BYTES = 10 * 1024 * 1024
+# One file limit everywhere (CLI, loader, store, the pages' uploaders), in the bytes a person's file manager
+# and Streamlit's uploader count: the uploader, in the browser, takes a megabyte as 1,000,000 bytes (1,024 x
+# 1,024 only on Windows), so a limit of 10 x 1,024 x 1,024 refused 10,000,000-10,485,760-byte files on the page
+# that the CLI and the store took. Said the same way everywhere: FILE_LIMIT.
+MAX_FILE_BYTES = 10_000_000
+FILE_LIMIT = f"{MAX_FILE_BYTES // 1_000_000} MB ({MAX_FILE_BYTES:,} bytes)"
 MAX_STEPS = 5000
 MAX_EVENTS = 500_000
 # The longest response one agent step may be, in a file or from a model, in characters. The agent's JSON
@@ -37,6 +42,9 @@ MAX_EVENTS = 500_000
 # second). Characters, not bytes, so the published JSON Schema (`maxLength`) says exactly what the loader
 # refuses; a model's reply is capped at the same number of bytes on the wire, which is never more text.
 MAX_STEP_RESPONSE_CHARS = 12_000
+# The actions (tool calls) one step may make, so the observations it may have; importers check it as they
+# read each message, before matching results to calls (quadratic in calls: 40,000 in one message took minutes).
+MAX_STEP_ACTIONS = 1000
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", defer_build=True)
@@ -65,7 +73,7 @@ class StepSpec(_Strict):
                                       'reply format {"thought": ..., "actions": [{"action": ..., "action_input": '
                                       '{...}}], "final_answer": ...} (at most '
                                       f"{MAX_STEP_RESPONSE_CHARS:,} characters)")
-    observations: List[Text] = Field(default_factory=list, max_length=1000,
+    observations: List[Text] = Field(default_factory=list, max_length=MAX_STEP_ACTIONS,
                                      description="the raw result of each action of the response, in order")
 
     @field_validator("response", mode="wrap")

@@ -22,9 +22,11 @@ from scratchpad_lab.engine.strategies.registry import names, strategy
 from scratchpad_lab.engine.tasks import Benchmark, BenchmarkRequest, benchmark, read_dataset, read_dataset_bytes
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
+from scratchpad_lab.ui.charts import LEVEL
+from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT
+from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT, init_session
 
 DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
 SAMPLES, CONFIGURED, UPLOAD = "The lab's sample runs", "A dataset of this lab's datasets folder", "Upload a dataset file"
@@ -70,11 +72,13 @@ def front_chart(result: Benchmark) -> alt.Chart:
     colours = [strategy(n).colour if n in names() else "#555555" for n in labels]
     scale = alt.Scale(domain=labels, range=colours)
     base = alt.Chart(data, width=900, height=360)
-    whiskers = base.mark_rule().encode(x="peak %:Q", y=alt.Y("low %:Q", title="argument recall, % (95 % interval)"),
-                                       y2="high %:Q", color=alt.Color("strategy:N", scale=scale))
+    x = alt.X("peak %:Q", title="peak context, % of no compression (lower is cheaper)", axis=alt.Axis(**LEVEL))
+    colour = alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND))
+    whiskers = base.mark_rule().encode(
+        x=x, y=alt.Y("low %:Q", title="argument recall, % (95 % interval)", axis=alt.Axis(**LEVEL)),
+        y2="high %:Q", color=colour)
     dots = base.mark_point(filled=True, opacity=0.9).encode(
-        x=alt.X("peak %:Q", title="peak context, % of no compression (lower is cheaper)"),
-        y="argument recall %:Q", color=alt.Color("strategy:N", scale=scale),
+        x=x, y=alt.Y("argument recall %:Q", axis=alt.Axis(**LEVEL)), color=colour,
         size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "off it"], range=[240, 50]), legend=None),
         tooltip=["setting", "peak %", "argument recall %", "low %", "high %", "front"])
     return whiskers + dots
@@ -117,7 +121,8 @@ def show(result: Benchmark) -> None:
 
 
 def page() -> None:
-    st.title("Benchmark")
+    init_session()
+    st.title("Scratchpad Lab · Benchmark")
     st.caption("Every strategy over a grid of settings on a dataset of runs, each run replayed through the real "
                "packages; measured by whether the context each strategy sent still held the argument values the "
                "agent's later tool calls used (doing nothing keeps 100 % by construction).")

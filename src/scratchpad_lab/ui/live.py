@@ -13,6 +13,7 @@ while it runs, since only the fragment refreshes. Two things keep many tabs at o
   asks again, so a rerun request dropped under load is simply asked for again. The next full run defines
   the fragment with run_every=None. (After a Stop click the fragment first says the job stopped and lets
   that run finish, since a full run started at once would drop what it drew; the next tick asks.)
+A job whose tab has closed is stopped once Streamlit drops its session (`_stop_with_session`).
 The worker never calls `st.*`: the fragment only reads the job.
 """
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any, Callable, Optional, Tuple, Type
 
 import streamlit as st
 
-from scratchpad_lab.engine.jobs import USER_STOP, Job
+from scratchpad_lab.engine.jobs import USER_STOP, Job, stop_when_gone
 from scratchpad_lab.ui.state import Slot
 
 LIVE_REFRESH_S = 0.4
@@ -62,9 +63,25 @@ def start(slot: Slot, job: Job) -> bool:
     if busy(slot):
         return False
     st.session_state[slot.job] = job.start()
+    _stop_with_session(job)
     st.session_state[slot.refresh] = LIVE_REFRESH_S
     st.session_state.pop(slot.note, None)
     return True
+
+
+def _stop_with_session(job: Job) -> None:
+    """A closed tab stops its jobs: once Streamlit has let go of this session (its websocket closed and not
+    back within server.disconnectedSessionTTL, after which the session is dropped anyway), the job is
+    stopped, and a search's worker processes with it. Under AppTest there is no runtime to ask."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return
+    runtime, session = Runtime.instance(), ctx.session_id
+    grace = float(st.get_option("server.disconnectedSessionTTL") or 30)
+    stop_when_gone(job, lambda: runtime.is_active_session(session), grace_s=grace)
 
 
 def show(slot: Slot, body: Optional[Body] = None, *, on_end: Optional[Callable[[Any], None]] = None,

@@ -14,9 +14,9 @@ from typing import List, Optional, Tuple
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.model.config import PACKAGE_PROMPT
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError
 from scratchpad_lab.model.summarizer import SummarizerChoice
-from scratchpad_lab.engine.tasks import (LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
+from scratchpad_lab.engine.tasks import (prompt_from_upload, LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          MatrixRequest, PromptVariant, Snapshot, check_prompt, prompt_matrix, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.analysis.figures import percent
@@ -277,16 +277,11 @@ def _versions_panel() -> None:
         upload = st.file_uploader("Upload a prompt (.txt)", type=["txt"], key="pl_prompt_upload")
         if upload is not None and st.session_state.get(PL_UPLOAD_SEEN) != upload.file_id:
             st.session_state[PL_UPLOAD_SEEN] = upload.file_id
-            raw = upload.getvalue()
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-            if text is None or len(raw) > 100_000:
-                st.error("That file could not be read as plain text, or is over 100 KB; nothing was added. "
-                         "Save the prompt as a plain .txt file and upload it again.")
+                name, text = prompt_from_upload(upload.name, upload.getvalue())  # the one prompt limit
+            except ConfigError as exc:
+                st.error(escape(str(exc)))
             else:
-                name = upload.name.rsplit(".", 1)[0][:60] or "uploaded prompt"
                 versions[name] = text
                 save_prompt_version(name, text)
                 st.rerun()

@@ -23,6 +23,7 @@ from scratchpad_lab.engine.tasks import (ImportRequest, Loaded, TraceReplayReque
                                          replay_trace, summarizer_notice)
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.config import every_text, field_default
+from scratchpad_lab.model.schemas import MAX_FILE_BYTES
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.ui.library import (download_button, imported_sample_files, open_imported_sample, open_sample,
                                        runs_frame, runs_table, sample_files)
@@ -170,7 +171,8 @@ def upload_widget(key: str) -> Optional[Entry]:
     Each uploaded file is read once (by its uploader id): reruns neither add it again nor repeat work.
     A bad file shows one error while it stays in the uploader, and changes nothing else. A trace is
     replayed with the package defaults as a job, under the uploader; its Entry comes when that ends."""
-    upload = st.file_uploader("Upload a run record, a trace, or another tool's run (.json, .jsonl, up to 10 MB)",
+    upload = st.file_uploader(f"Upload a run record, a trace, or another tool's run (.json, .jsonl, up to "
+                              f"{MAX_FILE_BYTES // 1_000_000} MB)",
                               type=["json", "jsonl"], key=key,
                               help="A run downloaded from this lab, a trace in the scratchpad-lab/trace@1 format, "
                                    "an autourgos-agent history= file, OpenAI chat messages (JSON or JSON Lines) or "

@@ -73,6 +73,7 @@ LIB_AUTOSAVE = "lib_autosave"          # store finished runs, uploads and result
 LIB_STORED = "lib_stored_ids"          # {id(record or trace): (it, run id)}: what of this tab is stored, under which id
 LIB_NOT_STORED = "lib_not_stored"     # {id(record or trace): (it, why)}: what could not be stored, and why
 LIB_OPENED = "lib_opened_entries"      # {"stored:<id>": runs_page.Entry}: stored runs opened in this tab
+LIB_NOTICES = "lib_notices"            # True once this session took the store's notices for its visitor (shown once)
 LIB_MESSAGE = "lib_message"            # (level, text): what the store last said (a problem, what it removed); shown once
 
 ENDPOINTS_KEPT = "endpoints_kept"      # {widget prefix: {widget key: value}}: endpoints kept while their widgets are not drawn
@@ -193,6 +194,7 @@ def init_session() -> None:
     st.session_state.setdefault(LIB_OPENED, {})
     st.session_state.setdefault(LIB_NOT_STORED, {})
     st.session_state.setdefault(LIB_MESSAGE, None)
+    st.session_state.setdefault(LIB_NOTICES, False)
     for slot in LIVE_SLOTS:
         st.session_state.setdefault(slot.job, None)
 

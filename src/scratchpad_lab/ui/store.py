@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 import streamlit as st
 
 from scratchpad_lab.model.endpoint import hosted_mode
-from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_MESSAGE, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
+from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_MESSAGE, LIB_NOTICES, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
                                      PLAY_RUNS, RUNS_UPLOADS)
 
 if TYPE_CHECKING:
@@ -264,6 +264,10 @@ def library_section(open_run, key: str = "runs_lib") -> None:
     st.subheader("Stored runs")
     try:
         store = get_store()
+        if not st.session_state.get(LIB_NOTICES):  # runs of this visitor removed since their last visit: told once
+            st.session_state[LIB_NOTICES] = True
+            for notice in store.take_notices(owner()):
+                st.warning(notice, icon=":material/database:")
         st.caption(_where_caption(store))
         search = st.text_input("Search stored runs by name, scenario, strategy or prompt", key=f"{key}_search",
                                max_chars=200)

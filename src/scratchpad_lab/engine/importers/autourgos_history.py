@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 from scratchpad_lab.engine.importers import Imported, ImportReport, TraceImportError
 from scratchpad_lab.engine.importers.chat import json_type
 from scratchpad_lab.engine.reply import build_reply
-from scratchpad_lab.model.schemas import MAX_STEP_RESPONSE_CHARS
+from scratchpad_lab.model.schemas import MAX_STEP_ACTIONS, MAX_STEP_RESPONSE_CHARS, MAX_STEPS
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.model.untrusted import clean_text
 
@@ -88,6 +88,9 @@ class AutourgosHistoryImporter:
         tools: Dict[str, Dict[str, Any]] = {}
         steps, unusable = [], 0
         last = len(iterations)
+        if last > MAX_STEPS:  # before any is read
+            raise TraceImportError(f"{where}: {last:,} iterations; a trace may have at most {MAX_STEPS:,} steps. "
+                                   "Import a shorter run.")
         for number, it in enumerate(iterations, start=1):
             if not isinstance(it, dict):
                 raise TraceImportError(f"{where}: iterations[{number - 1}] is not an object.")
@@ -99,6 +102,10 @@ class AutourgosHistoryImporter:
             if not isinstance(calls, list) or not isinstance(seen, list):
                 raise TraceImportError(f"{where}: iterations[{number - 1}] has tools or observations that are not "
                                        "lists.")
+            if max(len(calls), len(seen)) > MAX_STEP_ACTIONS:
+                raise TraceImportError(f"{where}: iteration {number} has {max(len(calls), len(seen)):,} tool calls or "
+                                       f"observations; a step may make at most {MAX_STEP_ACTIONS:,} (the step limit "
+                                       "on actions). Import a shorter run.")
             thought = it.get("thought")
             thought = thought if isinstance(thought, str) and thought else None
             actions = []

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.importers import ImportReport, Imported, TraceImportError
 from scratchpad_lab.engine.reply import build_reply
-from scratchpad_lab.model.schemas import MAX_STEP_RESPONSE_CHARS, MAX_STEPS, MAX_TOOLS
+from scratchpad_lab.model.schemas import MAX_STEP_ACTIONS, MAX_STEP_RESPONSE_CHARS, MAX_STEPS, MAX_TOOLS
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.model.untrusted import clean_text
 
@@ -174,8 +174,13 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
         user_tool = "user_turn"
 
     steps: List[_Step] = []
-    for message in messages[first:]:
+    for number, message in enumerate(messages[first:], start=first + 1):
         if message.role == "assistant":
+            if len(steps) >= MAX_STEPS:  # counted as each is read, so an over-long file costs no more work
+                raise TraceImportError(f"{where}: more than {MAX_STEPS:,} assistant messages; a trace may have at "
+                                       f"most {MAX_STEPS:,} steps. Import a shorter conversation.")
+            if len(message.calls) > MAX_STEP_ACTIONS:
+                raise TraceImportError(too_many_actions(where, number, len(message.calls)))
             if steps and steps[-1].waits_for_user:  # a reply nobody answered before the model spoke again
                 steps[-1].observations[-1] = ""
                 steps[-1].waits_for_user = False
@@ -209,6 +214,8 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
                 step.add({"action": user_tool, "action_input": {"message": ""}}, text, None, "user")
                 step.reply_turns += message.role == "user"
                 counts.interjections += 1
+        if steps and len(steps[-1].actions) > MAX_STEP_ACTIONS:  # tool messages that answered no call add actions
+            raise TraceImportError(too_many_actions(where, number, len(steps[-1].actions)))
     counts.user_results = sum(s.reply_turns for s in steps)
 
     _final_answer(steps, user_tool, counts, report_notes)
@@ -217,9 +224,6 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
             if seen is None:
                 step.observations[k] = ""
                 counts.unanswered += 1
-    if len(steps) > MAX_STEPS:
-        raise TraceImportError(f"{where}: {len(steps):,} assistant messages; a trace may have at most {MAX_STEPS:,} "
-                               "steps. Import a shorter conversation.")
     tools = [_tool_spec(t["name"], t.get("description", ""), t.get("parameters")) for t in declared]
     for name in used_names:
         if name not in taken:
@@ -244,6 +248,12 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
     report_notes[:0] = _mapping_notes(counts, user_tool)
     summary = f"{len(messages):,} {unit} → {len(steps):,} step{'' if len(steps) == 1 else 's'}"
     return Imported(trace, ImportReport(label, summary, report_notes, cut=counts.cut_steps))
+
+
+def too_many_actions(where: str, number: int, count: int) -> str:
+    return (f"{where}: message {number:,} makes {count:,} tool calls (with the tool messages that answer them); a "
+            f"step may make at most {MAX_STEP_ACTIONS:,} (the step limit on actions). Split that message's calls "
+            "over several assistant messages, or import a shorter conversation.")
 
 
 def _answer_call(step: _Step, message: Message, counts: _Counts) -> None:

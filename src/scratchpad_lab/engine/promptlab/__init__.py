@@ -20,9 +20,9 @@ from scratchpad_lab.engine.promptlab.matrix import (Cell, Matrix, PromptVariant,
                      compressions_of, differing, iterations_of, prompt_file_name, record_for,
                      snapshot_at_compression, snapshot_at_iteration)
 from scratchpad_lab.engine.promptlab.prompts import (LIBRARY, MAX_PROMPT_CHARS, MAX_PROMPTS, MAX_SUMMARIZERS, PER_ENDPOINT, PLACEHOLDER_HELP,
-                      PROMPT_LIBRARY, PromptCheck, check_prompt, literal_template)
+                      PROMPT_LIBRARY, PromptCheck, check_prompt, literal_template, prompt_from_upload)
 
 __all__ = ["Cell", "Matrix", "PromptVariant", "Snapshot", "SnapshotError",
            "compress_once", "compressions_of", "differing", "iterations_of", "prompt_file_name", "record_for",
            "snapshot_at_compression", "snapshot_at_iteration", "LIBRARY", "MAX_PROMPT_CHARS", "MAX_PROMPTS", "MAX_SUMMARIZERS",
-           "PER_ENDPOINT", "PLACEHOLDER_HELP", "PROMPT_LIBRARY", "PromptCheck", "check_prompt", "literal_template"]
+           "prompt_from_upload", "PER_ENDPOINT", "PLACEHOLDER_HELP", "PROMPT_LIBRARY", "PromptCheck", "check_prompt", "literal_template"]

@@ -21,6 +21,23 @@ MAX_SUMMARIZERS = 3
 PER_ENDPOINT = 4  # concurrent calls per endpoint: within what hosted APIs and local servers take
 
 
+def prompt_from_upload(file_name: str, raw: bytes) -> "tuple[str, str]":
+    """An uploaded prompt file as (its name, its text), held to the one prompt limit (MAX_PROMPT_CHARS);
+    ConfigError saying what to change when it is not plain UTF-8 text or is too long."""
+    if len(raw) > 4 * MAX_PROMPT_CHARS:  # more bytes than any prompt within the limit: not decoded at all
+        raise ConfigError(f"That file is {len(raw):,} bytes; a prompt may be at most {MAX_PROMPT_CHARS:,} "
+                          "characters. Nothing was added: shorten it and upload it again.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError("That file could not be read as plain UTF-8 text; nothing was added. Save the prompt "
+                          "as a plain .txt file and upload it again.") from None
+    too_long = prompt_too_long(text)
+    if too_long:
+        raise ConfigError(f"{too_long} Nothing was added.")
+    return file_name.rsplit(".", 1)[0][:60] or "uploaded prompt", text
+
+
 # ── the prompt library ──────────────────────────────────────────────────────────────────────────
 # The package's own prompt first, read from autourgos_summarizer (never a copy); then one text file per
 # prompt in data/prompts/, in file-name order: a header of `name:` and `description:` lines, a line

@@ -9,7 +9,9 @@ error message quoted one.
 Owners: "" is the one user of a local store. In hosted mode each browser is a visitor; its rows carry the
 SHA-256 of its id (`owner_of`), listing shows a visitor only its own rows, and a run id (128 random bits,
 secrets.token_urlsafe) is the only way to another visitor's run. Caps (location.Limits) remove the oldest
-runs first, and say which.
+runs first, and say which: over a visitor's own caps, their own; over the totals, those of the visitor
+holding the most (`_make_room`), who is told on their next visit (`take_notices`). Prompt versions count
+toward the bytes caps.
 
 Every database failure becomes one StoreError whose message says what happened and what to do; nothing a
 page shows is lost by it (the page keeps its runs in memory and offers the download).
@@ -34,15 +36,16 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlch
 from scratchpad_lab.engine.store import tables as t
 from scratchpad_lab.engine.store.errors import StoreError
 from scratchpad_lab.engine.store.location import DB_ENV, Limits, limits_from_env, normalized, sqlite_file, store_url
+from scratchpad_lab.model.config import prompt_too_long
+from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.records import RunRecord, load_any, prompt_label
 from scratchpad_lab.model.results import Result
-from scratchpad_lab.model.schemas import MAX_FILE_BYTES
+from scratchpad_lab.model.schemas import FILE_LIMIT, MAX_FILE_BYTES
 from scratchpad_lab.model.trace import RecordError, Trace
 
 RUN_ID_BYTES = 16                 # secrets.token_urlsafe(16): 22 characters, 128 random bits
 MAX_NAME = 200
 MAX_PROMPT_NAME = 100
-MAX_PROMPT_TEXT = 100_000
 KEY_REMOVED = "[a key was here; removed before storing]"
 
 
@@ -247,6 +250,32 @@ def shown_url(url: str) -> str:
         return "(a URL that is not a database URL)"
 
 
+HIDDEN = "the server's database"
+
+
+def hide_location(text: str, url: str) -> str:
+    """`text` without where the database is: its file (and folder), host, port, user, password and name,
+    as the URL gives them and as drivers quote them ('at "10.0.0.5", port 5432', 'for user "lab"')."""
+    import re
+    parts: List[str] = []
+    path = sqlite_file(url)
+    if path is not None:
+        parts += [str(path), str(path.parent)]
+    else:
+        try:
+            found = make_url(url)
+            parts += [str(v) for v in (found.password, found.host, found.username, found.database) if v]
+        except ArgumentError:
+            pass
+    whole = {url, shown_url(url), str(path)}
+    for part in sorted({p for p in parts if len(p) >= 2} | whole, key=len, reverse=True):
+        text = text.replace(part, HIDDEN if part in whole else "…")
+    text = re.sub(r'(server at|host|user|database|role)\s+"[^"]*"(\s*\([^)]*\))?', r"\1 …", text, flags=re.I)
+    text = re.sub(r"\bport\s+\d+", "port …", text, flags=re.I)
+    text = re.sub(r"\b\d{1,3}(\.\d{1,3}){3}\b", "…", text)
+    return text.replace(f"({HIDDEN})", "").replace("  ", " ")
+
+
 def _problem(exc: BaseException, where: str) -> StoreError:
     """A database failure as a sentence, by its cause: full, unreachable, or refused."""
     orig = getattr(exc, "orig", None) or exc
@@ -272,7 +301,15 @@ class Store:
         self.url = normalized(url) if url else store_url()
         self.limits = limits or limits_from_env()
         self.where = shown_url(self.url)
-        self._engine = _engine(self.url)
+        try:
+            self._engine = _engine(self.url)
+        except StoreError as exc:
+            raise self._safe(exc) from None
+
+    def _safe(self, exc: StoreError) -> StoreError:
+        """In hosted mode, the error as a visitor may see it: without the database's file path, host, port,
+        user or name (an operator reads them in the server's own log and settings)."""
+        return StoreError(hide_location(str(exc), self.url), exc.kind) if hosted_mode() else exc
 
     # ── connections ─────────────────────────────────────────────────────────
 
@@ -287,15 +324,15 @@ class Store:
                 _READY.add(self.url)
             with engine.begin() as conn:
                 yield conn
-        except StoreError:
-            raise
+        except StoreError as exc:
+            raise self._safe(exc) from None
         except UnicodeEncodeError:  # a lone surrogate that no check below caught: still the store's own error
             raise StoreError(NOT_TEXT.format(what="A value given to the store"), "settings") from None
         except SQLAlchemyError as exc:
-            raise _problem(exc, self.where) from None
+            raise self._safe(_problem(exc, self.where)) from None
         except OSError as exc:
-            raise StoreError(f"The run store ({self.where}) cannot be opened: {exc.strerror or exc}. Set {DB_ENV} "
-                             "to a file you can write to.", "unreachable") from None
+            raise self._safe(StoreError(f"The run store ({self.where}) cannot be opened: {exc.strerror or exc}. Set "
+                                        f"{DB_ENV} to a file you can write to.", "unreachable")) from None
 
     def check(self) -> None:
         """Open the database (creating or upgrading its schema); StoreError if it cannot be used."""
@@ -313,40 +350,116 @@ class Store:
         checked = _checked(body, "The run to store")
         size = len(body.encode("utf-8"))
         if size > MAX_FILE_BYTES:
-            raise StoreError(f"This run is {size / 1e6:.1f} MB as JSON; the store takes runs of up to "
-                             f"{MAX_FILE_BYTES / 1e6:.0f} MB (the file limit). It was not stored; download it "
-                             "instead.", "too_large")
+            raise StoreError(f"This run is {size:,} bytes as JSON; the store takes runs of up to {FILE_LIMIT} "
+                             "(the file limit). It was not stored; download it instead.", "too_large")
         if owner and size > self.limits.visitor_bytes:
             raise StoreError(f"This run is {size / 1e6:.1f} MB; each visitor may store {self.limits.visitor_bytes / 1e6:.0f} "
                              "MB in all. It was not stored; download it instead.", "too_large")
         row = dict(id=new_id(), owner=owner, stored_ns=_now_ns(), size_bytes=size, body=body, **_columns(checked, name))
         with self._tx(write=True) as conn:
             conn.execute(t.runs.insert().values(**row))
-            removed = self._make_room(conn, owner, row["id"])
+            removed = self._make_room(conn, owner, _Keep(run=row["id"]))
         return Saved(row["id"], removed, owner)
 
-    def _make_room(self, conn: Connection, owner: str, keep: str) -> List[RunSummary]:
+    def _make_room(self, conn: Connection, owner: str, keep: "_Keep") -> List[RunSummary]:
+        """Remove runs (and prompt versions, which count toward the bytes) until every cap holds.
+
+        Over their own caps, the saver loses their own oldest. Over the totals, the visitor holding the most
+        loses their oldest first (on a tie, the saver, then whoever stored last): so a visitor over their
+        share pays for their own saves, and a new visitor, holding little, removes nothing of a visitor who
+        holds no more than they do. Another visitor's removed runs are noted for their next visit."""
         removed: List[RunSummary] = []
-        caps = [(None, self.limits.total_runs, self.limits.total_bytes)]
         if owner:
-            caps.insert(0, (owner, self.limits.visitor_runs, self.limits.visitor_bytes))
-        for who, most_runs, most_bytes in caps:
-            query = select(func.count(), func.coalesce(func.sum(t.runs.c.size_bytes), 0)).select_from(t.runs)
-            if who is not None:
-                query = query.where(t.runs.c.owner == who)
-            count, total = conn.execute(query).one()
-            if count <= most_runs and total <= most_bytes:
-                continue
-            listed = select(*_SUMMARY_COLUMNS).where(t.runs.c.id != keep).order_by(t.runs.c.stored_ns.asc())
-            if who is not None:
-                listed = listed.where(t.runs.c.owner == who)
-            for found in conn.execute(listed):
-                if count <= most_runs and total <= most_bytes:
-                    break
-                conn.execute(delete(t.runs).where(t.runs.c.id == found.id))
-                removed.append(_summary(found))
-                count, total = count - 1, total - found.size_bytes
+            self._shrink(conn, owner, keep, self.limits.visitor_runs, self.limits.visitor_bytes, removed)
+        while True:
+            held = self._holdings(conn)
+            runs = sum(h[0] for h in held.values())
+            size = sum(h[1] for h in held.values())
+            over_runs, over_bytes = runs > self.limits.total_runs, size > self.limits.total_bytes
+            if not (over_runs or over_bytes):
+                break
+            measure = 0 if over_runs else 1
+            candidates = [o for o, h in held.items() if h[measure] > 0 and (o != owner or self._spare(conn, o, keep))]
+            if not candidates:
+                raise StoreError("The store is full, and nothing of yours is left to remove to make room. It was "
+                                 "not stored; download it instead.", "full")
+            who = max(candidates, key=lambda o: (held[o][measure], o == owner, held[o][2]))
+            gone = self._remove_oldest(conn, who, keep)
+            if gone is not None:
+                removed.append(gone)
+        others = {}
+        for r in removed:
+            if r.owner != owner:
+                others.setdefault(r.owner, []).append(r)
+        for who, theirs in others.items():
+            names = ", ".join(f"“{r.name or 'run'}”" for r in theirs[:3])
+            more = f" and {len(theirs) - 3} more" if len(theirs) > 3 else ""
+            conn.execute(t.notices.insert().values(owner=who, stored_ns=_now_ns(), text=(
+                f"The store was full, so {len(theirs)} of your oldest stored run{'s' * (len(theirs) != 1)} "
+                f"({names}{more}) {'were' if len(theirs) != 1 else 'was'} removed to make room: you held the "
+                "most. Download runs you want to keep.")))
         return removed
+
+    def _holdings(self, conn: Connection) -> Dict[str, list]:
+        """{owner: [runs, bytes (runs and prompt versions), newest stored_ns]}."""
+        held: Dict[str, list] = {}
+        for who, count, size, newest in conn.execute(
+                select(t.runs.c.owner, func.count(), func.coalesce(func.sum(t.runs.c.size_bytes), 0),
+                       func.max(t.runs.c.stored_ns)).group_by(t.runs.c.owner)):
+            held[who] = [int(count), int(size), int(newest or 0)]
+        for who, size, newest in conn.execute(
+                select(t.prompts.c.owner, func.coalesce(func.sum(func.length(t.prompts.c.text)), 0),
+                       func.max(t.prompts.c.stored_ns)).group_by(t.prompts.c.owner)):
+            entry = held.setdefault(who, [0, 0, 0])
+            entry[1] += int(size)
+            entry[2] = max(entry[2], int(newest or 0))
+        return held
+
+    def _spare(self, conn: Connection, who: str, keep: "_Keep") -> bool:
+        """Whether `who` has anything but the row being kept to give up."""
+        runs = conn.execute(select(func.count()).select_from(t.runs).where(
+            t.runs.c.owner == who, t.runs.c.id != keep.run)).scalar()
+        return bool(runs) or bool(conn.execute(select(func.count()).select_from(t.prompts).where(
+            t.prompts.c.owner == who, t.prompts.c.id != keep.prompt)).scalar())
+
+    def _remove_oldest(self, conn: Connection, who: str, keep: "_Keep") -> Optional[RunSummary]:
+        """`who`'s oldest run (not `keep`), else their oldest prompt version; the run's summary, if a run went."""
+        found = conn.execute(select(*_SUMMARY_COLUMNS).where(t.runs.c.owner == who, t.runs.c.id != keep.run)
+                             .order_by(t.runs.c.stored_ns.asc()).limit(1)).first()
+        if found is not None:
+            conn.execute(delete(t.runs).where(t.runs.c.id == found.id))
+            return _summary(found)
+        oldest = conn.execute(select(t.prompts.c.id).where(t.prompts.c.owner == who,
+                                                           t.prompts.c.id != keep.prompt)
+                              .order_by(t.prompts.c.stored_ns.asc()).limit(1)).scalar()
+        if oldest is None:
+            raise StoreError("The store is full, and nothing of yours is left to remove to make room. It was not "
+                             "stored; download it instead.", "full")
+        conn.execute(delete(t.prompts).where(t.prompts.c.id == oldest))
+        return None
+
+    def _shrink(self, conn: Connection, who: str, keep: "_Keep", most_runs: int, most_bytes: int,
+                removed: List[RunSummary]) -> None:
+        """`who`'s own oldest go until they hold at most `most_runs` runs and `most_bytes` (prompts included)."""
+        while True:
+            count, size, _ = self._holdings(conn).get(who, [0, 0, 0])
+            if count <= most_runs and size <= most_bytes:
+                return
+            if not self._spare(conn, who, keep):
+                raise StoreError(f"You hold {size / 1e6:.1f} MB in runs and prompt versions, over the "
+                                 f"{most_bytes / 1e6:.0f} MB each visitor may store. It was not stored.", "too_large")
+            gone = self._remove_oldest(conn, who, keep)
+            if gone is not None:
+                removed.append(gone)
+
+    def take_notices(self, owner: str = "") -> List[str]:
+        """What this visitor should be told since their last visit (each said once: taken, it is gone)."""
+        with self._tx(write=True) as conn:
+            rows = conn.execute(select(t.notices.c.id, t.notices.c.text).where(t.notices.c.owner == owner)
+                                .order_by(t.notices.c.stored_ns.asc())).all()
+            if rows:
+                conn.execute(delete(t.notices).where(t.notices.c.id.in_([r.id for r in rows])))
+        return [r.text for r in rows]
 
     def list_runs(self, owner: Optional[str] = "", search: str = "", limit: int = 500) -> List[RunSummary]:
         """Stored runs newest first; `owner` None lists every owner's (the CLI's --all). Each word of
@@ -430,9 +543,9 @@ class Store:
         name = " ".join(name.split())[:MAX_PROMPT_NAME]
         if not name:
             raise StoreError("Give the prompt version a name; it was not saved.", "settings")
-        if len(text) > MAX_PROMPT_TEXT:
-            raise StoreError(f"That prompt is {len(text):,} characters; a saved version may be at most "
-                             f"{MAX_PROMPT_TEXT:,}. It was not saved.", "too_large")
+        too_long = prompt_too_long(text)  # the one prompt limit, on every path in (a page, an upload, the CLI)
+        if too_long:
+            raise StoreError(f"{too_long} It was not saved.", "too_large")
         text = text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
         with self._tx(write=True) as conn:
             newest = conn.execute(select(t.prompts).where(t.prompts.c.owner == owner, t.prompts.c.name == name)
@@ -447,6 +560,9 @@ class Store:
                 oldest = select(t.prompts.c.id).where(t.prompts.c.owner == owner).order_by(
                     t.prompts.c.stored_ns.asc()).limit(count - self.limits.prompt_versions)
                 conn.execute(delete(t.prompts).where(t.prompts.c.id.in_([r.id for r in conn.execute(oldest)])))
+            new_row = conn.execute(select(t.prompts.c.id).where(
+                t.prompts.c.owner == owner, t.prompts.c.name == name, t.prompts.c.version == version.version)).scalar()
+            self._make_room(conn, owner, _Keep(prompt=new_row))  # prompt versions count toward the bytes caps
         return version
 
     def prompt_history(self, name: str, owner: str = "") -> List[PromptVersion]:
@@ -507,6 +623,14 @@ class Store:
             _may_change(conn.execute(select(t.results.c.owner).where(t.results.c.id == result_id)).first(),
                         result_id, owner)
             conn.execute(delete(t.results).where(t.results.c.id == result_id))
+
+
+@dataclass(frozen=True)
+class _Keep:
+    """The row being saved, which making room never removes."""
+
+    run: str = ""
+    prompt: int = -1
 
 
 # ── helpers ────────────────────────────────────────────────────────────────

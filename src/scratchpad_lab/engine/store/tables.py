@@ -27,7 +27,7 @@ from scratchpad_lab.analysis.figures import compression_counts
 from scratchpad_lab.engine.store.errors import StoreError
 from scratchpad_lab.model.events import Event
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 LOCK_ID = 0x5C7A7C4  # PostgreSQL advisory lock taken while migrating
 
 metadata = MetaData()
@@ -79,6 +79,15 @@ results = Table("lab_results", metadata,
                 Index("lab_results_owner_stored", "owner", "stored_ns"))
 
 
+# What a visitor is told on their next visit: their runs removed to make room for others' (version 3).
+notices = Table("lab_notices", metadata,
+                Column("id", Integer, primary_key=True, autoincrement=True),
+                Column("owner", String(64), nullable=False),
+                Column("stored_ns", BigInteger, nullable=False),
+                Column("text", Text, nullable=False),
+                Index("lab_notices_owner", "owner"))
+
+
 FIGURE_COLUMNS = ("compressions", "summarizer_calls", "failed_calls")
 
 
@@ -92,7 +101,7 @@ def figure_columns(events: Sequence[Event]) -> Dict[str, int]:
 def _to_1(conn: Connection) -> None:
     """The first version: runs and traces, prompt versions, results (made with today's columns: the
     version-2 step then finds its columns there and only recounts, which an empty database makes quick)."""
-    metadata.create_all(conn, tables=[meta, runs, prompts, results])
+    metadata.create_all(conn, tables=[meta, runs, prompts, results])  # (notices: version 3)
 
 
 def _to_2(conn: Connection) -> None:
@@ -113,7 +122,12 @@ def _to_2(conn: Connection) -> None:
         conn.execute(runs.update().where(runs.c.id == run_id).values(**figure_columns(events)))
 
 
-MIGRATIONS: Dict[int, Callable[[Connection], None]] = {1: _to_1, 2: _to_2}
+def _to_3(conn: Connection) -> None:
+    """Version 3: notices, so a visitor whose runs the total cap removed is told when they come back."""
+    metadata.create_all(conn, tables=[notices])
+
+
+MIGRATIONS: Dict[int, Callable[[Connection], None]] = {1: _to_1, 2: _to_2, 3: _to_3}
 
 
 def current_version(conn: Connection) -> int:

@@ -173,6 +173,11 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
         raise StrategyError(f"pick 1 to {MAX_STRATEGIES} strategies, not {len(specs)}.")
     trace = recorded_trajectory(loaded)
     summarizer = summarizer or SummarizerSpec()
+    if stop is not None and summarizer.stop_event is None:
+        # The job's flag reaches the endpoint client (summarizer.client()), so Stop closes a summary call in
+        # flight and cancels its retries on every path: the runner's (scratchpad strategies) and the chat
+        # model a message strategy calls, which has no flag of its own to look at.
+        summarizer.stop_event = stop
     counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
     baselines: Dict[str, Any] = {}
     scenario = scenario_of(loaded)

@@ -66,7 +66,7 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     # the prompt lab (engine/promptlab): its library, checks and snapshots
     **{name: ("scratchpad_lab.engine.promptlab", name) for name in (
         "LIBRARY", "MAX_PROMPTS", "MAX_SUMMARIZERS", "PLACEHOLDER_HELP", "PROMPT_LIBRARY", "Cell", "Matrix",
-        "PromptVariant", "Snapshot", "check_prompt", "compressions_of", "differing",
+        "PromptVariant", "Snapshot", "check_prompt", "prompt_from_upload", "compressions_of", "differing",
         "iterations_of", "prompt_file_name", "record_for", "snapshot_at_compression", "snapshot_at_iteration")},
     # the endpoint client and the token count (engine/providers.py, engine/tokens.py, engine/keys.py)
     **{name: ("scratchpad_lab.engine.providers", name) for name in ("EndpointLLM", "check_connection", "key_missing",
