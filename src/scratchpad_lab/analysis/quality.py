@@ -83,15 +83,35 @@ def annotate_one(c: Dict, expected: Sequence[str] = (), template: Optional[str] 
     return c
 
 
-def annotate(events: Sequence[Event]) -> List[Dict]:
-    """Every compression with its facts before, facts lost, retention share and flags."""
+def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> List[Dict]:
+    """Every compression with its facts before, facts lost, retention share and flags; its lost facts by kind
+    (`lost_by_kind`, `loss_words`: fact_kinds.py) and its failed health checks (`health`: health.py). `run`: the
+    whole run's events, when `events` holds only some of its compressions (the cards on show): the user's turns
+    and the health checks read the whole run."""
+    from scratchpad_lab.analysis import health
+    from scratchpad_lab.analysis.fact_kinds import kind_loss, loss_words, user_turns
+
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}
     template = config.get("summarizer_prompt")
     expected = expected_values(events)
-    return [annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
+    comps = of_kind(events, "compression")
+    whole = events if run is None else run
+    turns = user_turns(whole) if comps else []
+    failed_checks = health.check_run(whole) if run is None else health.checks_of(whole, comps)
+    out = []
+    for e, failed in zip(comps, failed_checks):
+        c = annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
                          expected, template)
-            for e in of_kind(events, "compression")]
+        if c.get("status") == "ok":
+            loss = kind_loss(c["before"] or "", c["after"] or "", expected,
+                             [t for i, t in turns if i <= int(e.iteration or 0)])
+            c["lost_by_kind"], c["loss_words"] = loss.lost, loss_words(loss)
+        else:
+            c["lost_by_kind"], c["loss_words"] = {}, ""
+        c["health"] = list(failed)
+        out.append(c)
+    return out
 
 
 @dataclass

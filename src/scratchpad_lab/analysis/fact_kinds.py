@@ -1,0 +1,140 @@
+"""Fact kinds: the one rule of what kind a fact is, as a person recognises it, and what each kind lost.
+
+Streamlit-free, pure functions over text and recorded events. The facts themselves come from facts.py (values,
+never JSON keys); this module only sorts them, so facts kept (figures.py) is unchanged by it:
+
+  id           identifiers: ticket, order, reservation, flight and payment ids (A-1001, ZFA04Y, HAT170,
+               credit_card_4421486), versions and addresses (v4.18.2, 10.118.4.21)
+  amount       numbers and amounts: $120.50, 3,072 atoms, 950ms, 250
+  date         dates and times: 2024-05-15, 17 November 2026, 14:02
+  path         file paths and URLs: /var/log/app.log, https://example.com/a
+  name         emails and names: a.rao@example.in, Asha Rao
+  code         commands and code: a quoted command or expression ("git push --force", "x = f(1)"), a dotted
+               setting name (db.pool.max_size)
+  instruction  the user's own words: a line of a user turn (the task after its "User:" mark, and each later
+               user turn of an imported chat) that the scratchpad held
+  other        quoted text that is none of these
+
+A scenario's expected fact is read as the kind of the one fact it is (an expected "INV88213" is an id).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from scratchpad_lab.analysis.facts import Fact, line_facts, retention
+from scratchpad_lab.analysis.metrics import of_kind
+
+KINDS = ("id", "amount", "date", "path", "name", "code", "instruction", "other")
+# (one, many): how a count of each kind reads on a card and in the CLI ("lost 3 ids, 2 amounts")
+NAMES = {"id": ("id", "ids"), "amount": ("amount", "amounts"), "date": ("date", "dates"),
+         "path": ("path or URL", "paths and URLs"), "name": ("name", "names"),
+         "code": ("command or code", "commands and code"),
+         "instruction": ("line of the user's", "lines of the user's"), "other": ("quoted text", "quoted texts")}
+_BY_FACT_KIND = {"identifier": "id", "number": "amount", "datetime": "date", "url": "path", "path": "path",
+                 "email": "name", "name": "name"}
+_CODE = re.compile(r"[(){}\[\]=;|$<>`]|--|&&|^\s*(?:git|pip|npm|npx|python3?|node|curl|wget|ls|cd|grep|sed|awk|"
+                   r"kubectl|docker|make|sudo|cat|rm|mv|cp|ssh|chmod|export|SELECT|INSERT|UPDATE|DELETE)\b")
+_SETTING = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$")  # db.pool.max_size (not v4.18.2, 10.1.2.3)
+USER_MARK = "\n\nUser:\n"         # where an imported chat's task puts its user turns (importers/chat.py)
+USER_TOOLS = ("user", "user_turn")  # the tool an imported chat's later user turn is a call to
+MIN_INSTRUCTION = 8               # a user line shorter than this ("ok", "yes") is not an instruction
+
+
+def kind_of(fact: Fact) -> str:
+    """The kind (KINDS) of one fact of facts.py."""
+    if fact.kind == "expected":
+        inner = line_facts(fact.text)
+        return kind_of(inner[0]) if len(inner) == 1 and inner[0].text == fact.text else "other"
+    if fact.kind == "quoted":
+        return "code" if _CODE.search(fact.text) else "other"
+    if fact.kind == "identifier" and _SETTING.match(fact.text):
+        return "code"
+    return _BY_FACT_KIND.get(fact.kind, "other")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def user_turns(events: Sequence) -> List[Tuple[int, str]]:
+    """(iteration, text) of each user turn a run recorded, oldest first: the task's user part (iteration 0;
+    the whole task when it has no "User:" mark, as a scenario's task is the user's request) and each later
+    user turn of an imported chat (a call to its `user` tool, whose result is the user's message)."""
+    out: List[Tuple[int, str]] = []
+    for e in of_kind(events, "run_start"):
+        task = str(e.payload.task or "")
+        out.append((0, task.rsplit(USER_MARK, 1)[1] if USER_MARK in task else task))
+    for e in of_kind(events, "tool_call"):
+        if e.payload.tool in USER_TOOLS and str(e.payload.result or "").strip():
+            out.append((int(e.iteration or 0), str(e.payload.result)))
+    return [(i, t) for i, t in out if t.strip()]
+
+
+def instruction_lines(turn: str) -> List[str]:
+    """The lines of one user turn that count as instructions (whitespace made single)."""
+    return [line for line in (_norm(raw) for raw in turn.splitlines()) if len(line) >= MIN_INSTRUCTION]
+
+
+@dataclass
+class KindLoss:
+    """What one cut did to each kind: facts before and kept per kind, the lost ones, and whether the user's newest
+    message that the text held is gone from it."""
+
+    before: Dict[str, int] = field(default_factory=dict)
+    kept: Dict[str, int] = field(default_factory=dict)
+    lost: Dict[str, List[str]] = field(default_factory=dict)
+    last_instruction_lost: bool = False
+
+
+def kind_loss(before: str, after: str, expected: Sequence[str] = (), turns: Sequence[str] = ()) -> KindLoss:
+    """Each kind's facts in `before` and how many are still in `after` (facts.retention's rule), and the user's
+    lines (`turns`, oldest first) that `before` held: kept when `after` still holds them whole."""
+    out = KindLoss()
+    r = retention(before, after, expected)
+    lost = {f.text for f in r.lost}
+    for f in r.before:
+        kind = kind_of(f)
+        out.before[kind] = out.before.get(kind, 0) + 1
+        if f.text in lost:
+            out.lost.setdefault(kind, []).append(f.text)
+        else:
+            out.kept[kind] = out.kept.get(kind, 0) + 1
+    if turns:
+        had, has = _norm(before), _norm(after)
+        newest_held: Optional[List[str]] = None
+        for turn in turns:
+            held = [line for line in instruction_lines(turn) if line in had]
+            if not held:
+                continue
+            newest_held = held
+            for line in held:
+                out.before["instruction"] = out.before.get("instruction", 0) + 1
+                if line in has:
+                    out.kept["instruction"] = out.kept.get("instruction", 0) + 1
+                else:
+                    out.lost.setdefault("instruction", []).append(line)
+        out.last_instruction_lost = newest_held is not None and not any(line in has for line in newest_held)
+    return out
+
+
+def loss_words(loss: KindLoss) -> str:
+    """"lost 3 ids, 2 amounts, the user's last instruction": each kind's lost count in KINDS order, our words."""
+    parts = []
+    for kind in KINDS:
+        n = len(loss.lost.get(kind, []))
+        if not n or kind == "instruction":
+            continue
+        parts.append(f"{n} {NAMES[kind][0] if n == 1 else NAMES[kind][1]}")
+    if loss.last_instruction_lost:
+        parts.append("the user's last instruction")
+    elif loss.lost.get("instruction"):
+        n = len(loss.lost["instruction"])
+        parts.append(f"{n} {NAMES['instruction'][0] if n == 1 else NAMES['instruction'][1]} own words")
+    return "lost " + ", ".join(parts) if parts else ""
+
+
+def shares(before: Dict[str, int], kept: Dict[str, int]) -> Dict[str, float]:
+    """{kind: share kept} for each kind that had facts, in KINDS order."""
+    return {k: round(kept.get(k, 0) / before[k], 4) for k in KINDS if before.get(k)}
