@@ -138,3 +138,14 @@ def loss_words(loss: KindLoss) -> str:
 def shares(before: Dict[str, int], kept: Dict[str, int]) -> Dict[str, float]:
     """{kind: share kept} for each kind that had facts, in KINDS order."""
     return {k: round(kept.get(k, 0) / before[k], 4) for k in KINDS if before.get(k)}
+
+
+NO_KINDS = "no facts to keep"
+
+
+def kept_by_kind_text(kept: Dict[str, float]) -> str:
+    """A figures row's kept_by_kind as every page and the CLI print it: "ids 80%, amounts 50%"."""
+    if not kept:
+        return NO_KINDS
+    return ", ".join(f"{NAMES[k][1] if k != 'instruction' else 'the user' + chr(39) + 's own lines'} {share:.0%}"
+                     for k, share in kept.items())

@@ -47,7 +47,8 @@ LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls"
           "facts_retained": "facts kept",
           "trim_facts_retained": "facts kept through trims",
           "answer_score": "answer score", "peak_tokens": "peak context tokens",
-          "mean_tokens": "mean context tokens"}
+          "mean_tokens": "mean context tokens", "kept_by_kind": "facts kept by kind",
+          "health": "compressions with a problem"}
 
 
 def percent(share: float) -> str:

@@ -144,3 +144,12 @@ def sentences(events: Sequence, index: int, failed: Sequence[str]) -> str:
         else:
             parts.append(SENTENCES[name])
     return " ".join(parts)
+
+
+NO_PROBLEM = "no problem found"
+
+
+def counts_text(found: Dict[str, int]) -> str:
+    """A figures row's health counts as every page and the CLI print them: "fires again at once 2"."""
+    said = [f"{CHIPS[name]} {found[name]}" for name in CHECKS if found.get(name)]
+    return ", ".join(said) if said else NO_PROBLEM
