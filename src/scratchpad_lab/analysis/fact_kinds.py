@@ -13,7 +13,11 @@ never JSON keys); this module only sorts them, so facts kept (figures.py) is unc
                setting name (db.pool.max_size)
   instruction  the user's own words: a line of a user turn (the task after its "User:" mark, and each later
                user turn of an imported chat) that the scratchpad held
-  other        quoted text that is none of these
+  other        quoted text that is none of these ("975 Sunset Drive", "economy")
+
+A quoted fact (a JSON string value) is read by what is inside the quotes: a command or code; a short code of
+capitals and digits (reservation "NO6JO3", airport "JFK") is an id; words that each start with a capital are a
+name ("Mia", "Austin"); anything else is other.
 
 A scenario's expected fact is read as the kind of the one fact it is (an expected "INV88213" is an id).
 """
@@ -37,6 +41,10 @@ _BY_FACT_KIND = {"identifier": "id", "number": "amount", "datetime": "date", "ur
 _CODE = re.compile(r"[(){}\[\]=;|$<>`]|--|&&|^\s*(?:git|pip|npm|npx|python3?|node|curl|wget|ls|cd|grep|sed|awk|"
                    r"kubectl|docker|make|sudo|cat|rm|mv|cp|ssh|chmod|export|SELECT|INSERT|UPDATE|DELETE)\b")
 _SETTING = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$")  # db.pool.max_size (not v4.18.2, 10.1.2.3)
+# inside quotes: a short code of capitals and digits (a reservation "NO6JO3", an airport "JFK"), or words that
+# each start with a capital ("Mia", "Asha Rao", "Austin")
+_CODE_ID = re.compile(r"^(?=.*[A-Z])[A-Z0-9]{3,10}$")
+_PROPER = re.compile(r"^[A-Z][a-zß-öø-ÿ]+(?: [A-Z][a-zß-öø-ÿ]+){0,3}$")
 USER_MARK = "\n\nUser:\n"         # where an imported chat's task puts its user turns (importers/chat.py)
 USER_TOOLS = ("user", "user_turn")  # the tool an imported chat's later user turn is a call to
 MIN_INSTRUCTION = 8               # a user line shorter than this ("ok", "yes") is not an instruction
@@ -44,11 +52,18 @@ MIN_INSTRUCTION = 8               # a user line shorter than this ("ok", "yes") 
 
 def kind_of(fact: Fact) -> str:
     """The kind (KINDS) of one fact of facts.py."""
-    if fact.kind == "expected":
-        inner = line_facts(fact.text)
-        return kind_of(inner[0]) if len(inner) == 1 and inner[0].text == fact.text else "other"
-    if fact.kind == "quoted":
-        return "code" if _CODE.search(fact.text) else "other"
+    if fact.kind in ("expected", "quoted"):  # read by what it is: one fact of another kind, whole
+        inner = [f for f in line_facts(fact.text) if f.kind != "quoted"]
+        if len(inner) == 1 and inner[0].text == fact.text:
+            return kind_of(inner[0])
+        if fact.kind == "expected":
+            return "other"
+    if fact.kind == "quoted":  # a JSON string value: read by what is inside the quotes
+        if _CODE.search(fact.text):
+            return "code"
+        if _CODE_ID.match(fact.text):
+            return "id"
+        return "name" if _PROPER.match(fact.text) else "other"
     if fact.kind == "identifier" and _SETTING.match(fact.text):
         return "code"
     return _BY_FACT_KIND.get(fact.kind, "other")
