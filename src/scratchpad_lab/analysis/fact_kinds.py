@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.analysis.facts import Fact, line_facts, retention
@@ -50,6 +51,7 @@ USER_TOOLS = ("user", "user_turn")  # the tool an imported chat's later user tur
 MIN_INSTRUCTION = 8               # a user line shorter than this ("ok", "yes") is not an instruction
 
 
+@lru_cache(maxsize=65536)
 def kind_of(fact: Fact) -> str:
     """The kind (KINDS) of one fact of facts.py."""
     if fact.kind in ("expected", "quoted"):  # read by what it is: one fact of another kind, whole
@@ -106,32 +108,60 @@ class KindLoss:
 def kind_loss(before: str, after: str, expected: Sequence[str] = (), turns: Sequence[str] = ()) -> KindLoss:
     """Each kind's facts in `before` and how many are still in `after` (facts.retention's rule), and the user's
     lines (`turns`, oldest first) that `before` held: kept when `after` still holds them whole."""
-    out = KindLoss()
+    counts_before, counts_kept, lost = _fact_kinds(before, after, tuple(expected))
+    out = KindLoss(dict(counts_before), dict(counts_kept), {k: list(v) for k, v in lost})
+    held, kept, newest_lost = _instructions(before, after, tuple(turns))
+    if held:
+        out.before["instruction"] = len(held)
+        if kept:
+            out.kept["instruction"] = len(kept)
+        lost_lines = [line for line in held if line not in kept]
+        if lost_lines:
+            out.lost["instruction"] = lost_lines
+    out.last_instruction_lost = newest_lost
+    return out
+
+
+@lru_cache(maxsize=4096)  # the figures row and the cards ask of the same cuts, a sweep's cells share most
+def _fact_kinds(before: str, after: str, expected: tuple) -> tuple:
+    """(((kind, facts before)...), ((kind, kept)...), ((kind, lost values)...)) of one cut, by facts.retention."""
     r = retention(before, after, expected)
-    lost = {f.text for f in r.lost}
+    lost_values = {f.text for f in r.lost}
+    counts_before: Dict[str, int] = {}
+    counts_kept: Dict[str, int] = {}
+    lost: Dict[str, List[str]] = {}
     for f in r.before:
         kind = kind_of(f)
-        out.before[kind] = out.before.get(kind, 0) + 1
-        if f.text in lost:
-            out.lost.setdefault(kind, []).append(f.text)
+        counts_before[kind] = counts_before.get(kind, 0) + 1
+        if f.text in lost_values:
+            lost.setdefault(kind, []).append(f.text)
         else:
-            out.kept[kind] = out.kept.get(kind, 0) + 1
-    if turns:
-        had, has = _norm(before), _norm(after)
-        newest_held: Optional[List[str]] = None
-        for turn in turns:
-            held = [line for line in instruction_lines(turn) if line in had]
-            if not held:
-                continue
-            newest_held = held
-            for line in held:
-                out.before["instruction"] = out.before.get("instruction", 0) + 1
-                if line in has:
-                    out.kept["instruction"] = out.kept.get("instruction", 0) + 1
-                else:
-                    out.lost.setdefault("instruction", []).append(line)
-        out.last_instruction_lost = newest_held is not None and not any(line in has for line in newest_held)
-    return out
+            counts_kept[kind] = counts_kept.get(kind, 0) + 1
+    return (tuple(counts_before.items()), tuple(counts_kept.items()),
+            tuple((k, tuple(v)) for k, v in lost.items()))
+
+
+def last_instruction_lost(before: str, after: str, turns: Sequence[str]) -> bool:
+    """Is the user's newest message that `before` held (some line of it) wholly gone from `after`?"""
+    return _instructions(before, after, tuple(turns))[2]
+
+
+@lru_cache(maxsize=4096)
+def _instructions(before: str, after: str, turns: tuple) -> tuple:
+    """(the user's lines `before` held, those `after` still holds, whether the newest turn held is wholly gone);
+    remembered: the cards, the figures row and the health checks ask of the same cuts."""
+    if not turns:
+        return (), frozenset(), False
+    had, has = _norm(before), _norm(after)
+    held: List[str] = []
+    newest_held: List[str] = []
+    for turn in turns:
+        lines = [line for line in instruction_lines(turn) if line in had]
+        if lines:
+            held += lines
+            newest_held = lines
+    kept = frozenset(line for line in held if line in has)
+    return tuple(held), kept, bool(newest_held) and not any(line in kept for line in newest_held)
 
 
 def loss_words(loss: KindLoss) -> str:

@@ -19,10 +19,11 @@ that replaced nothing is already a failed call (figures.failed_call) or the pers
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Dict, List, Optional, Sequence
 
 from scratchpad_lab.analysis.facts import contains, extract_facts
-from scratchpad_lab.analysis.fact_kinds import kind_loss, user_turns
+from scratchpad_lab.analysis.fact_kinds import last_instruction_lost, user_turns
 from scratchpad_lab.analysis.metrics import of_kind
 
 CHECKS = ("grew", "fires_again", "dropped_user", "invented", "cost_more")
@@ -43,19 +44,22 @@ _HEADER = re.compile(r"^\[Summarized up to step \d+\]\s*$", re.M)
 
 def invented_facts(before: str, after: str, prompt: str = "") -> List[str]:
     """The facts (ids, numbers, dates, names) of `after` that neither `before` nor `prompt` holds."""
-    source = before + "\n" + prompt
-    return [f.text for f in extract_facts(_HEADER.sub("", after))
-            if f.kind in _INVENTED_KINDS and not contains(source, f.text)]
+    return list(_invented(before, after, prompt))
 
 
-def _cap(events: Sequence, iteration: int) -> Optional[int]:
-    for e in of_kind(events, "trigger"):
-        if e.iteration == iteration and e.payload.max_scratchpad_chars:
-            return int(e.payload.max_scratchpad_chars)
-    for e in of_kind(events, "run_start"):
-        cap = (e.payload.config or {}).get("max_scratchpad_chars")
-        return int(cap) if cap else None
-    return None
+@lru_cache(maxsize=4096)  # a sweep's cells share most of their compressions; a view asks again for those it shows
+def _invented(before: str, after: str, prompt: str) -> tuple:
+    return tuple(f.text for f in extract_facts(_HEADER.sub("", after))
+                 if f.kind in _INVENTED_KINDS and not contains(before, f.text) and not contains(prompt, f.text))
+
+
+def _caps(events: Sequence) -> tuple:
+    """({iteration: the size cap its trigger check read}, the run's configured cap or None)."""
+    at = {int(e.iteration): int(e.payload.max_scratchpad_chars) for e in of_kind(events, "trigger")
+          if e.iteration is not None and e.payload.max_scratchpad_chars}
+    starts = of_kind(events, "run_start")
+    configured = (starts[0].payload.config or {}).get("max_scratchpad_chars") if starts else None
+    return at, int(configured) if configured else None
 
 
 def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[str]]:
@@ -66,6 +70,7 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
         return []
     tokens = {int(e.iteration or 0): int(e.payload.tokens or 0) for e in of_kind(events, "iteration")}
     turns = user_turns(events)
+    caps, configured = _caps(events)
     wanted = None if only is None else {id(e) for e in only}
     out: List[List[str]] = []
     for n, e in enumerate(comps):
@@ -79,12 +84,13 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
         before, after = c.before or "", c.after or ""
         if len(after) > len(before):
             failed.append("grew")
-        later = [x for x in comps[n + 1:] if x.iteration is not None]
-        cap = _cap(events, at) if c.reason == "size" and c.trigger is None else None
-        if (cap is not None and len(after) > cap) or any(
-                x.payload.reason == "size" and 0 < int(x.iteration) - at <= REFIRE_STEPS for x in later[:1]):
+        after_it = next((x for x in comps[n + 1:n + 2] if x.iteration is not None), None)
+        cap = caps.get(at, configured) if c.reason == "size" and c.trigger is None else None
+        if (cap is not None and len(after) > cap) or (
+                after_it is not None and after_it.payload.reason == "size"
+                and 0 < int(after_it.iteration) - at <= REFIRE_STEPS):
             failed.append("fires_again")
-        if kind_loss(before, after, (), [t for i, t in turns if i <= at]).last_instruction_lost:
+        if last_instruction_lost(before, after, [t for i, t in turns if i <= at]):
             failed.append("dropped_user")
         if c.summarizer_called and invented_facts(before, after, c.prompt or ""):
             failed.append("invented")
