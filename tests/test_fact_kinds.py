@@ -35,6 +35,8 @@ def _kinds(text):
     ('then run "git push --force origin main" again', "git push --force origin main", "code"),
     ('the check is "x = f(1)" here', "x = f(1)", "code"),
     ("set db.pool.max_size to 40", "db.pool.max_size", "code"),
+    ("Action: get_order_history with A-1001", "get_order_history", "code"),
+    ("paid by credit_card_4421486 today", "credit_card_4421486", "id"),
     ('cabin is "economy" today', "economy", "other"),
 ])
 def test_each_kind_on_hand_built_text(text, value, kind):

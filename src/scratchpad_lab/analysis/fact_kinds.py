@@ -10,7 +10,7 @@ never JSON keys); this module only sorts them, so facts kept (figures.py) is unc
   path         file paths and URLs: /var/log/app.log, https://example.com/a
   name         emails and names: a.rao@example.in, Asha Rao
   code         commands and code: a quoted command or expression ("git push --force", "x = f(1)"), a dotted
-               setting name (db.pool.max_size)
+               setting name (db.pool.max_size), a function or tool name (get_order_history)
   instruction  the user's own words: a line of a user turn (the task after its "User:" mark, and each later
                user turn of an imported chat) that the scratchpad held
   other        quoted text that is none of these ("975 Sunset Drive", "economy")
@@ -41,7 +41,9 @@ _BY_FACT_KIND = {"identifier": "id", "number": "amount", "datetime": "date", "ur
                  "email": "name", "name": "name"}
 _CODE = re.compile(r"[(){}\[\]=;|$<>`]|--|&&|^\s*(?:git|pip|npm|npx|python3?|node|curl|wget|ls|cd|grep|sed|awk|"
                    r"kubectl|docker|make|sudo|cat|rm|mv|cp|ssh|chmod|export|SELECT|INSERT|UPDATE|DELETE)\b")
-_SETTING = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$")  # db.pool.max_size (not v4.18.2, 10.1.2.3)
+# a dotted setting (db.pool.max_size; not v4.18.2 or 10.1.2.3) or a function or tool name (get_order_history:
+# lower-case words joined by "_", no digit, where a payment id credit_card_4421486 has one)
+_SETTING = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$|^[a-z]+(?:_[a-z]+)+$")
 # inside quotes: a short code of capitals and digits (a reservation "NO6JO3", an airport "JFK"), or words that
 # each start with a capital ("Mia", "Asha Rao", "Austin")
 _CODE_ID = re.compile(r"^(?=.*[A-Z])[A-Z0-9]{3,10}$")
