@@ -139,3 +139,13 @@ def test_the_strategies_row_carries_kept_by_kind_and_health():
     row, f = result.row(), figures(result.events)
     assert row["kept_by_kind"] == f.kept_by_kind and row["health"] == f.health
     assert set(row["health"]) == {"grew", "fires_again", "dropped_user", "invented", "cost_more"}
+    # the Strategies table: one row of facts kept by kind and one of compressions with a problem, worded as
+    # fact_kinds and health word them
+    from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
+    from scratchpad_lab.analysis.figures import LABELS
+    from scratchpad_lab.analysis.health import counts_text
+    from scratchpad_lab.ui.strategies_page import table_texts
+
+    column = next(iter(table_texts([result]).values()))
+    assert column[LABELS["kept_by_kind"]] == kept_by_kind_text(f.kept_by_kind) and f.compressions
+    assert column[LABELS["health"]] == counts_text(f.health)
