@@ -401,7 +401,7 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     from scratchpad_lab.analysis.health import CHIPS
     from scratchpad_lab.analysis.quality import annotate
     failed = {h for c in annotate(record.events) for h in c["health"]}  # each failed check is a chip on its card
-    assert all(any(CHIPS[h] in m.value for m in app.markdown) for h in failed), failed
+    assert failed and all(any(CHIPS[h] in m.value for m in app.markdown) for h in failed), failed
     at_iteration = next(c["iteration"] for c in annotate(record.events) if "A-1001" in c["facts_lost"])
     app.selectbox(key="loss_0_probe_at").set_value(at_iteration).run()
     probes = next(d.value for d in app.dataframe if "question" in d.value.columns)

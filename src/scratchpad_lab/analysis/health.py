@@ -42,6 +42,11 @@ _INVENTED_KINDS = ("identifier", "number", "datetime", "name", "email")
 _HEADER = re.compile(r"^\[Summarized up to step \d+\]\s*$", re.M)
 
 
+def grew(before: str, after: str) -> bool:
+    """The one rule of a summary that grew the context (also quality.py's longer_than_input flag)."""
+    return len(after) > len(before)
+
+
 def invented_facts(before: str, after: str, prompt: str = "") -> List[str]:
     """The facts (ids, numbers, dates, names) of `after` that neither `before` nor `prompt` holds."""
     return list(_invented(before, after, prompt))
@@ -82,7 +87,7 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
             out.append(failed)
             continue
         before, after = c.before or "", c.after or ""
-        if len(after) > len(before):
+        if grew(before, after):
             failed.append("grew")
         after_it = next((x for x in comps[n + 1:n + 2] if x.iteration is not None), None)
         cap = caps.get(at, configured) if c.reason == "size" and c.trigger is None else None

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Sequence
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.config import sections_from_template
 from scratchpad_lab.analysis.facts import Fact, extract_facts, is_in, retention
+from scratchpad_lab.analysis.health import grew
 from scratchpad_lab.analysis.metrics import of_kind
 
 FLAGS = ("empty", "error_text", "longer_than_input", "unchanged", "not_a_summary", "wasted_call")
@@ -45,7 +46,7 @@ def flags_for(c: Dict, template: Optional[str] = None) -> List[str]:
         out.append("empty")
     if status == "error" or (reply.strip() and _ERROR_REPLY.match(reply)):
         out.append("error_text")
-    if status == "ok" and len(after) > len(before):
+    if status == "ok" and grew(before, after):  # health.py's "grew the context": one rule
         out.append("longer_than_input")
     said, had = _norm(reply), _norm(before)
     if status == "ok" and said and (said == had or (len(had) > 200 and had in said)):
