@@ -7,6 +7,7 @@ sleeps for a fixed time (conftest's rerun_until waits on the active run between 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import List, Optional
 
@@ -393,9 +394,14 @@ def test_under_the_tight_preset_the_order_numbers_loss_shows_on_a_card_and_its_p
     _run_to_the_end(app)  # presses Run
     lost_lines = [t for t in html_texts(app) if t.startswith("Lost ")]  # the chips, as text in inert HTML
     assert any("A-1001" in t for t in lost_lines), lost_lines
+    # grouped by kind with a count per kind (issue 34): the order number among the ids
+    assert any("id: A-1001" in t or re.search(r"\d+ ids: .*A-1001", t) for t in lost_lines), lost_lines
     # Pick the compression that lost it and ask the order-number probe before and after.
     record = app.session_state["play_runs"][-1]
+    from scratchpad_lab.analysis.health import CHIPS
     from scratchpad_lab.analysis.quality import annotate
+    failed = {h for c in annotate(record.events) for h in c["health"]}  # each failed check is a chip on its card
+    assert failed and all(any(CHIPS[h] in m.value for m in app.markdown) for h in failed), failed
     at_iteration = next(c["iteration"] for c in annotate(record.events) if "A-1001" in c["facts_lost"])
     app.selectbox(key="loss_0_probe_at").set_value(at_iteration).run()
     probes = next(d.value for d in app.dataframe if "question" in d.value.columns)

@@ -18,14 +18,21 @@ or sweep row, a Strategies row and the CLI give the same figures, and read them 
 - facts kept through trims (trim_facts_retained): the same share over the trims that recorded their text
   (the Strategies replays record them; the trim-only strategy has no other cut). A separate figure, so
   facts kept reads the same for a run on every page whether or not its trims were recorded.
+- kept by kind (kept_by_kind): facts kept per kind (fact_kinds.py: ids, amounts, dates, paths and URLs, names,
+  commands and code, the user's own lines), over the same compressions; only the kinds that had facts. Its
+  counts (kinds_before, kinds_kept) are the sums the share is read from; facts kept is unchanged by it.
+- health: {check: compressions that failed it} for health.py's five checks (grew the context, fires again,
+  dropped the user's newest message, wrote facts not in its input, cost more than it saved).
 - sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
   peak_* is the largest of those, the one meaning of "peak" everywhere.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Optional, Sequence, Tuple
 
+from scratchpad_lab.analysis import health as health_checks
+from scratchpad_lab.analysis.fact_kinds import kind_loss, shares, user_turns
 from scratchpad_lab.analysis.facts import retention
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -40,7 +47,8 @@ LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls"
           "facts_retained": "facts kept",
           "trim_facts_retained": "facts kept through trims",
           "answer_score": "answer score", "peak_tokens": "peak context tokens",
-          "mean_tokens": "mean context tokens"}
+          "mean_tokens": "mean context tokens", "kept_by_kind": "facts kept by kind",
+          "health": "compressions with a problem"}
 
 
 def percent(share: float) -> str:
@@ -111,6 +119,25 @@ def facts_over_compressions(events: Sequence[Event]) -> Tuple[int, int]:
     return total, kept
 
 
+def kinds_over_compressions(events: Sequence[Event]) -> Tuple[Dict[str, int], Dict[str, int]]:
+    """({kind: facts before}, {kind: facts kept}) summed over the run's compressions (status ok), read per
+    compression as the cards read it (fact_kinds.kind_loss), the user's lines as each compression could know them."""
+    comps = [e for e in of_kind(events, "compression") if e.payload.status == "ok"]
+    before: Dict[str, int] = {}
+    kept: Dict[str, int] = {}
+    if not comps:
+        return before, kept
+    expected, turns = expected_values(events), user_turns(events)
+    for e in comps:
+        at = int(e.iteration or 0)
+        loss = kind_loss(e.payload.before or "", e.payload.after or "", expected, [t for i, t in turns if i <= at])
+        for kind, n in loss.before.items():
+            before[kind] = before.get(kind, 0) + n
+        for kind, n in loss.kept.items():
+            kept[kind] = kept.get(kind, 0) + n
+    return before, kept
+
+
 def facts_over_trims(events: Sequence[Event]) -> Tuple[int, int]:
     """(facts before, facts kept) summed over the trims that carry their text."""
     trims = [e for e in of_kind(events, "trim") if e.payload.before is not None]
@@ -154,6 +181,9 @@ class Figures:
     agent_tokens_out: int = 0
     agent_cost_usd: Optional[float] = None       # None: no price known for the model
     summarizer_cost_usd: Optional[float] = None
+    kinds_before: Dict[str, int] = field(default_factory=dict)   # facts before each compression, per kind
+    kinds_kept: Dict[str, int] = field(default_factory=dict)     # ... of those, still there after it
+    health: Dict[str, int] = field(default_factory=dict)         # {check: compressions that failed it}
 
     @property
     def facts_retained(self) -> Optional[float]:
@@ -166,6 +196,11 @@ class Figures:
         return _share(self.trim_facts_kept, self.trim_facts_before)
 
     @property
+    def kept_by_kind(self) -> Dict[str, float]:
+        """{kind: share kept} over the compressions, for each kind that had facts (fact_kinds.KINDS order)."""
+        return shares(self.kinds_before, self.kinds_kept)
+
+    @property
     def facts_kept_text(self) -> str:
         return facts_kept_text(self.facts_retained, self.compressions > 0)
 
@@ -174,7 +209,8 @@ class Figures:
         return percent_or(self.trim_facts_retained, NO_TRIM)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {**asdict(self), "facts_retained": self.facts_retained, "trim_facts_retained": self.trim_facts_retained}
+        return {**asdict(self), "facts_retained": self.facts_retained, "trim_facts_retained": self.trim_facts_retained,
+                "kept_by_kind": self.kept_by_kind}
 
 
 def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Optional[dict] = None) -> Figures:
@@ -194,6 +230,7 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
     compressions, summarizer_calls, failed_calls = compression_counts(events)
     facts_before, facts_kept = facts_over_compressions(events)
     trim_facts_before, trim_facts_kept = facts_over_trims(events)
+    kinds_before, kinds_kept = kinds_over_compressions(events)
     return Figures(
         agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
         agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
@@ -214,4 +251,5 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
         trim_facts_before=trim_facts_before, trim_facts_kept=trim_facts_kept,
         answer_score=answer_score(final_answer(events), scenario),
         outcome=finish[-1].payload.outcome if finish else None,
+        kinds_before=kinds_before, kinds_kept=kinds_kept, health=health_checks.counts(events),
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.events import Event
+from scratchpad_lab.analysis import health
 from scratchpad_lab.analysis.figures import failed_call, your_decision
 from scratchpad_lab.analysis.triggers import next_periodic
 
@@ -154,6 +155,18 @@ class _Index:
         self.compressions = _by_iteration(events, "compression")
         self.trims = _by_iteration(events, "trim")
         self.sent = {i: e.payload.scratchpad for i, e in _by_iteration(events, "iteration").items()}
+        self.events = events
+        self._health: Optional[Dict[int, str]] = None
+
+    def health(self, iteration: int) -> str:
+        """The sentences of the failed health checks (health.py) of the compression at `iteration`, or ""."""
+        if self._health is None:
+            self._health = {}
+            comps = [e for e in self.events if e.kind == "compression"]
+            for n, (e, failed) in enumerate(zip(comps, health.check_run(self.events))):
+                if failed and e.iteration is not None:
+                    self._health.setdefault(int(e.iteration), health.sentences(self.events, n, failed))
+        return self._health.get(iteration, "")
 
     def at_start(self, iteration: int) -> Optional[str]:
         """The scratchpad as iteration `iteration` started, before the middleware touched it."""
@@ -227,6 +240,8 @@ def _sentence(idx: _Index, iteration: int) -> Optional[str]:
     parts = []
     if iteration in idx.compressions:
         parts.append(compression_sentence(idx.triggers.get(iteration), idx.compressions[iteration]))
+        if idx.health(iteration):
+            parts.append(idx.health(iteration))
     elif iteration in idx.triggers:
         parts.append(quiet_sentence(idx.triggers[iteration]))
     if iteration in idx.trims:
@@ -251,9 +266,14 @@ def narrate(events: Sequence[Event]) -> Dict[int, str]:
 
 
 def why_compressions(events: Sequence[Event]) -> List[str]:
-    """One sentence per compression event, in order (the CLI's `why`)."""
+    """One sentence per compression event, in order (the CLI's `why`), then its failed health checks' sentences."""
     triggers = _by_iteration(events, "trigger")
-    return [compression_sentence(triggers.get(int(e.iteration or 0)), e) for e in events if e.kind == "compression"]
+    comps = [e for e in events if e.kind == "compression"]
+    out = []
+    for n, (e, failed) in enumerate(zip(comps, health.check_run(events))):
+        said = compression_sentence(triggers.get(int(e.iteration or 0)), e)
+        out.append(said + " " + health.sentences(events, n, failed) if failed else said)
+    return out
 
 
 def why_trims(events: Sequence[Event]) -> List[str]:

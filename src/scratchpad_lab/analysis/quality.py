@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Sequence
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.config import sections_from_template
 from scratchpad_lab.analysis.facts import Fact, extract_facts, is_in, retention
+from scratchpad_lab.analysis.health import grew
 from scratchpad_lab.analysis.metrics import of_kind
 
 FLAGS = ("empty", "error_text", "longer_than_input", "unchanged", "not_a_summary", "wasted_call")
@@ -45,7 +46,7 @@ def flags_for(c: Dict, template: Optional[str] = None) -> List[str]:
         out.append("empty")
     if status == "error" or (reply.strip() and _ERROR_REPLY.match(reply)):
         out.append("error_text")
-    if status == "ok" and len(after) > len(before):
+    if status == "ok" and grew(before, after):  # health.py's "grew the context": one rule
         out.append("longer_than_input")
     said, had = _norm(reply), _norm(before)
     if status == "ok" and said and (said == had or (len(had) > 200 and had in said)):
@@ -83,15 +84,35 @@ def annotate_one(c: Dict, expected: Sequence[str] = (), template: Optional[str] 
     return c
 
 
-def annotate(events: Sequence[Event]) -> List[Dict]:
-    """Every compression with its facts before, facts lost, retention share and flags."""
+def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> List[Dict]:
+    """Every compression with its facts before, facts lost, retention share and flags; its lost facts by kind
+    (`lost_by_kind`, `loss_words`: fact_kinds.py) and its failed health checks (`health`: health.py). `run`: the
+    whole run's events, when `events` holds only some of its compressions (the cards on show): the user's turns
+    and the health checks read the whole run."""
+    from scratchpad_lab.analysis import health
+    from scratchpad_lab.analysis.fact_kinds import kind_loss, loss_words, user_turns
+
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}
     template = config.get("summarizer_prompt")
     expected = expected_values(events)
-    return [annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
+    comps = of_kind(events, "compression")
+    whole = events if run is None else run
+    turns = user_turns(whole) if comps else []
+    failed_checks = health.check_run(whole) if run is None else health.checks_of(whole, comps)
+    out = []
+    for e, failed in zip(comps, failed_checks):
+        c = annotate_one({"iteration": e.iteration, **e.data, "max_scratchpad_chars": config.get("max_scratchpad_chars")},
                          expected, template)
-            for e in of_kind(events, "compression")]
+        if c.get("status") == "ok":
+            loss = kind_loss(c["before"] or "", c["after"] or "", expected,
+                             [t for i, t in turns if i <= int(e.iteration or 0)])
+            c["lost_by_kind"], c["loss_words"] = loss.lost, loss_words(loss)
+        else:
+            c["lost_by_kind"], c["loss_words"] = {}, ""
+        c["health"] = list(failed)
+        out.append(c)
+    return out
 
 
 @dataclass

@@ -96,7 +96,8 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
             {"iteration": c["iteration"], "reason": c["reason"], "status": c["status"], "before": c["before"],
              "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
              "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
-             "flags": c["flags"], "error": c.get("error"), "why": why}
+             "flags": c["flags"], "lost_by_kind": c["lost_by_kind"], "health": c["health"],
+             "error": c.get("error"), "why": why}
             for c, why in zip(annotate(events), why_compressions(events))
         ],
         "trims": [{"iteration": t["iteration"], "before_chars": t["before_chars"], "after_chars": t["after_chars"],

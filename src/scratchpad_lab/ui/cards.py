@@ -18,7 +18,9 @@ from scratchpad_lab.analysis.diffing import aligned_lines, aligned_text, merged_
 from scratchpad_lab.analysis.facts import contains, fact_pattern
 from scratchpad_lab.analysis.figures import facts_kept_text, percent, your_decision
 from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
-from scratchpad_lab.ui.markup import chips_html, inert_html
+from scratchpad_lab.analysis.fact_kinds import KINDS, NAMES
+from scratchpad_lab.analysis.health import CHIPS as HEALTH_CHIPS
+from scratchpad_lab.ui.markup import chips_html, grouped_chips_html, inert_html
 from scratchpad_lab.analysis.narrate import review_outcome
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -48,7 +50,10 @@ def badges(c: Dict) -> List[tuple]:
         out.append(FLAG_BADGES["error_text"])
     if c.get("review") in REVIEW_BADGES:
         out.append(REVIEW_BADGES[c["review"]])
-    return out
+    health = [h for h in c.get("health", []) if h in HEALTH_CHIPS]  # health.py's checks, by key: our words
+    if "grew" in health and FLAG_BADGES["longer_than_input"] in out:  # the same rule, said once
+        out.remove(FLAG_BADGES["longer_than_input"])
+    return out + [(HEALTH_CHIPS[h], "red") for h in health]
 
 
 def mark_facts(text: str, facts: List[str]) -> str:
@@ -109,13 +114,31 @@ def _header(c: Dict, compact: bool) -> None:
 
 def _chips(c: Dict, shown: int) -> None:
     lost = list(c.get("facts_lost", []))
-    if replaced_nothing(c) or not lost:
+    by_kind = c.get("lost_by_kind") or {}  # quality.annotate: the lost facts by kind, the user's own lines too
+    if replaced_nothing(c) or not (lost or by_kind):
         if not replaced_nothing(c) and c.get("facts_before"):
             st.markdown(f":green-badge[every fact kept ({len(c['facts_before'])})]")
         return
     more = f" +{len(lost) - shown} more" if len(lost) > shown else ""
-    st.html(chips_html(lost[:shown], f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts:",
-                       f"{more} (all bold in the text)"))  # inert HTML: a copied fact is the fact
+    lead = f"Lost {len(lost)} of {len(c.get('facts_before', []))} facts"
+    if not by_kind:
+        st.html(chips_html(lost[:shown], lead + ":", f"{more} (all bold in the text)"))  # inert: a copied fact is the fact
+        return
+    words = str(c.get("loss_words") or "").removeprefix("lost ")  # fact_kinds.loss_words: our words
+    st.html(grouped_chips_html(kind_groups(by_kind, shown), f"{lead}: {words}." if words else f"{lead}:",
+                               f"{more} (all bold in the text)"))
+
+
+def kind_groups(by_kind: Dict[str, List[str]], shown: int) -> List[tuple]:
+    """(label, facts) per kind in fact_kinds.KINDS order, at most `shown` chips in all; our words as labels."""
+    out, left = [], shown
+    for kind in KINDS:
+        facts = by_kind.get(kind) or []
+        if facts and left > 0:
+            out.append((f"{len(facts)} {NAMES[kind][0] if len(facts) == 1 else NAMES[kind][1]}"
+                        + (" own words" if kind == "instruction" else "") + ":", facts[:left]))
+            left -= len(facts[:left])
+    return out
 
 
 def diff_view(c: Dict, key: str, height: int) -> None:

@@ -119,3 +119,11 @@ def chips_html(facts: Iterable[str], lead: str, tail: str) -> str:
     """A line of lost-fact chips for st.html: our words around them (`lead`, `tail`), each fact escaped."""
     return (f'<div style="line-height: 1.9;">{inert(lead)} '
             + "".join(CHIP.format(inert(f)) for f in facts) + f"{inert(tail)}</div>")
+
+
+def grouped_chips_html(groups: Iterable[Tuple[str, Iterable[str]]], lead: str, tail: str) -> str:
+    """Lost-fact chips grouped by kind for st.html: our words (`lead`, each group's label, `tail`) around
+    them, every fact escaped; one line per group."""
+    lines = "".join(f'<div>{inert(label)} ' + "".join(CHIP.format(inert(f)) for f in facts) + "</div>"
+                    for label, facts in groups)
+    return f'<div style="line-height: 1.9;">{inert(lead)}{lines}{inert(tail)}</div>'

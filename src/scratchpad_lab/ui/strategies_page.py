@@ -18,7 +18,9 @@ import streamlit as st
 from scratchpad_lab.engine.strategies.registry import names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
 from scratchpad_lab.engine.tasks import strategies as strategies_task
-from scratchpad_lab.analysis.figures import LABELS, figures, percent
+from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
+from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, figures, percent
+from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.summarizer import SummarizerChoice
@@ -44,7 +46,8 @@ ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS
               "facts_at_answer": "facts at the answer", "answer_facts_kept": "answer facts kept",
               "probes_answerable": "probes answerable",
               "facts_retained": LABELS["facts_retained"],
-              "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded"}
+              "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded",
+              "kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"]}
 # Which way is better for a row (rows not listed have none: more compressions is neither better nor worse).
 BETTER = {"summarizer_calls": min, "summarizer_tokens_in": min, "summarizer_tokens_out": min,
           "summarizer_cost_usd": min, "peak_context_tokens": min, "peak_share": min, "mean_context_tokens": min,
@@ -90,6 +93,10 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
         return f.facts_kept_text
     if key == "trim_facts_retained":
         return f.trim_facts_kept_text
+    if key == "kept_by_kind":
+        return kept_by_kind_text(value) if f.compressions else NO_COMPRESSION
+    if key == "health":
+        return counts_text(value)
     if value is None:
         return "-"
     if key in SHARES:

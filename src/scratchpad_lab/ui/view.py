@@ -232,7 +232,7 @@ CARDS_PER_PAGE = 10  # a long run has hundreds of compressions: only the cards o
 def annotated_cards(events: Sequence[Event], compressions: Sequence[Event]) -> List[Dict]:
     """The cards of the given compression events only (facts, flags, narration), in their order."""
     starts = [e for e in events if e.kind == "run_start"]
-    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(starts + list(compressions))]
+    return [{**c, "why": sentence_for(events, c["iteration"])} for c in annotate(starts + list(compressions), run=events)]
 
 
 def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = None) -> None:
@@ -243,7 +243,7 @@ def newest_compression(events: Sequence[Event], key: str, upto: Optional[int] = 
                 "what it dropped and what the summarizer wrote.")
         return
     # annotate only the newest: the live view redraws this twice a second
-    newest = annotate([e for e in events if e.kind == "run_start"] + [comps[-1]])[0]
+    newest = annotate([e for e in events if e.kind == "run_start"] + [comps[-1]], run=events)[0]
     compression_card(newest, key=f"{key}_newest", height=DIFF_HEIGHT, compact=True)
 
 

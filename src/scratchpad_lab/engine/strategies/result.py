@@ -26,7 +26,9 @@ ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summari
             # comparable across strategies: each against the no-compression baseline of its own form (so a run
             # that cut nothing reads exactly 1.0 and saves 0), whether it cut anything, what the last call kept
             "cut_nothing", "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
-            "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model")
+            "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model",
+            # the figures row's facts kept per kind (fact_kinds.py) and its health counts (health.py)
+            "kept_by_kind", "health")
 
 
 def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
@@ -186,6 +188,8 @@ class StrategyResult:
             "probes_answerable": probes,
             "summarizer_cost_usd": None if cost is None else round(cost, 6),
             "price_model": priced,
+            "kept_by_kind": f.kept_by_kind,
+            "health": dict(f.health),
         }
 
     def details(self) -> Dict[str, Any]:
