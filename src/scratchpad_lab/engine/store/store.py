@@ -255,13 +255,17 @@ def _problem(exc: BaseException, where: str) -> StoreError:
     lowered = said.lower()
     if "full" in lowered and ("database" in lowered or "disk" in lowered) or sqlstate == "53100" \
             or "no space left" in lowered or sqlstate.startswith("53"):
-        return StoreError(f"The run store ({where}) is full: {said}. Nothing was stored; what is on screen stays "
-                          "and can be downloaded. Delete runs on the Runs page, or make room for the database.",
-                          "full")
+        return StoreError(f"The run store ({where}) is full: {said}. Nothing was stored. Delete runs (the Runs "
+                          "page, or `scratchpad-lab runs delete`), or make room for the database.", "full")
+    # A login refused (wrong password, unknown role: SQLSTATE class 28) is a server that answered, not one
+    # that cannot be reached: say which setting to change.
+    if sqlstate.startswith("28") or "authentication failed" in lowered:
+        return StoreError(f"The run store ({where}) refused the login: {said}. Check the user name and password "
+                          f"in {DB_ENV} (or `[scratchpad_lab] db` in .streamlit/secrets.toml).", "refused_login")
     if isinstance(exc, DBAPIError) and (exc.connection_invalidated or type(orig).__name__ in (
             "OperationalError", "InterfaceError")) or "connect" in lowered:
-        return StoreError(f"The run store ({where}) cannot be reached: {said}. What is on screen stays and can be "
-                          f"downloaded. Check that the database is running, or set {DB_ENV}.", "unreachable")
+        return StoreError(f"The run store ({where}) cannot be reached: {said}. Check that the database is running "
+                          f"(docs/hosting.md says how to start PostgreSQL), or set {DB_ENV}.", "unreachable")
     return StoreError(f"The run store ({where}) refused this: {said}.", "bad_row")
 
 
