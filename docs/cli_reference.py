@@ -31,7 +31,9 @@ engine as the pages, without a browser. This page is each command's own `--help`
 which), or no prompt-lab cell could run; 2: a bad argument or a bad file, said in one line on stderr
 (`scratchpad-lab: error: ...`), never a traceback.
 
-**Output.** `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
+**Output.** Every `--json` prints exactly one JSON document on stdout (an object for one run or one
+`recommend` search, an array for a list: `sweep`, `strategies`, `prompt-lab`, `runs list`), never JSON Lines, so
+`json.load` or `jq` reads it whole; `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
 a summarizer that failed go to stderr, one line each, so a pipe gets clean JSON.
 """
 
