@@ -66,8 +66,8 @@ def _preset(value: str):
 def _add_settings(p: argparse.ArgumentParser) -> None:
     # Unset settings are absent from the namespace (SUPPRESS), so a replay keeps the file's own settings.
     g = p.add_argument_group("compression settings (unset ones keep the file's settings on replay)")
-    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|none",
-                   help="middleware: compress every N iterations (none = off)")
+    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|off",
+                   help="middleware: compress every N iterations (off: no periodic trigger; none is read too)")
     g.add_argument("--max-scratchpad-chars", type=int, metavar="N",
                    help="middleware: also compress when the scratchpad is over N chars and has grown")
     g.add_argument("--agent-trim-chars", type=int, metavar="N",
@@ -143,9 +143,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off (none)"), default=[field_default("summarize_every")],
-                       metavar="N,N|none,...",
-                       help="up to 6 values (none = periodic trigger off)")
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off"), default=[field_default("summarize_every")],
+                       metavar="N,N|off,...",
+                       help="up to 6 values (off: no periodic trigger; none is read too)")
     sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
                        metavar="N,N,...",
                        help="up to 6 values")

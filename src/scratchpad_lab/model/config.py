@@ -259,7 +259,7 @@ def allowed_range(name: str) -> str:
         return ""
     text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"
     if name == "summarize_every":
-        text += ", or none to turn the periodic trigger off"
+        text += ", or off for no periodic trigger"  # the word every help text uses ("none" is read too)
     return text
 
 
