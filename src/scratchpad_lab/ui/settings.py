@@ -4,7 +4,7 @@ Returns a validated RunConfig, or shows what to change and returns None (no run 
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import streamlit as st
 
@@ -60,7 +60,22 @@ def _defaults() -> None:
     st.session_state.setdefault(K_AGENT, "scripted")
 
 
+CUSTOM_PRESET = "Custom (your settings)"  # the preset picker's entry when the settings are no preset's
+
+
+def preset_label_for(every: Any, cap: Any, budget: Any) -> str:
+    """The preset whose settings these are (its sidebar label), else CUSTOM_PRESET."""
+    for label, p in presets().items():
+        want = p.settings
+        if (("off" if want["summarize_every"] is None else want["summarize_every"]), want["max_scratchpad_chars"],
+                want["extractive_budget_chars"]) == (every, cap, budget):
+            return label
+    return CUSTOM_PRESET
+
+
 def _apply_preset() -> None:
+    if st.session_state[K_PRESET] not in presets():  # "Custom": the settings stay as they are
+        return
     chosen = presets()[st.session_state[K_PRESET]].settings
     st.session_state[K_EVERY] = "off" if chosen["summarize_every"] is None else chosen["summarize_every"]
     st.session_state[K_CAP] = chosen["max_scratchpad_chars"]
@@ -107,10 +122,11 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
             if models[-1] == "agent":
                 _wall_clock()
-    sb.selectbox("Preset", list(presets()), key=K_PRESET, on_change=_apply_preset,
+    sb.selectbox("Preset", list(presets()) + [CUSTOM_PRESET], key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below: summarize every N iterations / compress "
                       "when over N chars.\n\n" + "\n".join(f"- **{p.name}**: {p.description}"
-                                                             for p in presets().values()))
+                                                             for p in presets().values())
+                      + f"\n- **{CUSTOM_PRESET}**: settings that are no preset's (e.g. from Recommend).")
     sb.selectbox(SETTING_LABELS["summarize_every"], EVERY_CHOICES, key=K_EVERY,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
     sb.number_input(LABELS[K_CAP], step=500, key=K_CAP,
