@@ -107,10 +107,17 @@ def test_bad_prompts_get_a_sentence_and_a_fix(lab):
     fix.click().run()
     assert lab.text_area(key="pl_text_0").value == "Summarize the notes, please.\n\n{scratchpad}"
     assert not lab.error and not lab.button(key="pl_run").disabled
+    # Issue 30 item 13: a placeholder the Playground would refuse is refused here too (one rule:
+    # config.validate_prompt_template), with a fix that sends it as written
     lab.text_area(key="pl_text_0").input("{scratchpad}\nFor {customer}").run()
+    errors = [e.value for e in lab.error]
+    assert errors and escape("unknown placeholder(s) {customer}") in errors[0]
     warnings = [w.value for w in lab.warning]
     assert warnings and escape("{customer}") in warnings[0] and escape("as written") in warnings[0]
-    assert not lab.button(key="pl_run").disabled
+    assert lab.button(key="pl_run").disabled
+    lab.button(key="pl_fix_0").click().run()
+    assert lab.text_area(key="pl_text_0").value == "{scratchpad}\nFor {{customer}}"
+    assert not lab.error and not lab.button(key="pl_run").disabled
 
 
 def test_prompt_versions_are_kept_and_loadable(lab):
