@@ -32,7 +32,9 @@ which), or no prompt-lab cell could run; 2: a bad argument or a bad file, said i
 (`scratchpad-lab: error: ...`), never a traceback; 130: `bench` was stopped with Ctrl-C (what finished
 is printed, marked as stopped).
 
-**Output.** `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
+**Output.** Every `--json` prints exactly one JSON document on stdout (an object for one run or one
+`recommend` search, an array for a list: `sweep`, `strategies`, `prompt-lab`, `runs list`), never JSON Lines, so
+`json.load` or `jq` reads it whole; `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
 a summarizer that failed go to stderr, one line each, so a pipe gets clean JSON.
 """
 

@@ -129,8 +129,38 @@ def test_an_upload_is_stored_as_imported(lab_db):
     ok(at.file_uploader(key="runs_upload").set_value([("my-trace.json", data, "application/json")]).run())
     rerun_until(at)  # the trace's replay is a job; the upload is stored when it has been read
     [row] = Store(lab_db).list_runs()
-    assert row.kind == "trace"
+    assert row.kind == "trace" and row.name == "my-trace.json"  # named after its file (issue 30 item 7)
     assert Store(lab_db).load(row.id).to_dict() == trace.to_dict()  # the trace itself, not its replay
+
+
+def test_an_upload_is_named_after_its_file_picked_for_open_and_a_second_upload_of_it_opens_the_first(lab_db):
+    """Issue 30 item 7: every upload was stored as "uploaded run", the same file twice was stored twice, and
+    right after an upload the stored-runs picker's "#1" was the run stored before it."""
+    store = Store(lab_db)
+    before = store.save_run(load_record(SAMPLE.parent / "log-triage-defaults.json"))
+    at = _app()
+    ok(at.switch_page("pages/runs.py").run())
+    data = SAMPLE.read_bytes()
+    ok(at.file_uploader(key="runs_upload").set_value([("tight for class.json", data, "application/json")]).run())
+    rows = store.list_runs()
+    assert [r.id for r in rows][1:] == [before.id]
+    uploaded = rows[0]
+    assert uploaded.name == "tight for class.json"
+    assert at.selectbox(key="runs_lib_pick").value == uploaded.id  # Open opens the upload, not the run before
+    first = at.session_state["runs_open_entry"]
+    assert first.startswith("upload:")
+    ok(at.selectbox(key="runs_open").set_value("sample:log-triage-defaults.json").run())
+    ok(at.file_uploader(key="runs_upload").set_value([("the same, renamed.json", data, "application/json")]).run())
+    assert [r.id for r in store.list_runs()] == [uploaded.id, before.id]  # stored once
+    assert len(at.session_state["runs_uploads"]) == 1
+    assert at.session_state["runs_open_entry"] == first  # the second upload opens the first
+    assert at.selectbox(key="runs_lib_pick").value == uploaded.id
+    assert "This file was uploaded before, as upload #1" in _texts(at)
+    fresh = _app()  # another tab (a new session) uploading it again: the store finds its content
+    ok(fresh.switch_page("pages/runs.py").run())
+    ok(fresh.file_uploader(key="runs_upload").set_value([("again.json", data, "application/json")]).run())
+    assert [r.id for r in store.list_runs()] == [uploaded.id, before.id]
+    assert fresh.selectbox(key="runs_lib_pick").value == uploaded.id
 
 
 def test_in_hosted_mode_each_visitor_lists_only_its_own_runs_and_reaches_others_by_link(any_db, monkeypatch):

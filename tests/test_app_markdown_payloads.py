@@ -61,6 +61,12 @@ def test_the_prompt_labs_notes_and_its_use_in_the_playground(app, payload):
     at.text_area(key="pl_text_0").input("Keep the ids. {" + payload + "}\n{scratchpad}").run()
     ok(at)
     _assert_inert(_bodies(at, "warning"), "is not a word the lab fills in")
+    _assert_inert(_bodies(at, "error"), "The summarizer prompt")  # refused as the Playground refuses it
+    fix = [b for b in at.button if b.key == "pl_fix_0"]
+    if fix:  # sends it as written, its braces doubled
+        ok(fix[0].click().run())
+    else:  # no one-click fix for this text: write the prompt without it
+        ok(at.text_area(key="pl_text_0").input("Keep the ids.\n{scratchpad}").run())
     at.text_input(key="pl_name_0").input(payload[:80]).run()
     at.button(key="pl_use_0").click().run()
     ok(at)

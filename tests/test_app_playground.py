@@ -206,7 +206,9 @@ def test_a_bad_prompt_template_names_the_problem_and_disables_run_until_fixed(ap
     prompt.input(template).run()
     errors = [e.value for e in app.error]  # inert markdown (ui/markup.escape): it quotes what was typed
     assert len(errors) == 1 and errors[0].startswith(escape("Fix this setting to run: "))
-    assert escape(named) in errors[0] and escape("summarizer_prompt") in errors[0]
+    # the prompt is called what the Prompt lab calls it, never the field's raw name (issue 30 item 13)
+    assert escape(named) in errors[0] and escape("The summarizer prompt") in errors[0]
+    assert "summarizer_prompt" not in errors[0] and escape("summarizer_prompt") not in errors[0]
     assert app.button(key="play_run").disabled
 
     app.text_area(key="play_summarizer_prompt").input("Keep the facts; drop the rest.\n{scratchpad}").run()

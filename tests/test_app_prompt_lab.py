@@ -88,6 +88,18 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
     assert model_cell.probes[-1].answerable_after == ("T-5521" in model_cell.summary)
     badges = _markup(lab)
     assert badges.count("facts kept ") == 4 and ":green-badge[summary]" in badges
+    # issue 30 item 13: no cell says green "summary" beside a red "not a summary"
+    assert not [m.value for m in lab.markdown if ":green-badge[summary]" in m.value and "not a summary" in m.value]
+    # ... and the page names the winning prompt for the model column (the extractive one ignores the prompt)
+    scores = {i: (len(matrix.cell(i, 1).compression["facts_before"]) - len(matrix.cell(i, 1).compression["facts_lost"]),
+                  sum(p.answerable_after for p in matrix.cell(i, 1).probes)) for i in range(2)}
+    winning = [t for t in texts if t.startswith("Winning prompt: ")]
+    assert len(winning) == 1 and winning[0].startswith("Winning prompt: With fake-model, ")
+    if scores[0] != scores[1]:
+        best = max(scores, key=scores.get)
+        assert f"{matrix.prompts[best].name} kept the most: {scores[best][0]} of " in winning[0]
+    else:
+        assert "every prompt kept the same" in winning[0]
     assert "onerror" not in badges  # the model's text never reaches markdown
     # open a cell as a compression card
     lab.button(key="pl_open_1_1").click().run()
@@ -107,10 +119,17 @@ def test_bad_prompts_get_a_sentence_and_a_fix(lab):
     fix.click().run()
     assert lab.text_area(key="pl_text_0").value == "Summarize the notes, please.\n\n{scratchpad}"
     assert not lab.error and not lab.button(key="pl_run").disabled
+    # Issue 30 item 13: a placeholder the Playground would refuse is refused here too (one rule:
+    # config.validate_prompt_template), with a fix that sends it as written
     lab.text_area(key="pl_text_0").input("{scratchpad}\nFor {customer}").run()
+    errors = [e.value for e in lab.error]
+    assert errors and escape("unknown placeholder(s) {customer}") in errors[0]
     warnings = [w.value for w in lab.warning]
     assert warnings and escape("{customer}") in warnings[0] and escape("as written") in warnings[0]
-    assert not lab.button(key="pl_run").disabled
+    assert lab.button(key="pl_run").disabled
+    lab.button(key="pl_fix_0").click().run()
+    assert lab.text_area(key="pl_text_0").value == "{scratchpad}\nFor {{customer}}"
+    assert not lab.error and not lab.button(key="pl_run").disabled
 
 
 def test_prompt_versions_are_kept_and_loadable(lab):

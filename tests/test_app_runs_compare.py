@@ -105,6 +105,13 @@ def _metric_values(at: AppTest, label: str) -> List[str]:
     return [m.value for m in at.metric if m.label == label]
 
 
+def _figure_row(at: AppTest, label: str, star: bool = False) -> List[str]:
+    """One row of the comparison's figures table (a column per setting), without its ★ unless `star`."""
+    [table] = [d.value for d in at.dataframe if any(str(c).startswith("Setting ") for c in d.value.columns)]
+    cells = [str(v) for v in table.loc[label]]
+    return cells if star else [c.replace(" ★", "") for c in cells]
+
+
 # ── Runs page ──────────────────────────────────────────────────────────────
 
 def test_the_runs_page_lists_every_sample_run(runs):
@@ -279,11 +286,11 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
     assert any(i.value.startswith("Scenario run: ") for i in cmp.info)
     _compare(cmp)
 
-    compressions = [int(v) for v in _metric_values(cmp, "compressions")]
+    compressions = [int(v) for v in _figure_row(cmp, "compressions")]
     assert len(compressions) == 2 and compressions[0] > compressions[1] == 0
-    assert _metric_values(cmp, "context tokens saved vs off")[1] == "0"
-    assert int(_metric_values(cmp, "context tokens saved vs off")[0].replace(",", "")) > 0
-    assert len(_metric_values(cmp, "answer score")) == 2
+    assert _figure_row(cmp, "tokens saved vs no compression")[1] == "0"
+    assert int(_figure_row(cmp, "tokens saved vs no compression")[0].replace(",", "")) > 0
+    assert len(_figure_row(cmp, "answer score")) == 2
     assert [s.value for s in cmp.subheader if s.value.startswith("Setting ")] == ["Setting 1", "Setting 2"]
     rows = cmp.session_state["cmp_result"].rows
     assert [r["compressions"] for r in rows] == compressions
@@ -299,6 +306,47 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
     assert cmp.session_state["cmp_result"] is result, "choosing whose cards to show does not replay"
 
 
+def test_the_comparison_marks_the_best_value_of_each_row_as_strategies_does(cmp):
+    """Issue 30 item 12: 11 large metrics per setting, nothing marked best. One table, the Strategies ★ rule
+    (ui/tables.best_in_row): among settings that cut something, where they differ."""
+    ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
+    _compare(cmp, [{"summarize_every": "2", "max_scratchpad_chars": 2000},
+                   {"summarize_every": "5", "max_scratchpad_chars": 4000},
+                   {"summarize_every": "off", "max_scratchpad_chars": 1_000_000}])
+    rows = cmp.session_state["cmp_result"].rows
+    saved = _figure_row(cmp, "tokens saved vs no compression", star=True)
+    best = max(range(2), key=lambda i: rows[i]["context_tokens_saved"])
+    assert saved[best].endswith(" ★") and not saved[1 - best].endswith(" ★")
+    calls = _figure_row(cmp, "summarizer calls", star=True)
+    assert not calls[2].endswith(" ★"), "a setting that did nothing wins nothing (0 calls is no achievement)"
+    assert sum(c.endswith(" ★") for c in calls) >= 1
+    assert not [m for m in cmp.metric if m.label == "compressions"], "no stack of metrics per setting"
+    assert any("★ marks the best value of a row" in c.value for c in cmp.caption)
+
+
+def test_the_sweep_speaks_the_apps_labels_and_its_help_and_error_say_off(cmp):
+    """Issue 30 item 12: the Sweep showed summarize_every, facts_retained and None; the help said "off" and the
+    error "or none"."""
+    ok(cmp.selectbox(key="cmp_source").set_value(f"sample:{SAMPLE}").run())
+    cmp.multiselect(key="cmp_sweep_every").set_value(["off"])
+    cmp.multiselect(key="cmp_sweep_caps").set_value([1_000_000])
+    ok(cmp.run())
+    assert cmp.multiselect(key="cmp_sweep_every").label.startswith("Summarize every N iterations")
+    ok(rerun_until(cmp.button(key="cmp_sweep_run").click().run()))
+    [table] = [d.value for d in cmp.dataframe if "Compress when over (chars)" in d.value.columns]
+    raw = {"summarize_every", "max_scratchpad_chars", "facts_retained", "context_tokens_saved", "answer_score",
+           "summarizer_tokens"}
+    assert not raw & set(table.columns)
+    assert "None" not in {str(v) for v in table.to_numpy().ravel()} and table.notna().all().all()
+    charts = [c.proto.spec for c in cmp.get("vega_lite_chart") if '"rect"' in c.proto.spec]
+    assert charts and all('"title": "summarize_every"' not in spec for spec in charts)
+    _set_rows(cmp, [{"summarize_every": "0", "max_scratchpad_chars": 2000},
+                    {"summarize_every": "5", "max_scratchpad_chars": 4000}])
+    ok(cmp.run())
+    detail = "\n".join(_texts(cmp))
+    assert "or off for no periodic trigger" in detail and "or none" not in detail
+
+
 def test_a_wrong_settings_row_is_named_and_compare_is_disabled(cmp):
     _set_rows(cmp, [{"summarize_every": "sometimes", "max_scratchpad_chars": 2000},
                     {"summarize_every": "5", "max_scratchpad_chars": 4000, "custom prompt": "no placeholder"}])
@@ -306,7 +354,7 @@ def test_a_wrong_settings_row_is_named_and_compare_is_disabled(cmp):
     assert [e.value for e in cmp.error] == ["Some settings need fixing before you can compare:"]
     detail = "\n".join(_texts(cmp))
     assert "Row 1: summarize_every must be off or a whole number" in detail
-    assert "Row 2: " in detail and "summarizer_prompt" in detail
+    assert "Row 2: " in detail and "The summarizer prompt" in detail
     assert cmp.button(key="cmp_run").disabled
 
 
@@ -323,8 +371,8 @@ def test_a_trace_keeps_its_recorded_answer_and_the_page_says_so(cmp):
     assert any(i.value.startswith("Recorded trajectory: ") and "keeps_recorded_answer" in i.value for i in cmp.info)
     _compare(cmp)
     assert cmp.session_state["cmp_result"].keeps_answer
-    assert _metric_values(cmp, "answer score") == ["recorded answer", "recorded answer"]
-    compressions = [int(v) for v in _metric_values(cmp, "compressions")]
+    assert _figure_row(cmp, "answer score") == ["recorded answer", "recorded answer"]
+    compressions = [int(v) for v in _figure_row(cmp, "compressions")]
     assert compressions[0] > compressions[1] == 0
 
 
@@ -345,10 +393,13 @@ def test_a_two_by_two_sweep_gives_four_cells_and_any_cell_opens_as_a_run(cmp):
     result = cmp.session_state["cmp_sweep_result"]
     assert len(result.records) == 4
     assert len(cmp.selectbox(key="cmp_sweep_cell").options) == 4
-    numbers = _table_with(cmp, "summarize_every", "summarizer_tokens", "context_tokens_saved")
+    numbers = _table_with(cmp, "Summarize every N iterations", "summarizer tokens (in + out)",
+                          "tokens saved vs no compression")
     assert len(numbers) == 4
-    off = numbers[(numbers["summarize_every"] == "off") & (numbers["max_scratchpad_chars"] == 1_000_000)]
-    assert list(off["context_tokens_saved"]) == [0]
+    off = numbers[(numbers["Summarize every N iterations"] == "off")
+                  & (numbers["Compress when over (chars)"] == 1_000_000)]
+    assert list(off["tokens saved vs no compression"]) == [0]
+    assert list(off["facts kept"]) == ["no compression happened"]
     charts = [c for c in cmp.get("vega_lite_chart") if '"mark": {"type": "rect"' in c.proto.spec
               or '"rect"' in c.proto.spec]
     assert len(charts) == 4, "context saved, summarizer tokens, answer score, facts retained"
@@ -387,7 +438,7 @@ def test_the_settings_and_the_last_comparison_and_sweep_survive_a_visit_to_anoth
     assert cmp.multiselect(key="cmp_sweep_caps").value == [2000, 4000]
     assert cmp.session_state["cmp_result"] is result and cmp.session_state["cmp_sweep_result"] is sweep
     assert not [i for i in cmp.info if i.value.startswith("These results are for an earlier")]
-    assert len(_metric_values(cmp, "context tokens saved vs off")) == 2
+    assert len(_figure_row(cmp, "tokens saved vs no compression")) == 2
 
 
 def test_changing_the_settings_after_a_comparison_marks_its_results_as_earlier(cmp):

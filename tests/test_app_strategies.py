@@ -1,5 +1,7 @@
 """The Strategies page in AppTest: bad settings get one message naming them and keep the last result.
 The strategies run as a job: a test reruns the page until it has ended (conftest.rerun_until)."""
+from pathlib import Path
+
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.ui.markup import escape
@@ -101,7 +103,26 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert at.session_state[K_EVERY] == ("off" if every == "none" else int(every))
     assert at.session_state[K_CAP] == int(settings["max_scratchpad_chars"])
     assert at.session_state[K_TRIM] == 15_000
-    assert [s.value for s in at.success] == [escape(f"The Playground's sidebar now has {middleware.lstrip('★ ')}.")]
+    # Issue 30 item 13: the hand-off carries the trajectory's scenario, the preset reads Custom (unless the
+    # settings are a preset's), and the message speaks the sidebar's words, not the CLI's syntax.
+    from scratchpad_lab.ui.settings import CUSTOM_PRESET, preset_label_for
+    from scratchpad_lab.ui.state import K_BUDGET, K_PRESET, K_SCENARIO
+    recorded = at.session_state["strat_source"].split(":", 1)[1]
+    from scratchpad_lab.model.records import load_record
+    scenario = load_record(Path(APP).parent / "sample_runs" / recorded).scenario
+    assert at.session_state[K_SCENARIO] == scenario
+    assert at.session_state[K_PRESET] == preset_label_for(at.session_state[K_EVERY], at.session_state[K_CAP],
+                                                          at.session_state[K_BUDGET])
+    [said] = [s.value for s in at.success]
+    assert "summarize_every" not in said and "autourgos" not in said
+    assert escape(f"runs the {scenario} scenario") in said and escape("Summarize every N iterations") in said
+    at.switch_page("pages/playground.py").run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key=K_SCENARIO).value == scenario
+    preset = at.sidebar.selectbox(key=K_PRESET).value
+    assert preset == CUSTOM_PRESET or preset.startswith(("Defaults", "Tight", "Size only", "Off"))
+    if preset == CUSTOM_PRESET:
+        assert at.sidebar.selectbox(key=K_EVERY).value == at.session_state[K_EVERY]
 
 
 def test_a_wrong_grid_is_named_and_no_search_starts_until_it_is_fixed():

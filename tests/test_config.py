@@ -41,8 +41,8 @@ def test_out_of_range_value_is_refused_naming_the_field_and_the_allowed_range(fi
     assert allowed in message
 
 
-def test_summarize_every_message_says_none_turns_the_periodic_trigger_off():
-    with pytest.raises(ConfigError, match="none to turn the periodic trigger off"):
+def test_summarize_every_message_says_off_as_the_help_does():
+    with pytest.raises(ConfigError, match="or off for no periodic trigger"):
         RunConfig.build(summarize_every=0)
 
 

@@ -28,7 +28,8 @@ def test_the_shipped_presets_load_with_a_description_each():
 def test_the_sidebar_offers_the_files_presets_with_their_descriptions():
     at = AppTest.from_file("../app.py", default_timeout=60).run()
     box = at.selectbox(key="play_preset")
-    assert box.options == list(presets())
+    from scratchpad_lab.ui.settings import CUSTOM_PRESET
+    assert box.options == list(presets()) + [CUSTOM_PRESET]  # Custom: settings handed over that are no preset's
     assert all(p.description in box.help for p in presets().values())
 
 

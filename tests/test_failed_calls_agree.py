@@ -91,7 +91,7 @@ def world(tmp_path_factory):
         listing, _ = _cli("runs", "list")
         listing_json, _ = _cli("runs", "list", "--json")
         out["listing"] = listing
-        out["listing_json"] = [json.loads(line) for line in listing_json.splitlines()]
+        out["listing_json"] = json.loads(listing_json)
         out["shown"] = {r["id"]: _cli("runs", "show", r["id"])[0] for r in out["listing_json"]}
         yield out
     finally:

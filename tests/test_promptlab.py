@@ -8,7 +8,7 @@ import pytest
 from conftest import threads_end, wait_until
 from fake_openai import FakeOpenAI, echo_marker, prompt_of
 from scratchpad_lab.cli import main
-from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
+from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from scratchpad_lab.analysis.facts import contains
 from scratchpad_lab.engine.observe import ObservedSummarizer
 from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError,
@@ -165,11 +165,22 @@ def test_check_prompt_offers_the_fix_in_plain_words():
     assert missing.fix == "Summarize the notes.\n\n{scratchpad}" and check_prompt(missing.fix).ok
     typo = check_prompt("Notes: {scratchpd}")
     assert not typo.ok and typo.fix == "Notes: {scratchpad}"
+    # Issue 30 item 13: what the Playground refuses (config.validate_prompt_template), the lab refuses too,
+    # with the rule's own sentence and a fix the rule accepts.
     unknown = check_prompt("{scratchpad}\nFor {customer}")
-    assert unknown.ok and "literal" not in unknown.notes[0] and "as written" in unknown.notes[0]
-    assert unknown.template.format(scratchpad="S", query="q", iteration=1) == "S\nFor {customer}"
+    assert not unknown.ok and "unknown placeholder(s) {customer}" in unknown.problems[0]
+    assert "as written" in unknown.notes[0] and unknown.fix == "{scratchpad}\nFor {{customer}}"
+    assert check_prompt(unknown.fix).ok
+    assert check_prompt(unknown.fix).template.format(scratchpad="S", query="q", iteration=1) == "S\nFor {customer}"
     task = check_prompt("{scratchpad} for {task}")
-    assert task.ok and task.fix == "{scratchpad} for {query}"
+    assert not task.ok and task.fix == "{scratchpad} for {query}"
+    for text in ("{scratchpad}\nFor {customer}", "{scratchpad} for {task}", "{scratchpad!r}", "{scratchpad:>9}"):
+        try:
+            validate_prompt_template(text)
+            playground_accepts = True
+        except ConfigError:
+            playground_accepts = False
+        assert check_prompt(text).ok == playground_accepts, text
     assert check_prompt(PACKAGE_PROMPT).ok and not check_prompt("   ").ok
     assert all(check_prompt(t).ok for t in PROMPT_LIBRARY.values())
 

@@ -333,7 +333,7 @@ def test_two_processes_create_and_share_one_store(any_db):
     [row] = Store(any_db).list_runs()
     assert f"stored as {row.id}" in done.stderr and row.scenario == "log-triage"
     listed = _cli("runs", "list", "--json")
-    assert json.loads(listed.stdout.splitlines()[0])["id"] == row.id
+    assert json.loads(listed.stdout)[0]["id"] == row.id  # one JSON document, as every --json
     shown = _cli("runs", "show", row.id)
     assert shown.returncode == 0 and "scenario: log-triage" in shown.stdout and "compressions:" in shown.stdout
     replayed = _cli("replay", str(TIGHT), "--save")

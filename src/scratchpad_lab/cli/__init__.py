@@ -28,7 +28,7 @@ from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
-from scratchpad_lab.cli.flags import add_key_flags
+from scratchpad_lab.cli.flags import add_key_flags, add_timeout_flag
 from scratchpad_lab.engine.tasks import Replay, replay_source, summarizer_notice
 from scratchpad_lab.model.scenarios import list_scenarios
 
@@ -48,11 +48,26 @@ def _summarize_every(value: str) -> Optional[int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _presets():
+    from scratchpad_lab.model.presets import presets
+    return list(presets().values())
+
+
+def _preset(value: str):
+    """--preset: a preset by its name ("tight", "size only", "Size-only"), or its sidebar label."""
+    wanted = " ".join(value.replace("-", " ").split()).casefold()
+    for p in _presets():
+        if wanted in (p.name.casefold(), p.label.casefold()):
+            return p
+    raise argparse.ArgumentTypeError(f"no preset {value!r}; the presets are "
+                                     + ", ".join(repr(p.name) for p in _presets()))
+
+
 def _add_settings(p: argparse.ArgumentParser) -> None:
     # Unset settings are absent from the namespace (SUPPRESS), so a replay keeps the file's own settings.
     g = p.add_argument_group("compression settings (unset ones keep the file's settings on replay)")
-    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|none",
-                   help="middleware: compress every N iterations (none = off)")
+    g.add_argument("--summarize-every", type=_summarize_every, metavar="N|off",
+                   help="middleware: compress every N iterations (off: no periodic trigger; none is read too)")
     g.add_argument("--max-scratchpad-chars", type=int, metavar="N",
                    help="middleware: also compress when the scratchpad is over N chars and has grown")
     g.add_argument("--agent-trim-chars", type=int, metavar="N",
@@ -70,6 +85,7 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     m.add_argument("--summarizer-model", metavar="NAME", help="a real model writes the summaries")
     m.add_argument("--summarizer-base-url", metavar="URL", help="the summarizer model's endpoint (default: OpenAI)")
     add_key_flags(m, both=True)
+    add_timeout_flag(m)
     m.add_argument("--task", help="the task for --agent-model (default: the scenario's task)")
     p.add_argument("--out", metavar="FILE", help="save the run record (JSON) here")
     p.add_argument("--save", action="store_true",
@@ -118,6 +134,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     sub.add_parser("scenarios", help="list the built-in scenarios")
     run = sub.add_parser("run", help="run a built-in scenario with the real agent and middleware")
     run.add_argument("--scenario", default="support-ticket")
+    run.add_argument("--preset", type=_preset, metavar="NAME",
+                     help="start from one of the sidebar's presets (data/presets.toml): "
+                          f"{', '.join(repr(p.name) for p in _presets())}; a setting flag given too wins")
     _add_settings(run)
     replay = sub.add_parser("replay", help="replay a run record or trace file under new compression settings")
     replay.add_argument("file")
@@ -125,9 +144,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     _add_work_limit(replay)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
-    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off (none)"), default=[field_default("summarize_every")],
-                       metavar="N,N|none,...",
-                       help="up to 6 values (none = periodic trigger off)")
+    sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off"), default=[field_default("summarize_every")],
+                       metavar="N,N|off,...",
+                       help="up to 6 values (off: no periodic trigger; none is read too)")
     sweep.add_argument("--max-scratchpad-chars", type=_list_of(int, "whole numbers"), default=[field_default("max_scratchpad_chars")],
                        metavar="N,N,...",
                        help="up to 6 values")
@@ -212,21 +231,25 @@ _FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_sc
 
 def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
     given = vars(args)
-    out: Dict[str, Any] = {field: given[arg] for arg, field in _FIELDS.items() if arg in given}
+    out: Dict[str, Any] = dict(given["preset"].settings) if "preset" in given else {}
+    out.update({field: given[arg] for arg, field in _FIELDS.items() if arg in given})
     if "prompt_file" in given:
         try:
             text = Path(given["prompt_file"]).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read --prompt-file {given['prompt_file']}: {exc}") from None
         out["summarizer_prompt"] = validate_prompt_template(text)
-    key_env = given.get("api_key_env", "")
+    key_env, timeout = given.get("api_key_env", ""), given.get("timeout")
     if "agent_model" in given:
-        out["agent_endpoint"] = endpoint_for(given["agent_model"], given.get("agent_base_url"), key_env)
+        out["agent_endpoint"] = endpoint_for(given["agent_model"], given.get("agent_base_url"), key_env, timeout)
     if "summarizer_model" in given:
-        out["summarizer_endpoint"] = endpoint_for(given["summarizer_model"], given.get("summarizer_base_url"), key_env)
+        out["summarizer_endpoint"] = endpoint_for(given["summarizer_model"], given.get("summarizer_base_url"), key_env,
+                                                  timeout)
         out["summarizer"] = "endpoint"
     if "task" in given:
         out["task"] = given["task"]
+    if "timeout" in given and "agent_model" not in given and "summarizer_model" not in given:
+        raise UsageError("--timeout is for endpoint calls: it needs --agent-model or --summarizer-model")
     for flag in ("agent_base_url", "summarizer_base_url"):
         if flag in given and flag.replace("base_url", "model") not in given:
             raise UsageError(f"--{flag.replace('_', '-')} needs --{flag.replace('base_url', 'model').replace('_', '-')}")

@@ -18,6 +18,15 @@ def add_key_flags(p, both: bool = False) -> None:
                    help="also send a provider's key variable to a base URL that is not that provider's")
 
 
+def add_timeout_flag(p) -> None:
+    """--timeout: each endpoint call's own limit, the page's "per-call timeout (s)" field (same bounds)."""
+    from scratchpad_lab.model.endpoint import Endpoint
+    low, high = Endpoint.bounds("timeout_s")
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help=f"how long one call to an endpoint model may take, {low:g} to {high:g} "
+                        f"(default {Endpoint.model_fields['timeout_s'].default:g}; raise it for a slow local model)")
+
+
 def strategy_argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     """An argparse `type=` for a strategy argument: `parse(text)`, with a StrategyError's sentence as the
     usage error argparse prints (exit 2)."""

@@ -38,6 +38,8 @@ def add_cli(sub) -> None:
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the key")
     p.add_argument("--send-key-to-custom-url", action="store_true",
                    help="send a provider's own key variable to a custom base URL too")
+    from scratchpad_lab.cli.flags import add_timeout_flag
+    add_timeout_flag(p)
     p.add_argument("--probe", action="append", metavar="QUESTION=ANSWER", help="your own probe question (repeatable); each cell says whether ANSWER is still in the "
                    "scratchpad after its summary, beside the scenario's own probes")
     p.add_argument("--json", action="store_true",
@@ -81,7 +83,7 @@ def _cli_inputs(args):
             continue
         url = urls[m] if len(urls) > 1 else (urls[0] if urls else None)
         m += 1
-        endpoint = endpoint_for(value, url, given.get("api_key_env") or "")
+        endpoint = endpoint_for(value, url, given.get("api_key_env") or "", given.get("timeout"))
         specs.append(SummarizerChoice("endpoint", endpoint=endpoint, key=cli_key(endpoint, given, "summarizer")))
     probes = []
     for text in given.get("probe") or []:

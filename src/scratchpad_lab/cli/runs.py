@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
     listing.add_argument("--search", default="", metavar="WORDS", help="words in the name, scenario, strategy or prompt")
     listing.add_argument("--all", action="store_true", help="every visitor's runs too (a hosted store)")
     listing.add_argument("--limit", type=int, default=100, metavar="N")
-    listing.add_argument("--json", action="store_true", help="one JSON object per run")
+    listing.add_argument("--json", action="store_true", help="one JSON array, with an object per run")
     show = what.add_parser("show", help="one stored run: what it is and what compression did")
     show.add_argument("id")
     export = what.add_parser("export", help="a stored run as its JSON file (loadable by `replay` and the Runs page)")
@@ -52,13 +52,13 @@ def run(args) -> int:
         command = args.runs_command
         if command == "list":
             rows = store.list_runs(None if args.all else "", args.search, max(1, args.limit))
-            if args.json:
-                for r in rows:
-                    print(json.dumps({"id": r.id, "stored": r.stored_at, "kind": r.kind, "name": r.name,
-                                      "scenario": r.scenario, "strategy": r.strategy, "prompt": r.prompt,
-                                      "outcome": r.outcome, "iterations": r.iterations,
-                                      "compressions": r.compressions, "summarizer_calls": r.summarizer_calls,
-                                      "failed_calls": r.failed_calls, "bytes": r.size_bytes}, ensure_ascii=False))
+            if args.json:  # one JSON document, as every --json prints (docs/cli.md)
+                print(json.dumps([{"id": r.id, "stored": r.stored_at, "kind": r.kind, "name": r.name,
+                                   "scenario": r.scenario, "strategy": r.strategy, "prompt": r.prompt,
+                                   "outcome": r.outcome, "iterations": r.iterations,
+                                   "compressions": r.compressions, "summarizer_calls": r.summarizer_calls,
+                                   "failed_calls": r.failed_calls, "bytes": r.size_bytes} for r in rows],
+                                 ensure_ascii=False))
             elif not rows:
                 print(f"No stored runs{' match' if args.search.strip() else ''} in {store.where}.", file=sys.stderr)
             for r in rows if not args.json else []:
@@ -72,6 +72,8 @@ def run(args) -> int:
             text = store.export(args.id)
             if getattr(args, "out", None):
                 Path(args.out).write_text(text, encoding="utf-8")
+                print(f"scratchpad-lab: wrote run {args.id} to {args.out} ({len(text.encode('utf-8')):,} bytes; "
+                      f"scratchpad-lab replay {args.out} replays it)", file=sys.stderr)
             else:
                 print(text)
             return EXIT_OK

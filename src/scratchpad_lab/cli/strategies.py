@@ -13,7 +13,7 @@ from typing import List
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
-from scratchpad_lab.cli.flags import add_key_flags, strategy_argument
+from scratchpad_lab.cli.flags import add_key_flags, add_timeout_flag, strategy_argument
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
                                           f"({', '.join(names())})")
     p.add_argument("file", help="a trace or a run record")
     p.add_argument("--strategy", type=strategy_argument(parse_spec), action="append", metavar="NAME[:key=value,...]",
-                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES}")
+                   help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES} "
+                        "(none given: every registered strategy, each with its own defaults)")
     add_summarizer_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
     p.add_argument("--details", action="store_true",
@@ -39,6 +40,7 @@ def add_summarizer_flags(p) -> None:
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
     p.add_argument("--summarizer-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
     add_key_flags(p)
+    add_timeout_flag(p)
     p.add_argument("--price-model", metavar="NAME",
                    help="price the summarizer's tokens as this model's (analysis/pricing.py; default: the "
                         "summarizer's own model, and the offline one is free)")
@@ -52,9 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.tasks import StrategiesRequest, strategies
 
-    specs = list(getattr(args, "strategy", None) or [])
-    if not specs:
-        raise StrategyError(f"give at least one --strategy ({', '.join(names())}).")
+    specs = list(getattr(args, "strategy", None) or []) or default_specs()
     summarizer = summarizer_from_args(args)
     loaded = load(args.file)
     # The task refuses a job over the work limit, with what it would cost, before anything runs.
@@ -83,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def default_specs() -> list:
+    """No --strategy given: every registered strategy with its own defaults (the help says so)."""
+    return [parse_spec(name) for name in names()][:MAX_STRATEGIES]
+
+
 def summarizer_from_args(args: argparse.Namespace):
     """The one summarizer (a SummarizerChoice) from the shared flags; StrategyError names a bad one."""
     from scratchpad_lab.engine.tasks import cli_key, endpoint_for
@@ -95,7 +100,8 @@ def summarizer_from_args(args: argparse.Namespace):
     if args.summarizer == "endpoint" or model:
         if not model:
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
-        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "")
+        endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "",
+                                getattr(args, "timeout", None))
         # The CLI key rule (engine/keys.py), as every other command follows it.
         return SummarizerChoice("endpoint", args.extractive_budget, endpoint,
                                 key=cli_key(endpoint, vars(args), "summarizer"))

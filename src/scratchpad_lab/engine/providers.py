@@ -123,16 +123,19 @@ def key_var(endpoint: "Endpoint") -> str:
     return endpoint.key_env or ("" if endpoint.is_custom_url else PROVIDERS[endpoint.provider]["key_env"])
 
 
-def key_refusal(endpoint: "Endpoint", secrets: Optional[dict] = None) -> Optional[str]:
-    """Why the server's key variable will not be sent to this endpoint (None: it may be, or there is none)."""
+def key_refusal(endpoint: "Endpoint", secrets: Optional[dict] = None, terminal: bool = False) -> Optional[str]:
+    """Why the server's key variable will not be sent to this endpoint (None: it may be, or there is none).
+    `terminal`: the remedy in the CLI's words (its flags), not the page's key field."""
     name = key_var(endpoint)
     if not name:
         return None
     home = key_bindings(secrets).get(name)
     if home is None or _origin(home) != _origin(endpoint.url):
         where = f"belongs to {_without_userinfo(home)}" if home else "is not bound to any base URL"
-        return (f"The server's key variable {name} {where}, so it is not sent to {endpoint.url}. Type a key "
-                "for this endpoint instead (or none for a local server).")
+        remedy = ("Put the key in another variable and name it with --api-key-env NAME, or pass "
+                  "--send-key-to-custom-url to send this one anyway (a local server needs no key)." if terminal else
+                  "Type a key for this endpoint instead (or none for a local server).")
+        return f"The server's key variable {name} {where}, so it is not sent to {endpoint.url}. {remedy}"
     allowed = allowed_key_vars(secrets)
     if allowed is not None and name not in allowed:
         return (f"In hosted mode the operator has not allowed the server's key variable {name}; type your own "

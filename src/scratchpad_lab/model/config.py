@@ -71,14 +71,16 @@ def prompt_too_long(template: str) -> Optional[str]:
 
 
 def validate_prompt_template(template: str) -> str:
-    """Check a summarizer prompt template; return it or raise ConfigError saying what to fix.
+    """Check a summarizer prompt template; return it or raise ConfigError saying what to fix. The one rule
+    for a prompt: the Playground, Compare, the CLI and the Prompt lab (promptlab.check_prompt) all apply it,
+    and its sentences call it "the summarizer prompt", as the pages do (never the field's raw name).
 
     The package formats its prompt with str.format(query=, iteration=, scratchpad=), so a template
     must be valid for str.format with exactly those names and must contain {scratchpad}. It is sent
     at every compression, so it is held to MAX_PROMPT_CHARS.
     """
     if not template.strip():
-        raise ConfigError("summarizer_prompt is empty: write a prompt that contains {scratchpad}.")
+        raise ConfigError("The summarizer prompt is empty: write a prompt that contains {scratchpad}.")
     too_long = prompt_too_long(template)
     if too_long:
         raise ConfigError(too_long)
@@ -86,23 +88,23 @@ def validate_prompt_template(template: str) -> str:
         parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
         raise ConfigError(
-            f"summarizer_prompt is not a valid template ({exc}). Write a literal brace as {{{{ or }}}}."
+            f"The summarizer prompt is not a valid template ({exc}). Write a literal brace as {{{{ or }}}}."
         ) from None
     fields = [f for f, _, _ in parts]
     unknown = sorted({f for f in fields if f not in PROMPT_PLACEHOLDERS})
     if unknown:
         shown = ", ".join("{" + f + "}" if f else "{}" for f in unknown)
         raise ConfigError(
-            f"summarizer_prompt uses unknown placeholder(s) {shown}; the allowed ones are "
+            f"The summarizer prompt uses unknown placeholder(s) {shown}; the allowed ones are "
             "{query}, {iteration} and {scratchpad} (write a literal brace as {{ or }})."
         )
     fancy = [f for f, spec, conv in parts if spec or conv]
     if fancy:
         raise ConfigError(
-            f"summarizer_prompt formats {{{fancy[0]}}} with a conversion or format spec; write the "
+            f"The summarizer prompt formats {{{fancy[0]}}} with a conversion or format spec; write the "
             "placeholders plainly as {query}, {iteration} and {scratchpad}.")
     if "scratchpad" not in fields:
-        raise ConfigError("summarizer_prompt must contain {scratchpad}, where the scratchpad text goes.")
+        raise ConfigError("The summarizer prompt must contain {scratchpad}, where the scratchpad text goes.")
     return template
 
 
@@ -259,7 +261,7 @@ def allowed_range(name: str) -> str:
         return ""
     text = f"allowed: {lo:,} to {hi:,}" if isinstance(lo, int) else f"allowed: {lo} to {hi}"
     if name == "summarize_every":
-        text += ", or none to turn the periodic trigger off"
+        text += ", or off for no periodic trigger"  # the word every help text uses ("none" is read too)
     return text
 
 

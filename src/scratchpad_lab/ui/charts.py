@@ -217,9 +217,11 @@ def label_color(background: str) -> str:
     return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
 
 
-def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, good: bool = True):
+def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, good: bool = True,
+            axis_titles: tuple = ("max_scratchpad_chars", "summarize_every")):
     """A sweep heatmap: summarize_every down, max_scratchpad_chars across, `field` as colour and label.
-    `good`: more is better (green ramp), else more is a cost (orange ramp)."""
+    `good`: more is better (green ramp), else more is a cost (orange ramp). `axis_titles`: the two settings'
+    plain labels (across, down), as the page names them."""
     import altair as alt  # lazy: the first page does without it
     import pandas as pd  # lazy: the first page does without it
     ramp = GOOD_RAMP if good else COST_RAMP
@@ -237,14 +239,16 @@ def heatmap(frame: pd.DataFrame, field: str, title: str, number_format: str, goo
     domain = [lo + span * k / (len(ramp) - 1) for k in range(len(ramp))] if hi != lo else [lo - 0.5, lo + 0.5]
     scale = alt.Scale(domain=domain, range=ramp if hi != lo else [ramp[2], ramp[2]], interpolate="rgb")
     base = alt.Chart(data).encode(
-        x=alt.X("max_scratchpad_chars:O", title="max_scratchpad_chars",
+        x=alt.X("max_scratchpad_chars:O", title=axis_titles[0],
                 axis=alt.Axis(format=",", formatType="number", labelAngle=0)),
-        y=alt.Y("summarize_every:O", title="summarize_every", sort=everies))
+        y=alt.Y("summarize_every:O", title=axis_titles[1], sort=everies))
     cells = base.mark_rect().encode(
         color=alt.Color(f"{field}:Q", title="better →" if good else "costlier →", scale=scale,
                         legend=alt.Legend(format=number_format)),
-        tooltip=["summarize_every:O", alt.Tooltip("max_scratchpad_chars:Q", format=","),
-                 alt.Tooltip(f"{field}:Q", format=number_format), "compressions:Q"])
+        tooltip=[alt.Tooltip("summarize_every:O", title=axis_titles[1]),
+                 alt.Tooltip("max_scratchpad_chars:Q", format=",", title=axis_titles[0]),
+                 alt.Tooltip(f"{field}:Q", format=number_format, title=title),
+                 alt.Tooltip("compressions:Q", title="compressions")])
     labels = base.transform_filter(f"isValid(datum.{field})").mark_text(fontSize=12).encode(
         text=alt.Text("_label:N"),
         color=alt.Color("_label_color:N", scale=None, legend=None))

@@ -19,7 +19,7 @@ from scratchpad_lab.engine.tasks import (COMPARE_SUMMARIZERS, MAX_GRID, SUMMARIZ
                                          replay_source, summarizer_notice)
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest, parse_every
 from scratchpad_lab.analysis.metrics import model_ids
-from scratchpad_lab.analysis.figures import LABELS, figures, percent_or
+from scratchpad_lab.analysis.figures import facts_kept_text, figures, percent_or
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import FLAGS, annotate
@@ -34,7 +34,8 @@ from scratchpad_lab.ui.state import (CMP_EDITED, CMP_JOB, CMP_RESULT, CMP_SOURCE
                                      PLAY_PRICES_BY_MODEL, PL_VERSIONS, init_session)
 from scratchpad_lab.ui.store import show_message, store_result
 from scratchpad_lab.ui import live
-from scratchpad_lab.ui.tables import percent_cells, percent_config
+from scratchpad_lab.ui.settings import SETTING_LABELS
+from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row, percent_cells, percent_config
 from scratchpad_lab.ui.view import render_run
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
@@ -88,28 +89,47 @@ def _flags_text(row: Dict) -> str:
     return "Quality flags: " + (", ".join(found) if found else "none")
 
 
-def _column(index: int, result: ComparisonResult, prices: Optional[dict]) -> None:
-    row, record = result.rows[index], result.records[index]
-    summary = figures(record.events, record.scenario, prices)  # the row's own figures, read the same way
+def _column(index: int, result: ComparisonResult) -> None:
     st.subheader(f"Setting {index + 1}")
     st.text(result.labels[index])
-    st.metric(LABELS["compressions"], row["compressions"])
-    st.metric(LABELS["summarizer_calls"], row["summarizer_calls"],
-              help="Every call to the summarizer; one that raised or replied nothing compressed nothing.")
-    st.metric("summarizer tokens in / out", f"{row['summarizer_tokens_in']:,} / {row['summarizer_tokens_out']:,}")
-    st.metric("summarizer cost", _money(summary.summarizer_cost_usd))
-    st.metric("peak scratchpad tokens", f"{row['peak_context_tokens']:,}")
-    st.metric("mean scratchpad tokens", f"{row['mean_context_tokens']:,.0f}")
-    st.metric("context tokens saved vs off", f"{row['context_tokens_saved']:,}",
-              help="Sum over iterations of the scratchpad tokens sent with compression off minus those sent "
-                   "with this setting (same steps, same agent trim).")
-    st.metric("net tokens saved", f"{row['net_tokens_saved']:,}",
-              help="Context tokens saved minus the summarizer's tokens in and out.")
-    st.metric(LABELS["facts_retained"], summary.facts_kept_text,
-              help="Share of the facts in the scratchpad before each compression that survived it.")
-    st.metric(LABELS["answer_score"], "recorded answer" if result.keeps_answer else percent_or(row["answer_score"], "none"),
-              help="Share of the scenario's expected facts in the final answer.")
-    st.text(_flags_text(row))
+    st.text(_flags_text(result.rows[index]))
+
+
+# The comparison's figure rows, in order; their labels and which way is better are ui/tables.py's (Strategies too).
+COMPARE_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
+                "summarizer_cost_usd", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
+                "net_tokens_saved", "facts_retained", "answer_score")
+COMPARE_HELP = ("One column per setting. ★ marks the best value of a row among the settings that cut something "
+                "(a setting that compressed and trimmed nothing reads as doing nothing, which is no "
+                "achievement), when they differ. Tokens saved: the sum over iterations of the scratchpad tokens "
+                "sent with compression off minus those sent with this setting (same steps, same agent trim); "
+                "net: minus the summarizer's tokens in and out. Facts kept: the share of the facts in the "
+                "scratchpad before each compression that survived it.")
+
+
+def figures_table(result: ComparisonResult, prices: Optional[dict]) -> Dict[str, Dict[str, str]]:
+    """{figure label: {"Setting N": its text, ★ on the row's best}}: the comparison as one table."""
+    summaries = [figures(r.events, r.scenario, prices) for r in result.records]
+    values = [{**row, "summarizer_cost_usd": f.summarizer_cost_usd} for row, f in zip(result.rows, summaries)]
+    judged = [i for i, v in enumerate(values) if v["compressions"] > 0 or v["context_tokens_saved"] != 0]
+
+    def text(key: str, i: int) -> str:
+        v = values[i][key]
+        if key == "summarizer_cost_usd":
+            return _money(v)
+        if key == "facts_retained":
+            return summaries[i].facts_kept_text
+        if key == "answer_score":
+            return "recorded answer" if result.keeps_answer else percent_or(v, "no score")
+        return f"{v:,.0f}" if isinstance(v, float) else f"{v:,}"
+
+    table: Dict[str, Dict[str, str]] = {}
+    for key in COMPARE_ROWS:
+        best = set() if key == "answer_score" and result.keeps_answer else \
+            best_in_row(key, {i: values[i][key] for i in judged})
+        table[ROW_LABELS[key]] = {f"Setting {i + 1}": text(key, i) + (BEST if i in best else "")
+                                  for i in range(len(values))}
+    return table
 
 
 def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
@@ -135,7 +155,9 @@ def show_comparison(result: ComparisonResult, signature: tuple, prices: Optional
     _stale(result, signature)
     for index, col in enumerate(st.columns(len(result.records))):
         with col:
-            _column(index, result, prices)
+            _column(index, result)
+    st.dataframe(pd.DataFrame(figures_table(result, prices)).T, key="cmp_figures", width="stretch")
+    st.caption(COMPARE_HELP)
     st.text("All the numbers")
     st.dataframe(percent_cells(pd.DataFrame(result.rows), SHARES), hide_index=True, key="cmp_numbers",
                  column_config=percent_config(SHARES))
@@ -152,7 +174,14 @@ def show_comparison(result: ComparisonResult, signature: tuple, prices: Optional
 
 # ── sweep ───────────────────────────────────────────────────────────────────
 
+SWEEP_COLUMNS = {"summarize_every": SETTING_LABELS["summarize_every"],
+                 "max_scratchpad_chars": SETTING_LABELS["max_scratchpad_chars"],
+                 **{k: ROW_LABELS[k] for k in ("context_tokens_saved", "summarizer_tokens", "answer_score",
+                                              "facts_retained", "compressions")}}
+
+
 def sweep_frame(result: ComparisonResult) -> pd.DataFrame:
+    """The sweep's cells by field name (the heatmaps read them); `sweep_table` is what a person reads."""
     import pandas as pd  # lazy: the first page does without it
     rows = [{"summarize_every": every_text(r["summarize_every"]), "max_scratchpad_chars": r["max_scratchpad_chars"],
              "context_tokens_saved": r["context_tokens_saved"],
@@ -162,21 +191,33 @@ def sweep_frame(result: ComparisonResult) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sweep_table(result: ComparisonResult, frame: pd.DataFrame) -> pd.DataFrame:
+    """The sweep's numbers under the labels every page uses, never a field's raw name or a bare None: facts
+    kept as everywhere ("no compression happened"), no answer score column when the answer is the recorded one."""
+    shown = percent_cells(frame, SHARES)
+    shown["facts_retained"] = [facts_kept_text(r["facts_retained"], r["compressions"] > 0) for r in result.rows]
+    if result.keeps_answer or not frame["answer_score"].notna().any():
+        shown = shown.drop(columns=["answer_score"])
+    else:
+        shown["answer_score"] = [percent_or(r["answer_score"], "no score") for r in result.rows]
+    return shown.rename(columns=SWEEP_COLUMNS)
+
+
 def show_sweep(result: ComparisonResult, signature: tuple, prices: Optional[dict]) -> None:
     _stale(result, signature)
     frame = sweep_frame(result)
-    charts = [("context_tokens_saved", "context tokens saved vs off", ",d"),
-              ("summarizer_tokens", "summarizer tokens (in + out)", ",d")]
+    charts = [(name, ROW_LABELS[name], ",d") for name in ("context_tokens_saved", "summarizer_tokens")]
     if not result.keeps_answer and frame["answer_score"].notna().any():
-        charts.append(("answer_score", "answer score", ".0%"))
-    charts.append(("facts_retained", LABELS["facts_retained"], ".0%"))
+        charts.append(("answer_score", ROW_LABELS["answer_score"], ".0%"))
+    charts.append(("facts_retained", ROW_LABELS["facts_retained"], ".0%"))
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
             # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
-            col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens"), width="stretch",
+            col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens",
+                                     axis_titles=(SWEEP_COLUMNS["max_scratchpad_chars"],
+                                                  SWEEP_COLUMNS["summarize_every"])), width="stretch",
                              height=120 + 34 * frame["summarize_every"].nunique())
-    st.dataframe(percent_cells(frame, SHARES), hide_index=True, key="cmp_sweep_numbers",
-                 column_config=percent_config(SHARES))
+    st.dataframe(sweep_table(result, frame), hide_index=True, key="cmp_sweep_numbers")
     cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",
                         format_func=lambda i: f"cell {i + 1}: {result.labels[i]}")
     record = result.records[cell]
@@ -194,9 +235,9 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     for key, value in defaults.items():  # widget state goes when the page is left: start from the last sweep
         st.session_state.setdefault(key, value)
     c1, c2, c3 = st.columns([2, 2, 1])
-    everies = c1.multiselect("summarize_every values (off: no periodic trigger)", SWEEP_EVERY,
+    everies = c1.multiselect(f"{SETTING_LABELS['summarize_every']} (off: no periodic trigger)", SWEEP_EVERY,
                              max_selections=MAX_GRID, key="cmp_sweep_every")
-    caps = c2.multiselect(f"max_scratchpad_chars values ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
+    caps = c2.multiselect(f"{SETTING_LABELS['max_scratchpad_chars']} ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
                           max_selections=MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
     every_values = [parse_every(e) for e in sorted(everies, key=SWEEP_EVERY.index)]

@@ -50,6 +50,10 @@ BUILTIN_NOTE = (
     "The built-in model has 135M parameters: two prompts give two different summaries, which shows how a "
     "prompt steers a real model, not the quality a large model would reach. It runs one cell at a time on "
     "this CPU, 10-60 s each.")
+# a reply that replaced the scratchpad but that a quality flag says is no summary: the status badge says only
+# that it replied, and the flag's own badge says what is wrong with it
+NOT_A_GOOD_SUMMARY = {"not_a_summary", "error_text", "unchanged"}
+REPLIED_BADGE = ("replied", "gray")
 STATUS_BADGES = {"ok": ("summary", "green"), "empty": ("empty reply: scratchpad kept", "orange"),
                  "error": ("error", "red"), "running": ("running…", "blue"), "pending": ("waiting", "gray"),
                  "cancelled": ("stopped", "gray")}
@@ -376,6 +380,8 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         c = cell.compression
         before, lost = c.get("facts_before", []), c.get("facts_lost", [])
         kept = len(before) - len(lost)
+        if cell.status == "ok" and set(c.get("flags", [])) & NOT_A_GOOD_SUMMARY:
+            label, color = REPLIED_BADGE  # never a green "summary" beside a red "not a summary"
         badges = [_badge(label, color), _badge(f"facts kept {kept} of {len(before)}", _share_color(kept, len(before)))]
         badges += [_badge(*FLAG_BADGES[f]) for f in c.get("flags", []) if f in FLAG_BADGES]
         st.markdown(" ".join(badges))
@@ -431,6 +437,41 @@ def _matrix_view(matrix: Matrix) -> None:
                              hide_index=True)
 
 
+def _kept_score(cell: Cell) -> Optional[Tuple[int, int, int, int]]:
+    """(facts kept, facts before, probes answerable after, probes) of a finished cell, else None."""
+    if not cell.done or cell.status in ("cancelled", "error") or not cell.compression:
+        return None
+    before = cell.compression.get("facts_before", [])
+    kept = len(before) - len(cell.compression.get("facts_lost", []))
+    return kept, len(before), sum(p.answerable_after for p in cell.probes), len(cell.probes)
+
+
+def winner_sentences(matrix: Matrix) -> List[str]:
+    """Which prompt kept the most facts (then probes) for each summarizer that follows the prompt: one
+    sentence per column, our words and the person's prompt names (plain text)."""
+    out: List[str] = []
+    if len(matrix.prompts) < 2:
+        return out
+    for j, spec in enumerate(matrix.summarizers):
+        if spec.kind == "extractive":
+            continue  # it ignores the prompt: every row is the same summary
+        scored = [(score, i) for i in range(len(matrix.prompts)) if (score := _kept_score(matrix.cell(i, j)))]
+        if len(scored) < 2:
+            continue
+        top = max(scored, key=lambda t: (t[0][0], t[0][2]))
+        ties = [i for s, i in scored if (s[0], s[2]) == (top[0][0], top[0][2])]
+        kept, total, probes, asked = top[0]
+        what = f"{kept} of {total} facts" + (f" and {probes} of {asked} probes" if asked else "")
+        if len(ties) == len(scored):
+            out.append(f"With {spec.model_id}, every prompt kept the same: {what}.")
+        elif len(ties) > 1:
+            out.append(f"With {spec.model_id}, " + ", ".join(matrix.prompts[i].name for i in ties)
+                       + f" kept the most, tied: {what}.")
+        else:
+            out.append(f"With {spec.model_id}, {matrix.prompts[top[1]].name} kept the most: {what}.")
+    return out
+
+
 def _matrix_body(matrix: Optional[Matrix]) -> None:
     """The live fragment's drawing of the matrix (its progress and Stop are the fragment's own)."""
     if matrix is None:
@@ -439,6 +480,9 @@ def _matrix_body(matrix: Optional[Matrix]) -> None:
         stopped = sum(1 for c in matrix.cells if c.status == "cancelled")
         st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s():.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
     _matrix_view(matrix)
+    if matrix.finished:
+        for sentence in winner_sentences(matrix):  # prompt names are the person's text: st.text
+            st.text("Winning prompt: " + sentence)
 
 
 def page() -> None:

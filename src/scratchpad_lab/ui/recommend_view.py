@@ -34,8 +34,8 @@ from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import show_error, show_problem
-from scratchpad_lab.ui.settings import EVERY_CHOICES
-from scratchpad_lab.ui.state import (K_CAP, K_EVERY, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
+from scratchpad_lab.ui.settings import EVERY_CHOICES, SETTING_LABELS, preset_label_for
+from scratchpad_lab.ui.state import (K_BUDGET, K_CAP, K_EVERY, K_PRESET, K_SCENARIO, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
                                      STRAT_RECOMMEND)
 from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.strategies_chart import front_chart, points_frame
@@ -69,10 +69,32 @@ def playground_settings(point) -> Optional[Dict[str, Any]]:
     return None
 
 
-def _use_in_playground(values: Dict[str, Any], label: str) -> None:
+def handoff_words(values: Dict[str, Any], scenario: Optional[str], kept: str) -> str:
+    """What "Use in Playground" did, in the sidebar's words (not the CLI's `name:key=value` syntax)."""
+    every = values[K_EVERY]
+    settings = (f"{SETTING_LABELS['summarize_every']}: {every}, {SETTING_LABELS['max_scratchpad_chars']}: "
+                f"{values[K_CAP]:,}, {SETTING_LABELS['agent_trim_chars']}: {values[K_TRIM]:,}")
+    if scenario:
+        return (f"The Playground now runs the {scenario} scenario, the one this trajectory was recorded from, with "
+                f"these settings: {settings}. The preset reads Custom unless they are a preset's.")
+    return (f"The Playground now has these settings: {settings}. It runs only its built-in scenarios, so it keeps "
+            f"the {kept} scenario; to replay this trajectory itself with them, use the Compare page.")
+
+
+def _use_in_playground(values: Dict[str, Any], scenario: Optional[str]) -> None:
     for key, value in values.items():
         st.session_state[key] = value
-    st.session_state[STRAT_OPEN_POINT + "_used"] = label
+    if scenario:
+        st.session_state[K_SCENARIO] = scenario
+    st.session_state[K_PRESET] = preset_label_for(values[K_EVERY], values[K_CAP], st.session_state.get(K_BUDGET))
+    st.session_state[STRAT_OPEN_POINT + "_used"] = handoff_words(values, scenario, st.session_state.get(K_SCENARIO))
+
+
+def _scenario_of(entry: Any) -> Optional[str]:
+    """The built-in scenario the trajectory on this page was recorded from, if it is one the Playground runs."""
+    from scratchpad_lab.model.scenarios import SCENARIOS
+    name = getattr(getattr(entry, "record", None), "scenario", None)
+    return name if name in SCENARIOS else None
 
 
 def _inputs(summarizer: SummarizerChoice):
@@ -175,13 +197,13 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
     values = playground_settings(point)
     if values is not None:
         st.button("Use in Playground", key="strat_rec_use", on_click=_use_in_playground,
-                  args=(values, point.cli_arg()))
+                  args=(values, _scenario_of(entry)))
     elif point.strategy.startswith("autourgos"):
         st.caption("The Playground runs the middleware with the agent's trim; this point's settings are not one "
                    "of its choices.")
     used = st.session_state.pop(STRAT_OPEN_POINT + "_used", None)
     if used:
-        st.success(escape(f"The Playground's sidebar now has {used}."))
+        st.success(escape(used))
         st.page_link("pages/playground.py", label="Open the Playground")
     _open(point, entry, summarizer)
 

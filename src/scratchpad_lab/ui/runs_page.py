@@ -12,6 +12,7 @@ The Compare page lists the same runs through `all_entries` and shares the upload
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple, Union
@@ -29,6 +30,7 @@ from scratchpad_lab.ui.library import (download_button, imported_sample_files, o
                                        runs_frame, runs_table, sample_files)
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS, RUNS_OPEN, RUNS_SCROLL,
+                                     RUNS_UPLOAD_HASHES,
                                      RUNS_STEP_OF, RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added,
                                      upload_slot)
 from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message,
@@ -196,7 +198,16 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
         return None
     if live.busy(upload_slot(key)):
         return None  # read when the replay going on has ended
-    loaded, problem = read_upload(upload.name, upload.getvalue())
+    data = upload.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    hashes: Dict[str, str] = st.session_state[RUNS_UPLOAD_HASHES]
+    first = next((e for e in st.session_state[RUNS_UPLOADS] if e.key == hashes.get(digest)), None)
+    if first is not None:  # the same bytes again: open the first upload, add and store nothing
+        seen[upload.file_id] = None
+        st.info(f"This file was uploaded before, as {first.title.split(' · ')[0]}: that one is open below.")
+        store_upload(first)  # selects it in the stored-runs picker (stored once: the store finds its content)
+        return first
+    loaded, problem = read_upload(upload.name, data)
     if loaded is None:
         seen[upload.file_id] = problem
         show_problem(UPLOAD_FAILED, problem)
@@ -206,12 +217,13 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
     if loaded.trace is None:  # a run record: an Entry at once
         entry = _upload_entry(len(uploads), upload.name, loaded)
         uploads.append(entry)
+        hashes[digest] = entry.key
         show_notes(entry)
         store_upload(entry)
         return entry
     try:
         job = replay_trace(TraceReplayRequest(loaded.trace, TRACE_REPLAY_NAME, "uploaded trace",
-                                              tag=(upload.file_id, upload.name, loaded)))
+                                              tag=(upload.file_id, upload.name, loaded, digest)))
     except LabError as exc:  # refused before it starts (the work limit): said as a replay that failed is
         seen[upload.file_id] = str(exc)
         show_problem(UPLOAD_FAILED, str(exc))
@@ -222,7 +234,7 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
 
 def _add_replayed(key: str, job: Job) -> None:
     """A trace's replay ended: add its Entry (to be opened), or say why not while the file stays."""
-    file_id, file_name, file = job.tag
+    file_id, file_name, file, digest = job.tag
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
     if job.error is not None:
         seen[file_id] = str(job.error)
@@ -232,6 +244,7 @@ def _add_replayed(key: str, job: Job) -> None:
         uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
         entry = _upload_entry(len(uploads), file_name, file, job.result)
         uploads.append(entry)
+        st.session_state[RUNS_UPLOAD_HASHES][digest] = entry.key
         st.session_state[upload_added(key)] = entry
         store_upload(entry)
 
@@ -346,11 +359,12 @@ def page() -> None:
     st.caption("Recorded sample runs, the runs made in this tab, and files you upload. Open one to step through "
                "it; download any of them as JSON.")
     show_message()
-    with st.container(border=True):
-        library_section(open_stored)
-        results_section()
+    library = st.container(border=True)  # drawn after the uploader has stored a new file, so it lists it
     entries, added = entries_with_upload(
         "runs_upload", "No runs yet: run one in the Playground, or upload a run record or trace.")
+    with library:
+        library_section(open_stored)
+        results_section()
     st.subheader("Runs")
     runs_table(entries_frame(entries, prices), key="runs_table")
     entry = pick_entry(entries, "Open run", "runs_open", RUNS_OPEN, open_key=added.key if added else None)

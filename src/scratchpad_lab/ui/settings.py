@@ -4,7 +4,7 @@ Returns a validated RunConfig, or shows what to change and returns None (no run 
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import streamlit as st
 
@@ -22,12 +22,17 @@ PLAY_SUMMARIZER_EP = "play_sum_ep"  # the widget prefix of the playground's summ
 EVERY_CHOICES = ["off", 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30]
 PACING = {"instant": 0.0, "fast (0.1 s/step)": 0.1, "demo (0.5 s/step)": 0.5, "slow (1 s/step)": 1.0}
 
+# A setting's plain label, by its RunConfig field: the sidebar's words, and every page that shows a setting
+# (the Compare page's sweep) uses them, never the field's raw name.
+SETTING_LABELS = {"summarize_every": "Summarize every N iterations", "max_scratchpad_chars": "Compress when over (chars)",
+                  "agent_trim_chars": "Agent's own limit (chars)",
+                  "extractive_budget_chars": "Extractive summary budget (chars)",
+                  "max_tool_output_chars": "Tool result cap (chars)", "max_iterations": "Max iterations",
+                  "wall_clock_s": "Run's wall clock (s)"}
 # number settings: the label on screen and the RunConfig field whose range applies
-LABELS = {K_CAP: "Compress when over (chars)", K_TRIM: "Agent's own limit (chars)",
-          K_BUDGET: "Extractive summary budget (chars)", K_TOOL_CAP: "Tool result cap (chars)",
-          K_MAX_IT: "Max iterations", K_WALL: "Run's wall clock (s)"}
 FIELDS = {K_CAP: "max_scratchpad_chars", K_TRIM: "agent_trim_chars", K_BUDGET: "extractive_budget_chars",
           K_TOOL_CAP: "max_tool_output_chars", K_MAX_IT: "max_iterations", K_WALL: "wall_clock_s"}
+LABELS = {key: SETTING_LABELS[field] for key, field in FIELDS.items()}
 AGENTS = {"scripted": "Scripted (offline, no key)", "endpoint": "A model endpoint (OpenAI-compatible)"}
 
 SUMMARIZERS = {
@@ -55,7 +60,22 @@ def _defaults() -> None:
     st.session_state.setdefault(K_AGENT, "scripted")
 
 
+CUSTOM_PRESET = "Custom (your settings)"  # the preset picker's entry when the settings are no preset's
+
+
+def preset_label_for(every: Any, cap: Any, budget: Any) -> str:
+    """The preset whose settings these are (its sidebar label), else CUSTOM_PRESET."""
+    for label, p in presets().items():
+        want = p.settings
+        if (("off" if want["summarize_every"] is None else want["summarize_every"]), want["max_scratchpad_chars"],
+                want["extractive_budget_chars"]) == (every, cap, budget):
+            return label
+    return CUSTOM_PRESET
+
+
 def _apply_preset() -> None:
+    if st.session_state[K_PRESET] not in presets():  # "Custom": the settings stay as they are
+        return
     chosen = presets()[st.session_state[K_PRESET]].settings
     st.session_state[K_EVERY] = "off" if chosen["summarize_every"] is None else chosen["summarize_every"]
     st.session_state[K_CAP] = chosen["max_scratchpad_chars"]
@@ -102,11 +122,12 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                          help="Empty: the scenario's own task. The scenario's tools stay available.")
             if models[-1] == "agent":
                 _wall_clock()
-    sb.selectbox("Preset", list(presets()), key=K_PRESET, on_change=_apply_preset,
+    sb.selectbox("Preset", list(presets()) + [CUSTOM_PRESET], key=K_PRESET, on_change=_apply_preset,
                  help="Fills in the two middleware triggers below: summarize every N iterations / compress "
                       "when over N chars.\n\n" + "\n".join(f"- **{p.name}**: {p.description}"
-                                                             for p in presets().values()))
-    sb.selectbox("Summarize every N iterations", EVERY_CHOICES, key=K_EVERY,
+                                                             for p in presets().values())
+                      + f"\n- **{CUSTOM_PRESET}**: settings that are no preset's (e.g. from Recommend).")
+    sb.selectbox(SETTING_LABELS["summarize_every"], EVERY_CHOICES, key=K_EVERY,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
     sb.number_input(LABELS[K_CAP], step=500, key=K_CAP,
                     help="Middleware's size trigger (max_scratchpad_chars): compress when the scratchpad is "

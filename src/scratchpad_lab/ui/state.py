@@ -17,6 +17,7 @@ PLAY_START_ERROR = "play_start_error"  # why the last Run click could not start 
 
 RUNS_UPLOADS = "runs_uploads"          # runs and traces uploaded in this tab (runs_page.Entry), oldest first
 RUNS_UPLOAD_SEEN = "runs_upload_seen"  # {uploader file id: None if it loaded, else what was wrong}: read once
+RUNS_UPLOAD_HASHES = "runs_upload_hashes"  # {SHA-256 of an upload's bytes: its Entry's key}: a file uploaded again opens the first
 RUNS_OPEN = "runs_open_entry"          # the key of the run open on the Runs page (survives page switches)
 RUNS_STEP_OF = "runs_step_of"          # the key of the run the step slider's position belongs to
 RUNS_SCROLL = "runs_scroll_to_step"    # a link opened a step: the next draw of the Runs page scrolls to it (once)
@@ -74,6 +75,7 @@ LIB_STORED = "lib_stored_ids"          # {id(record or trace): (it, run id)}: wh
 LIB_NOT_STORED = "lib_not_stored"     # {id(record or trace): (it, why)}: what could not be stored, and why
 LIB_OPENED = "lib_opened_entries"      # {"stored:<id>": runs_page.Entry}: stored runs opened in this tab
 LIB_NOTICES = "lib_notices"            # True once this session took the store's notices for its visitor (shown once)
+LIB_JUST_STORED = "lib_just_stored"   # the stored id of the upload just stored (or found stored): the picker selects it once
 LIB_MESSAGE = "lib_message"            # (level, text): what the store last said (a problem, what it removed); shown once
 
 ENDPOINTS_KEPT = "endpoints_kept"      # {widget prefix: {widget key: value}}: endpoints kept while their widgets are not drawn
@@ -169,6 +171,7 @@ def init_session() -> None:
     st.session_state.setdefault(PLAY_PRICES_BY_MODEL, None)
     st.session_state.setdefault(RUNS_UPLOADS, [])
     st.session_state.setdefault(RUNS_UPLOAD_SEEN, {})
+    st.session_state.setdefault(RUNS_UPLOAD_HASHES, {})
     st.session_state.setdefault(RUNS_OPEN, None)
     st.session_state.setdefault(RUNS_STEP_OF, None)
     st.session_state.setdefault(CMP_SOURCE, None)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 import streamlit as st
 
 from scratchpad_lab.model.endpoint import hosted_mode
-from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_MESSAGE, LIB_NOTICES, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
+from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_JUST_STORED, LIB_MESSAGE, LIB_NOTICES, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
                                      PLAY_RUNS, RUNS_UPLOADS)
 
 if TYPE_CHECKING:
@@ -153,13 +153,15 @@ def run_id_for_entry(key: Optional[str]) -> Optional[str]:
 # ── storing ─────────────────────────────────────────────────────────────────
 
 def store_run(loaded: Any, *, name: str = "", configs: Iterable = (), keys: Optional[Dict[str, str]] = None,
-              what: str = "This run") -> Optional[str]:
-    """Store a run record or a trace now; returns its id, or None with the reason kept for the page."""
+              what: str = "This run", once: bool = False) -> Optional[str]:
+    """Store a run record or a trace now; returns its id, or None with the reason kept for the page.
+    `once`: content this visitor stored already is not stored again (Store.save_run); its id comes back."""
     from scratchpad_lab.engine.tasks import StoreError, secret_values
     if stored_id(loaded):
         return stored_id(loaded)
     try:
-        saved = get_store().save_run(loaded, owner(), name=name, keys=secret_values(configs, keys, _secrets()))
+        saved = get_store().save_run(loaded, owner(), name=name, keys=secret_values(configs, keys, _secrets()),
+                                     once=once)
     except StoreError as exc:
         st.session_state[LIB_NOT_STORED][id(loaded)] = (loaded, f"{what} was not stored. {exc} {NOT_STORED}")
         return None
@@ -193,10 +195,14 @@ def store_finished(record: Any, keys: Optional[Dict[str, str]] = None) -> None:
 
 
 def store_upload(entry: Any) -> None:
-    """An uploaded run record, or a trace as imported (not its replay), stored when the setting is on."""
+    """An uploaded run record, or a trace as imported (not its replay), stored when the setting is on, named
+    after its file; the same content stored before is not stored again. The stored-runs picker then selects
+    it (LIB_JUST_STORED), so its Open opens this upload."""
     if autosave_on():
-        store_run(entry.loaded, name="uploaded " + ("trace" if entry.is_trace else "run"),
-                  configs=[entry.record.config], what="The uploaded file")
+        run_id = store_run(entry.loaded, name=entry.file_name or ("uploaded " + ("trace" if entry.is_trace else "run")),
+                           configs=[entry.record.config], what="The uploaded file", once=True)
+        if run_id:
+            st.session_state[LIB_JUST_STORED] = run_id
 
 
 def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, name: str = "") -> None:
@@ -288,6 +294,8 @@ def library_section(open_run, key: str = "runs_lib") -> None:
         "KB": round(r.size_bytes / 1024, 1)} for r in rows]), hide_index=True, key=f"{key}_table")
     by_id = {r.id: r for r in rows}
     ids = list(by_id)
+    if st.session_state.get(LIB_JUST_STORED) in by_id:  # an upload just stored: Open opens it
+        st.session_state[f"{key}_pick"] = st.session_state.pop(LIB_JUST_STORED)
     if st.session_state.get(f"{key}_pick") not in by_id:
         st.session_state[f"{key}_pick"] = ids[0]
     # our own words and numbers only: a name is the visitor's text and stays in the table above

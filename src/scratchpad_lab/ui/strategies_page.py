@@ -30,6 +30,7 @@ from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.recommend_view import recommend_view
 from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
+from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import chart, colour
@@ -37,24 +38,12 @@ from scratchpad_lab.ui.strategies_chart import chart, colour
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
-ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS["summarizer_calls"],
-              "summarizer_tokens_in": "summarizer tokens in", "summarizer_tokens_out": "summarizer tokens out",
-              "summarizer_cost_usd": "summarizer price",
-              "peak_context_tokens": LABELS["peak_tokens"], "peak_share": "peak, % of no compression",
-              "mean_context_tokens": LABELS["mean_tokens"], "mean_share": "mean, % of no compression",
-              "context_tokens_saved": "tokens saved vs no compression", "saved_share": "saved, % of no compression",
-              "facts_at_answer": "facts at the answer", "answer_facts_kept": "answer facts kept",
-              "probes_answerable": "probes answerable",
-              "facts_retained": LABELS["facts_retained"],
-              "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded",
-              "kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"]}
-# Which way is better for a row (rows not listed have none: more compressions is neither better nor worse).
-BETTER = {"summarizer_calls": min, "summarizer_tokens_in": min, "summarizer_tokens_out": min,
-          "summarizer_cost_usd": min, "peak_context_tokens": min, "peak_share": min, "mean_context_tokens": min,
-          "mean_share": min, "context_tokens_saved": max, "saved_share": max, "facts_at_answer": max,
-          "answer_facts_kept": max, "probes_answerable": max, "facts_retained": max, "trim_facts_retained": max}
+# The table's rows, in order (their labels and which way is better: ui/tables.py, shared with Compare).
+STRATEGY_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
+                 "summarizer_cost_usd", "peak_context_tokens", "peak_share", "mean_context_tokens", "mean_share",
+                 "context_tokens_saved", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable",
+                 "facts_retained", "trim_facts_retained", "offloaded_files", "kept_by_kind", "health")
 SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable")
-BEST = " ★"
 
 
 RUN_ERRORS = (LabError,)  # every error a person can cause
@@ -113,15 +102,10 @@ def table_texts(results) -> Dict[str, Dict[str, str]]:
     only when the source is a scenario."""
     rows = [r.row() for r in results]
     facts = [figures(r.events) for r in results]
-    keys = [k for k in ROW_LABELS if k not in ("answer_facts_kept", "probes_answerable")
+    keys = [k for k in STRATEGY_ROWS if k not in ("answer_facts_kept", "probes_answerable")
             or any(row[k] is not None for row in rows)]
     judged = [i for i, row in enumerate(rows) if not row["cut_nothing"]]
-    best: Dict[str, set] = {}
-    for key in keys:
-        values = {i: rows[i][key] for i in judged}
-        if key in BETTER and all(v is not None for v in values.values()) and len(set(values.values())) > 1:
-            target = BETTER[key](values.values())
-            best[key] = {i for i, v in values.items() if v == target}
+    best = {key: best_in_row(key, {i: rows[i][key] for i in judged}) for key in keys}
     out: Dict[str, Dict[str, str]] = {}
     for i, (result, row, f) in enumerate(zip(results, rows, facts)):
         title = strategy(result.name).title

@@ -163,8 +163,8 @@ def _closest(name: str) -> Optional[str]:
 
 def check_prompt(text: str) -> PromptCheck:
     """Validate a prompt with the package's rule (config.validate_prompt_template) and say in plain
-    words what it will do and how to fix it. A prompt that the rule accepts runs as written; one
-    with unknown {names} runs with them sent as literal text; one without {scratchpad} cannot run."""
+    words what it will do and how to fix it. A prompt that the rule accepts runs as written; any other cannot
+    run, here as in the Playground (unknown {names}, no {scratchpad}), and the fix offered is one it accepts."""
     if not text.strip():
         return PromptCheck(text, None, ["The prompt is empty. Start from one of the library's prompts."],
                            fix=PACKAGE_PROMPT, fix_label="Start from the package's prompt")
@@ -172,10 +172,11 @@ def check_prompt(text: str) -> PromptCheck:
         return PromptCheck(text, None, [prompt_too_long(text)])
     try:
         return PromptCheck(text, validate_prompt_template(text))
-    except ConfigError:
-        pass
+    except ConfigError as exc:
+        refused = str(exc)
+    # What the rule refuses, the lab refuses too (the Playground would refuse it next): the rule's sentence,
+    # the notes in plain words, and a fix that the rule accepts.
     check = PromptCheck(text, None)
-    template = literal_template(text)
     fixed = text
     unknown = [m for m in _BRACED.finditer(text) if m.group(1) not in PROMPT_PLACEHOLDERS]
     renames = {}
@@ -184,12 +185,13 @@ def check_prompt(text: str) -> PromptCheck:
         target = _closest(m.group(1))
         if target and target not in renames.values():
             renames[shown] = "{" + target + "}"
-            check.notes.append(f"{shown} is not a word the lab fills in, so it will be sent as the text "
-                               f"“{shown}”. Did you mean {{{target}}}, {PLACEHOLDER_HELP[target].split(' (')[0]}?")
+            check.notes.append(f"{shown} is not a word the lab fills in. Did you mean {{{target}}}, "
+                               f"{PLACEHOLDER_HELP[target].split(' (')[0]}?")
         else:
-            check.notes.append(f"{shown} is not a word the lab fills in, so the summarizer will see the text "
-                               f"“{shown}” as written. The fill-in words are {{scratchpad}}, {{query}} and "
-                               "{iteration}.")
+            renames[shown] = "{" + shown + "}"  # {{name}} sends the text {name} as written
+            check.notes.append(f"{shown} is not a word the lab fills in (they are {{scratchpad}}, {{query}} and "
+                               f"{{iteration}}). To send the text {shown} as written, double its braces: "
+                               f"{{{shown}}}.")
     for old, new in renames.items():
         fixed = fixed.replace(old, new)
     if "{scratchpad}" not in text:
@@ -200,16 +202,18 @@ def check_prompt(text: str) -> PromptCheck:
                                "it adds it at the end."))
         if not renamed:
             fixed = fixed.rstrip("\n") + "\n\n{scratchpad}"
+    else:
+        check.problems.append(refused)
+    if fixed != text:
+        try:
+            validate_prompt_template(fixed)
+        except ConfigError:
+            fixed = text  # no one-click fix for this one: the sentence says what to change
     if fixed != text:
         check.fix = fixed
-        check.fix_label = ("Add {scratchpad} at the end" if not renames else
+        check.fix_label = ("Add {scratchpad} at the end" if not unknown else
                            "Use " + ", ".join(f"{v} for {k}" for k, v in renames.items()) +
                            (" and add {scratchpad}" if "{scratchpad}" not in text and "{scratchpad}" not in renames.values() else ""))
-    if not check.problems:
-        try:
-            check.template = validate_prompt_template(template)
-        except ConfigError as exc:  # literal_template always yields a valid one; say so if not
-            check.problems.append(str(exc))
     return check
 
 

@@ -10,7 +10,7 @@ from typing import Literal
 
 from scratchpad_lab.model.errors import LabError
 
-StoreProblem = Literal["settings", "unreachable", "full", "too_large", "not_found", "not_yours", "newer_schema",
+StoreProblem = Literal["settings", "unreachable", "refused_login", "full", "too_large", "not_found", "not_yours", "newer_schema",
                        "bad_row"]
 
 

@@ -79,6 +79,7 @@ class Saved:
     id: str
     removed: List[RunSummary]     # the oldest runs removed to stay under the caps
     owner: str = ""
+    existing: bool = False        # save_run(once=True) found this content stored already: nothing was stored
 
     def notice(self) -> Optional[str]:
         """What was removed to make room, naming only the saver's own runs (another visitor's are counted)."""
@@ -284,13 +285,17 @@ def _problem(exc: BaseException, where: str) -> StoreError:
     lowered = said.lower()
     if "full" in lowered and ("database" in lowered or "disk" in lowered) or sqlstate == "53100" \
             or "no space left" in lowered or sqlstate.startswith("53"):
-        return StoreError(f"The run store ({where}) is full: {said}. Nothing was stored; what is on screen stays "
-                          "and can be downloaded. Delete runs on the Runs page, or make room for the database.",
-                          "full")
+        return StoreError(f"The run store ({where}) is full: {said}. Nothing was stored. Delete runs (the Runs "
+                          "page, or `scratchpad-lab runs delete`), or make room for the database.", "full")
+    # A login refused (wrong password, unknown role: SQLSTATE class 28) is a server that answered, not one
+    # that cannot be reached: say which setting to change.
+    if sqlstate.startswith("28") or "authentication failed" in lowered:
+        return StoreError(f"The run store ({where}) refused the login: {said}. Check the user name and password "
+                          f"in {DB_ENV} (or `[scratchpad_lab] db` in .streamlit/secrets.toml).", "refused_login")
     if isinstance(exc, DBAPIError) and (exc.connection_invalidated or type(orig).__name__ in (
             "OperationalError", "InterfaceError")) or "connect" in lowered:
-        return StoreError(f"The run store ({where}) cannot be reached: {said}. What is on screen stays and can be "
-                          f"downloaded. Check that the database is running, or set {DB_ENV}.", "unreachable")
+        return StoreError(f"The run store ({where}) cannot be reached: {said}. Check that the database is running "
+                          f"(docs/hosting.md says how to start PostgreSQL), or set {DB_ENV}.", "unreachable")
     return StoreError(f"The run store ({where}) refused this: {said}.", "bad_row")
 
 
@@ -342,9 +347,11 @@ class Store:
     # ── runs and traces ─────────────────────────────────────────────────────
 
     def save_run(self, loaded: Union[RunRecord, Trace], owner: str = "", *, name: str = "",
-                 keys: Iterable[str] = ()) -> Saved:
+                 keys: Iterable[str] = (), once: bool = False) -> Saved:
         """Store a run record or a trace (as imported); returns its new id and the runs removed to make room.
-        `keys`: key values that must not be stored (removed wherever they appear)."""
+        `keys`: key values that must not be stored (removed wherever they appear). `once` (an upload): when
+        this owner already stored exactly this content, nothing is stored and that run's id comes back
+        (`Saved.existing`), so the same file uploaded twice is one stored run."""
         raw = loaded.to_dict()
         body = _redacted(_dumps(raw), keys)
         checked = _checked(body, "The run to store")
@@ -356,6 +363,12 @@ class Store:
             raise StoreError(f"This run is {size / 1e6:.1f} MB; each visitor may store {self.limits.visitor_bytes / 1e6:.0f} "
                              "MB in all. It was not stored; download it instead.", "too_large")
         row = dict(id=new_id(), owner=owner, stored_ns=_now_ns(), size_bytes=size, body=body, **_columns(checked, name))
+        if once:
+            with self._tx() as conn:  # the same size first, then the same text: the content, byte for byte
+                same = conn.execute(select(t.runs.c.id).where(t.runs.c.owner == owner, t.runs.c.size_bytes == size,
+                                                              t.runs.c.body == body).limit(1)).first()
+            if same is not None:
+                return Saved(same.id, [], owner, existing=True)
         with self._tx(write=True) as conn:
             conn.execute(t.runs.insert().values(**row))
             removed = self._make_room(conn, owner, _Keep(run=row["id"]))
