@@ -46,21 +46,25 @@ def trace_file(tmp_path) -> Path:
 # ── page state ─────────────────────────────────────────────────────────────
 
 # One entry per column that shows a setting (its subheader is "Setting N"): the heading, the label
-# under it (st.text) and the value of its compressions metric (null until drawn).
+# under it (st.text) and its compressions as the table of figures reads (null until drawn).
 SETTING_COLUMNS_JS = """() => {
+  // each setting's compressions, from the table of figures (a column per setting; glide's accessibility mirror)
+  const found = {};
+  for (const grid of document.querySelectorAll('table[role="grid"]')) {
+    const heads = [...grid.querySelectorAll('thead th')].map(th => th.innerText.trim());
+    for (const tr of grid.querySelectorAll('tbody tr')) {
+      const cells = [...tr.querySelectorAll('th, td')].map(td => td.innerText.trim());
+      if (cells[0] !== 'compressions') continue;
+      heads.forEach((h, i) => { if (/^Setting \\d+$/.test(h)) found[h] = cells[i].replace(' ★', ''); });
+    }
+  }
   const out = [];
   for (const col of document.querySelectorAll('[data-testid="stColumn"]')) {
     const heading = col.querySelector('[data-testid="stHeading"] [data-heading-text]');
     if (!heading || !/^Setting \\d+$/.test(heading.innerText.trim())) continue;
-    let compressions = null;
-    for (const m of col.querySelectorAll('[data-testid="stMetric"]')) {
-      const l = m.querySelector('[data-testid="stMetricLabel"]');
-      const v = m.querySelector('[data-testid="stMetricValue"]');
-      if (l && v && l.innerText.trim() === 'compressions') compressions = v.innerText.trim();
-    }
-    out.push({heading: heading.innerText.trim(),
-              label: col.querySelector('[data-testid="stText"]')?.innerText.trim() ?? null,
-              compressions});
+    const name = heading.innerText.trim();
+    out.push({heading: name, label: col.querySelector('[data-testid="stText"]')?.innerText.trim() ?? null,
+              compressions: found[name] ?? null});
   }
   return out;
 }"""

@@ -106,7 +106,10 @@ def test_a_two_by_two_matrix_runs_and_the_model_column_follows_the_prompt(browse
         assert all(c is not None for c in cells), cells
         extractive = [cells[0], cells[2]]
         model = [cells[1], cells[3]]
-        assert all("summary" in c["badges"] for c in cells), cells
+        assert all("summary" in c["badges"] for c in extractive), cells
+        for c in cells:  # one verdict a cell: "summary", or a grey "replied" beside "not a summary", never both
+            assert ("summary" in c["badges"]) != ("replied" in c["badges"]), c["badges"]
+            assert not ("summary" in c["badges"] and "not a summary" in c["badges"]), c["badges"]
         assert all(any(b.startswith("facts kept") for b in c["badges"]) for c in cells), cells
         assert extractive[0]["code"] == extractive[1]["code"], "the extractive column ignores the prompt"
         assert model[0]["code"].startswith("Summary by You are a context")

@@ -15,8 +15,10 @@ BEFORE = ("Step 1: get_reservation NO6JO3 -> flight HAT170 on 2024-05-14, fare $
 HEALTHY = f"[Summarized up to step 2]\nReservation NO6JO3, flight HAT170 on 2024-05-14, fare $186.\n{USER}"
 
 
-def _run(after=HEALTHY, reason="periodic", tokens_in=50, tokens_out=10, cap=100_000, second_at=None, steps=10):
-    """One compression at iteration 2 (a second one at `second_at`), then the run goes on to `steps`."""
+def _run(after=HEALTHY, reason="periodic", tokens_in=50, tokens_out=10, cap=100_000, second_at=None, steps=10,
+         finished=True):
+    """One compression at iteration 2 (a second one at `second_at`), then the run goes on to `steps` and (with
+    `finished`) ends."""
     log = RunLog()
     log.emit("run_start", task="Rebook me.", config={"max_scratchpad_chars": cap, "summarize_every": 2})
     log.emit("tool_call", 1, tool="user", input={"message": "anything else?"}, result=USER)
@@ -28,6 +30,8 @@ def _run(after=HEALTHY, reason="periodic", tokens_in=50, tokens_out=10, cap=100_
                 after_tokens=len(after) // 4, prompt="Summarize the steps below.", tokens_in=tokens_in,
                 tokens_out=tokens_out))
         log.emit("iteration", i, chars=len(after), tokens=len(after) // 4, scratchpad=after)
+    if finished:
+        log.emit("finish", steps, outcome="answered", iterations=steps)
     return log.snapshot()
 
 
@@ -104,3 +108,9 @@ def test_the_cards_on_show_are_checked_against_the_whole_run():
     starts = [e for e in events if e.kind == "run_start"]
     comps = [e for e in events if e.kind == "compression"]
     assert annotate(starts + comps, run=events)[0]["health"] == annotate(events)[0]["health"] == ["dropped_user"]
+
+
+def test_cost_more_waits_for_the_end_of_a_run_that_is_still_going():
+    # live, the calls still to come may save more: a card must not say "cost more than it saved" mid-run
+    assert "cost_more" not in health.check_run(_run(**TRIPS["cost_more"], finished=False))[0]
+    assert "cost_more" in health.check_run(_run(**TRIPS["cost_more"]))[0]

@@ -62,7 +62,7 @@ def test_the_readmes_worked_example_runs_to_its_moments(tmp_path, capsys):
 @pytest.mark.parametrize("edits, field, says", [
     ({"title": ""}, "title", "is missing"),
     ({"scenario": 'scenario = "support"'}, "scenario", "support-ticket"),
-    ({"summarize_every": "summarize_every = 0"}, "settings.summarize_every", 'or "off"'),
+    ({"summarize_every": "summarize_every = 0"}, "settings.summarize_every", "or off for no periodic trigger"),
     ({"summarize_every": 'summarize_every = "three"'}, "settings.summarize_every", "not a number"),
     ({"extractive_budget_chars": "model = 'gpt-4o'"}, "settings.model", "not a setting a lesson can change"),
     ({'moment = { find = "nth_compression", n = 2': 'moment = { find = "nth_compresion", n = 2 }'},

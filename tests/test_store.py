@@ -386,7 +386,8 @@ def test_a_store_that_cannot_be_reached_or_is_set_wrong_says_what_to_do(tmp_path
     with pytest.raises(StoreError) as found:
         unreachable.list_runs()
     assert found.value.kind == "unreachable" and "secret-pass" not in str(found.value)
-    assert "can be downloaded" in str(found.value) and "SCRATCHPAD_LAB_DB" in str(found.value)
+    # what to change, in words that read right in a terminal too (the page adds that the run stays on screen)
+    assert "database is running" in str(found.value) and "SCRATCHPAD_LAB_DB" in str(found.value)
     (tmp_path / "a-file").write_text("x")
     with pytest.raises(StoreError) as found:
         Store(str(tmp_path / "a-file" / "lab.db"))
@@ -411,5 +412,5 @@ def test_a_full_sqlite_store_refuses_the_write_with_a_message_and_keeps_what_it_
     store._engine.dispose()
     with pytest.raises(StoreError) as full:
         store.save_run(load_record(LOG))
-    assert full.value.kind == "full" and "Delete runs on the Runs page" in str(full.value)
+    assert full.value.kind == "full" and "Delete runs (the Runs page, or `scratchpad-lab runs delete`)" in str(full.value)
     assert [r.id for r in store.list_runs()] == [kept.id]

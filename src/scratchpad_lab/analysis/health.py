@@ -11,7 +11,7 @@ that replaced nothing is already a failed call (figures.failed_call) or the pers
                 held (fact_kinds.user_turns) is wholly gone from what it wrote
   invented      it wrote facts that were in neither its input nor its prompt: new ids, numbers, dates or names
                 (a model's invention), the summary's own "[Summarized up to step N]" header aside
-  cost_more     it cost more summarizer tokens (in + out) than it saved over the rest of the run: the tokens it
+  cost_more     (judged once the run has ended) it cost more summarizer tokens (in + out) than it saved over the rest of the run: the tokens it
                 removed from the context, times the model calls from it to the run's end. That is the most it
                 can have saved (a later cut or trim may have removed the same text), so a compression that trips
                 it surely did not pay for itself
@@ -76,6 +76,7 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
     tokens = {int(e.iteration or 0): int(e.payload.tokens or 0) for e in of_kind(events, "iteration")}
     turns = user_turns(events)
     caps, configured = _caps(events)
+    finished = bool(of_kind(events, "finish"))
     wanted = None if only is None else {id(e) for e in only}
     out: List[List[str]] = []
     for n, e in enumerate(comps):
@@ -100,7 +101,7 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
         if c.summarizer_called and invented_facts(before, after, c.prompt or ""):
             failed.append("invented")
         spent, saved = _spent_saved(c, at, tokens)
-        if spent > saved:
+        if finished and spent > saved:  # judged at the end: while a run goes, the calls still to come save more
             failed.append("cost_more")
         out.append(failed)
     return out

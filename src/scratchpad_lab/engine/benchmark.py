@@ -346,10 +346,6 @@ def aggregate(units: Sequence[Unit], cells: Dict[int, Dict[str, Dict[str, Any]]]
 
 # ── running the cells ──────────────────────────────────────────────────────────────────────────────
 
-class _Halt(Exception):
-    pass
-
-
 def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, int, str], None]] = None,
                   stop: Any = None) -> Benchmark:
     """Run the benchmark (see the module's docstring)."""
@@ -393,7 +389,7 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     stopped = None
     try:
         _execute(units, workers, choice, summarizer, request.price_model, collect, stop)
-    except (Stopped, _Halt) as exc:
+    except Stopped as exc:
         stopped = str(exc) or "stopped"
     except KeyboardInterrupt:
         stopped = "interrupted (Ctrl-C)"
@@ -411,7 +407,7 @@ def _check(stop: Any) -> None:
     if stop is not None and stop.is_set():
         if hasattr(stop, "check"):
             stop.check()
-        raise _Halt("stopped")
+        raise Stopped("stopped")  # Stop asked through a plain Event, not a job's StopFlag
 
 
 def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dict[str, Any]:
