@@ -30,7 +30,8 @@ from scratchpad_lab.model.endpoint import EndpointError
 from scratchpad_lab.engine.standins import ReplayLLM, ScriptedPolicyLLM, TraceExhausted, replay_tools
 from scratchpad_lab.model.records import RunRecord, package_versions
 from scratchpad_lab.model.scenarios import Scenario, get_scenario
-from scratchpad_lab.engine.silent import SilentSummarizer
+from scratchpad_lab.engine.summarizers import summarizer_llm
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, Trace, TraceStep, TraceTool
 
@@ -105,19 +106,11 @@ class Run(Job):
             inner = ReplayLLM(self.source.trace, extractive)
             tools = replay_tools(self.source.trace, obs)
         self.agent_model_name = inner.model_name
-        if config.summarizer == "extractive":
-            self.middleware.llm = ObservedSummarizer(extractive, obs, model=extractive.model_name)
-        elif config.summarizer == "endpoint":
-            endpoint = config.summarizer_endpoint
-            summarizer = EndpointLLM(endpoint, keys.get("summarizer") or resolve_key(endpoint))
+        # the one builder (engine/summarizers.py); "same-as-agent" gives None: middleware.llm stays None and the
+        # package falls back to agent.llm itself
+        summarizer = summarizer_llm(SummarizerChoice.of(config, keys.get("summarizer")), extractive=extractive)
+        if summarizer is not None:
             self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
-        elif config.summarizer == "builtin":  # the lab's own model on this CPU; missing: the one-line install
-            from scratchpad_lab.engine.builtin_model import build
-            summarizer = build()
-            self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
-        elif config.summarizer == "silent":  # the named stand-in that replies nothing (lessons, tests)
-            self.middleware.llm = ObservedSummarizer(SilentSummarizer(), obs, model=SilentSummarizer.model_name)
-        # "same-as-agent": leave middleware.llm None so the package falls back to agent.llm itself.
         self.agent = ObservedAgent(
             llm=ObservedLLM(inner, obs, model=self.agent_model_name),
             # The middleware's hooks presigned: the agent inspects each handler's signature per event.

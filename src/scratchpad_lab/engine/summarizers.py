@@ -1,5 +1,9 @@
 """The one builder of a job's summarizer from a person's SummarizerChoice (model/summarizer.py).
 
+Two faces, one home: `summarizer_llm` gives a run's `.invoke(prompt)` summarizer for every kind (the
+Playground, a replay, a lesson, `scratchpad-lab run`: engine/runner.py, which then hands it the run's stop
+flag and clock), and `build_summarizer` what the strategies' packages are summarized with, below.
+
 Streamlit-free. Every task that runs strategies (Strategies, Recommend and its worker processes, opening a
 point) builds its summarizer here; what belongs to the job only is passed in, not kept in the choice: its
 stop flag (Stop: no new call, a call in flight ends), its time left, a search's shared replies. What is built
@@ -30,3 +34,23 @@ def build_summarizer(choice: Optional[SummarizerChoice] = None, *, stop: Optiona
     if store is not None:
         built.store = store
     return built
+
+
+def summarizer_llm(choice: SummarizerChoice, extractive: Any = None) -> Any:
+    """A run's summarizer for the middleware, `.invoke(prompt)`, for any kind: the offline extractive one
+    (`extractive`, the run's own, if given), the endpoint model's client (its key: the choice's, else the
+    environment's), the built-in model, the silent stand-in; None for "same-as-agent" (the package falls back
+    to the agent's own model)."""
+    if choice.kind == "extractive":
+        from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+        return extractive if extractive is not None else ExtractiveSummarizer(int(choice.budget_chars))
+    if choice.kind == "endpoint":
+        from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
+        return EndpointLLM(choice.endpoint, choice.key or resolve_key(choice.endpoint))
+    if choice.kind == "builtin":  # xllamacpp loads only when it is chosen; missing: the one-line install
+        from scratchpad_lab.engine.builtin_model import build
+        return build()
+    if choice.kind == "silent":  # the named stand-in that replies nothing (lessons, tests)
+        from scratchpad_lab.engine.silent import SilentSummarizer
+        return SilentSummarizer()
+    return None

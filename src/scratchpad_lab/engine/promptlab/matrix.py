@@ -120,10 +120,9 @@ def _slot(choice: SummarizerChoice) -> str:
 
 def _build(choice: SummarizerChoice, budget_chars: int):
     """The column's `.invoke(prompt)` summarizer; the extractive reference keeps the snapshot's own budget."""
+    from scratchpad_lab.engine.summarizers import build_summarizer, summarizer_llm
     if choice.kind == "builtin":
-        from scratchpad_lab.engine.builtin_model import build  # xllamacpp loads only when it is chosen
-        return build()
-    from scratchpad_lab.engine.summarizers import build_summarizer
+        return summarizer_llm(choice)
     if choice.kind != "endpoint":
         choice = SummarizerChoice("extractive", budget_chars)
     return build_summarizer(choice).plain()
