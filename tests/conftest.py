@@ -49,28 +49,15 @@ def _wait_on(work, seconds: float) -> None:
 
 # ── two workers (pytest-xdist, `-n auto --dist loadgroup`) ────────────────────────────────────────────
 
-# The browser files in two lanes of about the same length (measured 2026-12-01 in a whole run: a browser
-# test mostly waits on a live run's pacing or a page, so two lanes overlap those waits); the files whose
-# timing is part of what they check (Stop within a bound, a live run seen before it ends, the layout
-# sampled while live) are spread so that each shares its lane with files that only wait for a page.
-BROWSER_LANES = {
-    "test_browser_store.py": 1, "test_browser_jobs.py": 1, "test_browser_demo.py": 1, "test_browser_lessons.py": 1,
-    "test_browser_prompt_lab.py": 1,
-    "test_browser_acceptance.py": 2, "test_browser_compare.py": 2, "test_browser_layout.py": 2,
-    "test_browser_offline.py": 2, "test_browser.py": 2, "test_browser_strategies.py": 2,
-}
-
-
 def pytest_collection_modifyitems(config, items):
     """Each file's tests stay together on one worker (its module fixtures, an app server or an AppTest, are
-    made once), and the browser files run in two lanes (BROWSER_LANES; a file not listed takes lane 1), one
-    test at a time in each."""
+    made once), and every browser test runs on one worker, one at a time: a browser test's own timing (a
+    Stop within a bound, a live run seen before it ends, charts drawn, the layout sampled while live) is
+    checked with the other core busy with other tests, never beside a second Chromium and app server. (Two
+    browser lanes saved 25 s of 9 minutes here, and on a fresh checkout four browser tests then failed for
+    load: charts not drawn in time, a live view's boxes gone for 7 samples.)"""
     for item in items:
-        path = item.nodeid.split("::", 1)[0]
-        if item.get_closest_marker("browser"):
-            group = f"browser-{BROWSER_LANES.get(path.rsplit('/', 1)[-1], 1)}"
-        else:
-            group = path
+        group = "browser" if item.get_closest_marker("browser") else item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
 
 
