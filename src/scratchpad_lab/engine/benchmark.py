@@ -41,7 +41,7 @@ from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, _plain, _run_point, default_grid, resolve
+from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, chosen_strategies, _plain, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError, names, strategy
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -95,12 +95,7 @@ def settings_of(name: str, grid: Grid) -> List[Tuple[str, Dict[str, Any]]]:
 
 def plan_settings(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]]) -> List[Tuple[str, str, Dict[str, Any]]]:
     """(label, strategy, values as written) for every setting of the benchmark."""
-    chosen = list(strategies or names())
-    for name in chosen:
-        strategy(name)
-    for name in (grids or {}):
-        if name not in chosen:
-            raise StrategyError(f"--grid {name}: that strategy is not benchmarked; add --strategy {name}.")
+    chosen = chosen_strategies(strategies, grids, "benchmarked")
     out = []
     for name in chosen:
         grid = {**default_grid(name), **(grids or {}).get(name, {})}

@@ -513,18 +513,25 @@ def _check(stop: Any) -> None:
     raise SearchStopped("the search was stopped")
 
 
+def chosen_strategies(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]], verb: str) -> List[str]:
+    """The strategies a study runs (all registered when none is named), each checked; a grid for one that is
+    not run is a StrategyError ("--grid NAME: that strategy is not <verb>")."""
+    chosen = list(strategies or names())
+    for name in chosen:
+        strategy(name)
+    for name in (grids or {}):
+        if name not in chosen:
+            raise StrategyError(f"--grid {name}: that strategy is not {verb}; add --strategy {name}.")
+    return chosen
+
+
 def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Optional[Dict[str, Grid]] = None,
          peak_chars: Optional[int] = None) -> Tuple[List[Point], List[Tuple[str, Dict[str, Any], str]]]:
     """The points a search would run (nothing run yet), and the combinations refused."""
     from scratchpad_lab.engine.strategies.engine import trajectory_text
 
     peak_chars = len(trajectory_text(trace)) if peak_chars is None else peak_chars
-    chosen = list(strategies or names())
-    for name in chosen:
-        strategy(name)
-    for name in (grids or {}):
-        if name not in chosen:
-            raise StrategyError(f"--grid {name}: that strategy is not searched; add --strategy {name}.")
+    chosen = chosen_strategies(strategies, grids, "searched")
     points: List[Point] = []
     skipped: List[Tuple[str, Dict[str, Any], str]] = []
     for name in chosen:
