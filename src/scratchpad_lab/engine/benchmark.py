@@ -42,7 +42,7 @@ from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.jobs import Job, Stopped
 from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, chosen_strategies, _plain, _run_point, default_grid, resolve
-from scratchpad_lab.engine.strategies.registry import StrategyError, names, strategy
+from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.engine.summarizers import build_summarizer
