@@ -79,24 +79,35 @@ def start_app(log_path: Path, env_changes: Optional[Dict[str, Optional[str]]] = 
     return proc, url
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` on a free localhost port; killed at teardown."""
-    proc, url = start_app(tmp_path_factory.mktemp("streamlit") / "server.log")
-    try:
-        yield url
-    finally:
-        stop_server(proc)
+_SHARED: Dict[str, object] = {}  # the one app server and the one Chromium of a test session, started on first use
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
+def server(tmp_path_factory, request):
+    """`streamlit run app.py` on a free localhost port, started once for every browser test file (each test
+    opens a browser context of its own, so no test sees another's session) and stopped at the session's end;
+    started again if it died."""
+    proc = _SHARED.get("server")
+    if proc is None or proc.poll() is not None:
+        proc, url = start_app(tmp_path_factory.mktemp("streamlit") / "server.log")
+        _SHARED.update(server=proc, url=url)
+        request.config.add_cleanup(lambda: stop_server(proc))
+    yield _SHARED["url"]
+
+
+@pytest.fixture(scope="module")
+def browser(request):
+    """One headless Chromium for the session (each test makes its own context in it)."""
+    if "browser" not in _SHARED:
+        pw = sync_api.sync_playwright().start()
         chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
+        _SHARED.update(browser=chromium)
+
+        def close() -> None:
             chromium.close()
+            pw.stop()
+        request.config.add_cleanup(close)
+    yield _SHARED["browser"]
 
 
 @pytest.fixture

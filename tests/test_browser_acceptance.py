@@ -3,7 +3,7 @@ then every chart on the page must have drawn (its svg has data marks, or its can
 browser must have reported no script error and no console error (Streamlit's own `_stcore/` 404s on
 a deep link aside). Screenshots of each page at 1280x800 and 1500x1000 go to test-artifacts/.
 
-One `streamlit run app.py` serves the whole module (browser_support's module-scoped fixture); each test
+One `streamlit run app.py` serves every browser test file (browser_support's shared server); each test
 opens its own browser context, so each is a new session, as a new visitor would be.
 """
 from __future__ import annotations
