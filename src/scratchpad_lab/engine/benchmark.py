@@ -46,6 +46,7 @@ from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.engine.summarizers import build_summarizer
+from scratchpad_lab.model.results import Result
 from scratchpad_lab.model.summarizer import SummarizerChoice
 
 NO_COMPRESSION = "no compression"
@@ -181,6 +182,28 @@ class Benchmark:
 
     def setting(self, label: str) -> SettingSummary:
         return next(s for s in self.settings if s.label == label)
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """The table of settings, as the Benchmark page shows it and the store keeps it (percentages rounded to
+        0.1; a chosen point's setting starred): one row per setting, the no-compression row first."""
+        chosen = {c.setting for c in self.chosen if c.setting}
+
+        def pct(v: Optional[float]) -> Optional[float]:
+            return None if v is None else round(100 * v, 1)
+        return [{
+            "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
+            "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
+            "high": pct(s.means["argument_recall"]["high"]), "gold recall %": pct(s.mean("gold_argument_recall")),
+            "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
+            "never compressed %": pct(s.never_compressed),
+            "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
+            "failed: recall %": pct((s.by_outcome.get("failed") or {}).get("argument_recall")),
+            "front": "on the front" if s.on_front else ""} for s in self.settings]
+
+    def result(self, name: str = "") -> Result:
+        """The finished benchmark as a stored result (model/results.py): its table, its settings as labels."""
+        return Result(kind="benchmark", rows=self.rows(), labels=[s.label for s in self.settings],
+                      name=name or f"benchmark of {len(self.runs)} runs", source=self.source)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"source": self.source, "settings": [s.to_dict() for s in self.settings],
