@@ -41,7 +41,7 @@ from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, chosen_strategies, _plain, _run_point, default_grid, resolve
+from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _plain, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -156,13 +156,6 @@ class SettingSummary:
         return {"setting": self.label, "strategy": self.strategy, "runs": self.runs, "means": self.means,
                 "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
                 "on_front": self.on_front, "worst_runs": self.worst}
-
-
-@dataclass
-class Chosen:
-    budget: str
-    setting: Optional[str]
-    sentence: str
 
 
 @dataclass
@@ -302,35 +295,21 @@ def _describe(s: SettingSummary) -> str:
 
 
 def choose(settings: Sequence[SettingSummary]) -> List[Chosen]:
-    """One point per budget: each the best of the settings that compressed at least once."""
+    """One point per budget (recommend.choose_budgets, as a single trajectory's), each the best of the settings
+    that compressed at least once; with gold actions, also the lowest peak keeping 95 % of their arguments."""
     live = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
             and s.never_compressed < 1 and s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
 
-    def recall(s: SettingSummary) -> float:
-        return s.mean("argument_recall")
-
     def peak(s: SettingSummary) -> float:
         return s.mean("peak_share")
-
-    budgets = [
-        ("the lowest peak that keeps at least 95 % of needed arguments",
-         [s for s in live if recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
-        ("the lowest peak at no summarizer cost that keeps at least 95 % of needed arguments",
-         [s for s in live if not s.mean("summarizer_tokens") and recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
-        ("the best argument recall at half the no-compression peak or less",
-         [s for s in live if peak(s) <= 0.5], lambda s: (-recall(s), peak(s))),
-    ]
+    common = dict(peak=peak, tokens=lambda s: s.mean("summarizer_tokens"), label=lambda s: s.label,
+                  describe=_describe, nothing="no setting of this benchmark qualifies.")
+    out = choose_budgets(live, keep=lambda s: s.mean("argument_recall"), kept_what="needed arguments",
+                         best_what="argument recall", **common)
     if any(s.mean("gold_argument_recall") is not None for s in live):
-        budgets.append(("the lowest peak that keeps at least 95 % of the gold actions' arguments",
-                        [s for s in live if (s.mean("gold_argument_recall") or 0) >= 0.95],
-                        lambda s: (peak(s), -s.mean("gold_argument_recall"))))
-    out = []
-    for budget, candidates, key in budgets:
-        if not candidates:
-            out.append(Chosen(budget, None, f"For {budget}: no setting of this benchmark qualifies."))
-            continue
-        best = min(candidates, key=key)
-        out.append(Chosen(budget, best.label, f"For {budget}: {_describe(best)}"))
+        gold = [s for s in live if s.mean("gold_argument_recall") is not None]
+        out += choose_budgets(gold, keep=lambda s: s.mean("gold_argument_recall"),
+                              kept_what="the gold actions' arguments", best_what="", **common)[:1]
     return out
 
 
