@@ -189,3 +189,40 @@ def test_the_pins_survive_the_store(lab_db):
     back = store.load(saved.id)
     assert back.config.pins == ["A-1001", "<img src=x onerror=alert(1)>"]
     assert figures(back.events).pins_kept_text == "0 of 1 pin kept (1 never compressed)"
+
+
+# ── lessons and presets carry pins ───────────────────────────────────────────
+
+LESSON = (ROOT / "src" / "scratchpad_lab" / "data" / "lessons" / "1-periodic.toml").read_text(encoding="utf-8")
+
+
+def test_a_lesson_carries_pins_into_its_run_and_its_note_and_an_empty_one_is_refused(tmp_path):
+    from scratchpad_lab.engine.lessons import read_lesson
+    from scratchpad_lab.model.datafile import DataFileError
+
+    path = tmp_path / "pinned.toml"
+    path.write_text(LESSON.replace("[settings]\n", '[settings]\npins = ["A-1001", "  T-4870 "]\n'), encoding="utf-8")
+    lesson = read_lesson(path)
+    assert lesson.config().pins == ["A-1001", "T-4870"]
+    assert "It pins 2 texts that must survive" in lesson.settings_note
+    path.write_text(LESSON.replace("[settings]\n", '[settings]\npins = ["A-1001", ""]\n'), encoding="utf-8")
+    with pytest.raises(DataFileError, match=r"settings\.pins.*Pin 2 is empty"):
+        read_lesson(path)
+
+
+def test_a_preset_carries_pins_to_the_cli_and_one_without_carries_none(tmp_path, capsys, monkeypatch):
+    from scratchpad_lab.model import presets as preset_file
+
+    path = tmp_path / "presets.toml"
+    path.write_text('[[presets]]\nname = "Pinned"\ndescription = "Tight, keeping the order."\nsummarize_every = 2\n'
+                    'max_scratchpad_chars = 2_000\nextractive_budget_chars = 600\npins = ["A-1001"]\n\n'
+                    '[[presets]]\nname = "Plain"\ndescription = "No pins."\n', encoding="utf-8")
+    loaded = preset_file.load_presets(path)
+    assert [p.pins for p in loaded.values()] == [("A-1001",), ()]
+    monkeypatch.setattr(preset_file, "presets", lambda: loaded)
+    got = _cli_json(capsys, "run", "--preset", "pinned")
+    assert (got["figures"]["pins"], got["figures"]["pins_lost"]) == (1, ["A-1001"])
+    assert _cli_json(capsys, "run", "--preset", "plain")["figures"]["pins"] == 0
+    path.write_text('[[presets]]\nname = "Bad"\ndescription = "x"\npins = ["' + "x" * 201 + '"]\n', encoding="utf-8")
+    with pytest.raises(Exception, match=r"presets\[1\]\.pins.*at most 200"):
+        preset_file.load_presets(path)

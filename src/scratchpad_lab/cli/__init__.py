@@ -240,6 +240,8 @@ _FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_sc
 def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
     given = vars(args)
     out: Dict[str, Any] = dict(given["preset"].settings) if "preset" in given else {}
+    if "preset" in given and given["preset"].pins:
+        out["pins"] = list(given["preset"].pins)
     out.update({field: given[arg] for arg, field in _FIELDS.items() if arg in given})
     if "prompt_file" in given:
         try:

@@ -14,7 +14,7 @@ from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.engine.tasks import BUILTIN_LABEL, builtin_missing
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, sidebar_pins
+from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, set_pins, sidebar_pins
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME, K_ADVANCED)
@@ -77,7 +77,10 @@ def preset_label_for(every: Any, cap: Any, budget: Any) -> str:
 def _apply_preset() -> None:
     if st.session_state[K_PRESET] not in presets():  # "Custom": the settings stay as they are
         return
-    chosen = presets()[st.session_state[K_PRESET]].settings
+    preset = presets()[st.session_state[K_PRESET]]
+    chosen = preset.settings
+    if preset.pins:  # a preset's pins go in the box; one without leaves the person's pins alone
+        set_pins(preset.pins)
     st.session_state[K_EVERY] = "off" if chosen["summarize_every"] is None else chosen["summarize_every"]
     st.session_state[K_CAP] = chosen["max_scratchpad_chars"]
     st.session_state[K_BUDGET] = chosen["extractive_budget_chars"]
