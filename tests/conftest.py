@@ -59,6 +59,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         group = "browser" if item.get_closest_marker("browser") else item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+    # The browser lane is the longest (about 7 minutes): it starts first, so the other worker's files fill the
+    # time beside it instead of running after it.
+    items.sort(key=lambda item: not item.get_closest_marker("browser"))
 
 
 # ── skips: visible everywhere, failures in CI ─────────────────────────────────────────────────────────

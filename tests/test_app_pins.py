@@ -15,7 +15,7 @@ from conftest import APP, active_run, ok, rerun_until
 from fake_openai import FakeOpenAI, keeps_pins
 from inert_html import html_texts
 
-from scratchpad_lab.ui.state import K_PINS
+from scratchpad_lab.ui.state import K_PINS, K_PINS_OPEN
 
 ROOT = Path(__file__).resolve().parents[1]
 TIGHT = ROOT / "sample_runs" / "support-ticket-tight.json"
@@ -40,7 +40,14 @@ def _badges(at: AppTest) -> list:
     return [str(m.value) for m in at.markdown if "-badge[" in str(m.value)]
 
 
+def _pins_open(at: AppTest) -> AppTest:
+    """The person opens the sidebar's Pins (folded, its box and switch are not drawn)."""
+    at.session_state[K_PINS_OPEN] = True
+    return at.run()
+
+
 def _setup(at: AppTest, pins: str) -> None:
+    _pins_open(at)
     at.sidebar.selectbox(key="play_preset").set_value("Tight (2 / 2,000)").run()
     at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
     at.sidebar.text_area(key=K_PINS).input(pins).run()
@@ -52,6 +59,7 @@ def test_a_lost_pin_is_flagged_in_the_status_row_and_on_its_card_and_a_lost_fact
     _run(at)
     badges = _badges(at)
     assert ":red-badge[0 of 1 pin kept (1 never compressed)]" in badges  # the status row
+    assert any(e.label == "Pins: 2 must survive" for e in at.sidebar.expander)  # folded or open, it counts them
     assert any("lost 1 of 1 pin]" in b for b in badges)                  # the card that lost it
     assert any("Pins lost:" in t and "A-1001" in t for t in html_texts(at))
     # pin a fact a card lost: it joins the pins in the sidebar
@@ -59,12 +67,12 @@ def test_a_lost_pin_is_flagged_in_the_status_row_and_on_its_card_and_a_lost_fact
     fact = next(o for o in card.options if o != "A-1001")
     card.set_value(fact).run()
     at.button(key=card.key.removesuffix("_pick") + "_pin").click().run()
-    assert at.sidebar.text_area(key=K_PINS).value.splitlines() == ["A-1001", "not in this run", fact]
+    assert _pins_open(at).sidebar.text_area(key=K_PINS).value.splitlines() == ["A-1001", "not in this run", fact]
     # and a line of the scratchpad
     line = at.selectbox(key="play_pin_line_0_pick")
     line.set_value(line.options[1]).run()
     ok(at.button(key="play_pin_line_0_pin").click().run())
-    assert at.sidebar.text_area(key=K_PINS).value.splitlines()[-1] == line.options[1]
+    assert _pins_open(at).sidebar.text_area(key=K_PINS).value.splitlines()[-1] == line.options[1]
 
 
 def test_with_the_switch_on_a_scripted_model_keeps_the_pin_it_lost_and_the_page_shows_both(monkeypatch):
@@ -79,7 +87,7 @@ def test_with_the_switch_on_a_scripted_model_keeps_the_pin_it_lost_and_the_page_
         ok(at.run())
         _run(at)
         assert ":red-badge[0 of 1 pin kept]" in _badges(at)
-        ok(at.sidebar.toggle(key="play_pins_to_summarizer").set_value(True).run())
+        ok(_pins_open(at).sidebar.toggle(key="play_pins_to_summarizer").set_value(True).run())
         _run(at)
         assert ":green-badge[1 of 1 pin kept]" in _badges(at)
         table = next(d.value for d in at.dataframe if "pins kept" in d.value.columns)

@@ -13,7 +13,7 @@ from typing import List, Sequence
 import streamlit as st
 
 from scratchpad_lab.model.pins import MAX_PIN_CHARS, MAX_PINS, normal
-from scratchpad_lab.ui.state import K_PINS, K_PINS_TO_SUMMARIZER
+from scratchpad_lab.ui.state import K_PINS, K_PINS_OPEN, K_PINS_TO_SUMMARIZER
 
 
 def pins_from_state() -> List[str]:
@@ -40,18 +40,25 @@ def set_pins(pins: Sequence[str]) -> None:
 
 
 def sidebar_pins(follows_prompt: bool) -> None:
-    """The pins box and the switch, in the sidebar."""
+    """The pins box and the switch, in the sidebar, inside a folded "Pins" expander whose widgets are drawn only
+    while it is open (as Advanced's: the first page does without a text area); its title counts the pins, so
+    a pin added from a card shows there at once, and the pins live on in session state while it is folded."""
     st.session_state.setdefault(K_PINS, "")
     st.session_state.setdefault(K_PINS_TO_SUMMARIZER, False)
     sb = st.sidebar
-    sb.text_area("Pins: text that must survive (one a line)", key=K_PINS, height=90,
-                 placeholder="e.g. A-1001\ndo not refund before the courier scan",
-                 help=f"Every compression is checked against each pin; a lost pin is flagged on its card and in "
-                      f"the status row. At most {MAX_PINS} pins of up to {MAX_PIN_CHARS} chars. Pin a lost fact or "
-                      "a line of the scratchpad from a run below.")
-    sb.toggle("Pass pins to the summarizer", key=K_PINS_TO_SUMMARIZER,
-              help="Adds 'Keep these verbatim in the summary: ...' and the pins to the summarizer's prompt, so you "
-                   "see whether asking helps. Only a model follows it: the extractive summarizer ignores prompts.")
+    count = len(pins_from_state())
+    title = f"Pins: {count} must survive" + (", passed to the summarizer" if count and pins_to_summarizer() else "")
+    box = sb.expander(title if count else "Pins: text that must survive", key=K_PINS_OPEN, on_change="rerun")
+    if box.open:
+        box.text_area("Pins: text that must survive (one a line)", key=K_PINS, height=90,
+                      placeholder="e.g. A-1001\ndo not refund before the courier scan",
+                      help=f"Every compression is checked against each pin; a lost pin is flagged on its card and in "
+                           f"the status row. At most {MAX_PINS} pins of up to {MAX_PIN_CHARS} chars. Pin a lost fact "
+                           "or a line of the scratchpad from a run below.")
+        box.toggle("Pass pins to the summarizer", key=K_PINS_TO_SUMMARIZER,
+                   help="Adds 'Keep these verbatim in the summary: ...' and the pins to the summarizer's prompt, so "
+                        "you see whether asking helps. Only a model follows it: the extractive summarizer ignores "
+                        "prompts.")
     if pins_to_summarizer() and pins_from_state() and not follows_prompt:
         sb.caption("The extractive summarizer does not follow prompts: choose a model as the Summarizer for the "
                    "pins to be asked for.")

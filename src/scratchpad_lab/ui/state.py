@@ -62,6 +62,7 @@ K_AGENT = "play_agent"
 K_TASK = "play_task"
 K_PINS = "play_pins"              # the pins, one a line (a text area; ui/pins.py adds a chip or a line to it)
 K_PINS_TO_SUMMARIZER = "play_pins_to_summarizer"  # the "Pass pins to the summarizer" switch
+K_PINS_OPEN = "play_pins_open"      # the sidebar's Pins expander is open (its widgets are drawn only then)
 K_ADVANCED = "play_advanced_open"  # the sidebar's Advanced expander is open (its widgets are drawn only then)
 
 LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
