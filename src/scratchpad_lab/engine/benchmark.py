@@ -357,10 +357,10 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
         raise StrategyError(f"{dataset.source}: no run could be imported: "
                             + "; ".join(f"{r.name}: {r.error}" for r in dataset.broken[:3]))
     units = [unit_of(i, run, settings) for i, run in enumerate(usable)]
-    endpoint = summarizer.kind == "endpoint"
+    endpoint = summarizer.calls_a_model  # an endpoint's or the built-in model's: every cell runs in this process
     workers = 1 if endpoint else max(1, min(int(request.workers), len(units)))
     check_benchmark([(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units], workers=workers,
-                    endpoint_summarizer=endpoint, lifted=request.lifted)
+                    endpoint_summarizer=endpoint, lifted=request.lifted, builtin_summarizer=summarizer.kind == "builtin")
     total = sum(len(u.points) for u in units)
     cells: Dict[int, Dict[str, Dict[str, Any]]] = {}
     state = {"done": 0, "runs_done": 0}

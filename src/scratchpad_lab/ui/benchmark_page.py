@@ -27,6 +27,7 @@ from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT, init_session
+from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 
 DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
 SAMPLES, CONFIGURED, UPLOAD = "The lab's sample runs", "A dataset of this lab's datasets folder", "Upload a dataset file"
@@ -131,13 +132,14 @@ def page() -> None:
     runs = int(st.number_input("Runs (the first N of the dataset)", 1, 5_000, DEFAULT_RUNS, key="bench_runs"))
     picked = st.multiselect("Strategies", names(), default=names(), key="bench_pick",
                             format_func=lambda n: strategy(n).title)
+    summarizer = summarizer_picker("bench", "Summarizer (serves every strategy on every run)")
     try:
         dataset = _dataset(source, runs)
     except LabError as exc:
         show_problem(PROBLEM, exc.sentence)
         dataset = None
     if st.button("Run the benchmark", key="bench_run", disabled=dataset is None or not picked or live.busy(BENCH_JOB)):
-        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, runs=runs))):
+        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, summarizer=summarizer, runs=runs))):
             st.rerun()
     live.show(BENCH_JOB, on_end=_collect, problem=PROBLEM, errors=(LabError,))
     result = st.session_state.get(BENCH_RESULT)

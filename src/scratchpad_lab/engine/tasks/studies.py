@@ -38,16 +38,21 @@ def strategies(request: StrategiesRequest) -> Job:
 
     specs, summarizer = list(request.specs), request.summarizer
     check_work(request.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
-               lifted=request.lifted)
+               builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
 
     def work(report, stop) -> StrategiesOutcome:
         from scratchpad_lab.engine.strategies.engine import run_strategies
         from scratchpad_lab.engine.summarizers import build_summarizer
 
+        now = {"done": 0, "text": ""}
+
         def progress(index: int, total: int, label: str) -> None:
-            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+            now.update(done=index, text=f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+            report(index, total, now["text"])
 
         built = build_summarizer(summarizer, stop=stop)  # Stop ends a call in flight too
+        # the built-in model's queue place or loading, beside the strategy running (its calls go through `built`)
+        built.on_status = lambda text: report(now["done"], None, f"{now['text']} ({text})" if text else now["text"])
         results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop)
         return StrategiesOutcome(request.signature, results, request.title)
 
@@ -83,9 +88,12 @@ def recommend(request: RecommendRequest) -> Job:
     points, skipped = plan(recorded_trajectory(request.loaded), chosen, grids)
     if not points:
         raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
-    workers = max(1, min(int(request.workers), len(points)))
+    # the built-in model is this process's one: its points run here, taking turns on it (a worker process
+    # would summarize with the extractive one)
+    workers = 1 if summarizer.kind == "builtin" else max(1, min(int(request.workers), len(points)))
     check_work(request.loaded, strategies=[p.spec for p in points], search_workers=workers,
-               endpoint_summarizer=summarizer.kind == "endpoint", lifted=request.lifted)
+               endpoint_summarizer=summarizer.kind == "endpoint", builtin_summarizer=summarizer.kind == "builtin",
+               lifted=request.lifted)
     total = len(points)
 
     def work(report, stop):
@@ -117,7 +125,8 @@ def open_point(request: OpenPointRequest) -> Job:
     from scratchpad_lab.engine.limits import check_work
 
     summarizer, label = request.summarizer, request.label
-    check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint")
+    check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint",
+               builtin_summarizer=summarizer.kind == "builtin")
 
     def work(report, stop):
         from scratchpad_lab.engine.replay import recorded_trajectory
