@@ -182,9 +182,11 @@ def speed() -> Dict[str, Any]:
     return dict(_SPEED)
 
 
-def call_seconds(prompt_tokens: float, reply_tokens: float = DEFAULT_MAX_TOKENS) -> float:
-    """What one call of this size takes at the measured speed: the work limit's charge for it."""
-    return prompt_tokens / _SPEED["prompt_tok_s"] + reply_tokens / _SPEED["generation_tok_s"]
+def call_seconds(prompt_tokens: float, reply_tokens: Optional[float] = None) -> float:
+    """What one call of this size takes at the measured speed (a reply of the cap's length unless told): the
+    work limit's charge for it."""
+    reply = DEFAULT_MAX_TOKENS if reply_tokens is None else reply_tokens
+    return prompt_tokens / _SPEED["prompt_tok_s"] + reply / _SPEED["generation_tok_s"]
 
 
 def _measured(timings: Dict[str, Any]) -> None:

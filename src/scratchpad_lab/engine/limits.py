@@ -15,8 +15,9 @@ when it is asked for, before any work starts; the pages and commands call the ta
   conversation a message strategy holds as its package's messages while it runs;
 - model calls, with an endpoint summarizer: about one per compression the settings make likely;
 - the built-in model's calls (engine/builtin_model.py) as what they are on this CPU: each likely call at the
-  model's measured speed (its prompt, the scratchpad or window it summarizes, and its reply cap), added to
-  the job's seconds and counted against its model calls;
+  model's measured speed (its prompt, the scratchpad or window it summarizes, and its reply cap), their sum
+  held to the wall clock a job's model calls may take (an endpoint's calls end there too), and counted
+  against its model calls;
 and raises WorkLimitExceeded, a sentence saying what it would cost and what to change, when one is over
 its budget. The CLI lifts the limit with --no-work-limit (locally only); hosted mode has tighter
 budgets and no way round them. The estimates are upper-bound leaning (compression only makes a
@@ -207,7 +208,7 @@ class Estimate:
     cpu_s: float
     held_mb: float
     model_calls: int
-    builtin_s: float = 0.0              # of cpu_s, the built-in model's calls at its measured speed
+    builtin_s: float = 0.0              # the built-in model's calls at its measured speed (beside cpu_s)
 
 
 KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
@@ -225,7 +226,7 @@ def estimate(trace: Any, replays: Sequence[CostedReplay], max_tool_output_chars:
     factor = 1 + KEPT_OVERHEAD * max(0, kept - 1)
     held = sorted(held_bytes(r, sizes) for r in replays)
     model_s = sum(builtin_seconds(r, sizes) for r in replays)  # one model per process: its calls take turns
-    return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays) + model_s,
+    return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays),
                     sum(held[-max(1, at_once):] if rows_only else held) / 1e6,
                     sum(model_calls(r, sizes) for r in replays), model_s)
 
@@ -271,8 +272,10 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
         return found
     problems = []
     if found.cpu_s > budget("cpu_s"):
-        problems.append(f"about {_duration(found.cpu_s)} of work{_on_the_model(found)}, over the "
-                        f"{_duration(budget('cpu_s'))} a job may take")
+        problems.append(f"about {_duration(found.cpu_s)} of work, over the {_duration(budget('cpu_s'))} a job may take")
+    if found.builtin_s + found.cpu_s > budget("job_wall_s"):
+        problems.append(f"about {_duration(found.builtin_s)} of the built-in model's summaries at its measured "
+                        f"speed, over the {_duration(budget('job_wall_s'))} a job may take")
     if found.held_mb > budget("held_mb"):
         problems.append(f"about {found.held_mb:,.0f} MB of results held in memory, over the "
                         f"{budget('held_mb'):,.0f} MB a job may hold")
@@ -327,7 +330,7 @@ def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: b
     if lifted:
         return total
     # the built-in model's calls take turns on its one slot whatever the workers: they are not shared out
-    wall = (total.cpu_s - total.builtin_s) / max(1, workers) + total.builtin_s
+    wall = total.cpu_s / max(1, workers) + total.builtin_s
     problems = []
     if wall > budget("job_wall_s"):
         problems.append(f"about {_duration(wall)} on {workers} core{'s' * (workers != 1)}{_on_the_model(total)}, over the "
@@ -343,3 +346,32 @@ def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: b
             "To run it, take fewer runs (--runs N), fewer strategies (--strategy NAME), or a smaller grid "
             f"(--grid NAME:key=v1|v2).{where}")
     return total
+
+
+def check_decisions(calls: int, *, builtin: bool, context_chars: int, max_tokens: int,
+                    lifted: bool = False) -> float:
+    """The next call re-decided (engine/decide.py): `calls` model calls at most (each run's checked calls, for
+    each row), each sent about `context_chars` of context. With the built-in model they are charged at its
+    measured speed against a job's wall clock; any model's against a job's model calls. Returns the seconds
+    charged (0 for an endpoint, whose calls end at the job's wall clock by themselves)."""
+    if lifted and hosted_mode():
+        raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
+                                "running on your own machine).")
+    seconds = 0.0
+    if builtin:
+        from scratchpad_lab.engine.builtin_model import call_seconds
+        seconds = calls * call_seconds(context_chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS * 2, max_tokens)
+    if lifted:
+        return seconds
+    problems = []
+    if seconds > budget("job_wall_s"):
+        problems.append(f"about {_duration(seconds)} of the built-in model's decisions at its measured speed, over "
+                        f"the {_duration(budget('job_wall_s'))} a job may take")
+    if calls > budget("model_calls"):
+        problems.append(f"up to {calls:,} model calls, over the {int(budget('model_calls')):,} a job may make")
+    if problems:
+        where = f" On your own machine, the command line's {LIFT_FLAG} lifts the limit." if not hosted_mode() else ""
+        raise WorkLimitExceeded(f"Re-deciding the next calls would be {' and '.join(problems)}. To run it, take "
+                                "fewer runs (--runs N), fewer calls a run (--decide-calls N), fewer strategies "
+                                f"(--strategy NAME) or a smaller grid.{where}")
+    return seconds

@@ -13,6 +13,7 @@ so a command and a page share one code path:
     recommend(RecommendRequest)     every strategy over its grid, and the Pareto front
     open_point(OpenPointRequest)    one recommended point, opened as a run
     benchmark(BenchmarkRequest)     every strategy over its grid on every run of a dataset (engine/benchmark.py)
+    decide_next(DecideRequest)      the next call re-decided by a model under every row (engine/decide.py)
     compression_off(CompressionOffRequest)   the run on show with compression off (the loss panel)
     replay_trace(TraceReplayRequest)         a trace replayed with the package defaults (an upload, a stored trace)
     prompt_matrix(MatrixRequest)    the prompt lab's matrix (a Matrix)
@@ -41,7 +42,8 @@ _TASKS: Dict[str, str] = {
                                               "ComparisonResult", "sweep", "SweepRequest", "replay_trace",
                                               "TraceReplayRequest", "compression_off", "CompressionOffRequest")},
     **{name: f"{_HERE}.studies" for name in ("strategies", "StrategiesRequest", "StrategiesOutcome", "recommend",
-                                              "RecommendRequest", "open_point", "OpenPointRequest", "benchmark")},
+                                              "RecommendRequest", "open_point", "OpenPointRequest", "benchmark",
+                                              "decide_next")},
 }
 
 # Names of the rooms a page or a command draws or parses with: name -> (room, the name there).
@@ -91,6 +93,9 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
                                                                      "run_benchmark")},
     **{name: ("scratchpad_lab.engine.dataset", name) for name in ("read_dataset", "read_dataset_bytes")},
     "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
+    # the next call re-decided (engine/decide.py): its request and the agreement table the CLI prints
+    **{name: ("scratchpad_lab.engine.decide", name) for name in ("DecideRequest",)},
+    "decisions_table": ("scratchpad_lab.engine.decide", "table"),
     # the work limit's flag and refusal (engine/limits.py)
     **{name: ("scratchpad_lab.engine.limits", name) for name in ("LIFT_FLAG", "WorkLimitExceeded")},
 }

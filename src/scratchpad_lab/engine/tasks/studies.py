@@ -151,3 +151,12 @@ def benchmark(request: Any) -> Job:
     from scratchpad_lab.engine.benchmark import benchmark_job
 
     return benchmark_job(request)
+
+
+def decide_next(request: Any) -> Job:
+    """The next call re-decided (engine/decide.py's DecideRequest) as a job returning its DecideResult. Like the
+    benchmark, its work limit is checked by the work once the dataset is read, before any model call."""
+    from scratchpad_lab.engine.decide import decide_benchmark
+
+    return Job(lambda report, stop: decide_benchmark(request, report, stop), name="scratchpad-lab-decide",
+               text="Re-deciding the next calls…")
