@@ -158,14 +158,17 @@ PROMPT_OVERHEAD_TOKENS = 120  # the package prompt's own words around the scratc
 
 def builtin_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     """The built-in model's time on this replay: its likely calls, each the size of what it summarizes (at most
-    the trim or the strategy's window, at most the model's context) at the model's measured speed."""
+    the trim or the strategy's window, at most the model's context; with a periodic trigger, twice what that many
+    steps bring in) at the model's measured speed."""
     if not replay.builtin or not replay.summarizes:
         return 0.0
     from scratchpad_lab.engine import builtin_model as m
 
     seen = max(sizes.scratchpad or [0]) if replay.kind == "scratchpad" else max(sizes.message_chars or [0])
-    prompt = min(m.N_CTX - m.DEFAULT_MAX_TOKENS, min(seen, replay.window_chars) / CHARS_PER_TOKEN +
-                 PROMPT_OVERHEAD_TOKENS)
+    chars = min(seen, replay.window_chars)
+    if replay.kind == "scratchpad" and replay.calls_every and sizes.steps:
+        chars = min(chars, 2 * replay.calls_every * seen / sizes.steps)
+    prompt = min(m.N_CTX - m.DEFAULT_MAX_TOKENS, chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS)
     return model_calls(replay, sizes) * m.call_seconds(prompt)
 
 
