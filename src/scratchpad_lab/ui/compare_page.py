@@ -286,7 +286,7 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         })
     st.session_state[CMP_EDITED] = table
     if "builtin" in set(table["summarizer"].dropna()):
-        builtin_ready()  # the one-line install where it is missing (the row's problem says it too)
+        builtin_ready(fetch=True)  # the one-line install where it is missing (the row's problem says it too)
     settings, problems = parse_table(table, base, endpoint, versions)
     if problems:
         show_problem("Some settings need fixing before you can compare:", "\n".join(problems))

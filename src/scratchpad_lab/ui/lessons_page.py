@@ -165,7 +165,7 @@ def page() -> None:
         if item.origin == "extra":
             st.text(f"From this server's lessons folder: {item.source}")
         st.text("Settings: " + _settings_lines(item))
-    ready = item.settings.get("summarizer") != "builtin" or builtin_ready()  # a lesson may pick the built-in model
+    ready = item.settings.get("summarizer") != "builtin" or builtin_ready(fetch=True)  # a lesson may pick
     left, right = st.columns([1, 3])
     label = "Restart lesson" if mine else "Start lesson"
     left.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,), disabled=not ready)

@@ -302,6 +302,7 @@ def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
     _keep("pl_n_summarizers")
     specs, problems = [], []
     cols = st.columns(int(n))
+    any_builtin = False
     for j, col in enumerate(cols):
         _seed(f"pl_sum_kind_{j}", "extractive" if j == 0 else "endpoint")
         with col:
@@ -314,7 +315,8 @@ def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
                 specs.append(SummarizerChoice())
                 continue
             if kind == "builtin":
-                if builtin_ready():
+                ready, any_builtin = builtin_ready(fetch=not any_builtin), True  # the Fetch button once
+                if ready:
                     specs.append(SummarizerChoice("builtin"))
                 else:
                     problems.append(builtin_missing())

@@ -143,7 +143,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "The built-in model is a real 135M-parameter model on this CPU: it follows your prompt, "
                       "slowly and weakly.")
     if st.session_state[K_SUMMARIZER] == "builtin":
-        if builtin_ready(sb):
+        if builtin_ready(sb, fetch=True):
             sb.caption("The first summary loads the model (a few seconds); each then takes 10-60 s "
                        "on this CPU, one at a time.")
     if st.session_state[K_SUMMARIZER] == "endpoint":

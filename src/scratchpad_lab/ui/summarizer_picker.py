@@ -34,7 +34,7 @@ def summarizer_picker(prefix: str, label: str = "Summarizer (serves every strate
     if kind == "extractive":
         return SummarizerChoice("extractive", int(budget))
     if kind == "builtin":
-        if not builtin_ready():
+        if not builtin_ready(fetch=True):
             st.stop()
         st.caption(BUILTIN_CAPTION)
         return SummarizerChoice("builtin", int(budget))

