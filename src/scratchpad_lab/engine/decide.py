@@ -385,10 +385,12 @@ def decide_benchmark(request: DecideRequest, progress: Optional[Callable[[int, i
     dataset = dataset.first(b.runs)
     settings = plan_settings(b.strategies, b.grids)
     units = [unit_of(i, run, settings) for i, run in enumerate(dataset.usable)]
-    rows = 2 + len(settings)
-    calls = sum(min(len(u.calls.calls), request.calls_per_run) for u in units) * rows
-    check_decisions(calls, builtin=request.decide_with == "builtin", context_chars=request.context_chars,
-                    max_tokens=request.max_tokens, lifted=request.lifted)
+    from scratchpad_lab.engine.strategies.engine import trajectory_text
+
+    rows = 2 + len(settings)  # at most: a row that sent what another sent is asked nothing more
+    check_decisions([(min(len(u.calls.calls), request.calls_per_run) * rows,
+                      min(request.context_chars, len(trajectory_text(u.run.trace)))) for u in units],
+                    builtin=request.decide_with == "builtin", max_tokens=request.max_tokens, lifted=request.lifted)
     decider = decider_for(request, stop)
     summarizer = build_summarizer(b.summarizer, stop=stop if isinstance(stop, threading.Event) else None)
     return decide_units(units, summarizer, decider, request.calls_per_run, progress, stop)

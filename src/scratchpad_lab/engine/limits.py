@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.engine.reply import parse_seconds
 from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
@@ -351,19 +351,21 @@ def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: b
     return total
 
 
-def check_decisions(calls: int, *, builtin: bool, context_chars: int, max_tokens: int,
+def check_decisions(runs: Sequence[Tuple[int, int]], *, builtin: bool, max_tokens: int,
                     lifted: bool = False) -> float:
-    """The next call re-decided (engine/decide.py): `calls` model calls at most (each run's checked calls, for
-    each row), each sent about `context_chars` of context. With the built-in model they are charged at its
-    measured speed against a job's wall clock; any model's against a job's model calls. Returns the seconds
-    charged (0 for an endpoint, whose calls end at the job's wall clock by themselves)."""
+    """The next call re-decided (engine/decide.py): `runs` are (model calls at most: the run's checked calls for
+    each row; the context chars each is sent: the run's whole conversation, at most the check's cut). With the
+    built-in model they are charged at its measured speed against a job's wall clock; any model's against a
+    job's model calls. Returns the seconds charged (0 for an endpoint, whose calls end at the job's wall clock
+    by themselves)."""
     if lifted and hosted_mode():
         raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
                                 "running on your own machine).")
-    seconds = 0.0
+    seconds, calls = 0.0, sum(n for n, _ in runs)
     if builtin:
         from scratchpad_lab.engine.builtin_model import call_seconds
-        seconds = calls * call_seconds(context_chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS * 2, max_tokens)
+        seconds = sum(n * call_seconds(chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS * 2, max_tokens)
+                      for n, chars in runs)
     if lifted:
         return seconds
     problems = []
