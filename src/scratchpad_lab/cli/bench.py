@@ -1,5 +1,5 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
-[--json] [--html REPORT.html]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html]`: the benchmark (engine/benchmark.py) of a dataset of runs.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, Optional
 
-from scratchpad_lab.cli.flags import strategy_argument
+from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK, EXIT_STOPPED = 0, 130
@@ -44,6 +44,7 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, metavar="N", help="only the first N runs of the dataset")
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to run with (default 2)")
     p.add_argument("--seed", type=int, metavar="N", help="the bootstrap's seed (default 31: reruns are identical)")
+    add_executor_flags(p)
     add_summarizer_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole benchmark as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report here")
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     seed = getattr(args, "seed", None)
     request = BenchmarkRequest(args.dataset, getattr(args, "strategy", None) or None, grids,
                                summarizer_from_args(args), getattr(args, "price_model", None), runs, args.workers,
-                               getattr(args, "no_work_limit", False), SEED if seed is None else seed)
+                               getattr(args, "no_work_limit", False), SEED if seed is None else seed,
+                               executor_from_args(args))
     progress = _Progress()
     try:
         result = run_benchmark(request, progress)
@@ -131,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Benchmark of {result.source}: {len(result.runs)} runs ({len(result.broken)} could not be imported), "
               f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
               f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
+        print(result.placement.sentence())
         print(table(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
         print("Chosen points:")

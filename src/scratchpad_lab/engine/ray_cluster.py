@@ -146,8 +146,11 @@ class HostedClient:
     """The job's endpoint client as a worker sees it: each call goes to the SummarizerHost actor, which holds
     the one real client (providers.EndpointLLM). The same face as EndpointLLM to the strategies."""
 
-    def __init__(self, host: Any) -> None:
+    abandonable = True  # it waits on the network (the host's call): a run may walk away from it
+
+    def __init__(self, host: Any, endpoint: Any) -> None:
         self.host = host
+        self.model_name = endpoint.limited().label()
         self.last_usage: Optional[Dict[str, Any]] = None
         self.stop_event = self.time_left = self.max_calls = None  # the host's client enforces the job's
 
@@ -176,8 +179,8 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any) -> Dict
     if model not in _COUNTERS:
         _COUNTERS[model] = TokenCounter(model)
     if summarizer["kind"] == "endpoint":
-        spec = SummarizerSpec("endpoint", share.budget_chars, summarizer["endpoint"], None)
-        spec._client = HostedClient(host)
+        spec = SummarizerSpec("endpoint", share.budget_chars, summarizer["endpoint"], None,
+                              hosted=HostedClient(host, summarizer["endpoint"]))
     else:
         spec = SummarizerSpec("extractive", share.budget_chars)
     measure = None

@@ -42,6 +42,8 @@ class SummarizerSpec:
     store: Optional["SummaryStore"] = field(default=None, repr=False, compare=False)  # a search's reuse
     stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
     time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
+    # on a Ray worker: the job's one client, held by an actor (engine/ray_cluster.HostedClient); the key is its
+    hosted: Any = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
     _job_left: Any = field(default=None, init=False, repr=False, compare=False)
 
@@ -55,6 +57,9 @@ class SummarizerSpec:
             ExtractiveSummarizer.model_name
 
     def key(self) -> str:
+        if self.hosted is not None:
+            from scratchpad_lab.model.endpoint import NO_KEY_PLACEHOLDER
+            return NO_KEY_PLACEHOLDER  # the host holds the key; this process never reads one
         return self.api_key or resolve_key(self.endpoint)
 
     def run_config_fields(self) -> Dict[str, Any]:
@@ -65,6 +70,8 @@ class SummarizerSpec:
 
     def client(self) -> EndpointLLM:
         """The job's one endpoint client (built once; raises EndpointError for a URL that may not be called)."""
+        if self.hosted is not None:
+            return self.hosted
         if self._client is None:
             from scratchpad_lab.engine.limits import budget
             self._client = EndpointLLM(self.endpoint, self.key())

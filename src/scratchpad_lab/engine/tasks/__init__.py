@@ -91,6 +91,9 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
                                                                      "run_benchmark")},
     **{name: ("scratchpad_lab.engine.dataset", name) for name in ("read_dataset", "read_dataset_bytes")},
     "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
+    # where a study's cells run (engine/executor.py): the CLI's flags and the operator's settings for the pages
+    **{name: ("scratchpad_lab.engine.executor", name) for name in ("ExecutorChoice", "choice_from_args",
+                                                                    "choice_from_settings", "EXECUTORS")},
     # the work limit's flag and refusal (engine/limits.py)
     **{name: ("scratchpad_lab.engine.limits", name) for name in ("LIFT_FLAG", "WorkLimitExceeded")},
 }
