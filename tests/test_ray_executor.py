@@ -145,3 +145,15 @@ def test_an_endpoint_summarizer_on_ray_is_one_client_and_its_key_reaches_no_ray_
     for path in session.rglob("*"):
         if path.is_file() and not path.is_symlink():
             assert key.encode() not in path.read_bytes(), path
+
+
+def test_the_recommender_on_ray_finds_the_same_points_and_front_as_on_this_machine(cluster, tau_slice):
+    from scratchpad_lab.engine.dataset import read_dataset
+    from scratchpad_lab.engine.recommend import search
+
+    trace = read_dataset(tau_slice, 1).usable[0].trace
+    grid = {"trim-only": {"agent_trim_chars": (3000, 5000, 8000)}}
+    local = search(trace, ["trim-only"], grid, workers=1)
+    on_ray = search(trace, ["trim-only"], grid, executor=RAY)
+    assert [p.to_dict() for p in on_ray.points] == [p.to_dict() for p in local.points]
+    assert on_ray.points_in_workers == 3 and os.getpid() not in {pid for _, pid in on_ray.placement.counts}

@@ -407,7 +407,8 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
             try:
                 ray_cluster.run_cells(shares, plan, choice, request.price_model,
                                       lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop,
-                                      1e12 if request.lifted else budget("job_wall_s"), placement)
+                                      1e12 if request.lifted else budget("job_wall_s"), placement,
+                                      (_context, _run_point))
             except Stopped as exc:
                 stopped = str(exc) or "stopped"
             except KeyboardInterrupt:

@@ -166,8 +166,7 @@ class HostedClient:
         return text
 
 
-def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any) -> Dict[str, Any]:
-    from scratchpad_lab.engine.recommend import _context
+def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_context: Callable) -> Dict[str, Any]:
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
     from scratchpad_lab.engine.tokens import TokenCounter
 
@@ -187,7 +186,7 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any) -> Dict
     if share.arguments:
         from scratchpad_lab.engine.arguments import measure_for, run_calls
         measure = measure_for(run_calls(share.trace, share.gold))
-    context = _context(share.trace, spec, share.scenario, measure, _COUNTERS[model])
+    context = make_context(share.trace, spec, share.scenario, measure, _COUNTERS[model])
     _CONTEXTS[share.key] = context
     while len(_CONTEXTS) > KEPT_RUNS:
         _CONTEXTS.popitem(last=False)
@@ -195,16 +194,17 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any) -> Dict
 
 
 def run_cell(share: RunShare, strategy: str, settings: Dict[str, Any], price_model: Optional[str],
-             summarizer: Dict[str, Any], host: Any = None) -> Tuple[Dict[str, Any], Optional[str], int, str, int]:
-    """One cell in a worker: (figures, the run's error, summaries reused, node id, process id). The same
-    `_run_point` a local worker runs, so a row reads the same whichever executor ran it."""
+             summarizer: Dict[str, Any], host: Any, work: Tuple[Callable, Callable]) -> Tuple[Dict[str, Any], Optional[str], int, str, int]:
+    """One cell in a worker: (figures, the run's error, summaries reused, node id, process id). `work` is the
+    study's (make a run's context, run a point in it): recommend's `_context` and `_run_point`, the very ones a
+    local worker runs (sent by name), so a row reads the same whichever executor ran it."""
     import ray
-    from scratchpad_lab.engine.recommend import _run_point
     from scratchpad_lab.engine.strategies.registry import StrategyError
 
-    context = _context_for(share, summarizer, host)
+    make_context, run_point = work
+    context = _context_for(share, summarizer, host, make_context)
     try:
-        figures, error, hits = _run_point(strategy, settings, price_model, context)
+        figures, error, hits = run_point(strategy, settings, price_model, context)
     except StrategyError as exc:
         figures, error, hits = {"strategy": strategy, "settings": settings}, str(exc), 0
     return figures, error, hits, ray.get_runtime_context().get_node_id(), os.getpid()
@@ -246,7 +246,7 @@ def _reason(exc: BaseException) -> str:
 
 def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any, price_model: Optional[str],
               collect: Callable[[Cell, Tuple[Dict[str, Any], Optional[str], int]], None], stop: Any,
-              deadline_s: float, placement: Placement) -> None:
+              deadline_s: float, placement: Placement, work: Tuple[Callable, Callable]) -> None:
     """Run every cell as a Ray task on the joined cluster, calling `collect(cell, (figures, error, hits))` in
     this thread as each finishes (in the order they finish). Stop (`stop.is_set()`), Ctrl-C or the deadline
     cancel what is left, and the exception (the stop flag's, KeyboardInterrupt, or Stopped) goes on up."""
@@ -267,7 +267,7 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any
     try:
         refs = {i: ray.put(share) for i, share in enumerate(shares)}
         for cell in cells:
-            pending[task.remote(refs[cell.run], cell.strategy, cell.settings, price_model, described, host)] = cell
+            pending[task.remote(refs[cell.run], cell.strategy, cell.settings, price_model, described, host, work)] = cell
         ends = time.monotonic() + deadline_s
         while pending:
             if stop is not None and stop.is_set():

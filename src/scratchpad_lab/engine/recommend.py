@@ -631,7 +631,7 @@ def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optiona
         cells = [Cell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
         ray_cluster.run_cells([share], cells, summarizer, price_model,
                               lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
-                              budget("job_wall_s"), placement)
+                              budget("job_wall_s"), placement, (_context, _run_point))
         return placement, cluster["cpus"]
 
 
