@@ -167,7 +167,8 @@ class HostedClient:
 
 
 def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_context: Callable) -> Dict[str, Any]:
-    from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.engine.tokens import TokenCounter
 
     found = _CONTEXTS.get(share.key)
@@ -177,11 +178,11 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
     model = summarizer.get("model_id")
     if model not in _COUNTERS:
         _COUNTERS[model] = TokenCounter(model)
-    if summarizer["kind"] == "endpoint":
-        spec = SummarizerSpec("endpoint", share.budget_chars, summarizer["endpoint"], None,
-                              hosted=HostedClient(host, summarizer["endpoint"]))
+    if summarizer["kind"] == "endpoint":  # no key here: the host's client holds it
+        spec = build_summarizer(SummarizerChoice("endpoint", share.budget_chars, summarizer["endpoint"]))
+        spec.hosted = HostedClient(host, summarizer["endpoint"])
     else:
-        spec = SummarizerSpec("extractive", share.budget_chars)
+        spec = build_summarizer(SummarizerChoice("extractive", share.budget_chars))
     measure = None
     if share.arguments:
         from scratchpad_lab.engine.arguments import measure_for, run_calls
@@ -218,10 +219,10 @@ class SummarizerHost:
         self.endpoint, self.client = endpoint, None
 
     def take_key(self, key: str) -> bool:
-        from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+        from scratchpad_lab.engine.summarizers import build_summarizer
+        from scratchpad_lab.model.summarizer import SummarizerChoice
 
-        spec = SummarizerSpec("endpoint", 1000, self.endpoint, key)
-        self.client = spec.client()  # the job's limits: its calls and its wall clock
+        self.client = build_summarizer(SummarizerChoice("endpoint", endpoint=self.endpoint, key=key)).client()
         return True
 
     def invoke(self, prompt: Any, max_tokens: Optional[int]) -> Tuple[str, Optional[Dict[str, Any]]]:
@@ -231,11 +232,12 @@ class SummarizerHost:
 
 # ── in the study's process ─────────────────────────────────────────────────────────────────────────
 
+_LOST: Tuple[type, ...] = ()  # Ray's errors for a worker or node gone (set when Ray is first imported)
+
 def _reason(exc: BaseException) -> str:
     import ray
 
-    if isinstance(exc, (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                        ray.exceptions.ActorDiedError if hasattr(ray.exceptions, "ActorDiedError") else ())):
+    if isinstance(exc, _LOST):
         return "the Ray worker running this cell was lost, and lost again when Ray ran it once more"
     if isinstance(exc, ray.exceptions.RayTaskError):
         cause = exc.cause
@@ -253,6 +255,8 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any
     import ray
     from scratchpad_lab.engine.jobs import Stopped
 
+    global _LOST
+    _LOST = (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.ActorDiedError)
     task = ray.remote(max_retries=1, retry_exceptions=False)(run_cell)
     host = None
     described: Dict[str, Any] = {"kind": summarizer.kind, "model_id": None, "endpoint": None}
@@ -282,7 +286,7 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any
                 try:
                     figures, error, hits, node, pid = ray.get(ref, timeout=JOIN_S)
                 except (ray.exceptions.RayError, OSError) as exc:
-                    if isinstance(exc, (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError)):
+                    if isinstance(exc, _LOST):
                         placement.lost += 1
                     collect(cell, ({"strategy": cell.strategy, "settings": cell.settings}, _reason(exc), 0))
                     continue

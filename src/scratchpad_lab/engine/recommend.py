@@ -29,6 +29,8 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   exception, else SearchStopped) with nothing half-made returned. A StopFlag also reaches the points this
   process runs (the strategies look at it between their steps, engine/strategies/engine.py), so Stop ends a
   long point within a step; a worker process's point in flight is ended by killing the worker.
+- where (engine/executor.py): `executor` ray runs every point as a Ray task over one share of the trajectory
+  (engine/ray_cluster.py), the same `_run_point`, so the points read the same; `Search.placement` says where.
 - what is kept: `Search.rows()` is the search as the store keeps it (a result of kind "recommendation",
   model/results.py): one row per point.
 """
