@@ -1,5 +1,5 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
-[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/benchmark.py) of a dataset of runs.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
@@ -15,7 +15,7 @@ from typing import Any, Optional
 from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
-EXIT_OK, EXIT_STOPPED = 0, 130
+EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
 
 
 def _name(text: str) -> str:
@@ -48,6 +48,8 @@ def add_parser(sub) -> None:
     add_summarizer_flags(p)
     p.add_argument("--json", action="store_true", help="print the whole benchmark as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report here")
+    p.add_argument("--save", action="store_true", help="also keep the table of settings in the lab's store "
+                                                      "(SCRATCHPAD_LAB_DB), listed on the Runs page's results")
 
 
 class _Progress:
@@ -127,6 +129,18 @@ def run(args: argparse.Namespace) -> int:
         from scratchpad_lab.engine.tasks import write_report
         write_report(result, html)
         print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
+    not_stored = False
+    if getattr(args, "save", False):
+        from scratchpad_lab.engine.tasks import Store, StoreError
+        try:
+            store = Store()
+            stored = store.save_result(result.result())
+        except StoreError as exc:  # the benchmark happened: what it found is printed below
+            print(f"scratchpad-lab: error: the benchmark was not stored: {exc}", file=sys.stderr)
+            not_stored = True
+        else:
+            print(f"scratchpad-lab: stored as result {stored} in {store.where} (the Runs page lists it)",
+                  file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps(result.to_dict(), ensure_ascii=False))
     else:
@@ -139,4 +153,4 @@ def run(args: argparse.Namespace) -> int:
         print("Chosen points:")
         for chosen in result.chosen:
             print(f"  {chosen.sentence}")
-    return EXIT_STOPPED if result.stopped else EXIT_OK
+    return EXIT_STOPPED if result.stopped else EXIT_USAGE if not_stored else EXIT_OK

@@ -77,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{len(found.front)} of {len(found.points)} points on the front (*):")
     for p in found.front:
         print(f"  {p.cli_arg()}: {p.why}")
+    print("\nChosen points:")
+    for chosen in found.chosen:
+        print(f"  {chosen.sentence}")
     for name, settings, reason in found.skipped[:10]:
         print(f"  skipped {name} {settings}: {reason}")
     return EXIT_OK

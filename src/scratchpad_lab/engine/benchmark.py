@@ -46,11 +46,12 @@ from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.executor import Cell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Grid, WorkerProcess, _context, chosen_strategies, _plain, _run_point, default_grid, resolve
+from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _plain, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.engine.summarizers import build_summarizer
+from scratchpad_lab.model.results import Result
 from scratchpad_lab.model.summarizer import SummarizerChoice
 
 NO_COMPRESSION = "no compression"
@@ -164,13 +165,6 @@ class SettingSummary:
 
 
 @dataclass
-class Chosen:
-    budget: str
-    setting: Optional[str]
-    sentence: str
-
-
-@dataclass
 class Benchmark:
     source: str
     runs: List[Dict[str, Any]]           # per run: name, outcome, gold, cells {label: row}
@@ -188,6 +182,28 @@ class Benchmark:
 
     def setting(self, label: str) -> SettingSummary:
         return next(s for s in self.settings if s.label == label)
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """The table of settings, as the Benchmark page shows it and the store keeps it (percentages rounded to
+        0.1; a chosen point's setting starred): one row per setting, the no-compression row first."""
+        chosen = {c.setting for c in self.chosen if c.setting}
+
+        def pct(v: Optional[float]) -> Optional[float]:
+            return None if v is None else round(100 * v, 1)
+        return [{
+            "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
+            "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
+            "high": pct(s.means["argument_recall"]["high"]), "gold recall %": pct(s.mean("gold_argument_recall")),
+            "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
+            "never compressed %": pct(s.never_compressed),
+            "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
+            "failed: recall %": pct((s.by_outcome.get("failed") or {}).get("argument_recall")),
+            "front": "on the front" if s.on_front else ""} for s in self.settings]
+
+    def result(self, name: str = "") -> Result:
+        """The finished benchmark as a stored result (model/results.py): its table, its settings as labels."""
+        return Result(kind="benchmark", rows=self.rows(), labels=[s.label for s in self.settings],
+                      name=name or f"benchmark of {len(self.runs)} runs", source=self.source)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"source": self.source, "settings": [s.to_dict() for s in self.settings],
@@ -286,35 +302,21 @@ def _describe(s: SettingSummary) -> str:
 
 
 def choose(settings: Sequence[SettingSummary]) -> List[Chosen]:
-    """One point per budget: each the best of the settings that compressed at least once."""
+    """One point per budget (recommend.choose_budgets, as a single trajectory's), each the best of the settings
+    that compressed at least once; with gold actions, also the lowest peak keeping 95 % of their arguments."""
     live = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
             and s.never_compressed < 1 and s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
 
-    def recall(s: SettingSummary) -> float:
-        return s.mean("argument_recall")
-
     def peak(s: SettingSummary) -> float:
         return s.mean("peak_share")
-
-    budgets = [
-        ("the lowest peak that keeps at least 95 % of needed arguments",
-         [s for s in live if recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
-        ("the lowest peak at no summarizer cost that keeps at least 95 % of needed arguments",
-         [s for s in live if not s.mean("summarizer_tokens") and recall(s) >= 0.95], lambda s: (peak(s), -recall(s))),
-        ("the best argument recall at half the no-compression peak or less",
-         [s for s in live if peak(s) <= 0.5], lambda s: (-recall(s), peak(s))),
-    ]
+    common = dict(peak=peak, tokens=lambda s: s.mean("summarizer_tokens"), label=lambda s: s.label,
+                  describe=_describe, nothing="no setting of this benchmark qualifies.")
+    out = choose_budgets(live, keep=lambda s: s.mean("argument_recall"), kept_what="needed arguments",
+                         best_what="argument recall", **common)
     if any(s.mean("gold_argument_recall") is not None for s in live):
-        budgets.append(("the lowest peak that keeps at least 95 % of the gold actions' arguments",
-                        [s for s in live if (s.mean("gold_argument_recall") or 0) >= 0.95],
-                        lambda s: (peak(s), -s.mean("gold_argument_recall"))))
-    out = []
-    for budget, candidates, key in budgets:
-        if not candidates:
-            out.append(Chosen(budget, None, f"For {budget}: no setting of this benchmark qualifies."))
-            continue
-        best = min(candidates, key=key)
-        out.append(Chosen(budget, best.label, f"For {budget}: {_describe(best)}"))
+        gold = [s for s in live if s.mean("gold_argument_recall") is not None]
+        out += choose_budgets(gold, keep=lambda s: s.mean("gold_argument_recall"),
+                              kept_what="the gold actions' arguments", best_what="", **common)[:1]
     return out
 
 

@@ -264,6 +264,53 @@ def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, st
 
 
 @dataclass
+class Chosen:
+    """One recommended point: the budget it answers, the setting picked (None: nothing qualifies), a sentence."""
+    budget: str
+    setting: Optional[str]
+    sentence: str
+
+
+KEEP_AT_LEAST, HALF_PEAK = 0.95, 0.5   # the budgets' two lines, the same for a trajectory and a dataset
+
+
+def choose_budgets(items: Sequence[Any], *, keep: Callable[[Any], float], peak: Callable[[Any], float],
+                   tokens: Callable[[Any], float], label: Callable[[Any], str], describe: Callable[[Any], str],
+                   kept_what: str, best_what: str, nothing: str) -> List[Chosen]:
+    """One point per budget among `items` (each cut something): the lowest peak that keeps at least 95 % of
+    `kept_what`; the same at no summarizer cost; the best `best_what` at half the no-compression peak or less. The
+    benchmark and the single-trajectory recommender both pick with it, so a pick means the same in both."""
+    budgets = [
+        (f"the lowest peak that keeps at least 95 % of {kept_what}",
+         [s for s in items if keep(s) >= KEEP_AT_LEAST], lambda s: (peak(s), -keep(s))),
+        (f"the lowest peak at no summarizer cost that keeps at least 95 % of {kept_what}",
+         [s for s in items if not tokens(s) and keep(s) >= KEEP_AT_LEAST], lambda s: (peak(s), -keep(s))),
+        (f"the best {best_what} at half the no-compression peak or less",
+         [s for s in items if peak(s) <= HALF_PEAK], lambda s: (-keep(s), peak(s))),
+    ]
+    out = []
+    for budget, candidates, key in budgets:
+        if not candidates:
+            out.append(Chosen(budget, None, f"For {budget}: {nothing}"))
+            continue
+        best = min(candidates, key=key)
+        out.append(Chosen(budget, label(best), f"For {budget}: {describe(best)}"))
+    return out
+
+
+def choose_points(points: Sequence[Point]) -> List[Chosen]:
+    """The recommender's picks on one trajectory: over the points that ran and cut something, by the facts kept
+    for the last call (its keep measure), the peak's share of doing nothing and the summarizer tokens."""
+    live = [p for p in points if p.error is None and not cut_nothing(p) and p.figures.get("facts_at_answer") is not None
+            and p.figures.get("peak_share") is not None]
+    return choose_budgets(
+        live, keep=lambda p: p.figures["facts_at_answer"], peak=lambda p: p.figures["peak_share"],
+        tokens=lambda p: p.objective("summarizer_tokens"), label=lambda p: p.cli_arg(),
+        describe=lambda p: f"{p.cli_arg()} {p.why or why(p, [p], [])}", kept_what="the facts for the last call",
+        best_what="share of those facts kept", nothing="no point of this search qualifies.")
+
+
+@dataclass
 class Search:
     points: List[Point]
     skipped: List[Tuple[str, Dict[str, Any], str]]
@@ -275,6 +322,7 @@ class Search:
     summaries_reused: int = 0
     points_in_workers: int = 0   # points a worker process (or a Ray task) ran; the rest ran in the calling thread
     placement: Any = None        # where they ran (engine/executor.Placement), for the Ray executor
+    chosen: List[Chosen] = field(default_factory=list)   # one pick per budget (choose_points)
 
     @property
     def front(self) -> List[Point]:
@@ -298,7 +346,8 @@ class Search:
                 "baseline_peak_tokens": self.baseline_peak_tokens, "price_model": self.price_model,
                 "workers": self.workers, "summaries_reused": self.summaries_reused,
                 "points_in_workers": self.points_in_workers,
-                "placement": self.placement.to_dict() if self.placement is not None else None}
+                "placement": self.placement.to_dict() if self.placement is not None else None,
+                "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen]}
 
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
@@ -616,7 +665,8 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             base_peak.setdefault(strategy(p.strategy).context, p.figures["baseline_peak_tokens"])
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
-                  points_in_workers=counts["in_workers"], placement=placement)
+                  points_in_workers=counts["in_workers"], placement=placement,
+                  chosen=choose_points(points))
 
 
 def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optional[str], summarizer: SummarizerChoice,

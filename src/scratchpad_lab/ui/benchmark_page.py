@@ -29,6 +29,7 @@ from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
+from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT, init_session
 
 DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
@@ -68,6 +69,8 @@ def executor() -> Any:
 def _collect(job: Any) -> None:
     if job.result is not None:
         st.session_state[BENCH_RESULT] = job.result
+        stored = job.result.result()
+        store_result(stored.kind, stored.rows, stored.labels, stored.source, stored.name)
 
 
 def front_chart(result: Benchmark) -> alt.Chart:
@@ -94,19 +97,7 @@ def front_chart(result: Benchmark) -> alt.Chart:
 
 
 def table(result: Benchmark) -> pd.DataFrame:
-    chosen = {c.setting for c in result.chosen if c.setting}
-
-    def pct(v: Optional[float]) -> Optional[float]:
-        return None if v is None else round(100 * v, 1)
-    return pd.DataFrame([{
-        "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
-        "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
-        "high": pct(s.means["argument_recall"]["high"]), "gold recall %": pct(s.mean("gold_argument_recall")),
-        "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
-        "never compressed %": pct(s.never_compressed),
-        "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
-        "failed: recall %": pct((s.by_outcome.get("failed") or {}).get("argument_recall")),
-        "front": "on the front" if s.on_front else ""} for s in result.settings])
+    return pd.DataFrame(result.rows())
 
 
 def show(result: Benchmark) -> None:
