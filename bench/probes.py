@@ -114,6 +114,44 @@ def rebinding() -> None:
     report("hosted LangChain path: DNS rebinding to loopback reaches nothing", tried, failed)
 
 
+def idn_hosts() -> None:
+    """Hosted mode, an internationalised host (`bücher.example`, punycode `xn--bcher-kva.example`) that
+    resolves to a public address: the run's endpoint client and the LangChain path both connect to the address
+    the check pinned (before: 'Cannot reach', the pin compared the name with its punycode)."""
+    from scratchpad_lab.engine.providers import EndpointLLM
+    from scratchpad_lab.engine.strategies import make_spec, run_strategies
+    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.model.endpoint import Endpoint, EndpointError
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+    from scratchpad_lab.model.records import load_path
+    os.environ["SCRATCHPAD_LAB_HOSTED"] = "1"
+    real_lookup, real_connect = socket.getaddrinfo, socket.create_connection
+    tried = failed = 0
+    try:
+        socket.getaddrinfo = lambda host, port, *a, **k: real_lookup(
+            "1.1.1.1" if host == "xn--bcher-kva.example" else host, port, *a, **k)
+        for _ in range(3):
+            connects = []
+
+            def refuse(address, *a, **k):
+                connects.append(address)
+                raise ConnectionRefusedError(111, "probe")
+            socket.create_connection = refuse
+            endpoint = Endpoint(provider="custom", base_url="https://bücher.example/v1", model="m", retries=1)
+            with contextlib.suppress(EndpointError):  # refused at the check: no connection, counted below
+                EndpointLLM(endpoint, "k").invoke("hi")
+            with contextlib.suppress(EndpointError):
+                spec = build_summarizer(SummarizerChoice("endpoint", 1500, endpoint, key="k"))
+                run_strategies(load_path(TRACE), [make_spec("langmem", {
+                    "max_tokens": 1500, "max_summary_tokens": 256, "max_tokens_before_summary": 2000})], spec)
+            tried += 2
+            failed += (not connects) + (len(connects) < 2) + sum(1 for c in connects if c[0] != "1.1.1.1")
+    finally:
+        socket.getaddrinfo, socket.create_connection = real_lookup, real_connect
+        os.environ.pop("SCRATCHPAD_LAB_HOSTED", None)
+    report("hosted, an IDN host: both model paths reach the checked address", tried, failed)
+
+
 def big_replies() -> None:
     tried = failed = 0
     for _ in range(8):
@@ -435,6 +473,13 @@ def main() -> None:
     fair_store()
     strategies_stop()
     store_errors()
+    idn_hosts()
+    # The probes run the paths a hosted server runs (its model client, loaders, store, strategies), in this one
+    # process; the CLI probes run in child processes.
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"peak memory: this process {own:,.0f} MB (every in-process probe), the largest CLI child {child:,.0f} MB")
 
 
 if __name__ == "__main__":

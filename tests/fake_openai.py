@@ -45,6 +45,19 @@ def echo_marker(body: dict) -> str:
     return "\n".join([f"Summary by {marker.group(0) if marker else words}"] + kept)
 
 
+def keeps_pins(body: dict) -> str:
+    """A summary that keeps nothing of the scratchpad but what the prompt asks it to keep verbatim (the lines
+    after model/pins.ASK), as a model that follows "pass pins to the summarizer" would: without the ask, every
+    pin is lost; with it, every pin is kept."""
+    from scratchpad_lab.model.pins import ASK
+
+    prompt = prompt_of(body)
+    asked = prompt.split(ASK, 1)[1].splitlines() if ASK in prompt else []
+    pins = [line[2:].strip() for line in asked if line.startswith("- ")]
+    return "\n".join(["Key findings: the agent is working on the ticket."] + [f"Pinned: {p}" for p in pins]
+                     + ["Tool results: read.", "Current status: in progress."])
+
+
 _BOMBS: dict = {}
 
 

@@ -22,3 +22,10 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     [table] = [d for d in at.dataframe if d.key == "bench_table"] or [at.dataframe[0]]
     assert list(table.value["setting"])[0] == "no compression" and len(table.value) == 4
     assert at.selectbox(key="bench_worst").options
+    # the finished benchmark is stored as a result, its table as the page shows it, and the Runs page lists it
+    runs = AppTest.from_file("../pages/runs.py", default_timeout=TIMEOUT).run()
+    assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in runs.expander)
+    assert "benchmark" in runs.selectbox(key="runs_results_pick").format_func(runs.selectbox(key="runs_results_pick").value)
+    stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
+    assert list(stored["setting"]) == list(table.value["setting"])
+    assert list(stored["argument recall %"]) == list(table.value["argument recall %"])

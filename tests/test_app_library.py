@@ -291,7 +291,7 @@ def test_a_recommendation_is_stored_with_every_point_and_listed_on_the_runs_page
         [(p.cli_arg(), p.on_front, p.why) for p in found.points]
     assert [r["peak_context_tokens"] for r in result.rows] == [p.figures["peak_context_tokens"] for p in found.points]
     ok(at.switch_page("pages/runs.py").run())
-    assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
+    assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in at.expander)
     assert "recommendation" in at.selectbox(key="runs_results_pick").format_func(listed.id)
     shown = next(d.value for d in at.dataframe if "settings" in d.value.columns and "on_front" in d.value.columns)
     assert list(shown["settings"]) == result.labels and list(shown["on_front"]) == [p.on_front for p in found.points]
@@ -315,6 +315,6 @@ def test_a_comparison_is_stored_with_its_figures_and_listed_on_the_runs_page(lab
     assert result.kind == "compare" and result.labels == shown.labels
     assert [r["compressions"] for r in result.rows] == [r["compressions"] for r in shown.rows]
     ok(at.switch_page("pages/runs.py").run())
-    assert any(e.label == "Stored Compare, sweep and recommendation results (1)" for e in at.expander)
+    assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in at.expander)
     assert any(list(d.value["compressions"]) == [r["compressions"] for r in shown.rows] for d in at.dataframe
                if "compressions" in d.value.columns and "setting" in d.value.columns)

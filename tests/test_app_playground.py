@@ -79,9 +79,21 @@ def _answer_score_texts(at: AppTest) -> List[str]:
 
 def _rendered_as_markup(at: AppTest) -> List[str]:
     """The serialized protos of every node whose text Streamlit may render as markdown or HTML
-    (markdown, badges, captions, titles, alerts, metric and widget labels, expander labels, ...)."""
-    return [str(node.proto) for node in at
-            if node.type not in PLAIN_TEXT_NODES and node.type != "html" and getattr(node, "proto", None) is not None]
+    (markdown, badges, captions, titles, alerts, metric and widget labels, expander labels, ...). A select
+    box's options are drawn as plain text (only its label is markdown: the Pin pickers offer a run's facts and
+    lines there), so they are left out of its proto; its label and help stay."""
+    out = []
+    for node in at:
+        if node.type in PLAIN_TEXT_NODES or node.type == "html" or getattr(node, "proto", None) is None:
+            continue
+        proto = node.proto
+        if node.type == "selectbox":
+            proto = type(proto)()
+            proto.CopyFrom(node.proto)
+            del proto.options[:]
+            proto.ClearField("raw_values") if "raw_values" in proto.DESCRIPTOR.fields_by_name else None
+        out.append(str(proto))
+    return out
 
 
 

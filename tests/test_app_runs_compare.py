@@ -297,6 +297,16 @@ def test_comparing_two_settings_of_a_sample_run_shows_one_column_each(cmp):
     assert [r["context_tokens_saved"] for r in rows][1] == 0
 
     result = cmp.session_state["cmp_result"]
+    # issue 34: the figures row's facts kept by kind and health, worded as on Strategies and in --json
+    from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
+    from scratchpad_lab.analysis.figures import figures
+    from scratchpad_lab.analysis.health import counts_text
+    first = figures(result.records[0].events)
+    assert first.kept_by_kind and _figure_row(cmp, "facts kept by kind") == [kept_by_kind_text(first.kept_by_kind),
+                                                                               "no compression happened"]
+    assert _figure_row(cmp, "compressions with a problem") == [counts_text(first.health), "no problem found"]
+    assert "pins kept" not in [str(i) for i in [d.value for d in cmp.dataframe
+                                                if any(str(c).startswith("Setting ") for c in d.value.columns)][0].index]
     assert cmp.selectbox(key="cmp_cards_for").options == [f"Setting 1: {result.labels[0]}",
                                                           f"Setting 2: {result.labels[1]}"]
     headings = [m.value for m in cmp.markdown if m.value.startswith("**Compression at iteration ")]

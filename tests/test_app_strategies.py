@@ -92,6 +92,9 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert not at.exception and not at.error
     front = next(d.value for d in at.dataframe if "why" in d.value.columns)
     assert len(front) >= 2 and all(w.startswith("keeps ") for w in front["why"])
+    found = at.session_state["strat_recommend"][1]  # one pick per budget, each sentence on the page
+    texts = [t.value for t in at.text]
+    assert len(found.chosen) == 3 and all(c.sentence in texts for c in found.chosen)
     opener = at.selectbox(key="strat_rec_open")
     middleware = next(o for o in opener.options if "autourgos-middleware:" in o)
     rerun_until(opener.select(middleware).run())  # opening a point is a job too

@@ -234,3 +234,19 @@ def test_the_labs_own_run_records_are_a_dataset_whose_outcome_is_the_answer_scor
     from conftest import ROOT
     dataset = read_dataset(ROOT / "sample_runs")
     assert dataset.usable and all(r.outcome is not None and 0 <= r.outcome <= 1 for r in dataset.usable)
+
+
+def test_bench_save_keeps_the_pages_table_in_the_store_and_a_store_that_fails_exits_2(dataset_file, small, lab_db,
+                                                                                    capsys, monkeypatch):
+    from scratchpad_lab.engine.store import Store
+    assert main(["bench", str(dataset_file), "--strategy", "trim-only", "--workers", "1", "--save"]) == 0
+    err = capsys.readouterr().err
+    [listed] = Store().list_results()
+    assert listed.kind == "benchmark" and f"stored as result {listed.id}" in err
+    stored = Store().load_result(listed.id)
+    assert stored.rows == small.rows() and stored.labels[0] == "no compression"
+    assert stored.rows[0]["setting"] == "no compression" and stored.rows[0]["argument recall %"] == 100.0
+    monkeypatch.setenv("SCRATCHPAD_LAB_DB", "postgresql+psycopg://nobody:x@127.0.0.1:9/none")
+    assert main(["bench", str(dataset_file), "--strategy", "trim-only", "--workers", "1", "--save"]) == 2
+    captured = capsys.readouterr()
+    assert "the benchmark was not stored" in captured.err and "no compression" in captured.out

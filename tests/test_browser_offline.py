@@ -13,7 +13,7 @@ from browser_support import IDLE_JS, browser, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["", "runs", "compare", "prompt_lab", "strategies", "lessons"]
+PAGES = ["", "runs", "compare", "prompt_lab", "strategies", "lessons", "benchmark"]
 
 
 def test_no_page_makes_a_request_off_the_apps_own_host(browser, server):
@@ -39,3 +39,37 @@ def test_no_page_makes_a_request_off_the_apps_own_host(browser, server):
                 and urlparse(u).hostname != "127.0.0.1"]
     assert len(requests) > 50 and off_host == [], off_host
     assert icons and all(urlparse(u).hostname == "127.0.0.1" or u.startswith("data:") for u in icons), icons
+
+
+def test_the_benchmark_html_report_draws_its_charts_with_the_network_blocked(browser, tmp_path):
+    """`bench --html` writes one self-contained file: opened in Chromium with every request but the file itself
+    refused, its front chart draws (points and whiskers with a size on the page) and nothing was asked of any
+    host."""
+    from conftest import ROOT
+    from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
+    from scratchpad_lab.engine.benchmark_report import write_report
+    report = tmp_path / "report.html"
+    write_report(run_benchmark(BenchmarkRequest(ROOT / "sample_runs", ["trim-only"], runs=2, workers=1)), report)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    asked = []
+
+    def refuse(route):
+        if route.request.url != report.as_uri():
+            asked.append(route.request.url)
+            return route.abort()
+        return route.continue_()
+    context.route("**/*", refuse)
+    page = context.new_page()
+    try:
+        page.goto(report.as_uri())
+        drawn = page.evaluate("""() => [...document.querySelectorAll('svg')].map(svg => {
+            const r = svg.getBoundingClientRect();
+            const marks = [...svg.querySelectorAll('circle, line, path')].filter(e => {
+                const b = e.getBoundingClientRect(); return b.width > 0 || b.height > 0; });
+            return {width: r.width, height: r.height, marks: marks.length}; })""")
+        text = page.locator("body").inner_text()
+    finally:
+        context.close()
+    assert drawn and all(d["width"] > 200 and d["height"] > 100 and d["marks"] >= 2 for d in drawn), drawn
+    assert asked == [], asked
+    assert "no compression" in text and "trim-only" in text

@@ -17,7 +17,8 @@ TOP_KEYS = {"iterations", "figures", "final_answer", "error", "answer_score", "c
 COMPRESSION_KEYS = {"iteration", "reason", "status", "before", "after", "before_tokens", "after_tokens", "latency_s",
                     "facts_before", "facts_lost", "flags", "error",  # facts and flags: what it lost; error: why it failed
                     "why",  # the narration of the compression (issue 12)
-                    "lost_by_kind", "health"}  # its lost facts by kind and its failed health checks (issue 34)
+                    "lost_by_kind", "health",  # its lost facts by kind and its failed health checks (issue 34)
+                    "pins_held", "pins_lost"}  # the run's pins it held and lost (issue 34, pins)
 TRIM_KEYS = {"iteration", "before_chars", "after_chars", "why"}
 OFF = ["--summarize-every", "none", "--max-scratchpad-chars", "1000000"]
 pytestmark = pytest.mark.usefixtures("no_network")  # every CLI run here is offline (conftest)

@@ -66,6 +66,32 @@ def test_front_points_are_non_dominated_and_equal_a_direct_strategies_run(trace_
         assert direct == p["figures"], p["cli"]
 
 
+def test_a_search_picks_one_point_per_budget_from_its_own_points_and_the_cli_prints_them(trace_file, capsys):
+    """Single-trajectory recommend answers with picks, not only a front: for each budget the pick is the point a
+    person would take from the table (the lowest peak keeping >= 95 % of the last call's facts; the same with no
+    summarizer tokens; the most facts at half the peak or less), never a point that cut nothing."""
+    argv = ["recommend", trace_file, "--workers", "1", "--strategy", "trim-only", "--strategy", "langmem",
+            "--strategy", "clear-tool-uses"]
+    assert main(argv + ["--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    live = [p for p in found["points"] if p["error"] is None and not p["figures"]["cut_nothing"]]
+    f = lambda p: p["figures"]  # noqa: E731
+    tokens = lambda p: f(p)["summarizer_tokens_in"] + f(p)["summarizer_tokens_out"]  # noqa: E731
+    keeping = [p for p in live if f(p)["facts_at_answer"] >= 0.95]
+    free = [p for p in keeping if tokens(p) == 0]
+    half = [p for p in live if f(p)["peak_share"] <= 0.5]
+    expected = [min(keeping, key=lambda p: (f(p)["peak_share"], -f(p)["facts_at_answer"]))["cli"] if keeping else None,
+                min(free, key=lambda p: (f(p)["peak_share"], -f(p)["facts_at_answer"]))["cli"] if free else None,
+                min(half, key=lambda p: (-f(p)["facts_at_answer"], f(p)["peak_share"]))["cli"] if half else None]
+    assert [c["setting"] for c in found["chosen"]] == expected
+    assert any(expected), "this trajectory has a point for some budget"
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Chosen points:" in text
+    for c in found["chosen"]:
+        assert c["sentence"] in text and c["sentence"].startswith("For the ")
+
+
 def test_one_worker_and_two_find_the_same_figures(trace):
     grids = {"langmem": {"max_tokens": ("20%", "40%")}, "trim-only": {"agent_trim_chars": (3000, 9000)}}
     one = search(trace, ["langmem", "trim-only"], grids, workers=1)

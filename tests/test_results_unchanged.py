@@ -8,7 +8,8 @@ import pytest
 
 from snapshot import snapshot
 
-ADDED_BY_ISSUE_34 = {"kinds_before", "kinds_kept", "kept_by_kind", "health"}
+ADDED_BY_ISSUE_34 = {"kinds_before", "kinds_kept", "kept_by_kind", "health", "pins", "pins_met", "pins_kept", "pins_lost"}
+NO_PINS = {"pins": 0, "pins_met": 0, "pins_kept": 0, "pins_lost": []}  # a run without pins: pin figures empty
 RECORDED = json.loads((Path(__file__).parent / "data" / "results_snapshot.json").read_text(encoding="utf-8"))
 
 
@@ -24,6 +25,7 @@ def test_every_replay_gives_the_recorded_figures_events_and_facts(name, now):
         # kind and the health counts), which read facts the recorded ones already count, and change none of them
         assert {k: after["summary"][k] for k in before["summary"]} == before["summary"]
         assert set(after["summary"]) - set(before["summary"]) <= ADDED_BY_ISSUE_34
+        assert {k: after["summary"][k] for k in NO_PINS} == NO_PINS
         assert after["final_answer"] == before["final_answer"]
         for part, digest in before["digests"].items():
             assert after["digests"][part] == digest, f"{name}: {part} changed"

@@ -3,6 +3,7 @@ checked. Real-model paths run against the in-process fake chat server (tests/fak
 import json
 import os
 import subprocess
+import socket
 import sys
 import time
 import tomllib
@@ -278,3 +279,27 @@ def test_streamlit_refuses_uploads_over_10_mb_and_hides_deploy():
     assert config["server"]["maxUploadSize"] == 10
     assert config["browser"]["gatherUsageStats"] is False
     assert config["client"]["toolbarMode"] == "viewer"
+
+
+def test_hosted_mode_reaches_an_idn_host_at_the_address_it_checked(monkeypatch):
+    """An internationalised host (`bücher.example`) is looked up and pinned as the punycode name the HTTP
+    client connects to (`xn--bcher-kva.example`): the call goes to the checked address, not refused as
+    another host."""
+    monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
+    real, lookups, connects = socket.getaddrinfo, [], []
+
+    def dns(host, port, *args, **kwargs):
+        lookups.append(host)
+        return real("1.1.1.1" if host == "xn--bcher-kva.example" else host, port, *args, **kwargs)
+
+    def refuse(address, *args, **kwargs):
+        connects.append(address)
+        raise ConnectionRefusedError(111, "refused in the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    llm = EndpointLLM(Endpoint(provider="custom", base_url="https://bücher.example/v1", model="m", retries=1), "k")
+    with pytest.raises(EndpointError, match="Cannot reach"):
+        llm.invoke("hi")
+    assert lookups == ["xn--bcher-kva.example"]
+    assert connects == [("1.1.1.1", 443)]

@@ -23,17 +23,21 @@ or sweep row, a Strategies row and the CLI give the same figures, and read them 
   counts (kinds_before, kinds_kept) are the sums the share is read from; facts kept is unchanged by it.
 - health: {check: compressions that failed it} for health.py's five checks (grew the context, fires again,
   dropped the user's newest message, wrote facts not in its input, cost more than it saved).
+- pins: the run's pins (analysis/pins.py: the one rule of a pin kept): pins given, met by a compression, kept
+  by every compression that met them, and the lost ones (pins_lost); "2 of 3 pins kept" (pins_kept_text). A
+  run without pins has 0 and an empty list, and every other figure as before.
 - sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
   peak_* is the largest of those, the one meaning of "peak" everywhere.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.analysis import health as health_checks
 from scratchpad_lab.analysis.fact_kinds import kind_loss, shares, user_turns
 from scratchpad_lab.analysis.facts import retention
+from scratchpad_lab.analysis import pins as pin_checks
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import expected_values
@@ -48,7 +52,7 @@ LABELS = {"compressions": "compressions", "summarizer_calls": "summarizer calls"
           "trim_facts_retained": "facts kept through trims",
           "answer_score": "answer score", "peak_tokens": "peak context tokens",
           "mean_tokens": "mean context tokens", "kept_by_kind": "facts kept by kind",
-          "health": "compressions with a problem"}
+          "health": "compressions with a problem", "pins": "pins kept"}
 
 
 def percent(share: float) -> str:
@@ -184,6 +188,10 @@ class Figures:
     kinds_before: Dict[str, int] = field(default_factory=dict)   # facts before each compression, per kind
     kinds_kept: Dict[str, int] = field(default_factory=dict)     # ... of those, still there after it
     health: Dict[str, int] = field(default_factory=dict)         # {check: compressions that failed it}
+    pins: int = 0                # the run's pins (its config's)
+    pins_met: int = 0            # ... held by the text some compression replaced
+    pins_kept: int = 0           # ... of those, lost by none
+    pins_lost: List[str] = field(default_factory=list)           # the pins some compression lost
 
     @property
     def facts_retained(self) -> Optional[float]:
@@ -203,6 +211,11 @@ class Figures:
     @property
     def facts_kept_text(self) -> str:
         return facts_kept_text(self.facts_retained, self.compressions > 0)
+
+    @property
+    def pins_kept_text(self) -> str:
+        """"2 of 3 pins kept" (pins.pins_text)."""
+        return pin_checks.pins_text(self.pins, self.pins_met, self.pins_kept)
 
     @property
     def trim_facts_kept_text(self) -> str:
@@ -231,6 +244,7 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
     facts_before, facts_kept = facts_over_compressions(events)
     trim_facts_before, trim_facts_kept = facts_over_trims(events)
     kinds_before, kinds_kept = kinds_over_compressions(events)
+    pins, pins_met, pins_lost = pin_checks.over_compressions(events)
     return Figures(
         agent_calls=len(calls), agent_tokens_in=agent_in, agent_tokens_out=agent_out,
         agent_cost_usd=cost_usd(agent_model, agent_in, agent_out, prices),
@@ -252,4 +266,5 @@ def figures(events: Sequence[Event], scenario: Optional[str] = None, prices: Opt
         answer_score=answer_score(final_answer(events), scenario),
         outcome=finish[-1].payload.outcome if finish else None,
         kinds_before=kinds_before, kinds_kept=kinds_kept, health=health_checks.counts(events),
+        pins=len(pins), pins_met=len(pins_met), pins_kept=len(pins_met) - len(pins_lost), pins_lost=pins_lost,
     )

@@ -86,15 +86,18 @@ def annotate_one(c: Dict, expected: Sequence[str] = (), template: Optional[str] 
 
 def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> List[Dict]:
     """Every compression with its facts before, facts lost, retention share and flags; its lost facts by kind
-    (`lost_by_kind`, `loss_words`: fact_kinds.py) and its failed health checks (`health`: health.py). `run`: the
+    (`lost_by_kind`, `loss_words`: fact_kinds.py), its failed health checks (`health`: health.py) and the run's
+    pins it held and lost (`pins_held`, `pins_lost`: pins.py; empty for one that replaced nothing). `run`: the
     whole run's events, when `events` holds only some of its compressions (the cards on show): the user's turns
     and the health checks read the whole run."""
     from scratchpad_lab.analysis import health
     from scratchpad_lab.analysis.fact_kinds import kind_loss, loss_words, user_turns
+    from scratchpad_lab.analysis.pins import check as check_pins
 
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}
     template = config.get("summarizer_prompt")
+    pins = [str(p) for p in config.get("pins") or []]
     expected = expected_values(events)
     comps = of_kind(events, "compression")
     whole = events if run is None else run
@@ -108,8 +111,10 @@ def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> 
             loss = kind_loss(c["before"] or "", c["after"] or "", expected,
                              [t for i, t in turns if i <= int(e.iteration or 0)])
             c["lost_by_kind"], c["loss_words"] = loss.lost, loss_words(loss)
+            c["pins_held"], c["pins_lost"] = check_pins(c["before"] or "", c["after"] or "", pins)
         else:
             c["lost_by_kind"], c["loss_words"] = {}, ""
+            c["pins_held"], c["pins_lost"] = [], []
         c["health"] = list(failed)
         out.append(c)
     return out

@@ -24,6 +24,7 @@ from scratchpad_lab.model.config import (ConfigError, RunConfig, every_text, fie
                                          validate_prompt_template)
 from scratchpad_lab.engine.tasks import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
+from scratchpad_lab.model.pins import MAX_PIN_CHARS, MAX_PINS
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
@@ -79,6 +80,12 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
+    g.add_argument("--pin", action="append", metavar="TEXT",
+                   help=f"text that must survive compression; repeat for more (at most {MAX_PINS}, each at most "
+                        f"{MAX_PIN_CHARS} chars); every compression is checked against it. On replay, pins given "
+                        "replace the file's")
+    g.add_argument("--pins-to-summarizer", action="store_true",
+                   help="also ask the summarizer to keep the pins verbatim, in its prompt (a model summarizer only)")
     m = p.add_argument_group("real models (any OpenAI-compatible endpoint; keys only from the environment)")
     m.add_argument("--agent-model", metavar="NAME", help="a real model decides instead of the scripted agent")
     m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")
@@ -113,6 +120,7 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
              "after": c["after"], "before_tokens": c["before_tokens"], "after_tokens": c["after_tokens"],
              "latency_s": c["latency_s"], "facts_before": c["facts_before"], "facts_lost": c["facts_lost"],
              "flags": c["flags"], "lost_by_kind": c["lost_by_kind"], "health": c["health"],
+             "pins_held": c["pins_held"], "pins_lost": c["pins_lost"],
              "error": c.get("error"), "why": why}
             for c, why in zip(annotate(events), why_compressions(events))
         ],
@@ -232,6 +240,8 @@ _FIELDS = {"summarize_every": "summarize_every", "max_scratchpad_chars": "max_sc
 def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
     given = vars(args)
     out: Dict[str, Any] = dict(given["preset"].settings) if "preset" in given else {}
+    if "preset" in given and given["preset"].pins:
+        out["pins"] = list(given["preset"].pins)
     out.update({field: given[arg] for arg, field in _FIELDS.items() if arg in given})
     if "prompt_file" in given:
         try:
@@ -248,6 +258,10 @@ def _overrides(args: argparse.Namespace) -> Dict[str, Any]:
         out["summarizer"] = "endpoint"
     if "task" in given:
         out["task"] = given["task"]
+    if "pin" in given:
+        out["pins"] = list(given["pin"])
+    if "pins_to_summarizer" in given:
+        out["pins_to_summarizer"] = True
     if "timeout" in given and "agent_model" not in given and "summarizer_model" not in given:
         raise UsageError("--timeout is for endpoint calls: it needs --agent-model or --summarizer-model")
     for flag in ("agent_base_url", "summarizer_base_url"):

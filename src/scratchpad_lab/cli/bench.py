@@ -1,5 +1,5 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
-[--json] [--html REPORT.html]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/benchmark.py) of a dataset of runs.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
@@ -12,10 +12,10 @@ import json
 import sys
 from typing import Any, Optional
 
-from scratchpad_lab.cli.flags import strategy_argument
+from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
-EXIT_OK, EXIT_STOPPED = 0, 130
+EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
 
 
 def _name(text: str) -> str:
@@ -44,6 +44,7 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, metavar="N", help="only the first N runs of the dataset")
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to run with (default 2)")
     p.add_argument("--seed", type=int, metavar="N", help="the bootstrap's seed (default 31: reruns are identical)")
+    add_executor_flags(p)
     add_summarizer_flags(p)
     p.add_argument("--decide-with", choices=["builtin", "endpoint"],
                    help="then re-decide the next call at each recorded tool call with a model, given what each "
@@ -55,6 +56,8 @@ def add_parser(sub) -> None:
     p.add_argument("--decide-tokens", type=int, default=64, metavar="N", help="each decision's reply cap (default 64)")
     p.add_argument("--json", action="store_true", help="print the whole benchmark as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report here")
+    p.add_argument("--save", action="store_true", help="also keep the table of settings in the lab's store "
+                                                      "(SCRATCHPAD_LAB_DB), listed on the Runs page's results")
 
 
 class _Progress:
@@ -117,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     seed = getattr(args, "seed", None)
     request = BenchmarkRequest(args.dataset, getattr(args, "strategy", None) or None, grids,
                                summarizer_from_args(args), getattr(args, "price_model", None), runs, args.workers,
-                               getattr(args, "no_work_limit", False), SEED if seed is None else seed)
+                               getattr(args, "no_work_limit", False), SEED if seed is None else seed,
+                               executor_from_args(args))
     progress = _Progress()
     try:
         result = run_benchmark(request, progress)
@@ -134,6 +138,18 @@ def run(args: argparse.Namespace) -> int:
         write_report(result, html)
         print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
     decided = _decide(args, request) if getattr(args, "decide_with", None) else None
+    not_stored = False
+    if getattr(args, "save", False):
+        from scratchpad_lab.engine.tasks import Store, StoreError
+        try:
+            store = Store()
+            stored = store.save_result(result.result())
+        except StoreError as exc:  # the benchmark happened: what it found is printed below
+            print(f"scratchpad-lab: error: the benchmark was not stored: {exc}", file=sys.stderr)
+            not_stored = True
+        else:
+            print(f"scratchpad-lab: stored as result {stored} in {store.where} (the Runs page lists it)",
+                  file=sys.stderr)
     if getattr(args, "json", False):
         print(json.dumps({**result.to_dict(), **({"decisions": decided.to_dict()} if decided else {})},
                          ensure_ascii=False))
@@ -141,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Benchmark of {result.source}: {len(result.runs)} runs ({len(result.broken)} could not be imported), "
               f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
               f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
+        print(result.placement.sentence())
         print(table(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
         print("Chosen points:")
@@ -153,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
                   "with the recorded tool and its arguments; vs none: against no compression of the same form; "
                   "same: the decision no compression made (100 % by construction where the context was the same).")
             print(decisions_table(decided))
-    return EXIT_STOPPED if result.stopped or (decided and decided.stopped) else EXIT_OK
+    return (EXIT_STOPPED if result.stopped or (decided and decided.stopped)
+            else EXIT_USAGE if not_stored else EXIT_OK)
 
 
 def _decide(args: argparse.Namespace, benchmark: Any) -> Any:

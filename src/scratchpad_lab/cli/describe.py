@@ -13,6 +13,8 @@ def describe_record(record: RunRecord) -> str:
              f"peak: {s.peak_chars:,} chars / {s.peak_tokens:,} tokens  facts kept: {s.facts_kept_text}"]
     if s.answer_score is not None:
         lines.append(f"answer score: {percent(s.answer_score)}")
+    if s.pins:  # the pins are the person's own text: a terminal shows it as it is
+        lines.append(f"pins: {s.pins_kept_text}" + (f"; lost: {'; '.join(s.pins_lost)}" if s.pins_lost else ""))
     for e in record.events:
         if e.kind == "compression":
             d = e.payload

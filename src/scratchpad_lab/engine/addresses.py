@@ -38,9 +38,25 @@ def forbidden_address(address) -> bool:
             or address.is_link_local or address.is_reserved or address.is_unspecified)
 
 
+def ascii_host(hostname: str) -> str:
+    """The host name as the HTTP client sends and connects to it: lower case, an internationalised name
+    (`bücher.example`) in its punycode form (`xn--bcher-kva.example`), by IDNA 2008 as httpx encodes it.
+    ValueError with the sentence to show for a name IDNA refuses."""
+    name = hostname.lower()
+    if name.isascii():
+        return name
+    try:
+        import idna  # httpx's own dependency
+        return idna.encode(name, uts46=True).decode("ascii")
+    except (ImportError, UnicodeError, ValueError):
+        raise ValueError(f"The host {hostname!r} is not a valid internationalised name; check the base URL.") from None
+
+
 def public_address(hostname: str, port: int) -> str:
-    """The address to connect to for `hostname`, resolved once, if every address it resolves to is
-    public; ValueError with the sentence to show otherwise."""
+    """The address to connect to for `hostname` (looked up as `ascii_host` gives it, the name the client
+    connects to), resolved once, if every address it resolves to is public; ValueError with the sentence
+    to show otherwise."""
+    hostname = ascii_host(hostname)
     try:
         infos = socket.getaddrinfo(hostname, port, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError):

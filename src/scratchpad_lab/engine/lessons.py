@@ -180,7 +180,7 @@ MAX_LESSON_FILE_BYTES = 200_000
 MAX_PAUSES = 10
 # What a lesson may set: the run's compression and limits. Lessons run offline (no endpoint, no key).
 LESSON_SETTINGS = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars",
-                   "max_iterations", "summarizer", "extractive_budget_chars")
+                   "max_iterations", "summarizer", "extractive_budget_chars", "pins")
 OFFLINE_SUMMARIZERS = ("extractive", "same-as-agent", "silent", "builtin")  # builtin: a model, on this CPU
 
 
@@ -245,6 +245,10 @@ def settings_note(config: RunConfig, given: Dict[str, object]) -> str:
         parts.append(f"Tool results are cut at {config.max_tool_output_chars:,} chars.")
     if "max_iterations" in given:
         parts.append(f"The agent stops after {config.max_iterations} iterations.")
+    if config.pins:
+        n = len(config.pins)
+        parts.append(f"It pins {n} text{'s' if n != 1 else ''} that must survive: every compression is checked "
+                     f"against {'them' if n != 1 else 'it'}.")
     same = [p.name for p in presets().values() if set(given) <= set(p.settings)
             and all(getattr(config, k) == v for k, v in p.settings.items())]
     if same:

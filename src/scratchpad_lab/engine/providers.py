@@ -31,7 +31,7 @@ import time
 from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlparse
 
-from scratchpad_lab.engine.addresses import public_address
+from scratchpad_lab.engine.addresses import ascii_host, public_address
 from scratchpad_lab.engine.transport import CallGuard, guarded, lab_transport
 from scratchpad_lab.model.endpoint import (NO_KEY_PLACEHOLDER, PROVIDERS, USERINFO_MESSAGE, Endpoint, EndpointError, ReplyTooLarge,
                                             hosted_mode)
@@ -191,7 +191,7 @@ def _chat_model_class():
 
         def _init_clients(self) -> None:  # the package's clients, on the lab's transport
             common = dict(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
-            host = (urlparse(self.base_url).hostname or "").lower()
+            host = ascii_host(urlparse(self.base_url).hostname or "") if self.pinned else ""
             transport = lab_transport(self.timeout, self.body_cap, (host, self.pinned) if self.pinned else None)
             self._client = openai.OpenAI(
                 http_client=openai.DefaultHttpxClient(follow_redirects=False, timeout=self.timeout,

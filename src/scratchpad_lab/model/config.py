@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any, Literal, Optional, Sequence
+from typing import Any, List, Literal, Optional, Sequence
 
 from autourgos_summarizer import middleware as _summarizer_middleware
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.pins import check_pins, with_pins
 
 # The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
@@ -137,6 +138,23 @@ class RunConfig(BaseModel):
     # (used when summarizer == "endpoint"). Endpoints name where a key comes from, never the key.
     agent_endpoint: Optional[Endpoint] = None
     summarizer_endpoint: Optional[Endpoint] = None
+    # Text that must survive compression (model/pins.py): every compression is checked against it; with
+    # pins_to_summarizer, a summarizer that follows a prompt is also asked to keep it, in its prompt.
+    pins: List[str] = Field(default_factory=list, description="text that must survive compression")
+    pins_to_summarizer: bool = False
+
+    @field_validator("pins")
+    @classmethod
+    def _check_pins(cls, value: List[str]) -> List[str]:
+        return check_pins(value)
+
+    @model_validator(mode="after")
+    def _pins_fit_the_prompt(self) -> "RunConfig":
+        too_long = prompt_too_long(self.prompt_template) if self.pins_to_summarizer and self.pins else None
+        if too_long:
+            raise ValueError("With its pins, " + too_long[0].lower() + too_long[1:-len("Shorten it.")]
+                             + "Remove a pin or shorten the prompt.")
+        return self
 
     @model_validator(mode="after")
     def _endpoints_present(self) -> "RunConfig":
@@ -173,8 +191,10 @@ class RunConfig(BaseModel):
 
     @property
     def prompt_template(self) -> str:
-        """The template the summarizer is sent: the custom one, else the package's own."""
-        return self.summarizer_prompt or PACKAGE_PROMPT
+        """The template the summarizer is sent: the custom one, else the package's own; with
+        pins_to_summarizer, the pins asked for at its end (model/pins.with_pins)."""
+        template = self.summarizer_prompt or PACKAGE_PROMPT
+        return with_pins(template, self.pins) if self.pins_to_summarizer and self.pins else template
 
     @classmethod
     def build(cls, **values) -> "RunConfig":

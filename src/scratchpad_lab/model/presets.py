@@ -32,6 +32,7 @@ class _PresetEntry(BaseModel):
     summarize_every: Optional[Setting] = None
     max_scratchpad_chars: Optional[Setting] = None
     extractive_budget_chars: Optional[Setting] = None
+    pins: Optional[List[str]] = None  # text that must survive compression (model/pins.py's limits)
 
 
 class _PresetsFile(BaseModel):
@@ -44,6 +45,7 @@ class Preset:
     name: str
     description: str
     settings: Dict[str, Any]  # every field of PRESET_SETTINGS, as RunConfig holds it (None: periodic trigger off)
+    pins: tuple = ()          # its pins: put in the pins box when it is chosen (a preset without leaves them)
 
     @property
     def label(self) -> str:
@@ -66,7 +68,8 @@ def load_presets(path: Union[str, Path] = PRESETS_FILE) -> Dict[str, Preset]:
             value = getattr(entry, name)
             if value is not None:
                 settings[name] = run_setting(path, f"{where}.{name}", name, value)
-        preset = Preset(entry.name, entry.description, settings)
+        pins = tuple(run_setting(path, f"{where}.pins", "pins", entry.pins)) if entry.pins is not None else ()
+        preset = Preset(entry.name, entry.description, settings, pins)
         if len(preset.label) > MAX_LABEL_CHARS:
             raise DataFileError(path, f"{where}.name", f"the label {preset.label!r} is longer than "
                                 f"{MAX_LABEL_CHARS} characters, too long for the sidebar; shorten the name.")

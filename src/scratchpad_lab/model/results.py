@@ -17,7 +17,7 @@ from scratchpad_lab.model.payloads import NAME_CHARS, Name
 from scratchpad_lab.model.trace import validated
 
 RESULT_SCHEMA = "scratchpad-lab/result@1"
-RESULT_KINDS = ("compare", "sweep", "strategies", "recommendation")
+RESULT_KINDS = ("compare", "sweep", "strategies", "recommendation", "benchmark")
 MAX_RESULT_ROWS = 500
 Cell = Union[None, bool, int, float, Name]
 
@@ -25,7 +25,7 @@ Cell = Union[None, bool, int, float, Name]
 class ResultFile(BaseModel):
     model_config = ConfigDict(strict=True, allow_inf_nan=False, extra="forbid", title="scratchpad-lab result")
     schema_: Literal["scratchpad-lab/result@1"] = Field(alias="schema")
-    kind: Literal["compare", "sweep", "strategies", "recommendation"]
+    kind: Literal["compare", "sweep", "strategies", "recommendation", "benchmark"]
     name: Name = ""
     source: Name = Field("", description="the run or trace the result was computed from, as the page named it")
     created: Name = ""

@@ -21,6 +21,7 @@ from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
 from scratchpad_lab.analysis.fact_kinds import KINDS, NAMES
 from scratchpad_lab.analysis.health import CHIPS as HEALTH_CHIPS
 from scratchpad_lab.ui.markup import chips_html, grouped_chips_html, inert_html
+from scratchpad_lab.ui.pins import pin_picker
 from scratchpad_lab.analysis.narrate import review_outcome
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -53,7 +54,14 @@ def badges(c: Dict) -> List[tuple]:
     health = [h for h in c.get("health", []) if h in HEALTH_CHIPS]  # health.py's checks, by key: our words
     if "grew" in health and FLAG_BADGES["longer_than_input"] in out:  # the same rule, said once
         out.remove(FLAG_BADGES["longer_than_input"])
-    return out + [(HEALTH_CHIPS[h], "red") for h in health]
+    out += [(HEALTH_CHIPS[h], "red") for h in health]
+    lost, held = c.get("pins_lost") or [], c.get("pins_held") or []  # analysis/pins.py, via quality.annotate
+    if lost:
+        out.append((f"lost {len(lost)} of {len(held)} pin{'s' if len(held) != 1 else ''}", "red"))
+    elif held:
+        out.append((f"kept {'every' if len(held) > 1 else 'the'} pin{'s' if len(held) > 1 else ''} it held "
+                    f"({len(held)})", "green"))
+    return out
 
 
 def mark_facts(text: str, facts: List[str]) -> str:
@@ -174,15 +182,19 @@ def diff_view(c: Dict, key: str, height: int) -> None:
 
 
 def compression_card(c: Dict, key: str, cost: Optional[float] = None, height: int = 420,
-                     compact: bool = False) -> None:
+                     compact: bool = False, pinnable: bool = False) -> None:
     """One compression: a compression event's data plus its iteration, annotated by quality.annotate
-    (facts_before, facts_lost, facts_retained, flags). `compact` (the live view) leaves out the prompt,
-    the raw reply and the cost line."""
+    (facts_before, facts_lost, facts_retained, flags, pins_held, pins_lost). `compact` (the live view) leaves
+    out the prompt, the raw reply and the cost line; `pinnable` (the Playground) lets a lost fact be pinned."""
     with st.container(border=not compact, key=key, gap="xsmall"):  # compact: in the live view's own box
         _header(c, compact)
         if c.get("why"):  # the narration (it may quote a summarizer's error): plain text
             st.text(c["why"])
         _chips(c, CHIPS_COMPACT if compact else CHIPS_SHOWN)
+        if c.get("pins_lost"):  # the person's own text: inert chips
+            st.html(chips_html(c["pins_lost"], "Pins lost:", ""))
+        if pinnable and not replaced_nothing(c) and c.get("facts_lost"):
+            pin_picker(c["facts_lost"], key=f"{key}_pin_fact", label="Pin a fact it lost")
         diff_view(c, key, height)
         if c.get("error") and not your_decision(c):
             st.text("Summarizer error: " + str(c["error"]))

@@ -115,7 +115,19 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
             "agent $": _usd(s.agent_cost_usd), "summarizer $": _usd(s.summarizer_cost_usd),
         })
-    return pd.DataFrame(rows)
+        if c.pins:  # analysis/pins.py's count; the columns are there once a run of the tab has pins
+            rows[-1]["pins kept"] = s.pins_kept_text
+            rows[-1]["pins to summarizer"] = "on" if c.pins_to_summarizer else "off"
+    frame = pd.DataFrame(rows)
+    if "pins kept" in frame.columns:  # next to facts kept, and said for the runs without pins too
+        frame["pins kept"] = frame["pins kept"].fillna("no pins")
+        frame["pins to summarizer"] = frame["pins to summarizer"].fillna("off")
+        order = list(frame.columns)
+        for name in ("pins to summarizer", "pins kept"):
+            order.remove(name)
+            order.insert(order.index("facts kept") + 1, name)
+        frame = frame[order]
+    return frame
 
 
 def runs_table(frame: pd.DataFrame, key: str) -> None:

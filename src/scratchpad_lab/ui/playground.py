@@ -23,6 +23,7 @@ from scratchpad_lab.ui import live
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
+from scratchpad_lab.ui.pins import pin_picker, scratchpad_lines
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
                                         sidebar_settings, use_preset)
@@ -233,5 +234,6 @@ def page() -> None:
         from scratchpad_lab.ui.view import render_cards
         with down:
             download_button(record, key=f"play_download_{index}", index=index)
-        render_cards(record.events, key=f"shown_{index}", prices=prices)
+        pin_picker(scratchpad_lines(record.events), key=f"play_pin_line_{index}", label="Pin a line of the scratchpad")
+        render_cards(record.events, key=f"shown_{index}", prices=prices, pinnable=True)
         loss_panel(record, key=f"loss_{index}", model_factory=_probe_model(config, keys))

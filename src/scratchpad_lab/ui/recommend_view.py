@@ -176,6 +176,8 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
             + " and ".join(f"{peak:,} tokens {FORM_WORDS.get(form, form)}"
                            for form, peak in found.baseline_peak_tokens.items())
             + "." + (f" {found.summaries_reused} summaries were reused." if found.summaries_reused else ""))
+    for pick in found.chosen:  # one recommended point per budget, a sentence each (settings may be a person's text)
+        st.text(pick.sentence)
     picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
                              on_select="rerun", selection_mode="point")
     rows = points_frame(found.points, titles)

@@ -14,6 +14,7 @@ from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
 from scratchpad_lab.engine.tasks import BUILTIN_LABEL
 from scratchpad_lab.ui.builtin_notice import builtin_ready
+from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, set_pins, sidebar_pins
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
                     K_SCENARIO, K_SUMMARIZER, K_TASK, K_TOOL_CAP, K_TRIM, K_WALL, PLAY_PROMPT_NAME, K_ADVANCED)
@@ -76,7 +77,10 @@ def preset_label_for(every: Any, cap: Any, budget: Any) -> str:
 def _apply_preset() -> None:
     if st.session_state[K_PRESET] not in presets():  # "Custom": the settings stay as they are
         return
-    chosen = presets()[st.session_state[K_PRESET]].settings
+    preset = presets()[st.session_state[K_PRESET]]
+    chosen = preset.settings
+    if preset.pins:  # a preset's pins go in the box; one without leaves the person's pins alone
+        set_pins(preset.pins)
     st.session_state[K_EVERY] = "off" if chosen["summarize_every"] is None else chosen["summarize_every"]
     st.session_state[K_CAP] = chosen["max_scratchpad_chars"]
     st.session_state[K_BUDGET] = chosen["extractive_budget_chars"]
@@ -150,6 +154,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
         with sb.expander("Summarizer model", expanded=True):
             endpoint_widgets(st, PLAY_SUMMARIZER_EP, "Summarizer")
             _wall_clock()
+    sidebar_pins(summarizer_follows_prompt(st.session_state[K_SUMMARIZER], real_agent))
     sb.select_slider("Pacing", list(PACING), key=K_PACE,
                      help="Waits between scripted steps so a demo unfolds at a human pace; never counted as "
                           "model latency.")
@@ -258,6 +263,7 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
             step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
             agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
+            pins=pins_from_state(), pins_to_summarizer=pins_to_summarizer(),  # ui/pins.py
             # a run is credited to a named prompt only when its summarizer follows prompts
             prompt_name=prompt_name_for(prompt) if summarizer_follows_prompt(s[K_SUMMARIZER], bool(agent_endpoint))
             else None,

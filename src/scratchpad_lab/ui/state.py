@@ -60,6 +60,8 @@ K_WALL = "play_wall_clock"
 K_PACE = "play_pacing"
 K_AGENT = "play_agent"
 K_TASK = "play_task"
+K_PINS = "play_pins"              # the pins, one a line (a text area; ui/pins.py adds a chip or a line to it)
+K_PINS_TO_SUMMARIZER = "play_pins_to_summarizer"  # the "Pass pins to the summarizer" switch
 K_ADVANCED = "play_advanced_open"  # the sidebar's Advanced expander is open (its widgets are drawn only then)
 
 LESSON_PICK = "lesson_pick"            # the number (1-based) of the lesson chosen on the Lessons page (a widget key)
@@ -158,7 +160,7 @@ LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, S
 # a script run does not draw, so a visit to another page would reset them all (and a prompt taken from the
 # prompt lab would lose the summarizer chosen for it): every page's run saves them again, which keeps them.
 PLAY_SETTINGS = (K_SCENARIO, K_PRESET, K_EVERY, K_CAP, K_TRIM, K_SUMMARIZER, K_PROMPT, K_BUDGET, K_TOOL_CAP,
-                 K_MAX_IT, K_WALL, K_PACE, K_AGENT, K_TASK, PLAY_REVIEW)
+                 K_MAX_IT, K_WALL, K_PACE, K_AGENT, K_TASK, PLAY_REVIEW, K_PINS, K_PINS_TO_SUMMARIZER)
 
 
 def init_session() -> None:

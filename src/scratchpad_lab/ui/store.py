@@ -206,7 +206,7 @@ def store_upload(entry: Any) -> None:
 
 
 def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, name: str = "") -> None:
-    """A Compare, sweep or recommendation result (its figures), stored when the setting is on."""
+    """A Compare, sweep, recommendation or benchmark result (its figures), stored when the setting is on."""
     if not autosave_on():
         return
     from scratchpad_lab.engine.tasks import StoreError
@@ -334,7 +334,7 @@ def library_section(open_run, key: str = "runs_lib") -> None:
 
 
 def results_section(key: str = "runs_results") -> None:
-    """Stored Compare, sweep and recommendation results: their figures, newest first, and delete."""
+    """Stored Compare, sweep, recommendation and benchmark results: their figures, newest first, and delete."""
     import pandas as pd  # lazy: the first page does without it
 
     from scratchpad_lab.engine.tasks import StoreError
@@ -343,10 +343,11 @@ def results_section(key: str = "runs_results") -> None:
         listed = store.list_results(owner())
     except StoreError:
         return  # the runs section above already says the store cannot be read
-    with st.expander(f"Stored Compare, sweep and recommendation results ({len(listed)})"):
+    with st.expander(f"Stored Compare, sweep, recommendation and benchmark results ({len(listed)})"):
         if not listed:
-            st.text("None yet: each comparison and sweep made on the Compare page, and each recommendation made on "
-                    "the Strategies page, is stored here.")
+            st.text("None yet: each comparison and sweep made on the Compare page, each recommendation made on "
+                    "the Strategies page, and each benchmark made on the Benchmark page (or by `scratchpad-lab "
+                    "bench --save`), is stored here.")
             return
         by_id = {r.id: r for r in listed}
         ids = list(by_id)

@@ -25,6 +25,7 @@ from scratchpad_lab.analysis.narrate import narrate, sentence_for, waiting_for
 from scratchpad_lab.analysis.figures import (Figures, LABELS, NO_COMPRESSION, compression_counts, failed_call_events,
                                              figures, percent)
 from scratchpad_lab.analysis.metrics import final_answer, model_ids
+from scratchpad_lab.analysis import pins as pin_checks
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.analysis.triggers import trigger_state
@@ -75,6 +76,12 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         st.metric(LABELS["compressions"], compressions, width="content")
         if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
             st.metric(LABELS["summarizer_calls"], calls, width="content")
+        if config.pins:  # analysis/pins.py's count, in its words (numbers and ours only)
+            pins, met, lost = pin_checks.over_compressions(events)
+            color = "red" if lost else ("green" if met else "gray")
+            st.markdown(f":{color}-badge[{pin_checks.pins_text(len(pins), len(met), len(met) - len(lost))}]",
+                        width="content", help="Pins: text that must survive. A pin is kept when every compression "
+                                              "that held it wrote it again; a lost pin is flagged on its card.")
         if waiting is not None:  # a model call in flight: what the run waits for, and for how long
             st.metric(f"status: waiting for {waiting[0]}", f"{max(0.0, elapsed_s - waiting[1]):.0f} s",
                       width="content")
@@ -307,8 +314,9 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
 
 
 def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] = None,
-                 prices: Optional[dict] = None) -> None:
-    """Every compression, newest first, CARDS_PER_PAGE at a time (a page picker when there are more)."""
+                 prices: Optional[dict] = None, pinnable: bool = False) -> None:
+    """Every compression, newest first, CARDS_PER_PAGE at a time (a page picker when there are more);
+    `pinnable` (the Playground): each card's lost facts can be pinned."""
     comps = [e for e in events if e.kind == "compression" and (upto is None or e.iteration <= upto)]
     compressions, _, failed = compression_counts(comps)
     st.subheader(f"Compressions ({compressions})" + (f" and {failed} failed summarizer calls" if failed else ""))
@@ -328,7 +336,7 @@ def render_cards(events: Sequence[Event], key: str = "run", upto: Optional[int] 
     _, summarizer_model = model_ids(events)
     for i, c in enumerate(annotated_cards(events, shown), start=first):
         cost = cost_usd(summarizer_model, int(c.get("tokens_in") or 0), int(c.get("tokens_out") or 0), prices)
-        compression_card(c, key=f"{key}_card_{i}", cost=cost)
+        compression_card(c, key=f"{key}_card_{i}", cost=cost, pinnable=pinnable)
 
 
 def render_run(events: Sequence[Event], config: RunConfig, *, live: bool, elapsed_s: float = 0.0,

@@ -45,6 +45,9 @@ class SummarizerSpec:
     stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
     time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
     on_status: Optional[Callable[[str], None]] = field(default=None, repr=False, compare=False)  # built-in: its queue
+    # on a Ray worker: the job's one client, held by an actor (engine/ray_cluster.HostedClient),
+    # which got the key in memory by one direct call, never in a task's arguments
+    hosted: Any = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
     _job_left: Any = field(default=None, init=False, repr=False, compare=False)
 
@@ -69,6 +72,9 @@ class SummarizerSpec:
         return self.kind in ("endpoint", "builtin")
 
     def key(self) -> str:
+        if self.hosted is not None:
+            from scratchpad_lab.model.endpoint import NO_KEY_PLACEHOLDER
+            return NO_KEY_PLACEHOLDER  # the host holds the key; this process never reads one
         return self.api_key or resolve_key(self.endpoint)
 
     def run_config_fields(self) -> Dict[str, Any]:
@@ -80,7 +86,10 @@ class SummarizerSpec:
 
     def client(self) -> Any:
         """The job's one model client, endpoint or built-in (built once; raises EndpointError for a URL that may
-        not be called, BuiltinModelMissing with the one-line install where the built-in model is not here)."""
+        not be called, BuiltinModelMissing with the one-line install where the built-in model is not here); on a
+        Ray worker, the job's one endpoint client held by an actor."""
+        if self.hosted is not None:
+            return self.hosted
         if self._client is None:
             from scratchpad_lab.engine.limits import budget
             if self.kind == "builtin":

@@ -98,6 +98,9 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     # the next call re-decided (engine/decide.py): its request and the agreement table the CLI prints
     **{name: ("scratchpad_lab.engine.decide", name) for name in ("DecideRequest",)},
     "decisions_table": ("scratchpad_lab.engine.decide", "table"),
+    # where a study's cells run (engine/executor.py): the CLI's flags and the operator's settings for the pages
+    **{name: ("scratchpad_lab.engine.executor", name) for name in ("ExecutorChoice", "choice_from_args",
+                                                                    "choice_from_settings", "EXECUTORS")},
     # the work limit's flag and refusal (engine/limits.py)
     **{name: ("scratchpad_lab.engine.limits", name) for name in ("LIFT_FLAG", "WorkLimitExceeded")},
 }

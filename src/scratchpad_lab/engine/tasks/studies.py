@@ -70,6 +70,7 @@ class RecommendRequest:
     key: Any = None                        # the page's name for the trajectory, returned with the search
     title: str = ""
     lifted: bool = False
+    executor: Any = None                   # engine/executor.ExecutorChoice; None: this machine's processes
 
 
 def recommend(request: RecommendRequest) -> Job:
@@ -103,7 +104,7 @@ def recommend(request: RecommendRequest) -> Job:
             report(done, count, f"Ran point {done} of {count}: {text}" if done else f"Starting {count} points…")
 
         found = search(request.loaded, chosen, grids, summarizer, request.price_model, workers=workers,
-                       progress=progress, stop=stop)
+                       progress=progress, stop=stop, executor=request.executor)
         return request.key, found, request.title
 
     return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
