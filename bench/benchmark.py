@@ -3,7 +3,7 @@ per core and peak memory, and its cost per point against the packages driven dir
 settings.
 
     python bench/benchmark.py [--runs N] [--workers 2] [--ratio-runs 4] [--strategy NAME ...] [--skip-whole]
-                              [--skip-ratio] [--recommend-runs N]
+                              [--skip-ratio] [--recommend-runs N] [--executor local|ray] [--ray-address ADDRESS]
 
 The dataset is ../shared/datasets/tau-bench-airline/gpt-4o-airline.json (read from beside the repository,
 never copied in; public source: sierra-research/tau-bench, historical_trajectories/gpt-4o-airline.json).
@@ -21,6 +21,10 @@ never copied in; public source: sierra-research/tau-bench, historical_trajectori
   summarizer, so that ratio leans high), LangChain's own agent graph with the package's middleware
   (graph_replay), LangMem's summarize_messages before each call. The ratio is the sums' (lab / direct) per
   strategy and overall; the issue's target is 1.3x.
+- on Ray (--executor ray, issue 32): the whole benchmark once more in a fresh process through the Ray executor,
+  printed beside the local executor's: with no --ray-address, on a Ray cluster of this machine's cores that the
+  process starts (its start is timed apart: `ray.init` alone, before the study), else on the cluster at the
+  address. The rows of the two are compared (sorted by cell): they must be identical. Also where the cells ran.
 - recommend in turn (--recommend-runs N): `scratchpad-lab recommend RUN --json` as a fresh process on each of the
   first N runs one after another (what a person would do without `bench`), against the whole benchmark of the
   same N runs; the issue's target is at most half the time.
@@ -47,14 +51,27 @@ def dataset_path() -> Path:
 
 
 WHOLE = r"""
-import json, resource, sys, time
+import hashlib, json, os, resource, sys, time
 started = time.perf_counter()
 sys.path[:0] = [sys.argv[1] + "/src"]
 from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
+from scratchpad_lab.engine.executor import ExecutorChoice
 strategies = json.loads(sys.argv[5]) or None
-done = run_benchmark(BenchmarkRequest(sys.argv[2], strategies, runs=int(sys.argv[3]), workers=int(sys.argv[4])))
+kind, address = (sys.argv[6], sys.argv[7] or None) if len(sys.argv) > 6 else ("local", None)
+cluster_s = 0.0
+if kind == "ray" and not address:  # the cluster's own start, apart from the study (the study then joins it)
+    import ray
+    from scratchpad_lab.engine import ray_cluster
+    begun = time.perf_counter()
+    ray_cluster._join(ray, ExecutorChoice("ray"))
+    cluster_s = time.perf_counter() - begun
+done = run_benchmark(BenchmarkRequest(sys.argv[2], strategies, runs=int(sys.argv[3]), workers=int(sys.argv[4]),
+                                      executor=ExecutorChoice(kind, address)))
 seconds = time.perf_counter() - started
-print(json.dumps({"seconds": round(seconds, 1), "points": done.points_done, "runs": len(done.runs),
+rows = sorted((r["name"], label, json.dumps(row, sort_keys=True)) for r in done.runs for label, row in r["cells"].items())
+print(json.dumps({"seconds": round(seconds, 1), "cluster_s": round(cluster_s, 1), "points": done.points_done,
+                  "runs": len(done.runs), "placement": done.placement.sentence(),
+                  "rows": hashlib.sha256(json.dumps(rows).encode()).hexdigest(),
                   "workers": done.workers, "settings": len(done.settings) - 1,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
                   "worker_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024,
@@ -154,6 +171,8 @@ def main() -> None:
     parser.add_argument("--skip-whole", action="store_true")
     parser.add_argument("--skip-ratio", action="store_true")
     parser.add_argument("--recommend-runs", type=int, default=0)
+    parser.add_argument("--executor", choices=("local", "ray"), default="local")
+    parser.add_argument("--ray-address", default="")
     args = parser.parse_args()
     path = str(dataset_path())
     picked = json.dumps(args.strategy or [])
@@ -209,6 +228,20 @@ def main() -> None:
             print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
         for sentence in r["chosen"]:
             print("  " + sentence)
+        if args.executor == "ray":
+            done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
+                                   picked, "ray", args.ray_address], capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                print("ray: error:", done.stderr.strip()[-800:])
+                return
+            q = json.loads(done.stdout.strip().splitlines()[-1])
+            cpus = q["workers"]
+            print(f"the same on Ray: {q['points']:,} points in {q['seconds']:.1f} s from the request to the result "
+                  f"({q['cluster_s']:.1f} s of it starting the cluster; {q['seconds'] - q['cluster_s']:.1f} s the "
+                  f"study: {q['points'] / (q['seconds'] - q['cluster_s']) / cpus:.2f} points per second per core on "
+                  f"{cpus} CPUs), against {r['seconds']:.1f} s local; peak memory of this process {q['peak_mb']} MB; "
+                  f"rows {'identical to' if q['rows'] == r['rows'] else 'DIFFERENT from'} the local executor's; "
+                  f"{q['placement']} Load average now {load_average()}")
 
 
 if __name__ == "__main__":

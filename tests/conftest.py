@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# the built-in model's threads: one, whatever the cores (its default is cores - 1; the tests share the machine)
+os.environ.setdefault("SCRATCHPAD_LAB_BUILTIN_THREADS", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")  # AppTest.from_file(APP): the whole app, with its navigation and sidebar

@@ -159,3 +159,61 @@ def test_the_loopback_port_llama_cpp_opens_answers_no_one_without_the_processs_r
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 401
+
+
+def _wait_for(condition, what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_a_waiting_call_is_told_its_place_and_moves_up_when_a_call_ahead_is_stopped():
+    from scratchpad_lab.engine.builtin_model import queue_text
+
+    builtin_model.load()
+    holder, behind, last = BuiltinLLM(max_tokens=400), BuiltinLLM(max_tokens=2), BuiltinLLM(max_tokens=2)
+    for model in (holder, behind, last):
+        model.stop_event = threading.Event()
+    told, outcome = [], {}
+    last.on_status = told.append
+
+    def call(name, model, prompt):
+        try:
+            outcome[name] = model.invoke(prompt)
+        except EndpointError as exc:
+            outcome[name] = exc
+
+    threads = [threading.Thread(target=call, args=("holder", holder, "Write a long story about a lighthouse."))]
+    threads[0].start()
+    _wait_for(lambda: len(builtin_model._QUEUE) == 1, "the first call to hold the model")
+    threads.append(threading.Thread(target=call, args=("behind", behind, "Say hi.")))
+    threads[1].start()
+    _wait_for(lambda: len(builtin_model._QUEUE) == 2, "the second call to queue")
+    threads.append(threading.Thread(target=call, args=("last", last, "Say hi.")))
+    threads[2].start()
+    _wait_for(lambda: told[-1:] == [queue_text(2)], "the third call to be told its place")
+    assert queue_text(2) == "2 calls ahead of yours on the built-in model"
+    behind.stop_event.set()  # a stopped call leaves the queue: the one behind it moves up
+    _wait_for(lambda: told[-1:] == [queue_text(1)], "the third call to move up")
+    holder.stop_event.set()  # and a call stopped in flight frees the model for the next
+    for t in threads:
+        t.join(60)
+    assert "stopped while it waited" in str(outcome["behind"]) and "stopped" in str(outcome["holder"])
+    assert isinstance(outcome["last"], str) and outcome["last"]
+    assert told == [queue_text(2), queue_text(1), ""] and not builtin_model._QUEUE
+
+
+def test_every_strategy_summarizes_with_the_built_in_model_through_the_one_builder(monkeypatch):
+    from langchain_core.messages import HumanMessage
+
+    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    monkeypatch.setattr(builtin_model, "DEFAULT_MAX_TOKENS", 6)
+    spec = build_summarizer(SummarizerChoice("builtin"))
+    assert spec.calls_a_model and spec.model_id == "SmolLM2-135M-Instruct"
+    assert spec.run_config_fields()["summarizer"] == "builtin"  # the autourgos strategies' runs build it too
+    reply = spec.chat_model().invoke([HumanMessage("Summarize: order A-1001 shipped to Pune.")])  # deepagents, LangMem
+    assert reply.content.strip() and 0 < reply.usage_metadata["output_tokens"] <= 6
+    assert spec.client() is spec.client() and spec.client().calls == 1  # the job's one client, counted

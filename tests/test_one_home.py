@@ -129,7 +129,7 @@ def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_con
         ("endpoint", endpoint, "k", stop, "m")
     with pytest.raises(ConfigError, match="no summarizer endpoint"):
         SummarizerChoice("endpoint")
-    with pytest.raises(StrategyError, match="offline extractive summarizer or an endpoint"):
+    with pytest.raises(StrategyError, match="offline extractive summarizer, an endpoint model or the built-in model"):
         build_summarizer(SummarizerChoice("same-as-agent"))
     config = RunConfig.build(summarizer="endpoint", summarizer_endpoint=endpoint, extractive_budget_chars=900,
                              summarizer_prompt="Short: {scratchpad}")

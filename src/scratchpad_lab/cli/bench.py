@@ -1,5 +1,5 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
-[--json] [--html REPORT.html] [--save]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/benchmark.py) of a dataset of runs.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any, Optional
 
-from scratchpad_lab.cli.flags import strategy_argument
+from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
@@ -44,7 +44,16 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, metavar="N", help="only the first N runs of the dataset")
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to run with (default 2)")
     p.add_argument("--seed", type=int, metavar="N", help="the bootstrap's seed (default 31: reruns are identical)")
+    add_executor_flags(p)
     add_summarizer_flags(p)
+    p.add_argument("--decide-with", choices=["builtin", "endpoint"],
+                   help="then re-decide the next call at each recorded tool call with a model, given what each "
+                        "setting sent, and print the agreement with the recorded calls (builtin: the built-in model, "
+                        "a pipeline check; endpoint: --decide-model)")
+    p.add_argument("--decide-model", metavar="NAME", help="with --decide-with endpoint: the model that decides")
+    p.add_argument("--decide-base-url", metavar="URL", help="its endpoint (default: OpenAI)")
+    p.add_argument("--decide-calls", type=int, default=5, metavar="N", help="recorded calls a run re-decided (default 5)")
+    p.add_argument("--decide-tokens", type=int, default=64, metavar="N", help="each decision's reply cap (default 64)")
     p.add_argument("--json", action="store_true", help="print the whole benchmark as JSON")
     p.add_argument("--html", metavar="REPORT.html", help="also write a self-contained HTML report here")
     p.add_argument("--save", action="store_true", help="also keep the table of settings in the lab's store "
@@ -111,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     seed = getattr(args, "seed", None)
     request = BenchmarkRequest(args.dataset, getattr(args, "strategy", None) or None, grids,
                                summarizer_from_args(args), getattr(args, "price_model", None), runs, args.workers,
-                               getattr(args, "no_work_limit", False), SEED if seed is None else seed)
+                               getattr(args, "no_work_limit", False), SEED if seed is None else seed,
+                               executor_from_args(args))
     progress = _Progress()
     try:
         result = run_benchmark(request, progress)
@@ -127,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         from scratchpad_lab.engine.tasks import write_report
         write_report(result, html)
         print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
+    decided = _decide(args, request) if getattr(args, "decide_with", None) else None
     not_stored = False
     if getattr(args, "save", False):
         from scratchpad_lab.engine.tasks import Store, StoreError
@@ -140,14 +151,53 @@ def run(args: argparse.Namespace) -> int:
             print(f"scratchpad-lab: stored as result {stored} in {store.where} (the Runs page lists it)",
                   file=sys.stderr)
     if getattr(args, "json", False):
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        print(json.dumps({**result.to_dict(), **({"decisions": decided.to_dict()} if decided else {})},
+                         ensure_ascii=False))
     else:
         print(f"Benchmark of {result.source}: {len(result.runs)} runs ({len(result.broken)} could not be imported), "
               f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
               f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
+        print(result.placement.sentence())
         print(table(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
         print("Chosen points:")
         for chosen in result.chosen:
             print(f"  {chosen.sentence}")
-    return EXIT_STOPPED if result.stopped else EXIT_USAGE if not_stored else EXIT_OK
+        if decided:
+            from scratchpad_lab.engine.tasks import decisions_table
+            how = ", constrained by the tools' JSON schema" if decided.constrained else ""
+            print(f"\nThe next call re-decided by {decided.model} ({decided.asked} model calls{how}): agreement "
+                  "with the recorded tool and its arguments; vs none: against no compression of the same form; "
+                  "same: the decision no compression made (100 % by construction where the context was the same).")
+            print(decisions_table(decided))
+    return (EXIT_STOPPED if result.stopped or (decided and decided.stopped)
+            else EXIT_USAGE if not_stored else EXIT_OK)
+
+
+def _decide(args: argparse.Namespace, benchmark: Any) -> Any:
+    """`--decide-with`: the benchmark's runs and settings re-decided by a model (the door's decide_next)."""
+    from scratchpad_lab.engine.tasks import DecideRequest, cli_key, decide_next, endpoint_for
+
+    endpoint = key = None
+    if args.decide_with == "endpoint":
+        if not getattr(args, "decide_model", None):
+            raise StrategyError("--decide-with endpoint needs --decide-model NAME.")
+        endpoint = endpoint_for(args.decide_model, getattr(args, "decide_base_url", None),
+                                getattr(args, "api_key_env", "") or "", getattr(args, "timeout", None))
+        key = cli_key(endpoint, vars(args), "decider")
+    if not 1 <= args.decide_tokens <= 1_024:
+        raise StrategyError("--decide-tokens is out of range (1 to 1,024).")
+    request = DecideRequest(benchmark, args.decide_with, endpoint, key, args.decide_calls, args.decide_tokens,
+                            lifted=getattr(args, "no_work_limit", False))
+    progress, job = _Progress(), decide_next(request)
+    report = job.report
+
+    def told(done: int, total: Optional[int] = None, text: Optional[str] = None) -> None:
+        report(done, total, text)
+        progress(done, total or 0, f"deciding: {text}")
+
+    job.report = told  # the job's progress, also as the bench's line on stderr
+    try:
+        return job.run_here()
+    finally:
+        progress.end()

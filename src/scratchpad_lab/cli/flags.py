@@ -27,6 +27,22 @@ def add_timeout_flag(p) -> None:
                         f"(default {Endpoint.model_fields['timeout_s'].default:g}; raise it for a slow local model)")
 
 
+def add_executor_flags(p) -> None:
+    """Where a study's cells run (engine/executor.py): this machine's processes, or a Ray cluster."""
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where the cells run: local, this machine's worker processes (the default), or ray, a Ray "
+                        "cluster (pip install -r requirements-ray.txt)")
+    p.add_argument("--ray-address", metavar="ADDRESS",
+                   help="the Ray cluster to join (its head's host:port, or ray://host:10001); default RAY_ADDRESS; "
+                        "with neither, --executor ray starts a cluster of this machine's cores for the job")
+
+
+def executor_from_args(args: argparse.Namespace) -> Any:
+    """The ExecutorChoice the flags make (an address without --executor ray is refused, one line)."""
+    from scratchpad_lab.engine.tasks import choice_from_args
+    return choice_from_args(getattr(args, "executor", None), getattr(args, "ray_address", None))
+
+
 def strategy_argument(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     """An argparse `type=` for a strategy argument: `parse(text)`, with a StrategyError's sentence as the
     usage error argparse prints (exit 2)."""

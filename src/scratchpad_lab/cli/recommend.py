@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from scratchpad_lab.cli.flags import strategy_argument
+from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK = 0
@@ -39,6 +39,7 @@ def add_parser(sub) -> None:
                    help="the values to try for a strategy's settings (replacing its default grid for those keys); "
                         "a value N%% is that share of the trajectory's no-compression peak")
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to search with (default 2)")
+    add_executor_flags(p)
     add_summarizer_flags(p)
     p.add_argument("--json", action="store_true", help="print every point as JSON")
 
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
         raise StrategyError(f"--grid {missing}: that strategy is not searched; add --strategy {missing}.")
     _, found, _ = recommend(RecommendRequest(load(args.file), tuple(chosen) if chosen else None, grids, summarizer,
                                              getattr(args, "price_model", None), workers=args.workers,
-                                             lifted=getattr(args, "no_work_limit", False))).run_here()
+                                             lifted=getattr(args, "no_work_limit", False),
+                                             executor=executor_from_args(args))).run_here()
     if getattr(args, "json", False):
         print(json.dumps(found.to_dict(), ensure_ascii=False))
         return EXIT_OK

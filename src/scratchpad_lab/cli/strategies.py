@@ -33,8 +33,9 @@ def add_parser(sub) -> None:
 
 def add_summarizer_flags(p) -> None:
     """The summarizer flags `strategies` and `recommend` share."""
-    p.add_argument("--summarizer", choices=["extractive", "endpoint"], default="extractive",
-                   help="the one summarizer every strategy uses (endpoint: --summarizer-model)")
+    p.add_argument("--summarizer", choices=["extractive", "endpoint", "builtin"], default="extractive",
+                   help="the one summarizer every strategy uses (endpoint: --summarizer-model; builtin: the built-in "
+                        "SmolLM2-135M on this CPU, weak, one call at a time)")
     p.add_argument("--extractive-budget", type=int, default=field_default("extractive_budget_chars"), metavar="CHARS",
                    help="length cap of extractive summaries")
     p.add_argument("--summarizer-model", metavar="NAME", help="an OpenAI-compatible model writes the summaries")
@@ -97,6 +98,8 @@ def summarizer_from_args(args: argparse.Namespace):
     if not low <= args.extractive_budget <= high:
         raise StrategyError(f"--extractive-budget is out of range ({low:,} to {high:,}).")
     model = getattr(args, "summarizer_model", None)
+    if args.summarizer == "builtin" and not model:
+        return SummarizerChoice("builtin", args.extractive_budget)
     if args.summarizer == "endpoint" or model:
         if not model:
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")

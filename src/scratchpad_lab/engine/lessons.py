@@ -181,7 +181,7 @@ MAX_PAUSES = 10
 # What a lesson may set: the run's compression and limits. Lessons run offline (no endpoint, no key).
 LESSON_SETTINGS = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars",
                    "max_iterations", "summarizer", "extractive_budget_chars", "pins")
-OFFLINE_SUMMARIZERS = ("extractive", "same-as-agent", "silent")
+OFFLINE_SUMMARIZERS = ("extractive", "same-as-agent", "silent", "builtin")  # builtin: a model, on this CPU
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,10 @@ when it is asked for, before any work starts; the pages and commands call the ta
 - memory: the text the job's results keep (a scratchpad replay keeps the scratchpad of every step), and the
   conversation a message strategy holds as its package's messages while it runs;
 - model calls, with an endpoint summarizer: about one per compression the settings make likely;
+- the built-in model's calls (engine/builtin_model.py) as what they are on this CPU: each likely call at the
+  model's measured speed (its prompt, the scratchpad or window it summarizes, and its reply cap), their sum
+  held to the wall clock a job's model calls may take (an endpoint's calls end there too), and counted
+  against its model calls;
 and raises WorkLimitExceeded, a sentence saying what it would cost and what to change, when one is over
 its budget. The CLI lifts the limit with --no-work-limit (locally only); hosted mode has tighter
 budgets and no way round them. The estimates are upper-bound leaning (compression only makes a
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.engine.reply import parse_seconds
 from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
@@ -70,6 +74,7 @@ class CostedReplay:
     trims_kept: bool = False            # its trim events keep the text before and after (Strategies)
     calls_every: Optional[int] = None   # scratchpad: summarize_every (an estimate of its summarizer calls)
     summarizes: bool = True
+    builtin: bool = False               # its summaries are the built-in model's, on this CPU
 
 
 @dataclass
@@ -147,9 +152,29 @@ def model_calls(replay: CostedReplay, sizes: Sizes) -> int:
     return int(final // max(replay.window_chars, 1)) + 1
 
 
+CHARS_PER_TOKEN = 4          # what a summarizer prompt's text weighs in tokens, about (English, the lab's encodings)
+PROMPT_OVERHEAD_TOKENS = 120  # the package prompt's own words around the scratchpad
+
+
+def builtin_seconds(replay: CostedReplay, sizes: Sizes) -> float:
+    """The built-in model's time on this replay: its likely calls, each the size of what it summarizes (at most
+    the trim or the strategy's window, at most the model's context; with a periodic trigger, twice what that many
+    steps bring in) at the model's measured speed."""
+    if not replay.builtin or not replay.summarizes:
+        return 0.0
+    from scratchpad_lab.engine import builtin_model as m
+
+    seen = max(sizes.scratchpad or [0]) if replay.kind == "scratchpad" else max(sizes.message_chars or [0])
+    chars = min(seen, replay.window_chars)
+    if replay.kind == "scratchpad" and replay.calls_every and sizes.steps:
+        chars = min(chars, 2 * replay.calls_every * seen / sizes.steps)
+    prompt = min(m.N_CTX - m.DEFAULT_MAX_TOKENS, chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS)
+    return model_calls(replay, sizes) * m.call_seconds(prompt)
+
+
 # ── the jobs the pages and commands run, as replays ────────────────────────────────────────────────
 
-def strategy_replays(specs: Sequence[Any]) -> List[CostedReplay]:
+def strategy_replays(specs: Sequence[Any], builtin: bool = False) -> List[CostedReplay]:
     """The replays of a Strategies job (or a recommender's search): each strategy, costed by its registry
     entry (`Strategy.cost`, which every registered strategy has), and the no-compression replay the
     scratchpad strategies are read against (once; the message strategies' baseline is counted from the
@@ -157,7 +182,8 @@ def strategy_replays(specs: Sequence[Any]) -> List[CostedReplay]:
     out = []
     if any(strategy(spec.name).context == "scratchpad" for spec in specs):
         out.append(CostedReplay("no compression", window_chars=NO_TRIM, keeps_text=False, summarizes=False))
-    return out + [CostedReplay(spec.name, **asdict(strategy(spec.name).cost(spec.resolved()))) for spec in specs]
+    return out + [CostedReplay(spec.name, **{**asdict(strategy(spec.name).cost(spec.resolved())), "builtin": builtin})
+                  for spec in specs]
 
 
 def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = True) -> List[CostedReplay]:
@@ -169,7 +195,8 @@ def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = Tru
         trim = int(changes.get("agent_trim_chars") or base.agent_trim_chars)
         out.append(CostedReplay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
                           keeps_text=keep_records, calls_every=changes.get("summarize_every"),
-                          summarizes=changes.get("summarizer", base.summarizer) != "silent"))
+                          summarizes=changes.get("summarizer", base.summarizer) != "silent",
+                          builtin=changes.get("summarizer", base.summarizer) == "builtin"))
         if trim not in trims:
             trims.add(trim)
             out.append(CostedReplay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
@@ -184,6 +211,7 @@ class Estimate:
     cpu_s: float
     held_mb: float
     model_calls: int
+    builtin_s: float = 0.0              # the built-in model's calls at its measured speed (beside cpu_s)
 
 
 KEPT_OVERHEAD = 0.25  # each further result a job keeps makes the rest of it slower (the collector walks it)
@@ -200,9 +228,10 @@ def estimate(trace: Any, replays: Sequence[CostedReplay], max_tool_output_chars:
     kept = 0 if rows_only else sum(1 for r in replays if r.keeps_text or r.kind != "scratchpad")
     factor = 1 + KEPT_OVERHEAD * max(0, kept - 1)
     held = sorted(held_bytes(r, sizes) for r in replays)
+    model_s = sum(builtin_seconds(r, sizes) for r in replays)  # one model per process: its calls take turns
     return Estimate(sizes.steps, factor * sum(cpu_seconds(r, sizes) for r in replays),
                     sum(held[-max(1, at_once):] if rows_only else held) / 1e6,
-                    sum(model_calls(r, sizes) for r in replays))
+                    sum(model_calls(r, sizes) for r in replays), model_s)
 
 
 def budget(name: str) -> float:
@@ -213,7 +242,7 @@ def budget(name: str) -> float:
 def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequence[Any] = (),
                replay: Any = None, base: Any = None, keep_records: bool = True,
                endpoint_summarizer: bool = False, lifted: bool = False,
-               search_workers: int = 0) -> Optional[Estimate]:
+               search_workers: int = 0, builtin_summarizer: bool = False) -> Optional[Estimate]:
     """Refuse a job over its budget before it starts (WorkLimitExceeded), else return its estimate.
 
     `loaded`: the trajectory (a Trace, or a RunRecord with its embedded trace). `strategies`: the
@@ -221,7 +250,8 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     or sweep job (`keep_records=False`) over `base` (a RunConfig; default: the record's config or the
     defaults); `replay`: the RunConfig of one replay. `search_workers`: the strategies are a recommender's
     search (engine/recommend.py), each point keeping only its row, this many running at a time. `endpoint_summarizer`: the summaries are model
-    calls. `lifted`: the CLI's --no-work-limit (never in hosted mode)."""
+    calls. `builtin_summarizer`: the strategies' summaries are the built-in model's (a setting or a replay says
+    so itself). `lifted`: the CLI's --no-work-limit (never in hosted mode)."""
     trace = loaded if hasattr(loaded, "steps") else getattr(loaded, "trace", None)
     if trace is None:  # a scenario run re-run by its script: bounded by max_iterations
         return None
@@ -231,13 +261,14 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     if base is None:
         from scratchpad_lab.model.config import RunConfig
         base = getattr(loaded, "config", None) or RunConfig.build(scenario=None)
-    replays = list(strategy_replays(strategies)) + list(setting_replays(base, settings, keep_records))
+    replays = list(strategy_replays(strategies, builtin_summarizer)) + list(setting_replays(base, settings, keep_records))
     if replay is not None:
         base = replay
         replays.append(CostedReplay("the replay", window_chars=replay.agent_trim_chars,
                                     calls_every=replay.summarize_every,
-                                    summarizes=replay.summarizer != "silent"))
+                                    summarizes=replay.summarizer != "silent", builtin=replay.summarizer == "builtin"))
         endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
+    endpoint_summarizer = endpoint_summarizer or any(r.builtin and r.summarizes for r in replays)
     found = estimate(trace, replays, base.max_tool_output_chars, rows_only=search_workers > 0,
                      at_once=search_workers)
     if lifted:
@@ -245,6 +276,9 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     problems = []
     if found.cpu_s > budget("cpu_s"):
         problems.append(f"about {_duration(found.cpu_s)} of work, over the {_duration(budget('cpu_s'))} a job may take")
+    if found.builtin_s + found.cpu_s > budget("job_wall_s"):
+        problems.append(f"about {_duration(found.builtin_s)} of the built-in model's summaries at its measured "
+                        f"speed, over the {_duration(budget('job_wall_s'))} a job may take")
     if found.held_mb > budget("held_mb"):
         problems.append(f"about {found.held_mb:,.0f} MB of results held in memory, over the "
                         f"{budget('held_mb'):,.0f} MB a job may hold")
@@ -273,6 +307,10 @@ def _advice(strategies: Sequence[Any], settings: Sequence[Any], search: bool = F
     return "To run it, " + ", or ".join(tips) + "." + where
 
 
+def _on_the_model(found: Estimate) -> str:
+    return f" ({_duration(found.builtin_s)} of it the built-in model's summaries)" if found.builtin_s >= 1 else ""
+
+
 def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{math.ceil(seconds):,} s"
@@ -280,22 +318,25 @@ def _duration(seconds: float) -> str:
 
 
 def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: bool = False,
-                    lifted: bool = False) -> Estimate:
+                    lifted: bool = False, builtin_summarizer: bool = False) -> Estimate:
     """A benchmark (engine/benchmark.py) costed as what it is: `runs` are (trace, its points' StrategySpecs),
     each run a search that keeps rows only, summed over the runs and shared by `workers` cores. Refused, with
     how to narrow it, when its wall clock would be over a job's, or its summaries over a job's model calls."""
     if lifted and hosted_mode():
         raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
                                 "running on your own machine).")
-    found = [estimate(trace, strategy_replays(specs), rows_only=True) for trace, specs in runs]
+    found = [estimate(trace, strategy_replays(specs, builtin_summarizer), rows_only=True) for trace, specs in runs]
     total = Estimate(sum(e.steps for e in found), sum(e.cpu_s for e in found),
-                     max((e.held_mb for e in found), default=0.0), sum(e.model_calls for e in found))
+                     max((e.held_mb for e in found), default=0.0), sum(e.model_calls for e in found),
+                     sum(e.builtin_s for e in found))
+    endpoint_summarizer = endpoint_summarizer or builtin_summarizer
     if lifted:
         return total
-    wall = total.cpu_s / max(1, workers)
+    # the built-in model's calls take turns on its one slot whatever the workers: they are not shared out
+    wall = total.cpu_s / max(1, workers) + total.builtin_s
     problems = []
     if wall > budget("job_wall_s"):
-        problems.append(f"about {_duration(wall)} on {workers} core{'s' * (workers != 1)}, over the "
+        problems.append(f"about {_duration(wall)} on {workers} core{'s' * (workers != 1)}{_on_the_model(total)}, over the "
                         f"{_duration(budget('job_wall_s'))} a job may take")
     if endpoint_summarizer and total.model_calls > budget("model_calls"):
         problems.append(f"about {total.model_calls:,} summarizer calls, over the {int(budget('model_calls')):,} "
@@ -308,3 +349,34 @@ def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: b
             "To run it, take fewer runs (--runs N), fewer strategies (--strategy NAME), or a smaller grid "
             f"(--grid NAME:key=v1|v2).{where}")
     return total
+
+
+def check_decisions(runs: Sequence[Tuple[int, int]], *, builtin: bool, max_tokens: int,
+                    lifted: bool = False) -> float:
+    """The next call re-decided (engine/decide.py): `runs` are (model calls at most: the run's checked calls for
+    each row; the context chars each is sent: the run's whole conversation, at most the check's cut). With the
+    built-in model they are charged at its measured speed against a job's wall clock; any model's against a
+    job's model calls. Returns the seconds charged (0 for an endpoint, whose calls end at the job's wall clock
+    by themselves)."""
+    if lifted and hosted_mode():
+        raise WorkLimitExceeded(f"In hosted mode the work limits cannot be lifted ({LIFT_FLAG} is for a lab "
+                                "running on your own machine).")
+    seconds, calls = 0.0, sum(n for n, _ in runs)
+    if builtin:
+        from scratchpad_lab.engine.builtin_model import call_seconds
+        seconds = sum(n * call_seconds(chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS * 2, max_tokens)
+                      for n, chars in runs)
+    if lifted:
+        return seconds
+    problems = []
+    if seconds > budget("job_wall_s"):
+        problems.append(f"about {_duration(seconds)} of the built-in model's decisions at its measured speed, over "
+                        f"the {_duration(budget('job_wall_s'))} a job may take")
+    if calls > budget("model_calls"):
+        problems.append(f"up to {calls:,} model calls, over the {int(budget('model_calls')):,} a job may make")
+    if problems:
+        where = f" On your own machine, the command line's {LIFT_FLAG} lifts the limit." if not hosted_mode() else ""
+        raise WorkLimitExceeded(f"Re-deciding the next calls would be {' and '.join(problems)}. To run it, take "
+                                "fewer runs (--runs N), fewer calls a run (--decide-calls N), fewer strategies "
+                                f"(--strategy NAME) or a smaller grid.{where}")
+    return seconds

@@ -117,8 +117,10 @@ class RunObserver:
         if not getattr(inner, "abandonable", False):
             return inner.invoke(prompt, **kwargs)
         # a network call can take long: the live status says what the run waits for (a call_start event)
-        self.log.emit("call_start", self.iteration if iteration is None else iteration, waiting_for=waiting_for,
-                      model=str(getattr(inner, "model_name", "") or ""))
+        started = self.log.emit("call_start", self.iteration if iteration is None else iteration,
+                                waiting_for=waiting_for, model=str(getattr(inner, "model_name", "") or ""))
+        if getattr(inner, "is_builtin_model", False):  # its loading and its place in the process's queue, shown live
+            inner.on_status = lambda text: started.amend(waiting_for=f"{waiting_for} ({text})" if text else waiting_for)
         box: Dict[str, Any] = {}
         done = threading.Event()
 

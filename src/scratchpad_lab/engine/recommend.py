@@ -29,6 +29,8 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   exception, else SearchStopped) with nothing half-made returned. A StopFlag also reaches the points this
   process runs (the strategies look at it between their steps, engine/strategies/engine.py), so Stop ends a
   long point within a step; a worker process's point in flight is ended by killing the worker.
+- where (engine/executor.py): `executor` ray runs every point as a Ray task over one share of the trajectory
+  (engine/ray_cluster.py), the same `_run_point`, so the points read the same; `Search.placement` says where.
 - what is kept: `Search.rows()` is the search as the store keeps it (a result of kind "recommendation",
   model/results.py): one row per point.
 """
@@ -318,7 +320,8 @@ class Search:
     price_model: Optional[str]
     workers: int
     summaries_reused: int = 0
-    points_in_workers: int = 0   # points a worker process ran (the rest ran in the calling thread)
+    points_in_workers: int = 0   # points a worker process (or a Ray task) ran; the rest ran in the calling thread
+    placement: Any = None        # where they ran (engine/executor.Placement), for the Ray executor
     chosen: List[Chosen] = field(default_factory=list)   # one pick per budget (choose_points)
 
     @property
@@ -343,6 +346,7 @@ class Search:
                 "baseline_peak_tokens": self.baseline_peak_tokens, "price_model": self.price_model,
                 "workers": self.workers, "summaries_reused": self.summaries_reused,
                 "points_in_workers": self.points_in_workers,
+                "placement": self.placement.to_dict() if self.placement is not None else None,
                 "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen]}
 
 
@@ -596,9 +600,11 @@ def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Option
 def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] = None,
            grids: Optional[Dict[str, Grid]] = None, summarizer: Optional[SummarizerChoice] = None,
            price_model: Optional[str] = None, workers: int = 2,
-           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None) -> Search:
+           progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None,
+           executor: Any = None) -> Search:
     """Run the search (see the module's docstring). The work limit is the task's to check before the search
-    starts (engine/tasks: `recommend`, as one Strategies job of all its points)."""
+    starts (engine/tasks: `recommend`, as one Strategies job of all its points). `executor`
+    (engine/executor.ExecutorChoice): local, the default, or ray (every point a Ray task over one share)."""
     from scratchpad_lab.engine.strategies.engine import scenario_of, trajectory_text
 
     trace = recorded_trajectory(loaded)
@@ -626,7 +632,11 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             progress(counts["done"], total, f"{point.strategy} {_short(point.settings)}")
 
     pending = list(points)
-    if threads and workers > 1:
+    placement = None
+    if executor is not None and executor.kind == "ray":
+        placement, workers = _on_ray(executor, pending, trace, scenario, summarizer, price_model, collect, stop)
+        counts["in_workers"] = sum(placement.counts.values())
+    elif threads and workers > 1:
         with ThreadPoolExecutor(workers, thread_name_prefix="scratchpad-lab-recommend") as pool:
             futures = {pool.submit(_run_point, p.strategy, p.settings, price_model, here): p for p in pending}
             try:
@@ -655,7 +665,26 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             base_peak.setdefault(strategy(p.strategy).context, p.figures["baseline_peak_tokens"])
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
-                  points_in_workers=counts["in_workers"], chosen=choose_points(points))
+                  points_in_workers=counts["in_workers"], placement=placement,
+                  chosen=choose_points(points))
+
+
+def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optional[str], summarizer: SummarizerChoice,
+            price_model: Optional[str], collect: Callable[[Point, Any], None], stop: Any) -> Tuple[Any, int]:
+    """Every point as a Ray task over one share of the trajectory (engine/ray_cluster.py): (placement, CPUs)."""
+    from scratchpad_lab.engine import ray_cluster
+    from scratchpad_lab.engine.executor import Cell, Placement, RunShare
+    from scratchpad_lab.engine.limits import budget
+
+    placement = Placement("ray")
+    with ray_cluster.connected(executor) as cluster:
+        placement.started_cluster = cluster["started"]
+        share = RunShare(ray_cluster.new_key(), trace, scenario, None, False, summarizer.budget_chars)
+        cells = [Cell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
+        ray_cluster.run_cells([share], cells, summarizer, price_model,
+                              lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
+                              budget("job_wall_s"), placement, (_context, _run_point))
+        return placement, cluster["cpus"]
 
 
 def _in_processes(pending: List[Point], count: int, trace: Trace, budget_chars: int, scenario: Optional[str],

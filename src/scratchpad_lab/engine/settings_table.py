@@ -16,8 +16,9 @@ from scratchpad_lab.model.config import (ConfigError, RunConfig, allowed_range, 
 from scratchpad_lab.engine.promptlab import check_prompt
 
 COLUMNS = ["summarize_every", "max_scratchpad_chars", "agent_trim_chars", "summarizer", "custom prompt"]
-# silent: the named stand-in that replies nothing, to compare what a failing summarizer costs
-SUMMARIZER_CHOICES = ["extractive", "same-as-agent", "silent"]
+# silent: the named stand-in that replies nothing, to compare what a failing summarizer costs; builtin: the
+# lab's own small model on this CPU (engine/builtin_model.py; where it is missing, the row says how to get it)
+SUMMARIZER_CHOICES = ["extractive", "same-as-agent", "silent", "builtin"]
 COMPARE_SUMMARIZERS = SUMMARIZER_CHOICES + ["endpoint"]  # "endpoint": the summarizer model set above the table
 
 
@@ -65,6 +66,11 @@ def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict
         prompt = check_prompt(versions[prompt_name]).template or versions[prompt_name]
     if summarizer == "endpoint" and endpoint is None:
         raise ConfigError("summarizer is endpoint: set the summarizer model above the table first.")
+    if summarizer == "builtin":
+        from scratchpad_lab.engine.builtin_model import missing
+        gap = missing()
+        if gap:
+            raise ConfigError(gap)
     setting = Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
                       summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
                       summarizer_endpoint=endpoint if summarizer == "endpoint" else None)

@@ -7,7 +7,8 @@ flag and clock), and `build_summarizer` what the strategies' packages are summar
 Streamlit-free. Every task that runs strategies (Strategies, Recommend and its worker processes, opening a
 point) builds its summarizer here; what belongs to the job only is passed in, not kept in the choice: its
 stop flag (Stop: no new call, a call in flight ends), its time left, a search's shared replies. What is built
-is engine/strategies' SummarizerSpec: the offline extractive summarizer or the job's one endpoint client,
+is engine/strategies' SummarizerSpec: the offline extractive summarizer, the job's one endpoint client or the
+built-in model (the process's one, engine/builtin_model.py),
 as an `.invoke(prompt)` model (`plain()`) or a LangChain chat model (`chat_model()`).
 """
 from __future__ import annotations
@@ -24,10 +25,15 @@ def build_summarizer(choice: Optional[SummarizerChoice] = None, *, stop: Optiona
     from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
     choice = choice or SummarizerChoice()
-    if choice.kind not in ("extractive", "endpoint"):
+    if choice.kind not in ("extractive", "endpoint", "builtin"):
         from scratchpad_lab.engine.strategies.registry import StrategyError
-        raise StrategyError(f"the strategies are summarized by the offline extractive summarizer or an endpoint "
-                            f"model, not {choice.kind!r}.")
+        raise StrategyError(f"the strategies are summarized by the offline extractive summarizer, an endpoint "
+                            f"model or the built-in model, not {choice.kind!r}.")
+    if choice.kind == "builtin":  # missing: the one-line install, before any strategy starts
+        from scratchpad_lab.engine.builtin_model import BuiltinModelMissing, missing
+        gap = missing()
+        if gap:
+            raise BuiltinModelMissing(gap)
     endpoint = choice.endpoint if choice.kind == "endpoint" else None
     built = SummarizerSpec(choice.kind, int(choice.budget_chars), endpoint, choice.key if endpoint else None,
                            stop_event=stop if isinstance(stop, threading.Event) else None, time_left=time_left)

@@ -4,7 +4,8 @@ agent's later tool calls needed (engine/benchmark.py; `scratchpad-lab bench` is 
 A dataset is the lab's sample runs, a file or folder in the folder the operator configures
 (SCRATCHPAD_LAB_DATASETS_DIR), or an upload. The study runs as a job (engine/benchmark.benchmark_job) in its own
 slot, drawn by the one live fragment (ui/live.py) with its progress and Stop; a stopped benchmark keeps what
-finished. The result: the front chart of dataset means with interval whiskers, the table with the chosen
+finished. Where it runs (this machine's processes, or a Ray cluster) is the operator's setting (secrets or
+environment, engine/executor.py), never a visitor's; the page says which. The result: the front chart of dataset means with interval whiskers, the table with the chosen
 points marked, the chosen points' sentences, and a setting's worst runs with the values each lost. Every text
 from a dataset (run names, lost values) is shown as text (st.text, a dataframe cell), never as markdown.
 """
@@ -19,15 +20,18 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.engine.strategies.registry import names, strategy
-from scratchpad_lab.engine.tasks import Benchmark, BenchmarkRequest, benchmark, read_dataset, read_dataset_bytes
+from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark, choice_from_settings, read_dataset,
+                                         read_dataset_bytes)
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
+from scratchpad_lab.ui.endpoints import _secrets
 from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT, init_session
+from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 
 DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
 SAMPLES, CONFIGURED, UPLOAD = "The lab's sample runs", "A dataset of this lab's datasets folder", "Upload a dataset file"
@@ -55,6 +59,12 @@ def _dataset(source: str, runs: int):
     upload = st.file_uploader("A dataset file (.json or .jsonl of many runs, up to 10 MB)", type=["json", "jsonl"],
                               key="bench_upload")
     return None if upload is None else read_dataset_bytes(upload.getvalue(), upload.name, runs)
+
+
+def executor() -> Any:
+    """Where the benchmark runs: the operator's setting (secrets, else the environment; engine/executor.py),
+    never a visitor's: the page has no widget for it."""
+    return choice_from_settings(os.environ, _secrets())
 
 
 def _collect(job: Any) -> None:
@@ -94,6 +104,7 @@ def table(result: Benchmark) -> pd.DataFrame:
 def show(result: Benchmark) -> None:
     st.text(f"{len(result.runs)} runs ({len(result.broken)} could not be imported), {result.points_done:,} points in "
             f"{result.elapsed_s:,.1f} s; means over runs with 95 % bootstrap intervals (seed {result.seed}).")
+    st.text(result.placement.sentence())
     if result.stopped:
         st.warning("Stopped: the figures cover the runs that finished.")
     for chosen in result.chosen:
@@ -117,18 +128,26 @@ def page() -> None:
     st.caption("Every strategy over a grid of settings on a dataset of runs, each run replayed through the real "
                "packages; measured by whether the context each strategy sent still held the argument values the "
                "agent's later tool calls used (doing nothing keeps 100 % by construction).")
+    try:
+        where = executor()
+    except LabError as exc:  # the operator's setting is wrong: say so, and run nothing
+        show_problem("The benchmark's executor setting is wrong.", exc.sentence)
+        return
+    st.caption(f"Runs on {where.where}.")
     sources: List[str] = [SAMPLES] + ([CONFIGURED] if datasets_dir() else []) + [UPLOAD]
     source = st.radio("Dataset", sources, key="bench_source", horizontal=True)
     runs = int(st.number_input("Runs (the first N of the dataset)", 1, 5_000, DEFAULT_RUNS, key="bench_runs"))
     picked = st.multiselect("Strategies", names(), default=names(), key="bench_pick",
                             format_func=lambda n: strategy(n).title)
+    summarizer = summarizer_picker("bench", "Summarizer (serves every strategy on every run)")
     try:
         dataset = _dataset(source, runs)
     except LabError as exc:
         show_problem(PROBLEM, exc.sentence)
         dataset = None
     if st.button("Run the benchmark", key="bench_run", disabled=dataset is None or not picked or live.busy(BENCH_JOB)):
-        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, runs=runs))):
+        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, summarizer=summarizer, runs=runs,
+                                                            executor=where))):
             st.rerun()
     live.show(BENCH_JOB, on_end=_collect, problem=PROBLEM, errors=(LabError,))
     result = st.session_state.get(BENCH_RESULT)

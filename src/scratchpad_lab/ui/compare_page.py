@@ -23,6 +23,7 @@ from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, facts_kept_t
 from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.engine.jobs import Job
+from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import FLAGS, annotate
 from scratchpad_lab.model.records import RunRecord
@@ -248,15 +249,16 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     caps = c2.multiselect(f"{SETTING_LABELS['max_scratchpad_chars']} ({NO_SIZE_TRIGGER:,}: no size trigger)", SWEEP_CAPS,
                           max_selections=MAX_GRID, key="cmp_sweep_caps", format_func=lambda c: f"{c:,}")
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
+    blocked = summarizer == "builtin" and not builtin_ready()  # the one-line install; no sweep without it
     every_values = [parse_every(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
     settings = [Setting(**{**s.changes(), "summarizer": summarizer})
-                for s in grid(every_values, sorted(caps))] if everies and caps else []
+                for s in grid(every_values, sorted(caps))] if everies and caps and not blocked else []
     signature = ("sweep",) + _signature(entry, settings)
     if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings or live.busy(CMP_JOB)):
         choices = {"cmp_sweep_every": list(everies), "cmp_sweep_caps": list(caps), "cmp_sweep_summarizer": summarizer}
         _start(entry, CompareRequest(entry.loaded, tuple(settings), tuple(s.label() for s in settings), "cells",
                                      signature, "sweep", choices, title=entry.title))
-    if not settings:
+    if not settings and not blocked:
         st.text("Pick at least one value of each.")
     result = st.session_state[CMP_SWEEP]
     if result is not None:
@@ -291,6 +293,8 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
                 "custom prompt", help="must contain {scratchpad}, or be the name of a Prompt lab prompt version"),
         })
     st.session_state[CMP_EDITED] = table
+    if "builtin" in set(table["summarizer"].dropna()):
+        builtin_ready(fetch=True)  # the one-line install where it is missing (the row's problem says it too)
     settings, problems = parse_table(table, base, endpoint, versions)
     if problems:
         show_problem("Some settings need fixing before you can compare:", "\n".join(problems))

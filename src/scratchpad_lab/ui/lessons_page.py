@@ -23,6 +23,7 @@ from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import (LESSON_AT, LESSON_JOB, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN,
                                      LESSON_STAGE, init_session)
 from scratchpad_lab.ui import live
+from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui.view import render_run
 
 IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run
@@ -164,9 +165,10 @@ def page() -> None:
         if item.origin == "extra":
             st.text(f"From this server's lessons folder: {item.source}")
         st.text("Settings: " + _settings_lines(item))
+    ready = item.settings.get("summarizer") != "builtin" or builtin_ready(fetch=True)  # a lesson may pick
     left, right = st.columns([1, 3])
     label = "Restart lesson" if mine else "Start lesson"
-    left.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,))
+    left.button(label, type="primary", key="lesson_start", on_click=_start, args=(number,), disabled=not ready)
     right.select_slider("Pace: seconds per scripted step", PACES, key=LESSON_PACE,
                         help="Slower gives time to watch the scratchpad grow between pauses.")
     if not mine:

@@ -22,6 +22,7 @@ from scratchpad_lab.engine.tasks import (prompt_from_upload, LIBRARY, MAX_PROMPT
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.analysis.probes import ProbeError, ProbeQuestion, parse_probe, scenario_probes
 from scratchpad_lab.engine.tasks import BUILTIN_LABEL, TokenCounter, builtin_missing
+from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.cards import FLAG_BADGES, compression_card
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, endpoint_widgets, keep_endpoint
@@ -301,6 +302,7 @@ def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
     _keep("pl_n_summarizers")
     specs, problems = [], []
     cols = st.columns(int(n))
+    any_builtin = False
     for j, col in enumerate(cols):
         _seed(f"pl_sum_kind_{j}", "extractive" if j == 0 else "endpoint")
         with col:
@@ -313,12 +315,11 @@ def _summarizers_section() -> Tuple[List[SummarizerChoice], List[str]]:
                 specs.append(SummarizerChoice())
                 continue
             if kind == "builtin":
-                gap = builtin_missing()
-                if gap:
-                    st.warning(escape(gap), icon=":material/download:")
-                    problems.append(gap)
-                else:
+                ready, any_builtin = builtin_ready(fetch=not any_builtin), True  # the Fetch button once
+                if ready:
                     specs.append(SummarizerChoice("builtin"))
+                else:
+                    problems.append(builtin_missing())
                 continue
             endpoint, key, problem = endpoint_widgets(st, f"pl_sum{j}_ep", f"Summarizer {j + 1}")
             if problem:

@@ -12,8 +12,8 @@ from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig,
                                          summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
 from scratchpad_lab.model.scenarios import list_scenarios
-from scratchpad_lab.engine.tasks import BUILTIN_LABEL, builtin_missing
-from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.engine.tasks import BUILTIN_LABEL
+from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, set_pins, sidebar_pins
 from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_widgets
 from scratchpad_lab.ui.state import (K_AGENT, K_BUDGET, K_CAP, K_EVERY, K_MAX_IT, K_PACE, K_PRESET, K_PROMPT,  # noqa: F401
@@ -147,10 +147,7 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "The built-in model is a real 135M-parameter model on this CPU: it follows your prompt, "
                       "slowly and weakly.")
     if st.session_state[K_SUMMARIZER] == "builtin":
-        gap = builtin_missing()
-        if gap:
-            sb.warning(escape(gap), icon=":material/download:")
-        else:
+        if builtin_ready(sb, fetch=True):
             sb.caption("The first summary loads the model (a few seconds); each then takes 10-60 s "
                        "on this CPU, one at a time.")
     if st.session_state[K_SUMMARIZER] == "endpoint":

@@ -137,6 +137,7 @@ STRAT_REC_JOB = Slot("strat_rec", "strat_rec_job")  # the Recommend view's searc
 STRAT_POINT_JOB = Slot("strat_point", "strat_point_job")  # the Recommend view's point being opened as a run
 LOSS_JOB = Slot("loss", "loss_job")      # the loss panel's replay with compression off
 BENCH_JOB = Slot("bench", "bench_job")   # the Benchmark page's study of a dataset
+FETCH_JOB = Slot("fetch", "fetch_job")   # the built-in model's file being fetched (any page that offers it)
 BENCH_RESULT = "bench_result"            # the last finished (or stopped) benchmark, kept across reruns
 UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
 
@@ -152,7 +153,7 @@ def upload_added(key: str) -> str:
 
 
 LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB,
-              BENCH_JOB) + tuple(
+              BENCH_JOB, FETCH_JOB) + tuple(
     upload_slot(k) for k in UPLOAD_KEYS)
 
 

@@ -21,11 +21,9 @@ from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
 from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, figures, percent
 from scratchpad_lab.analysis.health import counts_text
-from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.endpoints import endpoint_widgets
+from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.recommend_view import recommend_view
@@ -36,7 +34,6 @@ from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import chart, colour
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
-SUMMARIZER_LABELS = {"extractive": "offline extractive (no key)", "endpoint": "a model endpoint"}
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
 # The table's rows, in order (their labels and which way is better: ui/tables.py, shared with Compare).
 STRATEGY_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
@@ -159,31 +156,12 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
                     language=None)
 
 
-def _summarizer_widgets() -> SummarizerChoice:
-    """One summarizer for every strategy: the offline extractive one, or a model at any OpenAI-compatible
-    endpoint (through langchain-openai for deepagents and LangMem, the lab's endpoint client for autourgos)."""
-    kind = st.radio("Summarizer (serves every strategy)", ["extractive", "endpoint"], horizontal=True,
-                    key="strat_summarizer", format_func=lambda k: SUMMARIZER_LABELS[k])
-    low, high = field_bounds("extractive_budget_chars")
-    budget = st.number_input("Extractive summary budget (chars)", low, high, field_default("extractive_budget_chars"),
-                             100, key="strat_budget",
-                             help="The offline summarizer keeps the salient lines of what it is given, up to this "
-                                  "many characters.", disabled=kind != "extractive")
-    if kind == "extractive":
-        return SummarizerChoice("extractive", int(budget))
-    endpoint, key, problem = endpoint_widgets(st.container(border=True), "strat_sum_ep", "Summarizer")
-    if problem:
-        st.error(escape(problem))
-        st.stop()
-    return SummarizerChoice("endpoint", int(budget), endpoint, key=key or None)
-
-
 def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Strategies")
     st.caption("The same trajectory under the compression systems of the references, each through its real "
                f"package: {', '.join(strategy(n).title for n in names())}. One summarizer writes every summary: "
-               "the offline extractive one, or a model you connect.")
+               "the offline extractive one, the built-in model, or a model you connect.")
     with st.expander("Upload a run record or a trace"):
         added = upload_widget("strat_upload")
     entries, problems = all_entries()
@@ -204,7 +182,7 @@ def page() -> None:
             st.caption(strategy(name).about)
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
-    summarizer = _summarizer_widgets()
+    summarizer = summarizer_picker("strat")  # one summarizer for every strategy (ui/summarizer_picker.py)
     if st.toggle("Which compression should I use? Recommend settings for this trajectory", key="strat_rec_on",
                  value=st.session_state.get(STRAT_RECOMMEND) is not None):
         with st.container(key="strat_rec"):  # no border: the opened point's run view needs the page's width

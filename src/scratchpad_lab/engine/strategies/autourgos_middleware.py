@@ -72,7 +72,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                        "max_tool_output_chars")}
     lab_run = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
                            stop=stop)
-    if summarizer.store is not None and summarizer.kind == "endpoint":  # a search's reuse of identical requests
+    if summarizer.hosted is not None and summarizer.kind == "endpoint":  # a Ray worker: the job's one client
+        lab_run.middleware.llm.inner = summarizer.hosted
+    if summarizer.store is not None and summarizer.calls_a_model:  # a search's reuse of identical requests
         lab_run.middleware.llm.inner = ReusedReplies(lab_run.middleware.llm.inner, summarizer.store)
     record = lab_run.run()
     if stop is not None:

