@@ -111,7 +111,7 @@ def fork_view(forked: Any, key: str) -> None:
     c, origin = forked.comparison, forked.record.forked_from
     what = "that compression skipped" if origin["skipped"] else "other settings from there"
     st.markdown(f"**The fork at iteration {c.at}** ({what}) beside the original")
-    with st.container(key=f"{key}_fork_chart"):
+    with st.container(key=f"{key}_chart"):
         st.altair_chart(overlay_chart({"original": forked.parent.events, "fork": forked.record.events}, unit="chars"),
                         width="stretch")
     rows = [("compressions", lambda f: str(f.compressions)), ("summarizer calls", lambda f: str(f.summarizer_calls)),
