@@ -1,7 +1,7 @@
 """The README's and the guide's pictures of the app, drawn from the app itself so they can be redrawn.
 
     python docs/screenshots.py            # every picture
-    python docs/screenshots.py playground # one (playground, runs, compare, prompt_lab, strategies, lessons)
+    python docs/screenshots.py playground # one (playground, runs, fork, compare, prompt_lab, strategies, lessons)
 
 Starts `streamlit run app.py` on a free localhost port, drives each page in Debian's headless chromium
 (Playwright with executable_path=/usr/bin/chromium and the launch flags of tests/browser_support.py;
@@ -75,6 +75,22 @@ def runs(page, server: str) -> None:
     _top(page, page.get_by_text("Open run", exact=True))  # the list's end, the run opened at its step
 
 
+def fork(page, server: str) -> None:
+    """The Runs page's What if...: the sample's first compression skipped, the fork beside the original."""
+    page.goto(server + "/?sample=support-ticket-tight")
+    _settle(page)
+    page.get_by_text("Showing the whole run (14 iterations).").wait_for(timeout=LONG_MS)
+    _settle(page)
+    box = page.locator(".st-key-runs_fork_whatif")
+    box.wait_for(timeout=LONG_MS)
+    _top(page, box)
+    _click_and_settle(page, box.get_by_role("button", name="What if..."))
+    page.locator(".st-key-runs_fork_chart").wait_for(timeout=LONG_MS)
+    _settle(page)
+    _charts(page, 2)
+    _top(page, page.get_by_text("The fork at iteration", exact=False))
+
+
 def compare(page, server: str) -> None:
     _open(page, server + "/compare", "Scratchpad Lab · Compare")
     _click_and_settle(page, page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True))
@@ -116,7 +132,7 @@ def lessons(page, server: str) -> None:
     _top(page, page.locator(".st-key-lesson_callout_0"))
 
 
-SHOTS = {"playground": playground, "runs": runs, "compare": compare, "prompt_lab": prompt_lab,
+SHOTS = {"playground": playground, "runs": runs, "fork": fork, "compare": compare, "prompt_lab": prompt_lab,
          "strategies": strategies, "lessons": lessons}
 
 

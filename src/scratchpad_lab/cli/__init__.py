@@ -3,6 +3,7 @@
     scratchpad-lab scenarios
     scratchpad-lab run --scenario support-ticket --summarize-every 2 --max-scratchpad-chars 2000 --json
     scratchpad-lab replay sample_runs/support-ticket.json --summarize-every none --out run.json
+    scratchpad-lab fork sample_runs/support-ticket-tight.json --at 2 --skip --json
     scratchpad-lab lessons check my-lesson.toml
     scratchpad-lab import Task_20250101_120000_ab12cd34.json --task "..." --out run.trace.json
     scratchpad-lab run --scenario log-triage --save && scratchpad-lab runs list
@@ -129,7 +130,7 @@ def cli_json(events, scenario: Optional[str], error: Optional[str]) -> Dict[str,
     }
 
 
-_LIGHT_COMMANDS = ("scenarios", "run", "replay", "sweep", "import")
+_LIGHT_COMMANDS = ("scenarios", "run", "replay", "fork", "sweep", "import")
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
@@ -150,6 +151,8 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     replay.add_argument("file")
     _add_settings(replay)
     _add_work_limit(replay)
+    from scratchpad_lab.cli.fork import add_parser as add_fork_parser  # cheap: the engine is imported when it runs
+    add_fork_parser(sub, _summarize_every, _add_work_limit)
     sweep = sub.add_parser("sweep", help="replay one trajectory over a grid of the two middleware triggers")
     sweep.add_argument("file")
     sweep.add_argument("--summarize-every", type=_list_of(_summarize_every, "whole numbers or off"), default=[field_default("summarize_every")],
@@ -328,6 +331,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             return EXIT_OK
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "fork":
+            from scratchpad_lab.cli.fork import run as fork_command
+            return fork_command(args)
         if args.command == "import":
             from scratchpad_lab.cli.import_trace import run as import_command
             return import_command(args)

@@ -79,6 +79,7 @@ class RunObserver:
         # review.ReviewGate (a person decides) or review.RecordedReviews (a replay): called with each
         # summarizer reply; returns (verdict, the reply the middleware gets instead).
         self.reviewer: Optional[Callable[[Dict[str, Any], Any, int], Tuple[str, str]]] = None
+        self.skipped_at: set = set()  # iterations whose compression a fork skipped (engine/fork.py holds the lock)
         self._claim_lock = threading.Lock()
         self._local = threading.local()
         self.post_hook = _PostMiddlewareHook(self)
@@ -324,7 +325,8 @@ class _PostMiddlewareHook:
         reason = None
         if fired:  # the package called its summarizer: periodic when due, else it was the size trigger
             reason = "periodic" if pred["periodic_due"] else "size"
-        obs.log.emit("trigger", iteration, **pred, fired=fired, reason=reason)
+        skipped = {"skipped": True} if iteration in obs.skipped_at else {}  # only then: older events stay as they were
+        obs.log.emit("trigger", iteration, **pred, fired=fired, reason=reason, **skipped)
         before_tokens = obs.count(before)
         after_tokens = obs.count(after)
         if fired:

@@ -59,6 +59,9 @@ class RunRecord:
     name: str = ""
     label: str = ""
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    # a fork (engine/fork.py): {parent_id, parent_name, iteration, skipped, parent_settings, earlier}, as
+    # schemas.ForkSpec reads it; None for every other run (a file from before forks has none)
+    forked_from: Optional[Dict[str, Any]] = None
 
     def __post_init__(self) -> None:
         dumped = self.config.model_dump()
@@ -74,6 +77,7 @@ class RunRecord:
             "versions": self.versions,
             "events": [_stored(e) for e in self.events],
             "trace": self.trace.to_dict() if self.trace else None,
+            **({"forked_from": self.forked_from} if self.forked_from is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -104,7 +108,8 @@ class RunRecord:
         return cls(config=spec.config, events=events, outcome=spec.outcome.outcome,
                    final_answer=spec.outcome.final_answer, error=spec.outcome.error, versions=dict(spec.versions),
                    trace=Trace.from_spec(spec.trace) if spec.trace else None, mode=spec.mode or "scenario",
-                   scenario=spec.scenario, name=spec.name or "", label=spec.label or "", created=spec.created or "")
+                   scenario=spec.scenario, name=spec.name or "", label=spec.label or "", created=spec.created or "",
+                   forked_from=spec.forked_from.model_dump(mode="json") if spec.forked_from else None)
 
 
 def _stored(e: Event) -> Dict[str, Any]:

@@ -127,6 +127,26 @@ class OutcomeSpec(_Strict):
     error: Optional[Text] = None
 
 
+class ForkPointSpec(_Strict):
+    """One fork point (engine/fork.py): at this iteration's compression, skipped or with other triggers."""
+
+    iteration: Count = Field(description="the iteration of the parent's compression the fork starts at")
+    skipped: bool = Field(description="that compression was skipped (the package found its summarizer busy)")
+    parent_settings: Dict[Literal["summarize_every", "max_scratchpad_chars"], Optional[Count]] = Field(
+        default_factory=dict, description="the middleware triggers in force before this iteration (from it on, "
+                                          "the ones the next fork point, or the record's config, holds)")
+
+
+class ForkSpec(ForkPointSpec):
+    """Where a fork was made: the run it forks, and its fork point."""
+
+    model_config = ConfigDict(title="where a fork was made")
+    parent_id: Optional[Name] = Field(None, description="the parent run's id in the lab's store, if it was stored")
+    parent_name: Name = Field("", description="the parent run's name (or its file's name)")
+    earlier: List[ForkPointSpec] = Field(default_factory=list, max_length=100,
+                                         description="the parent's own fork points before this one (a fork of a fork)")
+
+
 class RunRecordFile(_Strict):
     """A finished run: its settings (never a key), every event, the outcome, and its trajectory."""
 
@@ -143,6 +163,7 @@ class RunRecordFile(_Strict):
     versions: Dict[Name, Name] = Field(default_factory=dict, max_length=100)
     events: List[EventFile] = Field(max_length=MAX_EVENTS)
     trace: Optional[TraceFile] = None
+    forked_from: Optional[ForkSpec] = Field(None, description="a fork: the run it was forked from, and where")
 
 
 # ── errors as sentences ──────────────────────────────────────────────────────

@@ -236,4 +236,7 @@ def page() -> None:
             download_button(record, key=f"play_download_{index}", index=index)
         pin_picker(scratchpad_lines(record.events), key=f"play_pin_line_{index}", label="Pin a line of the scratchpad")
         render_cards(record.events, key=f"shown_{index}", prices=prices, pinnable=True)
+        from scratchpad_lab.ui.fork import what_if
+        from scratchpad_lab.ui.store import stored_id
+        what_if(record, key=f"play_fork_{index}", parent_id=stored_id(record), parent_name=record.name or f"run {index + 1}")
         loss_panel(record, key=f"loss_{index}", model_factory=_probe_model(config, keys))

@@ -33,8 +33,8 @@ from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS
                                      RUNS_UPLOAD_HASHES,
                                      RUNS_STEP_OF, RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added,
                                      upload_slot)
-from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, show_message,
-                                     store_upload, stored_id)
+from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, run_id_for_entry,
+                                     show_message, store_upload, stored_id)
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.view import render_run
@@ -305,6 +305,11 @@ def entries_frame(entries: List[Entry], prices: Optional[dict] = None) -> pd.Dat
 def kind_note(entry: Entry) -> str:
     if entry.is_trace:
         return TRACE_NOTE
+    origin = entry.record.forked_from
+    if origin:  # a fork (engine/fork.py): where it was forked from, in our words (the name is shown as text)
+        how = "that compression skipped" if origin["skipped"] else "other triggers from there"
+        return (f"A fork of {origin['parent_name'] or 'a run'} at iteration {origin['iteration']} ({how}): the same "
+                "steps replayed, a run of its own.")
     try:
         notice = summarizer_notice(replay_source(entry.record))
     except LabError:
@@ -384,5 +389,8 @@ def page() -> None:
     end = [e for e in record.events if e.kind == "finish"]
     render_run(record.events, record.config, live=False, key="runs_view", upto=step, prices=prices,
                elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)
+    from scratchpad_lab.ui.fork import what_if  # lazy: only an opened run draws it
+    what_if(record, key="runs_fork", parent_id=run_id_for_entry(entry.key),
+            parent_name=entry.file_name or record.name or entry.title)
     if st.session_state.pop(RUNS_SCROLL, False):
         st.html(SCROLL_TO_STEP, unsafe_allow_javascript=True)

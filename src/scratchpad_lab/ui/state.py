@@ -139,6 +139,8 @@ LOSS_JOB = Slot("loss", "loss_job")      # the loss panel's replay with compress
 BENCH_JOB = Slot("bench", "bench_job")   # the Benchmark page's study of a dataset
 FETCH_JOB = Slot("fetch", "fetch_job")   # the built-in model's file being fetched (any page that offers it)
 BENCH_RESULT = "bench_result"            # the last finished (or stopped) benchmark, kept across reruns
+FORK_JOB = Slot("fork", "fork_job")      # "What if...": a fork being replayed (the Playground and the Runs page)
+FORK_RESULT = "fork_result"              # the last fork made (tasks.Forked): drawn beside the run it forks
 UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
 
 
@@ -153,7 +155,7 @@ def upload_added(key: str) -> str:
 
 
 LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB,
-              BENCH_JOB, FETCH_JOB) + tuple(
+              BENCH_JOB, FETCH_JOB, FORK_JOB) + tuple(
     upload_slot(k) for k in UPLOAD_KEYS)
 
 
@@ -191,6 +193,7 @@ def init_session() -> None:
     st.session_state.setdefault(STRAT_SOURCE, None)
     st.session_state.setdefault(STRAT_RESULT, None)
     st.session_state.setdefault(BENCH_RESULT, None)
+    st.session_state.setdefault(FORK_RESULT, None)
     st.session_state.setdefault(LESSON_RUN, None)
     st.session_state.setdefault(LESSON_OF, None)
     st.session_state.setdefault(LESSON_STAGE, 0)

@@ -15,6 +15,7 @@ so a command and a page share one code path:
     benchmark(BenchmarkRequest)     every strategy over its grid on every run of a dataset (engine/benchmark.py)
     decide_next(DecideRequest)      the next call re-decided by a model under every row (engine/decide.py)
     compression_off(CompressionOffRequest)   the run on show with compression off (the loss panel)
+    fork(ForkRequest)               "What if...": a run replayed from one compression, skipped or re-set (a Forked)
     replay_trace(TraceReplayRequest)         a trace replayed with the package defaults (an upload, a stored trace)
     prompt_matrix(MatrixRequest)    the prompt lab's matrix (a Matrix)
     import_file(ImportRequest)      a file read in through the one loader (a run record, a trace, another tool's run)
@@ -45,6 +46,7 @@ _TASKS: Dict[str, str] = {
     **{name: f"{_HERE}.studies" for name in ("strategies", "StrategiesRequest", "StrategiesOutcome", "recommend",
                                               "RecommendRequest", "open_point", "OpenPointRequest", "benchmark",
                                               "decide_next")},
+    **{name: f"{_HERE}.forks" for name in ("fork", "ForkRequest", "Forked", "ForkRefused")},
 }
 
 # Names of the rooms a page or a command draws or parses with: name -> (room, the name there).

@@ -121,7 +121,9 @@ class ReplayRequest:
 
 
 def replay(request: ReplayRequest):
-    """The replay as a Run (a Job): a reviewed run, replayed as it was, keeps the person's verdicts."""
+    """The replay as a Run (a Job): a reviewed run, replayed as it was, keeps the person's verdicts; a fork keeps
+    its fork points (engine/fork.py) unless the replay changes the triggers they set."""
+    from scratchpad_lab.engine.fork import TRIGGERS, hold, points_of
     from scratchpad_lab.engine.keys import cli_keys
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.replay import replay_source
@@ -133,6 +135,8 @@ def replay(request: ReplayRequest):
     check_work(request.loaded, replay=config, lifted=request.lifted)
     run = Run(config, found.source, keys=cli_keys(config, dict(request.key_flags)), name=request.name)
     replay_reviews(run, request.loaded)
+    if not set(request.changes) & set(TRIGGERS):  # a fork replayed under its own triggers skips what it skipped
+        hold(run, points_of(request.loaded))
     return run
 
 
