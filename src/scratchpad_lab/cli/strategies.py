@@ -86,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts kept "
                   f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}"
                   + (f"  pins {f.pins_kept_text}" if f.pins else "")
+                  + (f" (not asked: {r['pins_to_summarizer']})" if getattr(args, "pins_to_summarizer", False)
+                     and isinstance(r.get("pins_to_summarizer"), str) else "")
                   + ("  (cut nothing: it reads as doing nothing in its own form)" if r["cut_nothing"] else ""))
             if f.pins_lost:  # the pins are the person's own text: a terminal shows it as it is
                 print(f"    lost pins: {'; '.join(f.pins_lost)}")
