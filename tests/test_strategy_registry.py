@@ -24,7 +24,7 @@ TAIL = Strategy("tail-trim", "tail trim (test)", "The agent's trim at keep_chars
                 "strategy_tail_trim", "scratchpad",
                 knobs=(Knob("keep_chars", "int", 3_000, 200, 1_000_000, "Keep the last N characters."),),
                 cost=lambda s: WorkCost("scratchpad", int(s["keep_chars"]), trims_kept=True, summarizes=False),
-                colour="#123456")
+                colour="#123456", no_prompt="not a summarizer")
 
 
 @pytest.fixture
@@ -112,6 +112,15 @@ def test_a_strategy_registered_without_a_cost_is_refused_and_listed_nowhere():
     with pytest.raises(ValueError, match="no cost"):
         register(free)
     assert "free-lunch" not in names()
+
+
+def test_a_strategy_that_says_neither_its_prompt_nor_why_it_takes_none_is_refused():
+    from dataclasses import replace
+
+    for silent in (replace(TAIL, name="mute", no_prompt=""), replace(TAIL, name="both", prompt_parameter="p")):
+        with pytest.raises(ValueError, match="prompt_parameter= .* or no_prompt="):
+            register(silent)
+        assert silent.name not in names()
 
 
 def test_every_registered_strategy_has_a_cost_a_colour_and_its_imports():

@@ -25,12 +25,11 @@ from scratchpad_lab.model.config import (ConfigError, RunConfig, every_text, fie
                                          validate_prompt_template)
 from scratchpad_lab.engine.tasks import cli_keys, endpoint_for
 from scratchpad_lab.model.errors import LabError, UsageError
-from scratchpad_lab.model.pins import MAX_PIN_CHARS, MAX_PINS
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
-from scratchpad_lab.cli.flags import add_key_flags, add_timeout_flag
+from scratchpad_lab.cli.flags import add_key_flags, add_pin_flags, add_timeout_flag
 from scratchpad_lab.engine.tasks import Replay, replay_source, summarizer_notice
 from scratchpad_lab.model.scenarios import list_scenarios
 
@@ -81,12 +80,7 @@ def _add_settings(p: argparse.ArgumentParser) -> None:
     g.add_argument("--extractive-budget", type=int, metavar="CHARS", help="length cap of extractive summaries")
     g.add_argument("--prompt-file", metavar="FILE", help="summarizer prompt template ({query} {iteration} {scratchpad})")
     g.add_argument("--wall-clock", type=float, metavar="SECONDS", help="wall-clock cap of the run")
-    g.add_argument("--pin", action="append", metavar="TEXT",
-                   help=f"text that must survive compression; repeat for more (at most {MAX_PINS}, each at most "
-                        f"{MAX_PIN_CHARS} chars); every compression is checked against it. On replay, pins given "
-                        "replace the file's")
-    g.add_argument("--pins-to-summarizer", action="store_true",
-                   help="also ask the summarizer to keep the pins verbatim, in its prompt (a model summarizer only)")
+    add_pin_flags(g, note="On replay, pins given replace the file's")
     m = p.add_argument_group("real models (any OpenAI-compatible endpoint; keys only from the environment)")
     m.add_argument("--agent-model", metavar="NAME", help="a real model decides instead of the scripted agent")
     m.add_argument("--agent-base-url", metavar="URL", help="the agent model's endpoint (default: OpenAI)")

@@ -18,6 +18,17 @@ def add_key_flags(p, both: bool = False) -> None:
                    help="also send a provider's key variable to a base URL that is not that provider's")
 
 
+def add_pin_flags(p, note: str = "") -> None:
+    """--pin TEXT (repeatable) and --pins-to-summarizer: run, replay and strategies (model/pins.py's limits, checked
+    where the pins are taken: a one-line refusal naming the limit). `note`: what the command does with them."""
+    from scratchpad_lab.model.pins import MAX_PIN_CHARS, MAX_PINS
+    p.add_argument("--pin", action="append", metavar="TEXT",
+                   help=f"text that must survive compression; repeat for more (at most {MAX_PINS}, each at most "
+                        f"{MAX_PIN_CHARS} chars); every compression is checked against it" + (f". {note}" if note else ""))
+    p.add_argument("--pins-to-summarizer", action="store_true",
+                   help="also ask the summarizer to keep the pins verbatim, in its prompt (a model summarizer only)")
+
+
 def add_timeout_flag(p) -> None:
     """--timeout: each endpoint call's own limit, the page's "per-call timeout (s)" field (same bounds)."""
     from scratchpad_lab.model.endpoint import Endpoint

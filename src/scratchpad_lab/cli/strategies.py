@@ -1,7 +1,8 @@
 """`scratchpad-lab strategies FILE --strategy NAME[:key=value,...] ... --json`.
 
 Streamlit-free. cli.py registers the subparser (`add_parser`) and calls `run(args)`; the row shape
-is `StrategyResult.row()`. An unknown strategy, key or value is a usage error (exit 2, one line).
+is `StrategyResult.row()`. An unknown strategy, key or value is a usage error (exit 2, one line); so is a pin
+over a limit (model/pins.py, the same sentence as `run --pin`). With --pin every row gains the pin fields.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import List
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
-from scratchpad_lab.cli.flags import add_key_flags, add_timeout_flag, strategy_argument
+from scratchpad_lab.cli.flags import add_key_flags, add_pin_flags, add_timeout_flag, strategy_argument
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -26,6 +27,9 @@ def add_parser(sub) -> None:
                    help=f"a strategy ({', '.join(names())}) and its settings; repeat for up to {MAX_STRATEGIES} "
                         "(none given: every registered strategy, each with its own defaults)")
     add_summarizer_flags(p)
+    add_pin_flags(p, note="Every strategy is checked against the same pins; --pins-to-summarizer reaches only the "
+                          "strategies whose package takes a prompt (not trim-only, clear-tool-uses or autourgos-builtin). "
+                          "A run record's own pins are not read: give them here")
     p.add_argument("--json", action="store_true", help="print one JSON row per strategy")
     p.add_argument("--details", action="store_true",
                    help="with --json: add each compression, trim, offload and model call's context tokens")
@@ -60,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
     loaded = load(args.file)
     # The task refuses a job over the work limit, with what it would cost, before anything runs.
     results = strategies(StrategiesRequest(loaded, tuple(specs), summarizer,
-                                           lifted=getattr(args, "no_work_limit", False))).run_here().results
+                                           lifted=getattr(args, "no_work_limit", False),
+                                           pins=tuple(getattr(args, "pin", None) or ()),
+                                           pins_to_summarizer=bool(getattr(args, "pins_to_summarizer", False))
+                                           )).run_here().results
     price = getattr(args, "price_model", None)
     rows: List[dict] = [r.row(price) for r in results]
     if getattr(args, "details", False):
@@ -78,7 +85,12 @@ def run(args: argparse.Namespace) -> int:
                   f"{r['summarizer_calls']:>3}  peak {r['peak_context_tokens']:>7,}  mean "
                   f"{r['mean_context_tokens']:>9,.1f}  saved {r['context_tokens_saved']:>9,}  facts kept "
                   f"{f.facts_kept_text}  through trims {f.trim_facts_kept_text}  files {r['offloaded_files']}"
+                  + (f"  pins {f.pins_kept_text}" if f.pins else "")
+                  + (f" (not asked: {r['pins_to_summarizer']})" if getattr(args, "pins_to_summarizer", False)
+                     and isinstance(r.get("pins_to_summarizer"), str) else "")
                   + ("  (cut nothing: it reads as doing nothing in its own form)" if r["cut_nothing"] else ""))
+            if f.pins_lost:  # the pins are the person's own text: a terminal shows it as it is
+                print(f"    lost pins: {'; '.join(f.pins_lost)}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
     return EXIT_OK

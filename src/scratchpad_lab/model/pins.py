@@ -10,7 +10,8 @@ they are all sent in every summarizer prompt (`with_pins`), which has its own li
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence
+from dataclasses import dataclass
+from typing import Iterable, List, Sequence, Tuple
 
 MAX_PINS = 10          # pins a summarizer prompt carries (each is sent at every compression)
 MAX_PIN_CHARS = 200    # one pin: a phrase or a line, not a document
@@ -56,3 +57,27 @@ def with_pins(template: str, pins: Sequence[str]) -> str:
     """A str.format prompt template (the autourgos middleware's, LangChain's) with the pins asked for at its
     end, a brace in a pin written as a literal brace."""
     return template + pins_clause(pins).replace("{", "{{").replace("}", "}}")
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A study's pins (Strategies: one set for every strategy of the job) and its "pass pins to the summarizer"
+    switch; the pins checked at construction (check_pins: ValueError naming the limit)."""
+
+    pins: Tuple[str, ...] = ()
+    to_summarizer: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pins", tuple(check_pins(self.pins)))
+
+    @property
+    def asked(self) -> bool:
+        """Are the pins sent to the summarizer (the switch on, and pins to send)?"""
+        return self.to_summarizer and bool(self.pins)
+
+    def prompt(self, template: str) -> str:
+        """A str.format prompt template with the pins asked for at its end when they are sent; else as it is."""
+        return with_pins(template, self.pins) if self.asked else template
+
+
+NO_PINS = Pinned()

@@ -21,8 +21,10 @@ from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
 from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, figures, percent
 from scratchpad_lab.analysis.health import counts_text
+from scratchpad_lab.analysis.pins import over_compressions
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, sidebar_pins
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
@@ -39,7 +41,9 @@ SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the pa
 STRATEGY_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
                  "summarizer_cost_usd", "peak_context_tokens", "peak_share", "mean_context_tokens", "mean_share",
                  "context_tokens_saved", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable",
-                 "facts_retained", "trim_facts_retained", "offloaded_files", "kept_by_kind", "health")
+                 "facts_retained", "trim_facts_retained", "offloaded_files", "kept_by_kind", "health",
+                 "pins_kept", "pins_to_summarizer")
+PIN_ROWS = ("pins_kept", "pins_to_summarizer")  # only when the run was given pins (its rows carry them)
 SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable")
 
 
@@ -74,7 +78,11 @@ def _settings_widgets(name: str) -> Dict[str, Any]:
 
 
 def _cell(key: str, row: Dict[str, Any], f) -> str:
-    value = row[key]
+    value = row.get(key)
+    if key == "pins_kept":
+        return f.pins_kept_text
+    if key == "pins_to_summarizer":  # the switch, or why it does nothing for this strategy (registry.pins_switch)
+        return {True: "on", False: "off"}.get(value, value) if isinstance(value, bool) else str(value)
     if key == "facts_retained":
         return f.facts_kept_text
     if key == "trim_facts_retained":
@@ -99,8 +107,9 @@ def table_texts(results) -> Dict[str, Dict[str, str]]:
     only when the source is a scenario."""
     rows = [r.row() for r in results]
     facts = [figures(r.events) for r in results]
-    keys = [k for k in STRATEGY_ROWS if k not in ("answer_facts_kept", "probes_answerable")
-            or any(row[k] is not None for row in rows)]
+    keys = [k for k in STRATEGY_ROWS if k not in ("answer_facts_kept", "probes_answerable", *PIN_ROWS)
+            or any(row.get(k) is not None for row in rows)]
+    keys = [k for k in keys if k not in PIN_ROWS or any("pins" in row for row in rows)]
     judged = [i for i, row in enumerate(rows) if not row["cut_nothing"]]
     best = {key: best_in_row(key, {i: rows[i][key] for i in judged}) for key in keys}
     out: Dict[str, Dict[str, str]] = {}
@@ -141,6 +150,9 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
     for label, text in _row_texts(result, texts).items():
         st.text(f"{label}: {text}")
+    lost = over_compressions(result.events)[2]  # analysis/pins.py: the one rule (cheap: no fact search)
+    if lost:  # the person's own text: shown as text
+        st.text("pins lost: " + "; ".join(lost))
     why = result.why_no_compression()
     if why:
         st.info(why, icon=":material/info:")  # our own words, the registry's phrases and numbers
@@ -183,6 +195,7 @@ def page() -> None:
             with st.expander("settings"):
                 settings[name] = _settings_widgets(name)
     summarizer = summarizer_picker("strat")  # one summarizer for every strategy (ui/summarizer_picker.py)
+    sidebar_pins(follows_prompt=summarizer.kind != "extractive")  # the Playground's pins box: one set of pins
     if st.toggle("Which compression should I use? Recommend settings for this trajectory", key="strat_rec_on",
                  value=st.session_state.get(STRAT_RECOMMEND) is not None):
         with st.container(key="strat_rec"):  # no border: the opened point's run view needs the page's width
@@ -198,7 +211,9 @@ def page() -> None:
             if specs:
                 try:  # refused before it starts when the job is over the work limit (engine/limits.py)
                     job = strategies_task(StrategiesRequest(entry.loaded, tuple(specs), summarizer,
-                                                            (entry.key, tuple(picked)), entry.title))
+                                                            (entry.key, tuple(picked)), entry.title,
+                                                            pins=tuple(pins_from_state()),
+                                                            pins_to_summarizer=pins_to_summarizer()))
                 except LabError as exc:
                     show_problem(RUN_PROBLEM, str(exc))
             if job is not None and live.start(STRAT_JOB, job):

@@ -23,7 +23,8 @@ ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS
               "probes_answerable": "probes answerable",
               "facts_retained": LABELS["facts_retained"], "answer_score": LABELS["answer_score"],
               "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded",
-              "kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"]}
+              "kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"],
+              "pins_kept": LABELS["pins"], "pins_to_summarizer": "pins to summarizer"}
 # Which way is better for a row (rows not listed have none: more compressions is neither better nor worse).
 BETTER = {"summarizer_calls": min, "summarizer_tokens_in": min, "summarizer_tokens_out": min,
           "summarizer_tokens": min, "summarizer_cost_usd": min, "peak_context_tokens": min, "peak_share": min,

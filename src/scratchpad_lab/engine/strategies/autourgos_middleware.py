@@ -1,7 +1,9 @@
 """`autourgos-middleware`: today's path, the real agent with the real AutoSummarizeMiddleware.
 
 Streamlit-free. The trajectory is replayed step for step through the lab's observed replay
-(`runner.Run` with the trace as its source), so its events are exactly the lab's usual ones.
+(`runner.Run` with the trace as its source), so its events are exactly the lab's usual ones. With "pass pins to
+the summarizer" the pins go in its RunConfig as a run's do (RunConfig.pins_to_summarizer), so the middleware's own
+prompt asks for them, exactly as in a run.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Dict, List, Optional
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.jobs import StopFlag
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
@@ -66,10 +69,12 @@ def trim_quirks(events: List[Event]) -> List[Quirk]:
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        stop: Optional[StopFlag] = None) -> StrategyResult:
+        stop: Optional[StopFlag] = None, pins: Pinned = NO_PINS) -> StrategyResult:
     s = spec.resolved()
     changes = {key: s[key] for key in ("summarize_every", "max_scratchpad_chars", "agent_trim_chars",
                                        "max_tool_output_chars")}
+    if pins.pins:  # as a run carries them: checked against every compression, and asked for in the prompt if on
+        changes.update(pins=list(pins.pins), pins_to_summarizer=pins.to_summarizer)
     lab_run = observed_run(base_config(summarizer).replace(**changes), trace, keys_for(summarizer), spec.name,
                            stop=stop)
     if summarizer.hosted is not None and summarizer.kind == "endpoint":  # a Ray worker: the job's one client

@@ -16,7 +16,8 @@ The backend is deepagents' `FilesystemBackend` over a temporary directory (virtu
 offloaded file is kept and read back. Settings not given keep the package's defaults: the middleware
 is built by `create_summarization_middleware` (defaults from `compute_summarization_defaults`: with a
 profile `max_input_tokens`, trigger 85% / keep 10%; without, 170,000 tokens / last 6 messages); a
-setting given replaces only that part.
+setting given replaces only that part. With "pass pins to the summarizer" the pins are asked for at the end of
+deepagents' own summary prompt (DEEPAGENTS_DEFAULT_SUMMARY_PROMPT), through its `summary_prompt` parameter.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from typing import Any, Dict, List, Optional
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import RecordedModel, content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
@@ -82,11 +84,12 @@ def tool_quirk(iteration: int, tool: str, chars: int, offloaded: Optional[str], 
                  f"recorded {chars:,}-character result.")
 
 
-def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
+def build_middleware(model: Any, backend: Any, s: Dict[str, Any], pins: Pinned = NO_PINS):
     """(filesystem middleware, summarization middleware) with the package's defaults, overridden
-    only where a setting is given."""
+    only where a setting is given; with the pins sent, its own prompt asking for them (`summary_prompt`)."""
     from deepagents.middleware.filesystem import FilesystemMiddleware
-    from deepagents.middleware.summarization import (SummarizationMiddleware, compute_summarization_defaults,
+    from deepagents.middleware.summarization import (DEEPAGENTS_DEFAULT_SUMMARY_PROMPT, SummarizationMiddleware,
+                                                     compute_summarization_defaults,
                                                      create_summarization_middleware)
 
     fs = FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=s.get("tool_token_limit_before_evict"))
@@ -95,8 +98,9 @@ def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
     keep = next(((kind, s[f"keep_{kind}"]) for kind in ("messages", "tokens", "fraction")
                  if s.get(f"keep_{kind}") is not None), None)
     max_length = s.get("truncate_max_length")
+    prompt = {"summary_prompt": pins.prompt(DEEPAGENTS_DEFAULT_SUMMARY_PROMPT)} if pins.asked else {}
     if not triggers and keep is None and max_length in (None, 2000):
-        return fs, create_summarization_middleware(model, backend)
+        return fs, create_summarization_middleware(model, backend, **prompt)
     d = compute_summarization_defaults(model)
     truncate = dict(d["truncate_args_settings"])
     if max_length is not None:
@@ -105,7 +109,7 @@ def build_middleware(model: Any, backend: Any, s: Dict[str, Any]):
         model=model, backend=backend,
         trigger=(triggers[0] if len(triggers) == 1 else triggers) if triggers else d["trigger"],
         keep=keep or d["keep"], trim_tokens_to_summarize=None,  # as create_summarization_middleware passes
-        truncate_args_settings=truncate)
+        truncate_args_settings=truncate, **prompt)
     return fs, summ
 
 
@@ -138,7 +142,8 @@ class _Files:
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
+        pins: Pinned = NO_PINS) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend
     from deepagents.middleware.summarization import SUMMARIZATION_SESSION_ID_KEY as SESSION_KEY
     from langchain.agents.middleware.types import ExtendedModelResponse, ModelRequest
@@ -156,7 +161,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         root = Path(tmp)
         _files = _Files(root)
         backend = FilesystemBackend(root_dir=root, virtual_mode=True)
-        fs, summ = build_middleware(model, backend, s)
+        fs, summ = build_middleware(model, backend, s, pins)
         tools = [*fs.tools, *tool_dicts(trace)]
         steps = step_messages(trace)
         # a fixed id derived from the trajectory (session_id): the history file's name, and so the figures, are

@@ -15,6 +15,9 @@ Each form's baseline is worked out once per trajectory (`shared_work`) and share
 Context tokens are counted with the lab's tokenizer on what is sent (the scratchpad; or the messages
 rendered as text), never on system prompts or tool schemas. The agent's cut of each tool result to
 max_tool_output_chars is a cut like any other: it counts as part of what the autourgos strategies save.
+Pins (model/pins.py) are one set for every strategy of a job: each strategy's compressions are checked against
+them by the one rule (analysis/pins.py, through the figures row), and with the switch on they reach a strategy
+whose package takes a prompt through that prompt (its registry entry's `prompt_parameter`; the others get none).
 On the page this runs as a job (engine/jobs.py): `progress` is told before each strategy, and `stop`
 ends the run within a step: between strategies, between a replay's iterations, between the message
 strategies' model calls, and while the LangChain packages are still being imported.
@@ -28,6 +31,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Uni
 
 from scratchpad_lab.analysis.kept import fact_values
 from scratchpad_lab.engine.jobs import StopFlag, abandonable
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -144,18 +148,32 @@ def shared_work(trace: Trace, form: str, summarizer: SummarizerSpec, counter: To
 
 
 def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, Any],
-            counter: TokenCounter, scenario: Optional[str] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
+            counter: TokenCounter, scenario: Optional[str] = None, stop: Optional[StopFlag] = None,
+            pinned: Pinned = NO_PINS) -> StrategyResult:
     entry = strategy(spec.name)  # the registry says which module runs it and how it is called
     if entry.context == "messages":  # an import cannot look at the stop flag: it is waited for with the flag in view
         abandonable(lambda: _import_langchain(spec.name), stop)
     base = shared_work(trace, entry.context, summarizer, counter, baselines, stop)
     module = importlib.import_module(entry.module)  # only now: the LangChain strategies' imports cost seconds
+    extra = {"pins": pinned} if entry.prompt_parameter else {}  # the pins reach only a package that takes a prompt
     if entry.context == "messages":
-        result = module.run(trace, spec, summarizer, base.tokens, counter, stop=stop)
+        result = module.run(trace, spec, summarizer, base.tokens, counter, stop=stop, **extra)
     else:
-        result = module.run(trace, spec, summarizer, base.tokens, stop=stop)
+        result = module.run(trace, spec, summarizer, base.tokens, stop=stop, **extra)
     result.facts_of_trajectory, result.task, result.scenario = base.facts, trace.task, scenario
+    if pinned.pins:
+        carry_pins(result, pinned)
     return result
+
+
+def carry_pins(result: StrategyResult, pinned: Pinned) -> None:
+    """The run's pins in its config (run_start), where the one rule reads them (analysis/pins.run_pins): every
+    compression of the strategy is checked against them; and the switch, for its row. A run without pins is left
+    as it was, so its row is what it was before pins."""
+    start = next((e for e in result.events if e.kind == "run_start"), None)
+    if start is not None:
+        start.amend(config={**(start.data.get("config") or {}), "pins": list(pinned.pins)})
+    result.pins_to_summarizer = pinned.to_summarizer
 
 
 def scenario_of(loaded: Union[RunRecord, Trace]) -> Optional[str]:
@@ -166,9 +184,9 @@ def scenario_of(loaded: Union[RunRecord, Trace]) -> Optional[str]:
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],
                    summarizer: Optional[SummarizerSpec] = None,
                    progress: Optional[Callable[[int, int, str], None]] = None,
-                   stop: Optional[StopFlag] = None) -> List[StrategyResult]:
+                   stop: Optional[StopFlag] = None, pinned: Pinned = NO_PINS) -> List[StrategyResult]:
     """Each strategy in turn. `progress(strategies done, strategies, the one running now)` before each and
-    once at the end; `stop` set: Stopped (engine/jobs.py) is raised within a step."""
+    once at the end; `stop` set: Stopped (engine/jobs.py) is raised within a step; `pinned`: the job's pins."""
     if not 1 <= len(specs) <= MAX_STRATEGIES:
         raise StrategyError(f"pick 1 to {MAX_STRATEGIES} strategies, not {len(specs)}.")
     trace = recorded_trajectory(loaded)
@@ -187,7 +205,7 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
             stop.check()
         if progress:
             progress(index, len(specs), spec.title())
-        results.append(run_one(trace, spec, summarizer, baselines, counter, scenario, stop=stop))
+        results.append(run_one(trace, spec, summarizer, baselines, counter, scenario, stop=stop, pinned=pinned))
     if progress:
         progress(len(specs), len(specs), "done")
     return results

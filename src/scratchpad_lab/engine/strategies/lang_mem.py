@@ -9,6 +9,8 @@ what it returns is what the model is sent, and its running summary is kept for c
 the LangMem docs use it. A new running summary is a compression; the summarizer call is recorded by a
 callback handler, so the messages LangMem actually sent to be summarized can be compared with the
 ones it marks as summarized (LangMem trims an over-budget span to its tail and still marks all of it).
+With "pass pins to the summarizer" the pins are asked for at the end of LangMem's own two summary prompts, through
+its `initial_summary_prompt` (the first summary) and `existing_summary_prompt` (extending the running one).
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from typing import Any, Dict, List, Optional
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
@@ -28,15 +31,33 @@ from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 TRIGGER = "langmem: over max_tokens_before_summary"
 
 
-def summarize_kwargs(s: Dict[str, Any]) -> Dict[str, Any]:
-    out = {"max_tokens": s["max_tokens"], "max_summary_tokens": s["max_summary_tokens"]}
+def summarize_kwargs(s: Dict[str, Any], pins: Pinned = NO_PINS) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"max_tokens": s["max_tokens"], "max_summary_tokens": s["max_summary_tokens"]}
     if s.get("max_tokens_before_summary") is not None:
         out["max_tokens_before_summary"] = s["max_tokens_before_summary"]
+    if pins.asked:
+        out.update(pin_prompts(pins))
     return out
 
 
+def pin_prompts(pins: Pinned) -> Dict[str, Any]:
+    """LangMem's own initial and existing summary prompts, each with the pins asked for at the end of its
+    instruction (the human message after the conversation); the conversation's place in them is unchanged."""
+    from langchain_core.prompts import ChatPromptTemplate, HumanMessagePromptTemplate
+    from langmem.short_term.summarization import DEFAULT_EXISTING_SUMMARY_PROMPT, DEFAULT_INITIAL_SUMMARY_PROMPT
+
+    def asking(prompt: Any) -> Any:
+        *head, ask = prompt.messages
+        return ChatPromptTemplate.from_messages(
+            [*head, HumanMessagePromptTemplate.from_template(pins.prompt(ask.prompt.template))])
+
+    return {"initial_summary_prompt": asking(DEFAULT_INITIAL_SUMMARY_PROMPT),
+            "existing_summary_prompt": asking(DEFAULT_EXISTING_SUMMARY_PROMPT)}
+
+
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
+        pins: Pinned = NO_PINS) -> StrategyResult:
     from langchain_core.messages import SystemMessage
     from langmem.short_term import summarize_messages
 
@@ -47,7 +68,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
     error = None
-    kwargs = summarize_kwargs(s)
+    kwargs = summarize_kwargs(s, pins)
     start = 0  # messages before this one are all summarized: only the tail after it is read at each call
     for iteration in range(1, len(steps)):
         if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)

@@ -9,7 +9,8 @@ then the summary message and the kept ones) is applied with LangGraph's own `add
 what the state then holds is what the model is sent. The summary is written with the package's own
 `DEFAULT_SUMMARY_PROMPT` by the one summarizer (recorded by a callback handler); the package's defaults
 hold for every setting not given (trigger none: it never summarizes; keep the last 20 messages;
-trim_tokens_to_summarize 4,000; its approximate token count).
+trim_tokens_to_summarize 4,000; its approximate token count). With "pass pins to the summarizer" the pins are
+asked for at the end of that prompt, through the package's own `summary_prompt` parameter.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import Any, Dict, List, Optional
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
@@ -34,11 +36,15 @@ def triggers(s: Dict[str, Any]) -> List[tuple]:
             if s.get(f"trigger_{kind}") is not None]
 
 
-def build_middleware(model: Any, s: Dict[str, Any]):
-    """The package's SummarizationMiddleware with its defaults, overridden only where a setting is given."""
+def build_middleware(model: Any, s: Dict[str, Any], pins: Pinned = NO_PINS):
+    """The package's SummarizationMiddleware with its defaults, overridden only where a setting is given; with
+    the pins sent, its own prompt with the pins asked for at its end (`summary_prompt`)."""
     from langchain.agents.middleware import SummarizationMiddleware
+    from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
 
     kwargs: Dict[str, Any] = {"trim_tokens_to_summarize": s.get("trim_tokens_to_summarize")}
+    if pins.asked:
+        kwargs["summary_prompt"] = pins.prompt(DEFAULT_SUMMARY_PROMPT)
     found = triggers(s)
     if found:
         kwargs["trigger"] = found[0] if len(found) == 1 else found
@@ -50,12 +56,13 @@ def build_middleware(model: Any, s: Dict[str, Any]):
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
-        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
+        counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
+        pins: Pinned = NO_PINS) -> StrategyResult:
     from langgraph.graph.message import add_messages
 
     s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter,
                                                     input_limit="max_input_tokens")
-    middleware = build_middleware(model, s)
+    middleware = build_middleware(model, s, pins)
     steps = step_messages(trace)
     state: Dict[str, Any] = {"messages": list(steps[0])}
     quirks: List[Quirk] = []

@@ -87,6 +87,22 @@ class Strategy:
     # Settings under which it cuts nothing on any trajectory the lab takes (every trigger and cap off or at its
     # largest): run so, it must read exactly its form's no-compression baseline (tests/test_doing_nothing.py).
     never: Tuple[Tuple[str, Any], ...] = ()
+    # "Pass pins to the summarizer" (model/pins.py): the package's own prompt parameter the pins are asked for in,
+    # or, for a strategy whose package takes no prompt, `no_prompt`: why the switch does nothing for it, as its
+    # row and the page say ("not a summarizer", "no prompt parameter"). register() refuses an entry with neither.
+    prompt_parameter: str = ""
+    no_prompt: str = ""
+
+
+NOT_A_SUMMARIZER = "not a summarizer"
+NO_PROMPT_PARAMETER = "no prompt parameter"
+
+
+def pins_switch(name: str, to_summarizer: bool) -> Any:
+    """What "pass pins to the summarizer" is for this strategy, as its row says it: the switch (True or False)
+    when its package takes a prompt, else the words saying why the switch does nothing for it."""
+    entry = strategy(name)
+    return bool(to_summarizer) if entry.prompt_parameter else entry.no_prompt
 
 
 STRATEGIES: Dict[str, Strategy] = {}
@@ -100,6 +116,9 @@ def register(strategy: Strategy) -> Strategy:
     if strategy.cost is None:
         raise ValueError(f"the strategy {strategy.name!r} has no cost: give it cost=..., a function of its "
                          "settings returning a WorkCost, so the work limit can weigh its jobs")
+    if bool(strategy.prompt_parameter) == bool(strategy.no_prompt):
+        raise ValueError(f"the strategy {strategy.name!r} needs one of prompt_parameter= (the package's prompt the "
+                         "pins are asked for in) or no_prompt= (why it takes none)")
     STRATEGIES[strategy.name] = strategy
     return strategy
 
@@ -234,7 +253,8 @@ register(Strategy(
     grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
     cost=_autourgos_cost("agent_trim_chars"), colour="#1f77b4",
     never=(("summarize_every", None), ("max_scratchpad_chars", _largest("max_scratchpad_chars")),
-           ("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
+           ("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS),
+    prompt_parameter="the middleware's prompt (the lab's summarizer prompt, as a run sends it)"))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -250,7 +270,8 @@ register(Strategy(
     ),
     grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
     cost=_autourgos_cost("max_scratchpad_chars"), colour="#9467bd",
-    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
+    never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS),
+    no_prompt=NO_PROMPT_PARAMETER))  # the agent's built-in summarizer formats its own fixed prompt
 
 register(Strategy(
     "trim-only", "trim only",
@@ -263,7 +284,7 @@ register(Strategy(
     fires=lambda s: [("has no summarizer: only the agent's trim, at "
                       f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
     cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f",
-    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS)))
+    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS), no_prompt=NOT_A_SUMMARIZER))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -308,7 +329,8 @@ register(Strategy(
     imports=("deepagents.backends.filesystem", "deepagents.middleware.filesystem",
              "deepagents.middleware.summarization", "langchain.agents.middleware.types",
              "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL),
-    never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000))))
+    never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000)),
+    prompt_parameter="summary_prompt"))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -333,7 +355,8 @@ register(Strategy(
     check=_langmem_check,
     grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,
     cost=_langmem_cost, colour="#d62728", imports=("langmem.short_term", "langchain_core.messages", CHAT_MODEL),
-    never=(("max_tokens", 10_000_000), ("max_tokens_before_summary", None))))
+    never=(("max_tokens", 10_000_000), ("max_tokens_before_summary", None)),
+    prompt_parameter="initial_summary_prompt and existing_summary_prompt"))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -364,7 +387,7 @@ register(Strategy(
     colour="#ff7f0e", heavy="the slowest on a long trajectory: it copies every message at every call",
     imports=("langchain.agents.middleware", "langchain.agents.middleware.types", "langchain_core.messages",
              CHAT_MODEL),
-    never=(("trigger", 10_000_000),)))
+    never=(("trigger", 10_000_000),), no_prompt=NOT_A_SUMMARIZER))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -408,4 +431,5 @@ register(Strategy(
     grid=(("trigger_tokens", ("30%", "60%")), ("trim_tokens_to_summarize", (4_000, None))),
     fires=_langchain_fires, cost=_langchain_cost, colour="#8c564b",
     imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL),
-    never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None))))
+    never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None)),
+    prompt_parameter="summary_prompt"))

@@ -29,6 +29,10 @@ ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summari
             "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model",
             # the figures row's facts kept per kind (fact_kinds.py) and its health counts (health.py)
             "kept_by_kind", "health")
+# A run given pins adds these (none without, so a run without pins gives the row it gave before pins): the figures
+# row's pin figures (analysis/pins.py's rule), and what "pass pins to the summarizer" is for this strategy (True or
+# False, or why it does nothing here: registry.pins_switch).
+PIN_KEYS = ("pins", "pins_met", "pins_kept", "pins_lost", "pins_to_summarizer")
 
 
 def message_run_log(task: str, name: str, settings: Dict[str, Any], label: str, summarizer_model_id: str) -> RunLog:
@@ -93,6 +97,7 @@ class StrategyResult:
     summarizer_model: str = ""
     error: Optional[str] = None
     config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
+    pins_to_summarizer: bool = False            # the job's "pass pins to the summarizer" switch (engine.with_pins)
     # Set by the engine: the facts of its form's no-compression run (analysis/kept.py), the task, the scenario.
     facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)
     task: str = ""
@@ -190,7 +195,16 @@ class StrategyResult:
             "price_model": priced,
             "kept_by_kind": f.kept_by_kind,
             "health": dict(f.health),
+            **(self.pin_fields(f) if f.pins else {}),
         }
+
+    def pin_fields(self, f: Any = None) -> Dict[str, Any]:
+        """The row's pin fields (PIN_KEYS): pins given, met by a compression, kept, the lost ones, and the switch."""
+        from scratchpad_lab.engine.strategies.registry import pins_switch
+
+        f = f or figures(self.events)
+        return {"pins": f.pins, "pins_met": f.pins_met, "pins_kept": f.pins_kept, "pins_lost": list(f.pins_lost),
+                "pins_to_summarizer": pins_switch(self.name, self.pins_to_summarizer)}
 
     def details(self) -> Dict[str, Any]:
         """What `strategies --json --details` adds: every compression (when, what was summarized and kept,

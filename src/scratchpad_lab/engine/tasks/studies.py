@@ -30,12 +30,21 @@ class StrategiesRequest:
     signature: tuple = ()
     title: str = ""
     lifted: bool = False                   # the CLI's --no-work-limit
+    pins: Tuple[str, ...] = ()             # text every strategy's compressions are checked against (model/pins.py)
+    pins_to_summarizer: bool = False       # ... and asked for in the prompt of each package that takes one
 
 
 def strategies(request: StrategiesRequest) -> Job:
-    """The strategies in turn, as a job returning a StrategiesOutcome."""
+    """The strategies in turn, as a job returning a StrategiesOutcome. Pins over a limit are refused here, in
+    one sentence naming it (model/pins.check_pins, as a run refuses them), before any work starts."""
     from scratchpad_lab.engine.limits import check_work
+    from scratchpad_lab.engine.strategies.registry import StrategyError
+    from scratchpad_lab.model.pins import Pinned
 
+    try:
+        pinned = Pinned(tuple(request.pins), bool(request.pins_to_summarizer))
+    except ValueError as exc:
+        raise StrategyError(str(exc)) from None
     specs, summarizer = list(request.specs), request.summarizer
     check_work(request.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
                builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
@@ -53,7 +62,7 @@ def strategies(request: StrategiesRequest) -> Job:
         built = build_summarizer(summarizer, stop=stop)  # Stop ends a call in flight too
         # the built-in model's queue place or loading, beside the strategy running (its calls go through `built`)
         built.on_status = lambda text: report(now["done"], None, f"{now['text']} ({text})" if text else now["text"])
-        results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop)
+        results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop, pinned=pinned)
         return StrategiesOutcome(request.signature, results, request.title)
 
     return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
