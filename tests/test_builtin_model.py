@@ -217,3 +217,15 @@ def test_every_strategy_summarizes_with_the_built_in_model_through_the_one_build
     reply = spec.chat_model().invoke([HumanMessage("Summarize: order A-1001 shipped to Pune.")])  # deepagents, LangMem
     assert reply.content.strip() and 0 < reply.usage_metadata["output_tokens"] <= 6
     assert spec.client() is spec.client() and spec.client().calls == 1  # the job's one client, counted
+
+
+def test_the_operators_reply_cap_is_read_at_each_client_and_refused_out_of_range(monkeypatch):
+    from scratchpad_lab.model.errors import LabError
+    monkeypatch.setenv(builtin_model.MAX_TOKENS_ENV, "12")
+    assert builtin_model.BuiltinLLM().max_tokens == 12
+    for bad in ("0", "2000", "many"):
+        monkeypatch.setenv(builtin_model.MAX_TOKENS_ENV, bad)
+        with pytest.raises(LabError, match="1 to 1,024"):
+            builtin_model.BuiltinLLM()
+    monkeypatch.delenv(builtin_model.MAX_TOKENS_ENV)
+    assert builtin_model.BuiltinLLM().max_tokens == builtin_model.DEFAULT_MAX_TOKENS

@@ -62,6 +62,7 @@ PATH_ENV = "SCRATCHPAD_LAB_BUILTIN_MODEL"
 MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
 MODEL_BYTES = 98_362_432
 THREADS_ENV = "SCRATCHPAD_LAB_BUILTIN_THREADS"
+MAX_TOKENS_ENV = "SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS"  # an operator's cap on each reply (CPU per call)
 
 N_CTX = 4096            # a summarizer prompt of ~3,500 tokens (about 14,000 characters) and its reply
 # Speed until this process has measured its own (docs/benchmarks.md, 1 thread, under heavy load): the slow end,
@@ -113,6 +114,18 @@ def default_threads() -> int:
     if not given.isdigit() or not 1 <= int(given) <= cores:
         raise LabError(f"${THREADS_ENV} is {given!r}: write a whole number of threads from 1 to {cores} (this "
                        "machine's cores), or leave it unset for cores - 1.")
+    return int(given)
+
+
+def reply_cap() -> int:
+    """The longest reply the built-in model writes: $SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS (1 to 1,024), else
+    DEFAULT_MAX_TOKENS; a value out of range is refused with what to write."""
+    given = os.environ.get(MAX_TOKENS_ENV, "").strip()
+    if not given:
+        return DEFAULT_MAX_TOKENS
+    if not given.isdigit() or not 1 <= int(given) <= 1_024:
+        raise LabError(f"${MAX_TOKENS_ENV} is {given!r}: write a whole number of tokens from 1 to 1,024, or leave "
+                       f"it unset for {DEFAULT_MAX_TOKENS}.")
     return int(given)
 
 
@@ -185,7 +198,7 @@ def speed() -> Dict[str, Any]:
 def call_seconds(prompt_tokens: float, reply_tokens: Optional[float] = None) -> float:
     """What one call of this size takes at the measured speed (a reply of the cap's length unless told): the
     work limit's charge for it."""
-    reply = DEFAULT_MAX_TOKENS if reply_tokens is None else reply_tokens
+    reply = reply_cap() if reply_tokens is None else reply_tokens
     return prompt_tokens / _SPEED["prompt_tok_s"] + reply / _SPEED["generation_tok_s"]
 
 
@@ -233,7 +246,7 @@ class BuiltinLLM:
     model_name = f"built-in {MODEL_ID} (this CPU)"
 
     def __init__(self, max_tokens: Optional[int] = None, timeout_s: Optional[float] = None) -> None:
-        self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS  # read at call time: the tests lower it
+        self.max_tokens = max_tokens or reply_cap()  # the operator's cap, or the default (the tests lower it)
         self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
         self.last_usage: Dict[str, Any] = {}
         self.last_request: Dict[str, Any] = {}
