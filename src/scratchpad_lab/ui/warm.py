@@ -36,13 +36,14 @@ def warm_up() -> None:
     server's run stack warmed on a thread of its own."""
     global _started
     import streamlit as st
-    from streamlit.runtime import Runtime
+
+    from scratchpad_lab.ui.frame import served
 
     st.html(HIDE_CSS)  # our own fixed style
     with st.sidebar.container(key="warm_chart"):
         st.vega_lite_chart(WARM_CHART, width=1, height=1)
 
-    if not Runtime.exists() or type(Runtime.instance()) is not Runtime:  # AppTest runs pages on a stand-in
+    if not served():  # AppTest: nothing to warm, and no thread beside its runs
         return
     with _lock:
         if _started:
