@@ -1,8 +1,9 @@
 """Altair charts that agree with each other.
 
 - One colour per event kind (periodic, size, trim, empty, error) in every chart: `event_scale()`.
-- The size chart (the sawtooth) draws both caps, always named in its legend, even when they are equal ("both
-  caps: 15,000") or far above the data (then named, not drawn, instead of flattening the line); events
+- The size chart (the sawtooth) draws both caps, named in a legend above it, even when they are equal ("both
+  caps: 15,000"); a cap far above the data is not drawn, instead of flattening the line (the trigger panel
+  beside the chart gives both caps' values); events
   sit on the line; iteration axes are whole numbers; legends are never truncated.
 - The Compare overlay uses the Okabe-Ito palette: distinct hues for colour-blind readers.
 - Heatmaps say good vs bad by colour (tokens saved, facts kept, answer score: one green ramp, more is
@@ -39,7 +40,7 @@ def event_scale():
 
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"]
 CAP_COLOR = "#555555"
-CAP_DASHES = [[6, 4], [2, 3]]  # compress when over (or both caps): dashed; the agent's own limit: dotted
+CAP_DASHES = [[6, 4], [2, 3]]  # the first cap drawn (compress when over, or both caps): dashed; the other: dotted
 LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
 WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
 # A value axis whose labels sit level with their grid lines: Streamlit's chart theme pushes the end labels
@@ -151,14 +152,17 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
     if unit == "chars":
         top = max(float(data["size"].max()) if not data.empty else 0.0, 1.0)
         caps = caps_frame(config, top)
-        # each cap named in a legend of its own above the plot (dashed, dotted), not written on the plot, where
-        # its label sat on the data points (the event kinds' legend is under it: two side by side were cut)
-        dashes = alt.Scale(domain=list(caps["label"]), range=CAP_DASHES[:len(caps)])
-        layers.append(alt.Chart(caps[caps["drawn"]]).mark_rule(color=CAP_COLOR, strokeWidth=1.5).encode(
-            y="y:Q", tooltip=["label:N"],
-            strokeDash=alt.StrokeDash("label:N", title=None, scale=dashes, legend=alt.Legend(
-                **{**LEGEND, "columns": 2, "orient": "top"}, values=list(caps["label"]), symbolType="stroke", symbolStrokeColor=CAP_COLOR, symbolSize=300,
-                labelFontSize=13 if presenting else 11))))
+        drawn = caps[caps["drawn"]]
+        # each cap drawn is named in a legend of its own above the plot (dashed, dotted), not written on the plot,
+        # where its label sat on the data points; a cap off the chart is left out (the trigger panel beside the
+        # chart gives both caps' values), so the legend stays one short row at 1280 px
+        if len(drawn):
+            dashes = alt.Scale(domain=list(drawn["label"]), range=CAP_DASHES[:len(drawn)])
+            layers.append(alt.Chart(drawn).mark_rule(color=CAP_COLOR, strokeWidth=1.5).encode(
+                y="y:Q", tooltip=["label:N"],
+                strokeDash=alt.StrokeDash("label:N", title=None, scale=dashes, legend=alt.Legend(
+                    **{**LEGEND, "columns": 2, "orient": "top"}, symbolType="stroke", symbolStrokeColor=CAP_COLOR,
+                    symbolSize=300, labelFontSize=13 if presenting else 11))))
     chart = alt.layer(*layers).properties(height=height)
     if presenting:
         chart = chart.configure_axis(labelFontSize=16, titleFontSize=16).configure_legend(labelFontSize=14)
