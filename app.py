@@ -8,6 +8,7 @@ from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.state import init_session
 from scratchpad_lab.ui.store import keep_visitor_cookie
+from scratchpad_lab.ui.warm import warm_up
 from scratchpad_lab.ui.style import ICON
 
 if hosted_mode():  # a visitor never sees a traceback or an exception's text (Streamlit's own option)
@@ -35,3 +36,4 @@ show_note()
 with user_errors():  # the pages' one edge: an error a user can cause is shown as its sentence
     pg.run()
 link_box(pg.title)
+warm_up()  # once per server, after the first page is drawn: what the first Run needs (ui/warm.py)

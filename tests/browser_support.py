@@ -194,9 +194,12 @@ METRIC_JS = """(label) => {
 # Every Vega chart on the page (st.altair_chart draws stVegaLiteChart): its box, and whether it drew:
 # the data marks of an svg (a Vega mark group with role-mark: not an axis, a legend or a title), or the
 # ink of a canvas (pixels that are not the canvas's own background). A chart whose spec Vega refused
-# has neither, however tall its empty box.
+# has neither, however tall its empty box. The frame's hidden no-data chart, which loads the browser's chart
+# library with the first page, is not one of the page's charts.
 CHARTS_JS = """() => [...document.querySelectorAll(
-    '[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')].map((chart, index) => {
+    '[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]')]
+    .filter(chart => !chart.closest('.st-key-warm_chart'))  // the frame's hidden chart of no data (ui/warm.py)
+    .map((chart, index) => {
   const box = chart.getBoundingClientRect();
   let marks = 0;
   const texts = [];  // the text marks' words: a heatmap's numbers, a cap's label

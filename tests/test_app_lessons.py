@@ -76,12 +76,23 @@ def test_a_lesson_pauses_at_each_of_its_moments_and_ends_with_a_folded_answer(nu
     # the ending: what was shown (with the iteration of each moment), the question, what to try next
     markdown = [m.value for m in at.markdown]
     assert item.shown in markdown and item.question in markdown and item.try_next in markdown
-    assert [h.value for h in at.subheader][-3:] == ["What this lesson showed", "Your turn", "Try next"]
+    heads = [h.value for h in at.subheader]
+    assert heads[heads.index("What this lesson showed"):][:3] == ["What this lesson showed", "Your turn", "Try next"]
+    # ...above the run's own long view, with the lesson said complete and the way on to the next one
+    assert heads.index("Try next") < heads.index("Final answer")
+    assert any(s.value.startswith(f"Lesson {number} complete") for s in at.success)
+    ahead = [b for b in at.button if b.key == "lesson_next"]
+    assert len(ahead) == 1
     moments = [t.value for t in at.text if t.value.startswith("- ")][-1].splitlines()
     assert [line.split(": iteration ")[0] for line in moments] == [f"- {p.name}" for p in item.pauses]
     answer = _answer(at)[0]
     assert not answer.proto.expanded and item.answer in [m.value for m in answer.markdown]
     assert not at.exception
+    # the way on: the next lesson opens, ready to start (after the last, the first)
+    following = [i for i in LESSONS if i.number > number] or LESSONS[:1]
+    ahead[0].click().run()
+    assert at.header[0].value == f"Lesson {following[0].number}: {following[0].title}"
+    assert at.button(key="lesson_start").label == "Start lesson" and not at.exception
 
 
 def test_the_loss_lesson_names_the_probe_question_that_flipped(no_run_left_behind):

@@ -1,5 +1,6 @@
 """The Strategies page in AppTest: bad settings get one message naming them and keep the last result.
 The strategies run as a job: a test reruns the page until it has ended (conftest.rerun_until)."""
+import html
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -72,6 +73,28 @@ def test_the_table_marks_each_rows_best_among_those_that_cut_and_says_why_a_stra
     assert table.loc["facts at the answer", "trim only"].endswith("★")
     why = [i.value for i in at.info if i.value.startswith("With these settings deepagents")]
     assert why and "170,000 tokens" in why[0] and "this trajectory peaks at about" in why[0]
+
+
+def test_a_verdict_names_the_strategy_to_use_and_what_was_sent_is_two_side_by_side():
+    at = _page()
+    at.multiselect(key="strat_pick").set_value(["autourgos-middleware", "trim-only", "deepagents", "langmem"]).run()
+    rerun_until(at.button(key="strat_run").click().run())
+    assert not at.exception and not at.error
+    table = next(d.value for d in at.dataframe if "peak context tokens" in d.value.index)
+    said = [html.unescape(m.value) for m in at.markdown if html.unescape(m.value).startswith("**Verdict: ")]
+    assert len(said) == 1, [m.value for m in at.markdown]
+    # the sentence names the table's ★ of facts at the answer and of the peak, and deepagents as doing nothing
+    keeps = next(c for c in table.columns if table.loc["facts at the answer", c].endswith("★"))
+    small = next(c for c in table.columns if table.loc["peak, % of no compression", c].endswith("★"))
+    assert f"to keep the facts, {keeps} (" in said[0] or f"{keeps} keeps the most" in said[0], said[0]
+    assert small in said[0] and "deepagents cut nothing here" in said[0], said[0]
+    # what each strategy sent: two at a time, whichever two are picked
+    sent = [t.value for t in at.text if t.value.endswith(" chars") and " tokens, " in t.value]
+    assert [t.split(":")[0] for t in sent] == ["autourgos middleware", "trim only"], sent
+    at.selectbox(key="strat_sent_a").set_value("langmem").run()
+    at.selectbox(key="strat_sent_b_langmem").set_value("deepagents").run()
+    sent = [t.value for t in at.text if t.value.endswith(" chars") and " tokens, " in t.value]
+    assert [t.split(":")[0] for t in sent] == ["LangMem", "deepagents"], sent
 
 
 def _strategies_in_app() -> AppTest:

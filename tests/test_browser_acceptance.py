@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from browser_support import (COUNT_RERUNS_JS, IDLE_JS, METRIC_JS, SIZES, ScriptErrors, browser, charts,  # noqa: F401
+from browser_support import (COUNT_RERUNS_JS, FRAMES_JS, IDLE_JS, METRIC_JS, SIZES, ScriptErrors, browser, charts,  # noqa: F401
                              server, shoot, sync_api, wait_for_charts_drawn)
 from scratchpad_lab.engine.lessons import lesson
 
@@ -203,6 +203,20 @@ def test_prompt_lab_matrix_runs_with_no_script_error(visit, server):
     errors.check("the Prompt lab")
 
 
+# The boxes of a lesson's pause (or end) in the window: each [top, bottom], and the window's height.
+LESSON_BOXES_JS = """(keys) => Object.fromEntries(keys.map(k => {
+  const e = document.querySelector('.st-key-' + k);
+  const r = e ? e.getBoundingClientRect() : null;
+  return [k, r ? [Math.round(r.top), Math.round(r.bottom)] : null];
+}).concat([['window', window.innerHeight]]))"""
+
+
+def _on_one_screen(page, keys, where: str) -> None:
+    """Every box of `keys` is drawn and wholly inside the window as the page stands (nobody scrolled to it)."""
+    boxes = page.evaluate(LESSON_BOXES_JS, keys)
+    assert all(boxes[k] and 0 <= boxes[k][0] and boxes[k][1] <= boxes["window"] for k in keys), (where, boxes)
+
+
 def test_a_lesson_to_its_end_draws_every_view_with_no_script_error(visit, server):
     page, errors = visit
     item = lesson(1)
@@ -218,14 +232,27 @@ def test_a_lesson_to_its_end_draws_every_view_with_no_script_error(visit, server
         page.locator(f".st-key-lesson_continue_{stage} button").wait_for(timeout=LONG_MS)
         _idle(page, f"pause {stage + 1}")
         wait_for_charts_drawn(page, 1)
+        # at 1280x800, as the pause comes: what to look at, the moment itself and the way on, with no scroll
+        _on_one_screen(page, [f"lesson_moment_{stage}", f"lesson_continue_{stage}"], f"pause {stage + 1} at 1280x800")
+        assert page.locator(f".st-key-lesson_moment_{stage}").inner_text().strip() != ""
         if stage == 0:
             shoot(page, "acceptance-lesson1-pause1", charts_at_least=1,
                   scroll_to=page.locator(f".st-key-lesson_callout_{stage}"))
+            _on_one_screen(page, [f"lesson_callout_{stage}"], "pause 1 at 1500x1000")  # shoot ends at 1500x1000
+            page.set_viewport_size({"width": 1280, "height": 800})
+            page.evaluate(FRAMES_JS)
         page.locator(f".st-key-lesson_continue_{stage} button").click()
     page.get_by_role("heading", name="Your turn").wait_for(timeout=LONG_MS)
     _idle(page, "the lesson's end")
     wait_for_charts_drawn(page, 1)
-    shoot(page, "acceptance-lesson1-end", charts_at_least=1, scroll_to=page.get_by_role("heading", name="Your turn"))
+    # the end is said where the run ended, with the way on beside it, on the same screen
+    _on_one_screen(page, ["lesson_next"], "the lesson's end at 1280x800")
+    assert page.locator(".st-key-lesson_ending").get_by_text("Lesson 1 complete.").is_visible()
+    shoot(page, "acceptance-lesson1-end", charts_at_least=1, scroll_to=page.locator(".st-key-lesson_ending"))
+    _on_one_screen(page, ["lesson_next"], "the lesson's end at 1500x1000")
+    _click_and_settle(page, page.locator(".st-key-lesson_next button"), "Next lesson")
+    page.get_by_role("heading", name=f"Lesson 2: {lesson(2).title}").wait_for()
+    assert page.get_by_role("button", name="Start lesson").is_visible()
     _no_problems_on_the_page(page)
     errors.check("the Lessons page")
 

@@ -119,6 +119,8 @@ def _live_run(page, name: str, width: int, height: int, number: int) -> dict:
         "missing_samples_in_a_row": {k: _gaps(samples, k) for k in STORY},
         "metric_font_px": max(s["font"] for s in samples if s["font"]),
         "chart_area_px": round(max(s["chart"] for s in samples)),
+        # the chart's box keeps its height from the first sample on (its space is reserved before it draws)
+        "chart_box_min_px": round(min(s["boxes"]["live_chart"]["height"] for s in samples if s["boxes"]["live_chart"])),
         "scrolled": max(s["scrolled"] for s in samples),
     }
 
@@ -135,6 +137,39 @@ def _check_live(figures: dict, height: int) -> None:
         f"a trigger bar lags its label: {figures}"
 
 
+# The presenter's finished screen: whether its status row is one line with one more metric in it (a copy of
+# "compressions" relabelled "summarizer calls", as a run whose summarizer replied nothing shows), where the
+# folded timeline ends, and the size chart's value-axis labels and legend words.
+PRESENTER_SCREEN_JS = """() => {
+  const row = [...document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')]
+    .find(m => m.innerText.startsWith('compressions'));
+  const copy = row.cloneNode(true);
+  copy.querySelector('[data-testid="stMetricLabel"]').innerText = 'summarizer calls';
+  const box = row.parentElement.parentElement;
+  row.parentElement.after(copy);
+  const spans = [...box.children].map(c => c.getBoundingClientRect()).map(r => [Math.round(r.top), Math.round(r.bottom)]);
+  copy.remove();
+  const timeline = document.querySelector('.st-key-live_timeline').getBoundingClientRect();
+  const chart = document.querySelector('.st-key-live_chart [data-testid="stVegaLiteChart"] svg.marks');
+  const axis = [...chart.querySelectorAll('g.role-axis-label text')].map(t => t.textContent.trim());
+  const legend = [...chart.querySelectorAll('g.role-legend text')].map(t => t.textContent.trim());
+  return {spans, timelineBottom: Math.round(timeline.bottom), folded: !!document.querySelector(
+    '.st-key-live_timeline [data-testid="stExpander"]'), axis, legend};
+}"""
+
+
+def _check_presenter_screen(page, width: int, height: int) -> None:
+    shown = page.evaluate(PRESENTER_SCREEN_JS)
+    # one line: every item of the row overlaps every other vertically (a wrapped item starts under the others)
+    spans = shown["spans"]
+    assert max(t for t, _ in spans) < min(b for _, b in spans), f"the status row wraps at {width}px: {shown}"
+    assert shown["folded"] and shown["timelineBottom"] <= height, f"the timeline is cut at {width}x{height}: {shown}"
+    # the Tight preset peaks under 3,000 chars: the agent's 15,000 is not drawn, so the axis stays near the data
+    values = [int(t.replace(",", "")) for t in shown["axis"] if t.replace(",", "").isdigit()]
+    assert values and max(values) < 10_000, f"the sawtooth is squashed under a far cap: {shown}"
+    assert "compress when over: 2,000" in shown["legend"], shown
+
+
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browser, server, width, height):
     context = browser.new_context(viewport={"width": width, "height": height})
@@ -147,6 +182,7 @@ def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browse
         page.wait_for_function(IDLE_JS)
         normal = _live_run(page, "normal", width, height, 1)
         _check_live(normal, height)
+        assert normal["chart_box_min_px"] >= 240, normal
 
         page.locator('[data-testid="stSidebar"]').get_by_text("Presenter mode").click()
         page.locator(".st-key-presenter_leave").wait_for()
@@ -177,6 +213,8 @@ def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browse
             shown = page.evaluate("() => document.querySelector('input[aria-label=\"Show run\"]')?.value")
             raise AssertionError(f"the Tight preset chosen in presenter mode is not what ran: {page.evaluate(count_js)} "
                                  f"compressions shown for {shown}") from None
+        assert presenting["chart_box_min_px"] >= 220, presenting
+        _check_presenter_screen(page, width, height)
         (ARTIFACTS / f"layout-{width}x{height}.json").write_text(
             json.dumps({"normal": normal, "presenter": presenting}, indent=1), encoding="utf-8")
         print(f"{width}x{height}", json.dumps({"normal": normal, "presenter": presenting}))

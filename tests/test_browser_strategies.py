@@ -55,7 +55,11 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
     assert "files offloaded: 1" in texts, texts        # deepagents moved the 95,000-char result to a file
     assert page.get_by_text("file /large_tool_results/", exact=False).count() == 1
     assert page.locator('[data-testid="stVegaLiteChart"], [data-testid="stArrowVegaLiteChart"]').count() >= 1
-    assert sum(1 for t in texts if " tokens, " in t and t.endswith(" chars")) == 3, texts  # one per strategy
+    # what was sent: two strategies side by side (the first two; any two can be picked)
+    assert [t.split(":")[0] for t in texts if " tokens, " in t and t.endswith(" chars")] == \
+        ["autourgos middleware", "deepagents"], texts
+    verdict = page.locator(".st-key-strat_verdict").inner_text()
+    assert verdict.startswith("Verdict: ") and any(f" {t} " in verdict for t in ("autourgos middleware", "LangMem")), verdict
 
     # the hostile tool result is shown as text, never run or drawn
     codes = page.locator('[data-testid="stCode"]').all_inner_texts()
@@ -73,4 +77,8 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
             page.get_by_role("heading", name=heading).scroll_into_view_if_needed()
             after_layout(page)
             page.screenshot(path=str(ARTIFACTS / f"strategies-{width}x{height}-{part}.png"))
+        # readable: each of the two panes of what was sent is wide enough for whole words (7 columns were ~100 px)
+        panes = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-strat_sent_"] [data-testid="stCode"]')]
+            .map(e => Math.round(e.getBoundingClientRect().width))""")
+        assert len(panes) == 2 and min(panes) >= 400, (width, panes)
     assert time.monotonic() - started < 150

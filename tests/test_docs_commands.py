@@ -7,13 +7,17 @@ repository's) and whatever the page's earlier commands wrote there. Of the other
 steps a page shows (mkdir, sed, printf, cp, cat, echo, rm) are run too, through bash, so a worked example
 runs as written; anything else (streamlit, pip, bash .ci/run, ollama, ...) starts a server or installs,
 and is not run here. A command that needs a real model endpoint or key is marked `# needs a model` in
-the page, and skipped; there are few. A `syntax` block (```text) is never run.
+the page, and skipped; there are few. A `syntax` block (```text) is never run. A ```python block is a whole
+example: it is run as written, in its place in the page's order (with the repository's `src` on the path), so
+a file it writes is there for the commands after it.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional
@@ -27,7 +31,7 @@ PAGES = [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 FILE_STEPS = {"mkdir", "sed", "printf", "cp", "cat", "echo", "rm"}
 NEEDS_A_MODEL = "# needs a model"
 ASSIGNMENT = re.compile(r"[A-Z_][A-Z0-9_]*=\S*")
-BASH_BLOCK = re.compile(r"^```bash\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.S | re.M)
 
 
 @dataclass
@@ -35,10 +39,11 @@ class Command:
     page: str
     line: int
     text: str
+    python: bool = False  # a whole ```python example, run as one program
 
     @property
     def words(self) -> List[str]:
-        return shlex.split(self.text, comments=True)
+        return [] if self.python else shlex.split(self.text, comments=True)
 
     @property
     def env(self) -> dict:
@@ -71,10 +76,13 @@ class Command:
 def commands(page: Path) -> List[Command]:
     text = page.read_text(encoding="utf-8")
     out: List[Command] = []
-    for block in BASH_BLOCK.finditer(text):
-        first_line = text[:block.start(1)].count("\n") + 1
+    for block in BLOCK.finditer(text):
+        first_line = text[:block.start(2)].count("\n") + 1
+        if block.group(1) == "python":
+            out.append(Command(page.name, first_line, block.group(2), python=True))
+            continue
         pending: Optional[Command] = None
-        for offset, raw in enumerate(block.group(1).splitlines()):
+        for offset, raw in enumerate(block.group(2).splitlines()):
             line = raw.rstrip()
             if pending is None:
                 if not line.strip() or line.lstrip().startswith("#"):
@@ -99,7 +107,8 @@ def test_the_pages_show_enough_commands_and_few_need_a_model():
             "lessons.md", "traces.md"} <= {c.page for c in lab}
 
 
-@pytest.mark.parametrize("page", [p for p, cs in ALL.items() if any(c.is_lab and not c.needs_a_model for c in cs)])
+@pytest.mark.parametrize("page", [p for p, cs in ALL.items() if any((c.is_lab and not c.needs_a_model) or c.python
+                                                                    for c in cs)])
 def test_every_command_a_page_shows_exits_as_it_says(page, tmp_path, monkeypatch, capsys):
     (tmp_path / "sample_runs").symlink_to(ROOT / "sample_runs", target_is_directory=True)
     (tmp_path / "src").symlink_to(ROOT / "src", target_is_directory=True)
@@ -114,6 +123,11 @@ def test_every_command_a_page_shows_exits_as_it_says(page, tmp_path, monkeypatch
                 code = main(command.argv[1:])
             out, err = capsys.readouterr()
             assert code == command.expected_exit, f"{where}\nexit {code}\n{err[-2000:]}"
+            ran += 1
+        elif command.python:
+            done = subprocess.run([sys.executable, "-c", command.text], cwd=tmp_path, capture_output=True, text=True,
+                                  timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+            assert done.returncode == 0, f"{command.page}:{command.line}: the python example fails\n{done.stderr[-2000:]}"
             ran += 1
         elif command.argv and command.argv[0] in FILE_STEPS and not command.env:
             done = subprocess.run(["bash", "-c", command.text], cwd=tmp_path, capture_output=True, text=True,

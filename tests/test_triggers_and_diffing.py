@@ -108,6 +108,10 @@ def test_both_caps_are_labelled_even_when_equal_and_a_far_cap_is_named_not_drawn
     assert list(two["label"]) == ["compress when over: 4,000", "agent's own limit: 15,000"]
     off = caps_frame(RunConfig.build(max_scratchpad_chars=1_000_000, agent_trim_chars=15_000), top=6_000)
     assert off["label"].iloc[0].startswith("compress when over: 1,000,000") and not off["drawn"].iloc[0]
+    # the agent's 15,000 over a run that peaks at 2,800 (the Tight preset) would squash the sawtooth: named only
+    tight = caps_frame(RunConfig.build(max_scratchpad_chars=2_000, agent_trim_chars=15_000), top=2_800)
+    assert list(tight["label"]) == ["compress when over: 2,000", "agent's own limit: 15,000 (off the chart)"]
+    assert list(tight["drawn"]) == [True, False]
 
 
 def test_every_event_kind_has_one_colour_used_by_every_chart():

@@ -1,8 +1,9 @@
 """Altair charts that agree with each other.
 
 - One colour per event kind (periodic, size, trim, empty, error) in every chart: `event_scale()`.
-- The size chart (the sawtooth) draws both caps, always labelled, even when they are equal ("both caps:
-  15,000") or far above the data (then named at the top edge instead of flattening the line); events
+- The size chart (the sawtooth) draws both caps, named in a legend above it, even when they are equal ("both
+  caps: 15,000"); a cap far above the data is not drawn, instead of flattening the line (the trigger panel
+  beside the chart gives both caps' values); events
   sit on the line; iteration axes are whole numbers; legends are never truncated.
 - The Compare overlay uses the Okabe-Ito palette: distinct hues for colour-blind readers.
 - Heatmaps say good vs bad by colour (tokens saved, facts kept, answer score: one green ramp, more is
@@ -39,12 +40,14 @@ def event_scale():
 
 CATEGORICAL = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442"]
 CAP_COLOR = "#555555"
+CAP_DASHES = [[6, 4], [2, 3]]  # the first cap drawn (compress when over, or both caps): dashed; the other: dotted
 LEGEND = dict(orient="bottom", labelLimit=0, titleLimit=0, columns=3, symbolLimit=0)
 WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
 # A value axis whose labels sit level with their grid lines: Streamlit's chart theme pushes the end labels
 # inward (labelFlush), which draws "0" above the zero line, so a line at 0 reads as below zero.
 LEVEL = dict(labelFlush=False)
-OFF_CHART = 10.0  # a cap more than this many times the largest size is named at the top, not drawn to scale
+OFF_CHART = 3.0  # a cap more than this many times the largest size is named, not drawn to scale (it would squash
+# the sawtooth into the bottom of the plot: 15,000 over a run that peaks at 2,800)
 
 
 def event_kind(e: Event) -> Optional[str]:
@@ -115,13 +118,8 @@ def caps_frame(config: RunConfig, top: float) -> pd.DataFrame:
     for name, value in caps:
         off = value > top * OFF_CHART
         rows.append({"cap": name, "value": value, "drawn": not off, "y": top * 1.15 if off else value,
-                     "label": f"{name}: {value:,}" + (" (far above: not drawn to scale)" if off else "")})
-    frame = pd.DataFrame(rows)
-    # two labels close together would overlap: the lower one goes under its line
-    frame["dy"] = -7
-    if len(frame) == 2 and abs(frame["y"].iloc[0] - frame["y"].iloc[1]) < 0.08 * max(frame["y"].max(), 1):
-        frame.loc[frame["y"].idxmin(), "dy"] = 12
-    return frame
+                     "label": f"{name}: {value:,}" + (" (off the chart)" if off else "")})
+    return pd.DataFrame(rows)
 
 
 def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", upto: Optional[int] = None,
@@ -154,15 +152,20 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
     if unit == "chars":
         top = max(float(data["size"].max()) if not data.empty else 0.0, 1.0)
         caps = caps_frame(config, top)
-        layers.append(alt.Chart(caps[caps["drawn"]]).mark_rule(strokeDash=[6, 4], color=CAP_COLOR).encode(
-            y="y:Q", tooltip=["label:N"]))
-        for dy in sorted(set(caps["dy"])):
-            layers.append(alt.Chart(caps[caps["dy"] == dy]).mark_text(
-                align="left", dx=4, dy=int(dy), color=CAP_COLOR, fontSize=15 if presenting else 12).encode(
-                x=alt.value(0), y="y:Q", text="label:N"))
+        drawn = caps[caps["drawn"]]
+        # each cap drawn is named in a legend of its own above the plot (dashed, dotted), not written on the plot,
+        # where its label sat on the data points; a cap off the chart is left out (the trigger panel beside the
+        # chart gives both caps' values), so the legend stays one short row at 1280 px
+        if len(drawn):
+            dashes = alt.Scale(domain=list(drawn["label"]), range=CAP_DASHES[:len(drawn)])
+            layers.append(alt.Chart(drawn).mark_rule(color=CAP_COLOR, strokeWidth=1.5).encode(
+                y="y:Q", tooltip=["label:N"],
+                strokeDash=alt.StrokeDash("label:N", title=None, scale=dashes, legend=alt.Legend(
+                    **{**LEGEND, "columns": 2, "orient": "top"}, symbolType="stroke", symbolStrokeColor=CAP_COLOR,
+                    symbolSize=300, labelFontSize=13 if presenting else 11))))
     chart = alt.layer(*layers).properties(height=height)
     if presenting:
-        chart = chart.configure_axis(labelFontSize=16, titleFontSize=16).configure_legend(labelFontSize=16)
+        chart = chart.configure_axis(labelFontSize=16, titleFontSize=16).configure_legend(labelFontSize=14)
     return chart
 
 

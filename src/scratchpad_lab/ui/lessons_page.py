@@ -20,11 +20,12 @@ from scratchpad_lab.analysis.narrate import scratchpad_at_start, sentence_for
 from scratchpad_lab.model.config import every_text
 from scratchpad_lab.model.scenarios import get_scenario
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.state import (LESSON_AT, LESSON_JOB, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN,
+from scratchpad_lab.ui.state import (LESSON_AT, LESSON_GOTO, LESSON_JOB, LESSON_OF, LESSON_PACE, LESSON_PICK, LESSON_RUN,
                                      LESSON_STAGE, init_session)
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.builtin_notice import builtin_ready
-from scratchpad_lab.ui.view import render_run
+from scratchpad_lab.ui.style import PAGE_CSS
+from scratchpad_lab.ui.view import DIFF_BOX, as_of, newest_compression, render_run
 
 IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run
 PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
@@ -65,27 +66,56 @@ def _continue() -> None:
 
 
 def _callout(item: Lesson, moment, events, stage: int) -> None:
+    """The pause on one screen: what to look at and the way on (Continue) beside the moment itself (what the
+    trim left, or the newest compression as it was then); the whole run view follows under it."""
     with st.container(border=True, key=f"lesson_callout_{stage}"):
-        st.markdown(f"**Pause {stage + 1} of {len(item.pauses)}: {moment.point.name} (iteration {moment.iteration})**")
-        st.markdown(moment.point.callout)
-        why = sentence_for(events, moment.iteration)
-        if why:
-            st.text("What happened: " + why)
-        if moment.point.shows_trim:
-            left = scratchpad_at_start(events, moment.iteration + 1)
+        words, shown = st.columns([5, 6], gap="medium")
+        with words:
+            st.markdown(f"**Pause {stage + 1} of {len(item.pauses)}: {moment.point.name} (iteration {moment.iteration})**")
+            st.markdown(moment.point.callout)
+            why = sentence_for(events, moment.iteration)
+            if why:
+                st.text("What happened: " + why)
+            if item.show_probes:
+                flips = probe_flips(events, moment.iteration)
+                if flips:
+                    st.text("Probe questions answerable before this compression and not after it:\n"
+                            + "\n".join("- " + q for q in flips))
+            if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
+                _continue()
+                st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
+        with shown, st.container(key=f"lesson_moment_{stage}"):
+            left = scratchpad_at_start(events, moment.iteration + 1) if moment.point.shows_trim else None
             if left is not None:
                 st.text(f"What the trim left: the scratchpad as iteration {moment.iteration + 1} started "
                         f"({len(left):,} chars)")
                 st.code(left, language=None, height=220, wrap_lines=True)
-        if item.show_probes:
-            flips = probe_flips(events, moment.iteration)
-            if flips:
-                st.text("Probe questions answerable before this compression and not after it:\n"
-                        + "\n".join("- " + q for q in flips))
+            else:
+                with st.container(height=DIFF_BOX, border=False):
+                    newest_compression(as_of(events, moment.show_upto), f"lesson_moment_{stage}")
+
+
+def _next(number: int) -> None:
+    """Next lesson: the run ends and the picker moves, in the page's next run (the picker, a widget outside this
+    fragment, may already be drawn in this one)."""
+    _stop_run()
+    st.session_state[LESSON_GOTO] = number
 
 
 def _ending(item: Lesson, events) -> None:
+    """The lesson's end, on the screen the run ends on: complete, what it showed, the question, and the way on."""
+    numbers = [entry.number for entry in catalogue().lessons]
+    later = [n for n in numbers if n > item.number]
     with st.container(border=True, key="lesson_ending"):
+        done, ahead = st.columns([3, 2], vertical_alignment="center")
+        done.success(f"Lesson {item.number} complete.", icon=":material/check_circle:")
+        with ahead:  # the way on, first: the rest of the ending is read under it
+            goes_to = later[0] if later else numbers[0]
+            label = f"Next lesson: {goes_to}. {lesson(goes_to).title}" if later else \
+                f"That was the last lesson: back to lesson {goes_to}"
+            if st.button(label, type="primary" if later else "secondary", key="lesson_next"):
+                _next(goes_to)
+                st.rerun()  # the whole page (the click ran only this fragment): the picker and the header too
         st.subheader("What this lesson showed")
         st.markdown(item.shown)
         found = [find_moment(item, i, events) for i in range(len(item.pauses))]
@@ -97,7 +127,6 @@ def _ending(item: Lesson, events) -> None:
             st.markdown(item.answer)
         st.subheader("Try next")
         st.markdown(item.try_next)
-
 
 def _lesson_view(run, number: int) -> None:
     item = lesson(number)
@@ -120,9 +149,6 @@ def _lesson_view(run, number: int) -> None:
             run.pause()
             st.rerun()
         _callout(item, moment, events, stage)
-        if st.button("Continue", type="primary", key=f"lesson_continue_{stage}"):
-            _continue()
-            st.rerun()  # the whole page: a click inside the fragment would rerun only the fragment, refresh off
         # frozen on the moment: its iteration, its clock, and "paused" (the lesson holds the agent there)
         render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=f"lesson_view_{stage}", upto=moment.show_upto,
@@ -132,32 +158,37 @@ def _lesson_view(run, number: int) -> None:
         st.text(f"Running… the lesson will pause at {item.pauses[stage].name}.")
     elif not run.finished:
         st.text("Running to the end…")
+    if run.finished:
+        _ending(item, events)  # above the run, which is long: the end and the way on are where the run ends
     render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                key="lesson_view_live")
-    if run.finished:
-        _ending(item, events)
 
 
 def page() -> None:
     init_session()
+    st.html(PAGE_CSS)  # the Playground's tighter page: a pause's callout and its moment share one screen
     st.title("Scratchpad Lab · Lessons")
     found = catalogue()
     extra = sum(1 for item in found.lessons if item.origin == "extra")
-    st.caption(f"{len(found.lessons) - extra} short guided lessons" + (f", and {extra} from this server's own "
-               "folder" if extra else "") + ". Each runs a scenario with the real agent and the real middleware, "
-               "and pauses at the moments that matter, found in the run's own events.")
+    run = st.session_state[LESSON_RUN]
+    running = run is not None and st.session_state[LESSON_OF] is not None
+    if not running:  # a lesson under way keeps its pauses high on the screen: the page's words wait for its end
+        st.caption(f"{len(found.lessons) - extra} short guided lessons" + (f", and {extra} from this server's own "
+                   "folder" if extra else "") + ". Each runs a scenario with the real agent and the real middleware, "
+                   "and pauses at the moments that matter, found in the run's own events.")
     for problem in found.problems:  # an operator's file: named with the field to fix; the others still work
         st.warning(f"A lesson from `{LESSONS_DIR_ENV}` could not be loaded: {escape(problem)}",
                    icon=":material/error:")
     numbers = [item.number for item in found.lessons]
+    if st.session_state.get(LESSON_GOTO) is not None:
+        st.session_state[LESSON_PICK] = st.session_state.pop(LESSON_GOTO)
     if st.session_state.get(LESSON_PICK) not in numbers:
         st.session_state[LESSON_PICK] = numbers[0]
     number = st.radio("Lesson", numbers, key=LESSON_PICK, horizontal=True,
                       format_func=lambda n: f"{n}. {lesson(n).title}")
     item = lesson(number)
-    st.header(f"Lesson {item.number}: {item.title}")
-    run = st.session_state[LESSON_RUN]
     mine = run is not None and st.session_state[LESSON_OF] == number
+    (st.subheader if mine else st.header)(f"Lesson {item.number}: {item.title}")
     scenario = get_scenario(item.scenario)
     with st.expander("What this lesson shows, and its settings", expanded=not mine):
         st.markdown(item.explanation)

@@ -38,6 +38,13 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [da
 [data-testid="stMain"] [class*="st-key-"][class*="_triggers"] [data-testid="stMarkdownContainer"] p {
   font-size: 1.15rem !important;
 }
+/* the status row stays one line at 1280 px with every metric it can show (summarizer calls too) */
+[data-testid="stMain"] [class*="st-key-"][class*="_status"] [data-testid="stHorizontalBlock"] { gap: 1.1rem !important; }
+@media (max-width: 1440px) {
+  [data-testid="stMain"] [data-testid="stMetric"] [data-testid="stMetricValue"],
+  [data-testid="stMain"] [data-testid="stMetric"] [data-testid="stMetricValue"] p { font-size: 2.15rem !important; }
+}
+[data-testid="stMain"] .st-key-live_chart { min-height: 14rem; }  /* its chart's height (view.py) */
 [data-testid="stMain"] h1 { display: none !important; }
 .st-key-presenter_row { position: fixed; top: 0.6rem; left: 2rem; z-index: 999990; width: auto !important; }
 [data-testid="stMain"] .block-container { max-width: 100% !important; padding-left: 2rem; padding-right: 2rem; }

@@ -71,6 +71,7 @@ LESSON_OF = "lesson_run_of"            # the number of the lesson that LESSON_RU
 LESSON_STAGE = "lesson_stage"          # index of the pause point the lesson waits for or shows
 LESSON_AT = "lesson_at_pause"          # True while the lesson holds at a pause point (the live refresh is off)
 LESSON_PACE = "lesson_pace"            # seconds per scripted step in a lesson (a widget key)
+LESSON_GOTO = "lesson_goto"            # the lesson "Next lesson" asked for, taken into LESSON_PICK by the next run
 
 LIB_VISITOR = "lib_visitor_id"        # hosted mode: this browser's random id (also kept in its cookie)
 LIB_AUTOSAVE = "lib_autosave"          # store finished runs, uploads and results (the Playground's switch)

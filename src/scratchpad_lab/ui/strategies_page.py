@@ -136,6 +136,31 @@ def baseline_caption(results) -> str:
             "the strategies that cut something.")
 
 
+def verdict(results) -> str:
+    """One sentence: which strategy to use, for what, on this trajectory (our words, titles and numbers only).
+    Judged among the strategies that cut something, by what the last call still held (facts at the answer) and
+    by the peak context against doing nothing in the same form; the ones that cut nothing are named apart."""
+    rows = [(strategy(r.name).title, r.row()) for r in results]
+    cut = [(t, row) for t, row in rows if not row["cut_nothing"] and row["peak_share"] is not None]
+    idle = [t for t, row in rows if row["cut_nothing"]]
+    idle_text = (f" {', '.join(idle)} cut nothing here (the caps never fired), so "
+                 f"{'it reads' if len(idle) == 1 else 'they read'} exactly the baseline.") if idle else ""
+    if not cut:
+        return "Verdict: none of these strategies cut anything on this trajectory: lower their caps to compare them." \
+            + idle_text
+    keeps = max(cut, key=lambda x: (x[1]["facts_at_answer"] or 0, -x[1]["peak_share"]))
+    small = min(cut, key=lambda x: (x[1]["peak_share"], -(x[1]["facts_at_answer"] or 0)))
+
+    def said(row) -> str:
+        facts = "-" if row["facts_at_answer"] is None else percent(row["facts_at_answer"])
+        return f"peak {percent(row['peak_share'])} of doing nothing, {facts} of the facts at the answer"
+
+    if keeps[0] == small[0]:
+        return f"Verdict: {keeps[0]} keeps the most and sends the least here ({said(keeps[1])}): use it." + idle_text
+    return (f"Verdict: to keep the facts, {keeps[0]} ({said(keeps[1])}); for the smallest context, {small[0]} "
+            f"({said(small[1])})." + idle_text)
+
+
 def _row_texts(result, texts: Dict[str, Dict[str, str]]) -> Dict[str, str]:
     return texts[strategy(result.name).title]
 
@@ -226,6 +251,8 @@ def page() -> None:
     if shown.signature[0] != entry.key:
         st.caption("Showing the last result, for another trajectory: press Run strategies for this one.")
     results = shown.results
+    with st.container(key="strat_verdict"):
+        st.markdown(f"**{escape(verdict(results))}**")  # titles and numbers: escaped all the same
     st.subheader("Context sent at each step")
     st.caption(baseline_caption(results))
     with_base = st.toggle("Draw the no-compression baselines", key="strat_chart_baseline")
@@ -239,10 +266,19 @@ def page() -> None:
             _column(result, texts)
     steps = max(len(r.sent_tokens) for r in results)
     st.subheader("What each strategy sent")
-    step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")
-    columns = st.columns(len(results))
-    for col, result in zip(columns, results):
-        with col:
+    # two at a time, side by side: seven columns of about 100 px broke every word
+    titles = {r.name: strategy(r.name).title for r in results}
+    order = [r.name for r in results]
+    pick, other, at = st.columns([2, 2, 3], vertical_alignment="bottom")
+    first = pick.selectbox("Strategy", order, key="strat_sent_a", format_func=titles.get)
+    rest = [n for n in order if n != first]
+    second = other.selectbox("beside", rest, key=f"strat_sent_b_{first}", format_func=titles.get)
+    with at:
+        step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")
+    by_name = {r.name: r for r in results}
+    columns = st.columns(2)
+    for col, result in zip(columns, (by_name[first], by_name[second])):
+        with col, st.container(key=f"strat_sent_{result.name}"):
             text = result.sent_text(step)
             tokens = result.sent_tokens[step - 1] if step <= len(result.sent_tokens) else 0
             st.text(f"{strategy(result.name).title}: {tokens:,} tokens, {len(text):,} chars")

@@ -9,6 +9,9 @@ ICON = str(Path(__file__).resolve().parents[1] / "data" / "icon.png")
 # A tighter page so the live view fits one screen. The trigger panel reserves the height of its longest
 # usual text (the "Why:" sentence runs 1-4 lines), so the rows under it stay put while a run is live; its
 # bars are drawn at their value at once (Streamlit animates a progress bar's width, which lags its label).
+# The size chart's box keeps the height of its unit switch and chart from the run's first paint, and the status
+# row the height of its metrics: either can arrive a moment after the rest of the first live view, and what is
+# under them must not jump then.
 PAGE_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.6rem; padding-bottom: 3rem;
   padding-left: 2rem; padding-right: 2rem; }
@@ -16,4 +19,6 @@ PAGE_CSS = """<style>
 [class*="st-key-"][class*="_status"] [data-testid="stMetricValue"] { font-size: 1.45rem; }
 [class*="st-key-"][class*="_triggers"] { min-height: 15.5rem; }
 [class*="st-key-"][class*="_triggers"] [data-testid="stProgress"] * { transition: none !important; }
+.st-key-live_chart { min-height: 15.5rem; }
+.st-key-live_status { min-height: 3.7rem; }
 </style>"""

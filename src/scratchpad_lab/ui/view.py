@@ -41,11 +41,11 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
 PANE_ROWS = 8           # visual lines of the scratchpad pane
 PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
 PANE_HEIGHT = 200       # px of the scratchpad pane
-PRESENTER_PANE_HEIGHT = 170  # ... in presenter mode (bigger text, same screen)
+PRESENTER_PANE_HEIGHT = 146  # ... in presenter mode (bigger text, same screen, the folded timeline under it)
 DIFF_HEIGHT = 120       # px of the newest compression's text (in the live view)
 DIFF_BOX = 282          # px of the newest compression's box: fixed, so what is under it never moves
 CHART_HEIGHT = 200      # px of the size chart, its legend included
-PRESENTER_CHART_HEIGHT = 240
+PRESENTER_CHART_HEIGHT = 224
 TIMELINE_HEIGHT = 260
 
 
@@ -297,8 +297,12 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
             st.altair_chart(size_chart(events, config, unit, upto, height=height, presenting=presenting),
                             width="stretch", height=height)
     with st.container(key=f"{key}_timeline"):
-        st.text("Timeline")
-        st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
+        if presenting:  # a projector's screen ends with the live story, not with a table cut at its edge
+            with st.expander("Timeline"):
+                st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
+        else:
+            st.text("Timeline")
+            st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
     answer = final_answer(events)
     if answer is not None:
         st.subheader("Final answer")
