@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ok, rerun_until
 from fake_openai import FakeOpenAI, keeps_pins
 
-from scratchpad_lab.ui.state import K_PINS, K_PINS_TO_SUMMARIZER
+from scratchpad_lab.ui.state import K_PINS, K_PINS_OPEN, K_PINS_TO_SUMMARIZER
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 
@@ -31,7 +31,8 @@ def test_pins_from_the_box_are_checked_for_every_strategy_and_a_lost_one_is_name
     at.number_input(key="strat_clear-tool-uses_trigger").set_value(500)
     at.number_input(key="strat_clear-tool-uses_keep").set_value(1).run()
     assert "pins kept" not in _run(at).index  # no pins: the table as before
-    at.sidebar.text_area(key=K_PINS).set_value(f"A-1001\n{PAYLOAD}").run()
+    at.session_state[K_PINS_OPEN] = True  # the sidebar's Pins, opened (folded, its box is not drawn)
+    at.run().sidebar.text_area(key=K_PINS).set_value(f"A-1001\n{PAYLOAD}").run()
     table = _run(at)
     assert table.loc["pins kept", "LangChain clear tool uses"] == "0 of 1 pin kept (1 never compressed)"
     assert table.loc["pins kept", "trim only"] == "2 pins, none in a compressed scratchpad"
@@ -51,9 +52,11 @@ def test_passing_pins_to_a_scripted_model_turns_langmem_s_lost_pin_into_a_kept_o
         at.multiselect(key="strat_pick").set_value(["trim-only", "langmem"]).run()
         at.number_input(key="strat_langmem_max_tokens").set_value(1500)
         at.number_input(key="strat_langmem_max_summary_tokens").set_value(300)
-        at.sidebar.text_area(key=K_PINS).set_value("A-1001").run()
+        at.session_state[K_PINS_OPEN] = True
+        at.run().sidebar.text_area(key=K_PINS).set_value("A-1001").run()
         off = _run(at)
-        at.sidebar.toggle(key=K_PINS_TO_SUMMARIZER).set_value(True).run()
+        at.session_state[K_PINS_OPEN] = True
+        at.run().sidebar.toggle(key=K_PINS_TO_SUMMARIZER).set_value(True).run()
         on = _run(at)
     assert (off.loc["pins kept", "LangMem"], off.loc["pins to summarizer", "LangMem"]) == ("0 of 1 pin kept", "off")
     assert (on.loc["pins kept", "LangMem"], on.loc["pins to summarizer", "LangMem"]) == ("1 of 1 pin kept", "on")

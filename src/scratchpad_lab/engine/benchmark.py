@@ -44,7 +44,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from scratchpad_lab.analysis.figures import percent
 from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
-from scratchpad_lab.engine.executor import Cell, ExecutorChoice, Placement, RunShare
+from scratchpad_lab.engine.executor import StudyCell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
 from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _plain, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
@@ -409,7 +409,7 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
             key = ray_cluster.new_key()
             shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
                                summarizer.extractive_budget_chars) for u in units]
-            plan = [Cell(u.index, label, name, values) for u in units for label, name, values in u.points]
+            plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
             try:
                 ray_cluster.run_cells(shares, plan, choice, request.price_model,
                                       lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop,

@@ -90,7 +90,7 @@ class RunShare:
 
 
 @dataclass(frozen=True)
-class Cell:
+class StudyCell:
     """One cell: a run (its share's index), a label for the study, the strategy and its resolved settings."""
 
     run: int

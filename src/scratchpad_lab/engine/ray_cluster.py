@@ -38,7 +38,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from scratchpad_lab.engine.executor import RAY_REQUIREMENTS, Cell, ExecutorChoice, ExecutorError, Placement, RunShare
+from scratchpad_lab.engine.executor import RAY_REQUIREMENTS, StudyCell, ExecutorChoice, ExecutorError, Placement, RunShare
 
 REACH_S = 3.0                 # how long an address may take to answer a TCP connection
 JOIN_S = 30                   # how long joining a reachable cluster may take
@@ -246,8 +246,8 @@ def _reason(exc: BaseException) -> str:
     return f"the cell failed on the cluster: {type(exc).__name__}: {exc}"[:500]
 
 
-def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any, price_model: Optional[str],
-              collect: Callable[[Cell, Tuple[Dict[str, Any], Optional[str], int]], None], stop: Any,
+def run_cells(shares: Sequence[RunShare], cells: Sequence[StudyCell], summarizer: Any, price_model: Optional[str],
+              collect: Callable[[StudyCell, Tuple[Dict[str, Any], Optional[str], int]], None], stop: Any,
               deadline_s: float, placement: Placement, work: Tuple[Callable, Callable]) -> None:
     """Run every cell as a Ray task on the joined cluster, calling `collect(cell, (figures, error, hits))` in
     this thread as each finishes (in the order they finish). Stop (`stop.is_set()`), Ctrl-C or the deadline
@@ -267,7 +267,7 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[Cell], summarizer: Any
         host = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=4)(SummarizerHost).remote(summarizer.endpoint)
         # the key: one direct call, in memory (see the module's docstring), never a task's argument
         ray.get(host.take_key.remote(summarizer.key or resolve_key(summarizer.endpoint)), timeout=JOIN_S)
-    pending: Dict[Any, Cell] = {}
+    pending: Dict[Any, StudyCell] = {}
     try:
         refs = {i: ray.put(share) for i, share in enumerate(shares)}
         for cell in cells:

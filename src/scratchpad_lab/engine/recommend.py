@@ -673,14 +673,14 @@ def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optiona
             price_model: Optional[str], collect: Callable[[Point, Any], None], stop: Any) -> Tuple[Any, int]:
     """Every point as a Ray task over one share of the trajectory (engine/ray_cluster.py): (placement, CPUs)."""
     from scratchpad_lab.engine import ray_cluster
-    from scratchpad_lab.engine.executor import Cell, Placement, RunShare
+    from scratchpad_lab.engine.executor import StudyCell, Placement, RunShare
     from scratchpad_lab.engine.limits import budget
 
     placement = Placement("ray")
     with ray_cluster.connected(executor) as cluster:
         placement.started_cluster = cluster["started"]
         share = RunShare(ray_cluster.new_key(), trace, scenario, None, False, summarizer.budget_chars)
-        cells = [Cell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
+        cells = [StudyCell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
         ray_cluster.run_cells([share], cells, summarizer, price_model,
                               lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
                               budget("job_wall_s"), placement, (_context, _run_point))

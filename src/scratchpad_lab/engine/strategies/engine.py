@@ -172,7 +172,7 @@ def carry_pins(result: StrategyResult, pinned: Pinned) -> None:
     as it was, so its row is what it was before pins."""
     start = next((e for e in result.events if e.kind == "run_start"), None)
     if start is not None:
-        start.amend(config={**(start.data.get("config") or {}), "pins": list(pinned.pins)})
+        start.amend(config={**(start.payload.config or {}), "pins": list(pinned.pins)})
     result.pins_to_summarizer = pinned.to_summarizer
 
 
