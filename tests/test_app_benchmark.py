@@ -2,7 +2,8 @@
 the table with the no-compression row first, and a setting's worst runs, each drawn without an error."""
 from streamlit.testing.v1 import AppTest
 
-from conftest import rerun_until
+from conftest import APP, rerun_until
+from scratchpad_lab.ui.state import BENCH_OPENED, BENCH_RESULT
 
 TIMEOUT = 180
 
@@ -29,3 +30,75 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
     assert list(stored["setting"]) == list(table.value["setting"])
     assert list(stored["argument recall %"]) == list(table.value["argument recall %"])
+
+
+# ── a worst run, opened in the Strategies view (issue 31 item 4) ────────────────────────────────────
+
+def _benchmarked(monkeypatch, runs: int = 1, **before_run) -> AppTest:
+    """The whole app on the Benchmark page, the lab's first sample runs benchmarked under trim-only (its grid: three
+    settings), with `before_run` widget values set first ({key: value})."""
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    monkeypatch.delenv("SCRATCHPAD_LAB_DATASETS_DIR", raising=False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/benchmark.py").run()
+    at.multiselect(key="bench_pick").set_value(["trim-only"]).run()
+    at.number_input(key="bench_runs").set_value(runs).run()
+    for key, value in before_run.items():
+        widget = next(w for kind in ("toggle", "number_input", "radio") for w in getattr(at, kind) if w.key == key)
+        widget.set_value(value).run()
+    rerun_until(at.button(key="bench_run").click().run(), timeout_s=TIMEOUT)
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    return at
+
+
+def _open_first_worst_run(at: AppTest) -> None:
+    at.button(key="bench_open_0").click().run()
+    assert [t.value for t in at.title] == ["Scratchpad Lab · Strategies"]  # the click switched to Strategies
+    # AppTest reruns the page it was last told to (not the one the script switched to): follow the switch, and wait
+    # for the Strategies run the click started
+    rerun_until(at.switch_page("pages/strategies.py"), timeout_s=TIMEOUT)
+
+
+def test_opening_a_worst_run_shows_it_in_strategies_at_the_call_that_lost_its_values(monkeypatch):
+    at = _benchmarked(monkeypatch)
+    result = at.session_state[BENCH_RESULT]
+    label = at.selectbox(key="bench_worst").value
+    worst = result.setting(label).worst[0]
+    cell = result.runs[0]["cells"][label]
+    _open_first_worst_run(at)
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    opened = at.session_state[BENCH_OPENED]
+    assert at.selectbox(key="strat_source").value == opened.entry_key == "bench:1"
+    assert at.multiselect(key="strat_pick").value == [cell["strategy"]] == ["trim-only"]
+    assert at.number_input(key="strat_trim-only_agent_trim_chars").value == cell["settings"]["agent_trim_chars"]
+    texts = [t.value for t in at.text]
+    assert f"{worst['run']} under {label}: {worst['argument_recall']:.0%} of the needed argument values were kept." \
+        in texts
+    iteration, tool, lost = worst["lost"][0]["iteration"], worst["lost"][0]["tool"], worst["lost"][0]["lost"]
+    assert f"Call {iteration} ({tool}) was sent a context without: {', '.join(map(str, lost))}" in texts
+    assert any(f"starts at call {iteration}," in i.value for i in at.info)
+    assert at.slider(key="strat_step").value == iteration
+    sent = at.code[-1].value  # what the strategy sent for that call, replayed on the Strategies page: the values
+    assert sent and not any(str(v) in sent for v in lost)  # the benchmark named are not in it
+    assert at.session_state["strat_result"].signature == ("bench:1", ("trim-only",))
+
+
+def test_the_note_of_an_opened_worst_run_shows_the_datasets_text_as_text(monkeypatch):
+    """A run's name, its tool and its lost values come from a dataset: the note draws them as plain text only."""
+    from dataclasses import replace
+
+    from test_app_markdown_payloads import LIVE, PAYLOADS
+    at = _benchmarked(monkeypatch)
+    _open_first_worst_run(at)
+    payload = " ".join(PAYLOADS)
+    opened = replace(at.session_state[BENCH_OPENED], run=payload, calls=((3, payload, (payload, "42")),))
+    at.session_state[BENCH_OPENED] = opened
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [t.value for t in at.text]
+    assert f"{payload} under {opened.setting}: {opened.recall:.0%} of the needed argument values were kept." in texts
+    assert f"Call 3 ({payload}) was sent a context without: {payload}, 42" in texts
+    assert any("starts at call 3," in i.value for i in at.info)
+    marked = [str(e.value) for kind in ("markdown", "info", "caption", "warning", "error", "success")
+              for e in getattr(at, kind)]  # no markdown body of the page holds any payload's live syntax
+    assert [(live, m) for m in marked for live in LIVE if live in m] == []

@@ -32,6 +32,7 @@ from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import chart, colour
+from scratchpad_lab.ui.worst_runs import opened_note
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
@@ -170,6 +171,7 @@ def page() -> None:
         st.info("No trajectory yet: run one in the Playground, or upload a run record or trace.")
         st.stop()
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
+    lost_at = opened_note(entry)  # a benchmark's worst run: where its arguments were lost (ui/worst_runs.py)
     st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
                "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
     picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
@@ -224,7 +226,8 @@ def page() -> None:
             _column(result, texts)
     steps = max(len(r.sent_tokens) for r in results)
     st.subheader("What each strategy sent")
-    step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")
+    start = min(lost_at, steps) if lost_at else min(steps, max(2, steps // 2))
+    step = st.slider("Step", 1, max(steps, 2), start, key="strat_step")
     columns = st.columns(len(results))
     for col, result in zip(columns, results):
         with col:
