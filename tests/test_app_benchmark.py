@@ -156,3 +156,30 @@ def test_the_decide_switch_says_how_to_get_the_built_in_model_where_it_is_missin
     at.radio(key="bench_decide_with").set_value("endpoint").run()
     assert not [w for w in at.warning if w.value == notice]  # an endpoint needs no model file here
     assert at.text_input(key="bench_dec_ep_key") is not None
+
+
+def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
+    """The chart's dots carry the click selection `point` over the setting's label, and the page reads the setting
+    from the selection Streamlit returns (the browser's click itself is Vega's)."""
+    from types import SimpleNamespace
+
+    from scratchpad_lab.engine.benchmark import SettingSummary
+    from scratchpad_lab.ui.benchmark_page import clicked_setting, front_chart
+
+    def summary(label, recall, peak):
+        out = SettingSummary(label, label.split(":")[0], runs=2)
+        out.means = {"argument_recall": {"mean": recall, "low": recall - 0.1, "high": recall},
+                     "peak_share": {"mean": peak, "low": peak, "high": peak}}
+        return out
+    chart = front_chart(SimpleNamespace(settings=[summary("trim-only:agent_trim_chars=4000", 0.5, 0.1),
+                                                  summary("langmem:max_tokens=30%", 0.9, 0.4)])).to_dict()
+    params = chart.get("params", []) + [p for layer in chart["layer"] for p in layer.get("params", [])]
+    assert [(p["name"], p["select"]["type"], p["select"]["fields"], p["select"]["on"]) for p in params] == \
+        [("point", "point", ["setting"], "click")]
+    dots = [layer.get("name") for layer in chart["layer"] if (layer["mark"].get("type") if isinstance(
+        layer["mark"], dict) else layer["mark"]) == "point"]
+    assert params[0].get("views", dots) == dots  # the dots are what a click selects, not the whiskers
+    clicked = SimpleNamespace(selection=SimpleNamespace(point=[{"setting": "langmem:max_tokens=30%", "peak %": 40}]))
+    assert clicked_setting(clicked) == "langmem:max_tokens=30%"
+    assert clicked_setting(SimpleNamespace(selection=SimpleNamespace(point=[]))) is None
+    assert clicked_setting(None) is None
