@@ -192,5 +192,6 @@ def page() -> None:
     result = st.session_state.get(BENCH_RESULT)
     if result is not None:
         show(result)
-    ran = st.session_state.get(BENCH_STARTED) or (None, None)
-    decide_view.show(getattr((ran[1] or {}).get("endpoint"), "model", None))
+    _, decide_fields = st.session_state.get(BENCH_STARTED) or (None, None)
+    endpoint = (decide_fields or {}).get("endpoint")  # the deciding endpoint's model, for its list price
+    decide_view.show(endpoint.model if endpoint is not None else None)
