@@ -1,8 +1,13 @@
 """The Benchmark page in AppTest: the lab's sample runs benchmarked as a job, its chosen points, the front chart,
 the table with the no-compression row first, and a setting's worst runs, each drawn without an error."""
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import rerun_until
+from conftest import APP, rerun_until
+from scratchpad_lab.ui.decide_view import BUILTIN_MEANS as DECIDE_BUILTIN_MEANS
+from scratchpad_lab.ui.decide_view import PROBLEM as DECIDE_PROBLEM
+from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.state import BENCH_DECIDED, BENCH_OPENED, BENCH_RESULT
 
 TIMEOUT = 180
 
@@ -29,3 +34,152 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
     assert list(stored["setting"]) == list(table.value["setting"])
     assert list(stored["argument recall %"]) == list(table.value["argument recall %"])
+
+
+# ── a worst run, opened in the Strategies view (issue 31 item 4) ────────────────────────────────────
+
+def _benchmarked(monkeypatch, runs: int = 1, **before_run) -> AppTest:
+    """The whole app on the Benchmark page, the lab's first sample runs benchmarked under trim-only (its grid: three
+    settings), with `before_run` widget values set first ({key: value})."""
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    monkeypatch.delenv("SCRATCHPAD_LAB_DATASETS_DIR", raising=False)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page("pages/benchmark.py").run()
+    at.multiselect(key="bench_pick").set_value(["trim-only"]).run()
+    at.number_input(key="bench_runs").set_value(runs).run()
+    for key, value in before_run.items():
+        widget = next(w for kind in ("toggle", "number_input", "radio") for w in getattr(at, kind) if w.key == key)
+        widget.set_value(value).run()
+    rerun_until(at.button(key="bench_run").click().run(), timeout_s=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _open_first_worst_run(at: AppTest) -> None:
+    at.button(key="bench_open_0").click().run()
+    assert [t.value for t in at.title] == ["Scratchpad Lab · Strategies"]  # the click switched to Strategies
+    # AppTest reruns the page it was last told to (not the one the script switched to): follow the switch, and wait
+    # for the Strategies run the click started
+    rerun_until(at.switch_page("pages/strategies.py"), timeout_s=TIMEOUT)
+
+
+def test_opening_a_worst_run_shows_it_in_strategies_at_the_call_that_lost_its_values(monkeypatch):
+    at = _benchmarked(monkeypatch)
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state[BENCH_RESULT]
+    label = at.selectbox(key="bench_worst").value
+    worst = result.setting(label).worst[0]
+    cell = result.runs[0]["cells"][label]
+    _open_first_worst_run(at)
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    opened = at.session_state[BENCH_OPENED]
+    assert at.selectbox(key="strat_source").value == opened.entry_key == "bench:1"
+    assert at.multiselect(key="strat_pick").value == [cell["strategy"]] == ["trim-only"]
+    assert at.number_input(key="strat_trim-only_agent_trim_chars").value == cell["settings"]["agent_trim_chars"]
+    texts = [t.value for t in at.text]
+    assert f"{worst['run']} under {label}: {worst['argument_recall']:.0%} of the needed argument values were kept." \
+        in texts
+    iteration, tool, lost = worst["lost"][0]["iteration"], worst["lost"][0]["tool"], worst["lost"][0]["lost"]
+    assert f"Call {iteration} ({tool}) was sent a context without: {', '.join(map(str, lost))}" in texts
+    assert any(f"starts at call {iteration}," in i.value for i in at.info)
+    assert at.slider(key="strat_step").value == iteration
+    sent = at.code[-1].value  # what the strategy sent for that call, replayed on the Strategies page: the values
+    assert sent and not any(str(v) in sent for v in lost)  # the benchmark named are not in it
+    assert at.session_state["strat_result"].signature == ("bench:1", ("trim-only",))
+
+
+def test_the_note_of_an_opened_worst_run_shows_the_datasets_text_as_text(monkeypatch):
+    """A run's name, its tool and its lost values come from a dataset: the note draws them as plain text only."""
+    from dataclasses import replace
+
+    from test_app_markdown_payloads import PAYLOADS
+    at = _benchmarked(monkeypatch)
+    _open_first_worst_run(at)
+    payload = " ".join(PAYLOADS)
+    opened = replace(at.session_state[BENCH_OPENED], run=payload, calls=((3, payload, (payload, "42")),))
+    at.session_state[BENCH_OPENED] = opened
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [t.value for t in at.text]
+    assert f"{payload} under {opened.setting}: {opened.recall:.0%} of the needed argument values were kept." in texts
+    assert f"Call 3 ({payload}) was sent a context without: {payload}, 42" in texts
+    assert any("starts at call 3," in i.value for i in at.info)
+    marked = [str(e.value) for kind in ("markdown", "info", "caption", "warning", "error", "success")
+              for e in getattr(at, kind)]  # no markdown body of the page holds a payload, whole or in part
+    assert [m for m in marked if any(p in m for p in PAYLOADS) or "alert(" in m or "127.0.0.1" in m] == []
+
+
+# ── the next call, re-decided after the benchmark (issue 33 item 5) ─────────────────────────────────
+
+def _needs_the_model():
+    from scratchpad_lab.engine.builtin_model import GET_IT, missing
+    if missing() is not None:
+        pytest.skip(f"needs the built-in model: {GET_IT}")
+
+
+def test_the_decide_switch_with_the_built_in_model_shows_the_agreement_table_and_says_it_checks_the_pipeline(
+        monkeypatch):
+    _needs_the_model()
+    at = _benchmarked(monkeypatch, bench_decide=True, bench_decide_calls=1, bench_decide_tokens=16)
+    assert not at.error, ([e.value for e in at.error], [t.value for t in at.text][-3:])
+    decided = at.session_state[BENCH_DECIDED]
+    assert decided.constrained and decided.asked >= 1 and not decided.stopped
+    [frame] = [d.value for d in at.dataframe if "same as no compression %" in d.value.columns]
+    settings = [s.label for s in at.session_state[BENCH_RESULT].settings if s.label != "no compression"]
+    assert list(frame["row"]) == ["no compression", "no compression (scratchpad)", *settings]
+    assert list(frame["same as no compression %"])[:2] == [100.0, 100.0]  # each reference is itself
+    assert list(frame["runs"]) == [1] * len(frame)
+    assert DECIDE_BUILTIN_MEANS in [i.value for i in at.info]
+    assert "a check that the pipeline works" in DECIDE_BUILTIN_MEANS and "135M" in DECIDE_BUILTIN_MEANS
+    assert any(t.value.startswith(f"Decided by {decided.model}: {decided.asked} model calls") for t in at.text)
+
+
+def test_the_decide_switch_refuses_work_over_the_limit_in_one_line(monkeypatch):
+    _needs_the_model()
+    at = _benchmarked(monkeypatch, runs=5, bench_decide=True, bench_decide_calls=50)
+    assert at.session_state[BENCH_DECIDED].startswith("Re-deciding the next calls would be about ")
+    assert [e.value for e in at.error] == [DECIDE_PROBLEM]
+    assert at.session_state[BENCH_DECIDED] in [t.value for t in at.text]
+    assert not [d for d in at.dataframe if "same as no compression %" in d.value.columns]
+
+
+def test_the_decide_switch_says_how_to_get_the_built_in_model_where_it_is_missing(monkeypatch, tmp_path):
+    from scratchpad_lab.engine.builtin_model import GET_IT, PATH_ENV
+    monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = AppTest.from_file("../pages/benchmark.py", default_timeout=TIMEOUT).run()
+    at.toggle(key="bench_decide").set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    [notice] = [w.value for w in at.warning]
+    assert notice.startswith(escape("The built-in model is not installed here")) and escape(GET_IT) in notice
+    assert at.button(key="bench_run").disabled  # nothing can re-decide without it
+    at.radio(key="bench_decide_with").set_value("endpoint").run()
+    assert not [w for w in at.warning if w.value == notice]  # an endpoint needs no model file here
+    assert at.text_input(key="bench_dec_ep_key") is not None
+
+
+def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
+    """The chart's dots carry the click selection `point` over the setting's label, and the page reads the setting
+    from the selection Streamlit returns (the browser's click itself is Vega's)."""
+    from types import SimpleNamespace
+
+    from scratchpad_lab.engine.benchmark import SettingSummary
+    from scratchpad_lab.ui.benchmark_page import clicked_setting, front_chart
+
+    def summary(label, recall, peak):
+        out = SettingSummary(label, label.split(":")[0], runs=2)
+        out.means = {"argument_recall": {"mean": recall, "low": recall - 0.1, "high": recall},
+                     "peak_share": {"mean": peak, "low": peak, "high": peak}}
+        return out
+    chart = front_chart(SimpleNamespace(settings=[summary("trim-only:agent_trim_chars=4000", 0.5, 0.1),
+                                                  summary("langmem:max_tokens=30%", 0.9, 0.4)])).to_dict()
+    params = chart.get("params", []) + [p for layer in chart["layer"] for p in layer.get("params", [])]
+    assert [(p["name"], p["select"]["type"], p["select"]["fields"], p["select"]["on"]) for p in params] == \
+        [("point", "point", ["setting"], "click")]
+    dots = [layer.get("name") for layer in chart["layer"] if (layer["mark"].get("type") if isinstance(
+        layer["mark"], dict) else layer["mark"]) == "point"]
+    assert params[0].get("views", dots) == dots  # the dots are what a click selects, not the whiskers
+    clicked = SimpleNamespace(selection=SimpleNamespace(point=[{"setting": "langmem:max_tokens=30%", "peak %": 40}]))
+    assert clicked_setting(clicked) == "langmem:max_tokens=30%"
+    assert clicked_setting(SimpleNamespace(selection=SimpleNamespace(point=[]))) is None
+    assert clicked_setting(None) is None

@@ -5,8 +5,11 @@ A dataset is the lab's sample runs, a file or folder in the folder the operator 
 (SCRATCHPAD_LAB_DATASETS_DIR), or an upload. The study runs as a job (engine/benchmark.benchmark_job) in its own
 slot, drawn by the one live fragment (ui/live.py) with its progress and Stop; a stopped benchmark keeps what
 finished. Where it runs (this machine's processes, or a Ray cluster) is the operator's setting (secrets or
-environment, engine/executor.py), never a visitor's; the page says which. The result: the front chart of dataset means with interval whiskers, the table with the chosen
-points marked, the chosen points' sentences, and a setting's worst runs with the values each lost. Every text
+environment, engine/executor.py), never a visitor's; the page says which. The result: the front chart of dataset
+means with interval whiskers, the table with the chosen points marked, the chosen points' sentences, and a
+setting's worst runs with the values each lost; clicking a point on the chart picks its setting, and each worst run
+opens in the Strategies view at the call where it lost an argument (ui/worst_runs.py). With the "Re-decide the next
+call" switch on, the next calls are re-decided by a model after the benchmark (ui/decide_view.py). Every text
 from a dataset (run names, lost values) is shown as text (st.text, a dataframe cell), never as markdown.
 """
 from __future__ import annotations
@@ -23,15 +26,17 @@ from scratchpad_lab.engine.strategies.registry import names, strategy
 from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark, choice_from_settings, read_dataset,
                                          read_dataset_bytes)
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.ui import live
+from scratchpad_lab.ui import decide_view, live
 from scratchpad_lab.ui.endpoints import _secrets
 from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.store import store_result
-from scratchpad_lab.ui.state import BENCH_JOB, BENCH_RESULT, init_session
+from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
+                                     BENCH_STARTED, init_session)
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
+from scratchpad_lab.ui.worst_runs import STRATEGIES_PAGE, open_worst
 
 DATASETS_ENV = "SCRATCHPAD_LAB_DATASETS_DIR"
 SAMPLES, CONFIGURED, UPLOAD = "The lab's sample runs", "A dataset of this lab's datasets folder", "Upload a dataset file"
@@ -69,9 +74,11 @@ def executor() -> Any:
 
 def _collect(job: Any) -> None:
     if job.result is not None:
-        st.session_state[BENCH_RESULT] = job.result
+        request, decide = st.session_state.get(BENCH_STARTED) or (None, None)
+        st.session_state[BENCH_RESULT], st.session_state[BENCH_RAN] = job.result, request
         stored = job.result.result()
         store_result(stored.kind, stored.rows, stored.labels, stored.source, stored.name)
+        decide_view.start_after(request, decide, bool(job.result.stopped))
 
 
 def front_chart(result: Benchmark) -> alt.Chart:
@@ -90,11 +97,21 @@ def front_chart(result: Benchmark) -> alt.Chart:
     whiskers = base.mark_rule().encode(
         x=x, y=alt.Y("low %:Q", title="argument recall, % (95 % interval)", axis=alt.Axis(**LEVEL)),
         y2="high %:Q", color=colour)
+    pick = alt.selection_point(name="point", fields=["setting"], on="click")
     dots = base.mark_point(filled=True, opacity=0.9).encode(
         x=x, y=alt.Y("argument recall %:Q", axis=alt.Axis(**LEVEL)), color=colour,
         size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "off it"], range=[240, 50]), legend=None),
-        tooltip=["setting", "peak %", "argument recall %", "low %", "high %", "front"])
+        tooltip=["setting", "peak %", "argument recall %", "low %", "high %", "front"]).add_params(pick)
     return whiskers + dots
+
+
+def clicked_setting(event: Any) -> Optional[str]:
+    """The setting of the point clicked on the front chart (the selection `point`), or None."""
+    try:
+        chosen = event.selection.point  # type: ignore[union-attr]
+    except AttributeError:
+        return None
+    return str(chosen[0]["setting"]) if chosen and "setting" in chosen[0] else None
 
 
 def table(result: Benchmark) -> pd.DataFrame:
@@ -109,17 +126,35 @@ def show(result: Benchmark) -> None:
         st.warning("Stopped: the figures cover the runs that finished.")
     for chosen in result.chosen:
         st.text(chosen.sentence)
-    st.altair_chart(front_chart(result), key="bench_chart")
+    event = st.altair_chart(front_chart(result), key="bench_chart", on_select="rerun", selection_mode="point")
     st.dataframe(table(result), hide_index=True, key="bench_table", width="stretch")
     labels = [s.label for s in result.settings if s.worst]
+    clicked = clicked_setting(event)
+    if clicked != st.session_state.get(BENCH_CHART_PICK):  # a new click picks its setting once; the select stays free
+        st.session_state[BENCH_CHART_PICK] = clicked
+        if clicked in labels:
+            st.session_state["bench_worst"] = clicked
     if labels:
-        picked = st.selectbox("A setting's worst runs (lowest argument recall)", labels, key="bench_worst")
-        for worst in result.setting(picked).worst:
-            lost = "; ".join(f"call {c['iteration']} ({c['tool']}) lost {', '.join(map(str, c['lost']))}"
-                             for c in worst["lost"])
-            st.text(f"{worst['run']}: {worst['argument_recall']:.0%} kept. {lost}")
+        picked = st.selectbox("A setting's worst runs (lowest argument recall; click a point on the chart to pick "
+                              "its setting)", labels, key="bench_worst")
+        _worst_runs(result, picked)
     for name, why in result.broken[:10]:
         st.text(f"Not imported: {name}: {why}")
+
+
+def _worst_runs(result: Benchmark, label: str) -> None:
+    """Each worst run of the setting: what it lost where (text: it quotes the dataset), and a button that opens it
+    in the Strategies view at the call where it lost the most."""
+    ran = st.session_state.get(BENCH_RAN)
+    for i, worst in enumerate(result.setting(label).worst):
+        lost = "; ".join(f"call {c['iteration']} ({c['tool']}) lost {', '.join(map(str, c['lost']))}"
+                         for c in worst["lost"])
+        text, button = st.columns([5, 1], vertical_alignment="center")
+        text.text(f"{worst['run']}: {worst['argument_recall']:.0%} kept. {lost}")
+        if button.button("Open in Strategies", key=f"bench_open_{i}", disabled=ran is None,
+                         help="This run in the Strategies view under this setting, at the call where it lost the "
+                              "most, with the lost values named.") and open_worst(result, ran, label, worst):
+            st.switch_page(STRATEGIES_PAGE)
 
 
 def page() -> None:
@@ -140,16 +175,23 @@ def page() -> None:
     picked = st.multiselect("Strategies", names(), default=names(), key="bench_pick",
                             format_func=lambda n: strategy(n).title)
     summarizer = summarizer_picker("bench", "Summarizer (serves every strategy on every run)")
+    deciding, decide = decide_view.decide_inputs(summarizer.kind)
     try:
         dataset = _dataset(source, runs)
     except LabError as exc:
         show_problem(PROBLEM, exc.sentence)
         dataset = None
-    if st.button("Run the benchmark", key="bench_run", disabled=dataset is None or not picked or live.busy(BENCH_JOB)):
-        if live.start(BENCH_JOB, benchmark(BenchmarkRequest(dataset, picked, summarizer=summarizer, runs=runs,
-                                                            executor=where))):
+    busy = live.busy(BENCH_JOB) or live.busy(BENCH_DECIDE_JOB)
+    if st.button("Run the benchmark", key="bench_run",
+                 disabled=dataset is None or not picked or busy or (deciding and decide is None)):
+        request = BenchmarkRequest(dataset, picked, summarizer=summarizer, runs=runs, executor=where)
+        st.session_state[BENCH_STARTED] = (request, decide)
+        if live.start(BENCH_JOB, benchmark(request)):
             st.rerun()
     live.show(BENCH_JOB, on_end=_collect, problem=PROBLEM, errors=(LabError,))
     result = st.session_state.get(BENCH_RESULT)
     if result is not None:
         show(result)
+    _, decide_fields = st.session_state.get(BENCH_STARTED) or (None, None)
+    endpoint = (decide_fields or {}).get("endpoint")  # the deciding endpoint's model, for its list price
+    decide_view.show(endpoint.model if endpoint is not None else None)

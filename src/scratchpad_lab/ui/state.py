@@ -77,7 +77,7 @@ LIB_VISITOR = "lib_visitor_id"        # hosted mode: this browser's random id (a
 LIB_AUTOSAVE = "lib_autosave"          # store finished runs, uploads and results (the Playground's switch)
 LIB_STORED = "lib_stored_ids"          # {id(record or trace): (it, run id)}: what of this tab is stored, under which id
 LIB_NOT_STORED = "lib_not_stored"     # {id(record or trace): (it, why)}: what could not be stored, and why
-LIB_OPENED = "lib_opened_entries"      # {"stored:<id>": runs_page.Entry}: stored runs opened in this tab
+LIB_OPENED = "lib_opened_entries"      # {"stored:<id>" or "bench:<n>": runs_page.Entry}: stored runs and benchmark runs opened in this tab
 LIB_NOTICES = "lib_notices"            # True once this session took the store's notices for its visitor (shown once)
 LIB_JUST_STORED = "lib_just_stored"   # the stored id of the upload just stored (or found stored): the picker selects it once
 LIB_MESSAGE = "lib_message"            # (level, text): what the store last said (a problem, what it removed); shown once
@@ -142,6 +142,12 @@ FETCH_JOB = Slot("fetch", "fetch_job")   # the built-in model's file being fetch
 BENCH_RESULT = "bench_result"            # the last finished (or stopped) benchmark, kept across reruns
 FORK_JOB = Slot("fork", "fork_job")      # "What if...": a fork being replayed (the Playground and the Runs page)
 FORK_RESULT = "fork_result"              # the last fork made (tasks.Forked): drawn beside the run it forks
+BENCH_STARTED = "bench_started"          # (BenchmarkRequest, DecideRequest or None) of the benchmark running now
+BENCH_RAN = "bench_ran"                  # the BenchmarkRequest BENCH_RESULT was made by (its dataset, its summarizer)
+BENCH_CHART_PICK = "bench_chart_pick"    # the setting last clicked on the front chart (applied to the picker once)
+BENCH_OPENED = "bench_opened_worst"      # ui/worst_runs.OpenedWorst: the worst run last opened in Strategies
+BENCH_DECIDE_JOB = Slot("bench_dec", "bench_dec_job")  # the next call re-decided, after the benchmark
+BENCH_DECIDED = "bench_decided"          # the last agreement table (a DecideResult), or its refusal (a sentence)
 UPLOAD_KEYS = ("runs_upload", "cmp_upload", "strat_upload", "pl_upload")  # the uploaders (runs_page.upload_widget)
 
 
@@ -156,7 +162,7 @@ def upload_added(key: str) -> str:
 
 
 LIVE_SLOTS = (PLAY_JOB, LESSON_JOB, PL_JOB, CMP_JOB, STRAT_JOB, STRAT_REC_JOB, STRAT_POINT_JOB, LOSS_JOB,
-              BENCH_JOB, FETCH_JOB, FORK_JOB) + tuple(
+              BENCH_JOB, BENCH_DECIDE_JOB, FETCH_JOB, FORK_JOB) + tuple(
     upload_slot(k) for k in UPLOAD_KEYS)
 
 
@@ -195,6 +201,9 @@ def init_session() -> None:
     st.session_state.setdefault(STRAT_RESULT, None)
     st.session_state.setdefault(BENCH_RESULT, None)
     st.session_state.setdefault(FORK_RESULT, None)
+    st.session_state.setdefault(BENCH_RAN, None)
+    st.session_state.setdefault(BENCH_OPENED, None)
+    st.session_state.setdefault(BENCH_DECIDED, None)
     st.session_state.setdefault(LESSON_RUN, None)
     st.session_state.setdefault(LESSON_OF, None)
     st.session_state.setdefault(LESSON_STAGE, 0)

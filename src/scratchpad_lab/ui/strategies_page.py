@@ -34,6 +34,7 @@ from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import chart, colour
+from scratchpad_lab.ui.worst_runs import opened_note
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
@@ -207,6 +208,7 @@ def page() -> None:
         st.info("No trajectory yet: run one in the Playground, or upload a run record or trace.")
         st.stop()
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
+    lost_at = opened_note(entry)  # a benchmark's worst run: where its arguments were lost (ui/worst_runs.py)
     st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
                "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
     picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
@@ -266,18 +268,20 @@ def page() -> None:
             _column(result, texts)
     steps = max(len(r.sent_tokens) for r in results)
     st.subheader("What each strategy sent")
-    # two at a time, side by side: seven columns of about 100 px broke every word
+    # two at a time, side by side: seven columns of about 100 px broke every word (one, for a run opened alone)
     titles = {r.name: strategy(r.name).title for r in results}
     order = [r.name for r in results]
     pick, other, at = st.columns([2, 2, 3], vertical_alignment="bottom")
     first = pick.selectbox("Strategy", order, key="strat_sent_a", format_func=titles.get)
     rest = [n for n in order if n != first]
-    second = other.selectbox("beside", rest, key=f"strat_sent_b_{first}", format_func=titles.get)
+    second = other.selectbox("beside", rest, key=f"strat_sent_b_{first}", format_func=titles.get) if rest else None
+    start = min(lost_at, steps) if lost_at else min(steps, max(2, steps // 2))
     with at:
-        step = st.slider("Step", 1, max(steps, 2), min(steps, max(2, steps // 2)), key="strat_step")
+        step = st.slider("Step", 1, max(steps, 2), start, key="strat_step")
     by_name = {r.name: r for r in results}
+    panes = [by_name[first]] + ([by_name[second]] if second else [])
     columns = st.columns(2)
-    for col, result in zip(columns, (by_name[first], by_name[second])):
+    for col, result in zip(columns, panes):
         with col, st.container(key=f"strat_sent_{result.name}"):
             text = result.sent_text(step)
             tokens = result.sent_tokens[step - 1] if step <= len(result.sent_tokens) else 0

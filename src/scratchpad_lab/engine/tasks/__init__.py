@@ -99,6 +99,8 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
     # the next call re-decided (engine/decide.py): its request and the agreement table the CLI prints
     **{name: ("scratchpad_lab.engine.decide", name) for name in ("DecideRequest",)},
+    "DECIDE_CALLS_PER_RUN": ("scratchpad_lab.engine.decide", "CALLS_PER_RUN"),
+    "DECIDE_MAX_TOKENS": ("scratchpad_lab.engine.decide", "MAX_TOKENS"),
     "decisions_table": ("scratchpad_lab.engine.decide", "table"),
     # where a study's cells run (engine/executor.py): the CLI's flags and the operator's settings for the pages
     **{name: ("scratchpad_lab.engine.executor", name) for name in ("ExecutorChoice", "choice_from_args",
