@@ -59,7 +59,8 @@ def html_texts(at) -> List[str]:
     from scratchpad_lab.ui.presenter import PRESENTER_CSS
     from scratchpad_lab.ui.runs_page import SCROLL_TO_STEP
     from scratchpad_lab.ui.style import PAGE_CSS
-    fixed = {PAGE_CSS, PRESENTER_CSS, SCROLL_TO_STEP}
+    from scratchpad_lab.ui.warm import HIDE_CSS
+    fixed = {PAGE_CSS, PRESENTER_CSS, SCROLL_TO_STEP, HIDE_CSS}
     return [assert_inert(node.proto.body) for node in at.get("html") if node.proto.body not in fixed]
 
 
