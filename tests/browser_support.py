@@ -89,7 +89,9 @@ def server(tmp_path_factory, request):
     started again if it died."""
     proc = _SHARED.get("server")
     if proc is None or proc.poll() is not None:
-        proc, url = start_app(tmp_path_factory.mktemp("streamlit") / "server.log")
+        # the built-in model's replies capped low for the tests that use it (an operator's setting)
+        proc, url = start_app(tmp_path_factory.mktemp("streamlit") / "server.log",
+                              {"SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS": "8"})
         _SHARED.update(server=proc, url=url)
         request.config.add_cleanup(lambda: stop_server(proc))
     yield _SHARED["url"]

@@ -51,6 +51,7 @@ def _wait_on(work, seconds: float) -> None:
 
 # ── two workers (pytest-xdist, `-n auto --dist loadgroup`) ────────────────────────────────────────────
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into each test's id
 def pytest_collection_modifyitems(config, items):
     """Each file's tests stay together on one worker (its module fixtures, an app server or an AppTest, are
     made once), and every browser test runs on one worker, one at a time, in a lane of its own beside the other

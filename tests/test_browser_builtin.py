@@ -2,8 +2,8 @@
 run's status says it waits for the model while a summary is written, and the compression card shows what the
 model wrote (short, capped, not the extractive summarizer's sections), with no script error.
 
-The app server is one of this test's own, with the operator's reply cap set low
-(SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS=8), so one summary takes seconds on one thread, not a minute.
+The shared app server has the operator's reply cap set low (SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS=8, browser_support),
+so one summary takes seconds on one thread, not a minute.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, start_app, stop_server  # noqa: F401
+from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, server, sync_api  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -32,18 +32,24 @@ WATCH_JS = """() => {
 
 
 def _choose(page, label: str, option: str) -> None:
+    """Pick `option` in the select box `label` (opened again if a rerun closed its list before it was shown)."""
     box = page.get_by_role("combobox", name=label, exact=True)
-    box.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    for _ in range(4):
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=5_000)
+            break
+        except sync_api.TimeoutError:
+            page.keyboard.press("Escape")
+            page.wait_for_function(IDLE_JS)
     page.wait_for_function("([l, o]) => document.querySelector(`input[aria-label=\"${l}\"]`)?.value === o",
                            arg=[label, option])
     page.wait_for_function(IDLE_JS)
 
 
-def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it_wrote(browser, tmp_path):
+def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it_wrote(browser, server):
     from scratchpad_lab.ui.settings import SETTING_LABELS, SUMMARIZERS
-    proc, url = start_app(tmp_path / "server.log", {"SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS": "8",
-                                                    "SCRATCHPAD_LAB_BUILTIN_THREADS": "1"})
+    url = server
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(30_000)
@@ -79,7 +85,6 @@ def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it
         errors.check("the Playground with the built-in model")
     finally:
         context.close()
-        stop_server(proc)
     assert any("built-in" in w or "summarizer" in w for w in waits), waits  # said while the model wrote
     assert "Compression at iteration 2" in main
     assert "Key findings" not in main, "the extractive summarizer's sections: the model did not write it"
