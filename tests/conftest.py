@@ -60,23 +60,11 @@ def pytest_collection_modifyitems(config, items):
     browser lanes saved 25 s of 9 minutes here, and on a fresh checkout four browser tests then failed for
     load; with one lane beside the other tests, all 30 passed at a load average of 10 on the 2 cores.)"""
     for item in items:
-        file = item.nodeid.split("::", 1)[0]
-        if item.get_closest_marker("browser"):
-            group = "browser-waits" if file.rsplit("/", 1)[-1] in WAITING_BROWSER_FILES else "browser"
-        else:
-            group = file
+        group = "browser" if item.get_closest_marker("browser") else item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
-    # The browser lane is the longest (about 9 minutes): it starts first, and the waiting browser files start
-    # on the other worker, whose other files then fill the time beside it instead of running after it.
-    order = {"browser": 0, "browser-waits": 1}
-    items.sort(key=lambda item: order.get(item.get_closest_marker("xdist_group").args[0], 2))
-
-
-# Browser files that time nothing and wait on states with long bounds (a stored run listed after a restart, a
-# page walk for off-host requests, a fork opened by its link): they run on the other worker, beside the other
-# files, so the timed browser lane (live views sampled, Stop within a second, charts drawn) is shorter. On a
-# fresh clone with every browser test in one lane, the whole run took 13 min 12 s, the lane its critical path.
-WAITING_BROWSER_FILES = {"test_browser_store.py", "test_browser_offline.py", "test_browser_forks.py"}
+    # The browser lane is the longest (about 7 minutes): it starts first, so the other worker's files fill the
+    # time beside it instead of running after it.
+    items.sort(key=lambda item: not item.get_closest_marker("browser"))
 
 
 # ── skips: visible everywhere, failures in CI ─────────────────────────────────────────────────────────
