@@ -49,13 +49,12 @@ def _choose(page, label: str, option: str) -> None:
 
 def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it_wrote(browser, server):
     from scratchpad_lab.ui.settings import SETTING_LABELS, SUMMARIZERS
-    url = server
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(30_000)
     errors = ScriptErrors(page)
     try:
-        page.goto(url)
+        page.goto(server)
         page.get_by_role("button", name="Run", exact=True).wait_for()
         page.wait_for_function(IDLE_JS)
         sidebar = page.locator('[data-testid="stSidebar"]')
