@@ -12,6 +12,8 @@ from scratchpad_lab.engine.compare import Setting, compare
 from scratchpad_lab.engine.jobs import DONE, FAILED, Job, StopFlag, Stopped, abandonable
 from scratchpad_lab.engine.runner import Run, Source
 from scratchpad_lab.engine.strategies import make_spec, names, run_strategies, strategy
+from scratchpad_lab.engine.strategies.engine import message_baseline
+from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.config import RunConfig
 from synthetic import synthetic_trace
 
@@ -163,9 +165,20 @@ def test_the_message_strategies_look_at_the_flag_between_their_model_calls(name)
 
     _import_langchain(name)  # loaded: the flag is then looked at by the strategy's own step loop
     trace = synthetic_trace(steps=40, seed=8, parse_error_rate=0)
-    # once before the strategy; without a look before each model call it would never get to a fourth
+    baseline = _StopAfterChecks(10_000)
+    message_baseline(trace, TokenCounter(), baseline)  # the no-compression count looks at it once a step
+    # then once before the strategy; without a look before each model call it would never get 4 further
     with pytest.raises(Stopped):
-        run_strategies(trace, [make_spec(name, {})], stop=_StopAfterChecks(4))
+        run_strategies(trace, [make_spec(name, {})], stop=_StopAfterChecks(baseline.checks + 4))
+
+
+def test_the_no_compression_count_of_a_long_trace_looks_at_the_flag_every_step():
+    # half a second for 150 steps here, seconds on a loaded machine: a Stop then must not wait for its end
+    trace = synthetic_trace(steps=150, seed=8, parse_error_rate=0, max_observation_chars=2000)
+    flag = _StopAfterChecks(5)
+    with pytest.raises(Stopped):
+        message_baseline(trace, TokenCounter(), flag)
+    assert flag.checks == 5
 
 
 def test_every_message_strategy_has_its_imports_waited_for_with_the_flag_in_view():

@@ -44,15 +44,18 @@ from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 BASELINE = "no compression"
 
 
-def message_baseline(trace: Trace, counter: TokenCounter) -> List[int]:
+def message_baseline(trace: Trace, counter: TokenCounter, stop: Optional[StopFlag] = None) -> List[int]:
     """The message strategies' no-compression baseline: tokens of the whole conversation before each model
     call, nothing cut (the task, and every step's reply and tool results in full, as messages; `messages.py`).
-    Linear in the steps: each step's messages are counted once."""
+    Linear in the steps: each step's messages are counted once. The stop flag is looked at every step (a long
+    trace's count takes half a second here, seconds on a loaded machine)."""
     from scratchpad_lab.engine.strategies.messages import MessageCounter, step_parts
     tokens = MessageCounter(counter)
     steps = step_parts(trace)
     out, total = [], tokens(steps[0])
     for step in steps[1:]:
+        if stop is not None:
+            stop.check()
         out.append(total)
         total += tokens(step)
     return out
@@ -101,7 +104,7 @@ class Baseline:
 
 def _messages_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
                        stop: Optional[StopFlag]) -> Baseline:
-    return Baseline.of("messages", message_baseline(trace, counter), trajectory_text(trace))
+    return Baseline.of("messages", message_baseline(trace, counter, stop), trajectory_text(trace))
 
 
 def _scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
