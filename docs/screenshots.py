@@ -1,12 +1,17 @@
 """The README's and the guide's pictures of the app, drawn from the app itself so they can be redrawn.
 
     python docs/screenshots.py            # every picture
-    python docs/screenshots.py playground # one (playground, runs, fork, compare, prompt_lab, strategies, lessons)
+    python docs/screenshots.py playground # one (playground, runs, fork, compare, prompt_lab, strategies, lessons,
+                                          #      health-playground, health-runs, health-strategies)
 
 Starts `streamlit run app.py` on a free localhost port, drives each page in Debian's headless chromium
 (Playwright with executable_path=/usr/bin/chromium and the launch flags of tests/browser_support.py;
 never `playwright install`) at 1280x800 as a visitor would, and writes docs/img/<page>.png. The
-Playground is caught live, while its run is going, just after its first compression. Every picture is
+Playground is caught live, while its run is going, just after its first compression. The health-* pictures
+are crops (CROPPED) of the window: a compression card with its failed health checks on the Playground and on
+the Runs page, and the Strategies page's columns down to their rows of facts kept by kind and compressions
+with a problem, each where a real run of the offline summarizer trips the checks (no event is made up); the
+Strategies crop is taller than 800 px, so its window is 1280 wide and taller (WINDOWS). Every picture is
 reduced to a palette of at most 128 colours (Pillow, which Streamlit already installs), so all of them
 together stay a few hundred KB; the README shows the page tour's pictures small, the guide full size.
 """
@@ -132,8 +137,84 @@ def lessons(page, server: str) -> None:
     _top(page, page.locator(".st-key-lesson_callout_0"))
 
 
+def _pick(page, label: str, option: str) -> None:
+    """Choose `option` in the select labelled `label`, as a visitor does, and wait for the page to settle."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    if box.input_value() == option:  # chosen already: choosing it again runs nothing
+        return
+    page.evaluate(COUNT_RERUNS_JS)
+    box.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()", timeout=LONG_MS)
+
+
+def _land(page, locator, margin: int = 90) -> None:
+    """Scroll so `locator`'s top is `margin` px below the window's top, clear of Streamlit's fixed header."""
+    locator.first.evaluate(f"e => {{ e.style.scrollMarginTop = '{margin}px'; e.scrollIntoView({{block: 'start'}}); }}")
+    page.wait_for_timeout(400)
+
+
+def _card_top(page, card) -> dict:
+    """The clip of a compression card's top: its header, red health chips, "why" narration, lost facts by
+    kind, and the first lines of its merged text (the card is taller than the window)."""
+    _land(page, card)
+    box, text = card.bounding_box(), card.locator('[class*="st-key-"][class*="_merged"]').bounding_box()
+    bottom = min(text["y"] + 150, SIZE[1])
+    return {"x": box["x"] - 8, "y": box["y"] - 8, "width": box["width"] + 16, "height": bottom - box["y"] + 8}
+
+
+def health_playground(page, server: str) -> dict:
+    """A finished Tight run of the log-triage scenario; the card of its compression at iteration 12, which a size
+    trigger follows at 13 (fires again at once) and which did not pay for itself (cost more than it saved)."""
+    _open(page, server + "/", "Scratchpad Lab · Playground")
+    _pick(page, "Scenario", "Log triage: checkout outage")
+    _click_and_settle(page, page.get_by_role("button", name="Use it"))  # the first-look preset: Tight (2 / 2,000)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_role("heading", name="Runs in this tab").wait_for(timeout=LONG_MS)
+    page.get_by_role("combobox", name="Show run", exact=True).wait_for(timeout=LONG_MS)
+    _settle(page)
+    card = page.locator(".st-key-shown_0_card_1")  # newest first: 13, then 12
+    card.get_by_text("Compression at iteration 12", exact=False).wait_for(timeout=LONG_MS)
+    return _card_top(page, card)
+
+
+def health_runs(page, server: str) -> dict:
+    """The support-ticket-tight sample opened on the Runs page at its compression of iteration 4 (a link's
+    card=4): a size trigger fired again at iteration 5, so its card says it fires again at once."""
+    page.goto(server + "/?sample=support-ticket-tight&card=4")
+    page.get_by_text("Showing iteration 4 of 14.").wait_for(timeout=LONG_MS)
+    _settle(page)
+    _charts(page, 1)
+    card = page.locator(".st-key-runs_view_card_0")
+    card.get_by_text("Compression at iteration 4", exact=False).wait_for(timeout=LONG_MS)
+    return _card_top(page, card)
+
+
+def health_strategies(page, server: str) -> dict:
+    """The default three strategies on the log-triage-defaults sample, in the columns under the table (the
+    table's rows, one column per strategy, as text): the middleware's compressions cost more than they saved,
+    LangMem's dropped the user's newest message, deepagents compressed nothing. A column from its title to its
+    last rows is taller than 800 px, so this one window is taller (WINDOWS), as wide: the same layout."""
+    _open(page, server + "/strategies", "Scratchpad Lab · Strategies")
+    _pick(page, "Trajectory", "sample · log-triage-defaults.json")
+    _click_and_settle(page, page.get_by_role("button", name="Run strategies", exact=True))
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=LONG_MS)
+    _settle(page)
+    titles = page.locator('[data-testid="stMarkdownContainer"] div[style*="border-top"]')
+    _land(page, titles)
+    heads = [titles.nth(i).bounding_box() for i in range(titles.count())]
+    health = page.locator('[data-testid="stText"]').filter(has_text="compressions with a problem:")
+    bottom = max(b["y"] + b["height"] for b in (health.nth(i).bounding_box() for i in range(health.count())))
+    left, right = heads[0]["x"] - 12, heads[-1]["x"] + heads[-1]["width"] + 12
+    return {"x": left, "y": heads[0]["y"] - 12, "width": right - left, "height": bottom + 14 - (heads[0]["y"] - 12)}
+
+
 SHOTS = {"playground": playground, "runs": runs, "fork": fork, "compare": compare, "prompt_lab": prompt_lab,
-         "strategies": strategies, "lessons": lessons}
+         "strategies": strategies, "lessons": lessons, "health-playground": health_playground,
+         "health-runs": health_runs, "health-strategies": health_strategies}
+CROPPED = ("health-playground", "health-runs", "health-strategies")  # a part of the window (a clip), not all of it
+WINDOWS = {"health-strategies": (SIZE[0], 1200)}  # as wide as SIZE (the same layout), taller: its clip is
+                                                    # over 800 px tall
 
 
 def optimise(path: Path) -> None:
@@ -177,12 +258,17 @@ def main(names: list) -> None:
             warm.get_by_role("button", name="Run", exact=True).wait_for(timeout=LONG_MS)
             warm.close()
             for name in names or list(SHOTS):
-                context = browser.new_context(viewport={"width": SIZE[0], "height": SIZE[1]})
+                width, height = WINDOWS.get(name, SIZE)
+                context = browser.new_context(viewport={"width": width, "height": height})
                 page = context.new_page()
                 page.set_default_timeout(30_000)
-                SHOTS[name](page, server)
+                clip = SHOTS[name](page, server)
+                if (clip is not None) != (name in CROPPED):
+                    raise SystemExit(f"{name}: a cropped picture returns its clip, a whole window returns nothing")
+                if clip is not None and (clip["y"] < 0 or clip["y"] + clip["height"] > height):
+                    raise SystemExit(f"{name}: what it shows does not fit in its {width}x{height} window")
                 path = OUT / f"{name}.png"
-                page.screenshot(path=str(path))
+                page.screenshot(path=str(path), clip=clip)
                 context.close()
                 optimise(path)
                 print(f"wrote {path.relative_to(REPO)} ({path.stat().st_size / 1024:.0f} KB)")

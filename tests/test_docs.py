@@ -60,17 +60,25 @@ def _png_size(path: Path) -> tuple:
     return struct.unpack(">II", head[16:24])
 
 
-def test_every_picture_shown_exists_and_the_app_pictures_are_drawn_at_1280x800_and_small():
+def test_every_picture_shown_exists_and_the_app_pictures_are_drawn_at_1280x800_or_cut_from_it_and_small():
     import screenshots
 
     shown = set(re.findall(r"(docs/img/[\w.-]+\.png)", README))
     for page in DOCS.glob("*.md"):
         shown |= {f"docs/{p}" for p in re.findall(r"\]\((img/[\w.-]+\.png)\)", page.read_text(encoding="utf-8"))}
     assert shown and all((ROOT / p).is_file() for p in shown), sorted(p for p in shown if not (ROOT / p).is_file())
+    assert set(screenshots.CROPPED) <= set(screenshots.SHOTS) and set(screenshots.WINDOWS) <= set(screenshots.CROPPED)
     for name in screenshots.SHOTS:
         path = DOCS / "img" / f"{name}.png"
         assert f"docs/img/{name}.png" in shown, f"{path} is drawn but shown nowhere"
-        assert _png_size(path) == screenshots.SIZE
+        if name not in screenshots.CROPPED:
+            assert _png_size(path) == screenshots.SIZE
+            continue
+        # a part of a window as wide as every other (the same layout), never wider or taller than it
+        window = screenshots.WINDOWS.get(name, screenshots.SIZE)
+        width, height = _png_size(path)
+        assert window[0] == screenshots.SIZE[0], f"{name}: its window is as wide as every other"
+        assert 0 < width <= window[0] and 0 < height <= window[1], (name, width, height)
     total = sum(p.stat().st_size for p in (DOCS / "img").glob("*.png"))
     assert total < 700 * 1024, f"the pictures are {total / 1024:.0f} KB; redraw them (docs/screenshots.py optimises)"
 
