@@ -1,7 +1,8 @@
 """The README and the guide (docs/) say what is true now: the CLI reference is what the parsers give, the
 Strategies table what the strategies give, the README's test command is what CI runs after building the
-guide, every picture the pages show exists and is one the script draws, and every benchmark figure says
-when it was measured. (tests/test_docs_commands.py runs every command the pages show.)"""
+guide, every picture the pages show exists and is one the script draws, each page that says what the health
+checks mean shows them, and every benchmark figure says when it was measured. (tests/test_docs_commands.py
+runs every command the pages show.)"""
 from __future__ import annotations
 
 import re
@@ -81,6 +82,19 @@ def test_every_picture_shown_exists_and_the_app_pictures_are_drawn_at_1280x800_o
         assert 0 < width <= window[0] and 0 < height <= window[1], (name, width, height)
     total = sum(p.stat().st_size for p in (DOCS / "img").glob("*.png"))
     assert total < 700 * 1024, f"the pictures are {total / 1024:.0f} KB; redraw them (docs/screenshots.py optimises)"
+
+
+@pytest.mark.parametrize("page, picture, section", [
+    ("playground.md", "health-playground", "### Compaction health"),
+    ("runs.md", "health-runs", "## Loss by kind and compaction health"),
+    ("strategies.md", "health-strategies", "# Strategies and recommendations"),  # its top, where the checks are said
+])
+def test_each_page_that_says_what_the_health_checks_mean_shows_them_in_that_section(page, picture, section):
+    text = (DOCS / page).read_text(encoding="utf-8")
+    start = text.index(section + "\n") + len(section)
+    end = text.find("\n#", start)  # the next heading
+    assert f"](img/{picture}.png)" in text[start:end if end > 0 else None], \
+        f"{page}: {picture}.png is not under {section!r}"
 
 
 def test_every_benchmark_section_with_figures_says_when_it_was_measured():
