@@ -18,8 +18,7 @@ import streamlit as st
 from scratchpad_lab.engine.strategies.registry import names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
 from scratchpad_lab.engine.tasks import strategies as strategies_task
-from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
-from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, figures, percent
+from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pins import over_compressions
 from scratchpad_lab.model.errors import LabError
@@ -89,7 +88,7 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
     if key == "trim_facts_retained":
         return f.trim_facts_kept_text
     if key == "kept_by_kind":
-        return kept_by_kind_text(value) if f.compressions else NO_COMPRESSION
+        return f.kinds_kept_text
     if key == "health":
         return counts_text(value)
     if value is None:
