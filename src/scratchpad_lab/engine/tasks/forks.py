@@ -6,7 +6,8 @@ changes there: that compression skipped, and/or the middleware's two triggers fr
 fork is engine/fork.py's. The task refuses in one sentence, before any work starts, a fork at an iteration
 past the run's end, at one with no compression, and one that changes nothing; it checks the work limit as a
 replay does, and returns a Job whose result is a `Forked`: the fork's record (its `forked_from` set) and the
-two runs compared (analysis/forks.py).
+two runs compared (analysis/forks.py). The fork's summaries are written by the replay rule's summarizer, or by the
+one the request names (a person's choice now, never a file's).
 """
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ class ForkRequest:
     parent_id: Optional[str] = None        # the parent's id in the store, when it is stored
     parent_name: str = ""                  # its name as a person knows it (a file's name, a run's name)
     lifted: bool = False                   # the CLI's --no-work-limit
+    # Who writes the fork's summaries, when a person chose it for this fork (the Strategies page: the summarizer
+    # its strategies ran with, StrategiesOutcome.fork_summarizer; its key this job's only); None: the replay
+    # rule's (a model a file names is never called: the offline extractive one writes them).
+    summarizer: Any = None
 
 
 @dataclass
@@ -77,7 +82,9 @@ def fork(request: ForkRequest) -> Job:
     check(request)
     parent = request.parent
     found = replay_source(parent, label=request.parent_name or parent.name)
-    config = found.config.replace(**dict(request.changes))
+    chosen = request.summarizer
+    config = found.config.replace(**dict(request.changes), **(chosen.run_config_fields() if chosen else {}))
+    keys = {"summarizer": chosen.key} if chosen is not None and chosen.key else None
     check_work(parent, replay=config, lifted=request.lifted)
     point = ForkPoint(request.at, request.skip, triggers_of(found.config), triggers_of(config))
     points = [p for p in points_of(parent) if p.iteration < request.at] + [point]
@@ -87,7 +94,7 @@ def fork(request: ForkRequest) -> Job:
     def work(report, stop):
         from scratchpad_lab.analysis.forks import compare
 
-        run = Run(config, found.source, name=name[:500], stop=stop, report=report)
+        run = Run(config, found.source, keys=keys, name=name[:500], stop=stop, report=report)
         hold(run, points)
         record = run.run()
         stop.check()
