@@ -6,7 +6,8 @@ iteration; the CLI's --json carries exactly the engine's figures; the three one-
 loaded back, exported and replayed as itself, and opened from its own link; the What if... control on the Runs
 page and the Playground (AppTest). A run summarized by a model (a scripted one on the local fake server): its
 fork is the run up to the fork point, its own summaries given back without a call, and the fork says whose
-summaries it shows from where; an extractive run's says nothing.
+summaries it shows from where, in the engine's result and in `scratchpad-lab fork`; an extractive run's says
+nothing.
 """
 from __future__ import annotations
 
@@ -255,5 +256,32 @@ def test_a_fork_at_a_model_summarized_runs_first_compression_says_the_summarizer
                              "summarizer, so the difference is also the summarizer's.")
 
 
+def test_the_cli_fork_of_a_model_summarized_run_prints_whose_summaries_it_shows(model_run, tmp_path, capsys):
+    parent, forked, _ = model_run
+    path = tmp_path / "model-summarized.json"
+    parent.save(path)
+    assert main(["fork", str(path), "--at", str(forked.comparison.at), "--skip"]) == 0
+    out = capsys.readouterr().out
+    assert forked.notice in out.splitlines()
+    assert main(["fork", str(path), "--at", str(forked.comparison.at), "--skip", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notice"] == forked.notice
+
+
 def test_a_fork_of_an_extractive_run_says_nothing_of_whose_summaries(parent, forked, capsys):
     assert forked.notice is None
+    assert main(["fork", str(SAMPLE), "--at", str(forked.comparison.at), "--skip"]) == 0
+    assert "gives back the parent's summaries" not in capsys.readouterr().out
+
+
+def test_the_runs_page_shows_whose_summaries_the_fork_of_a_model_summarized_run_shows(model_run, lab_db):
+    from scratchpad_lab.engine.tasks import Store
+    parent, forked, _ = model_run
+    saved = Store().save_run(parent, name=parent.name)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["run"] = saved.id
+    ok(at.run())
+    at.selectbox(key="runs_fork_at").set_value(forked.comparison.at)
+    at.button(key="runs_fork_go").click()
+    rerun_until(ok(at.run()), what="the fork")
+    assert at.session_state["fork_result"].notice == forked.notice
+    assert forked.notice in [t.value for t in at.text]
