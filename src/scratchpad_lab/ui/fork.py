@@ -6,7 +6,8 @@ What if... The fork is the door's `fork` task (engine/tasks/forks.py: the rule i
 job in its own slot by the one live fragment (ui/live.py). When it ends, the fork is added to this tab's runs and
 stored (unless storing is off), so it has its own link; it is then drawn beside its original: the size chart with
 both lines, both runs' figures from the fork point on (analysis/forks.py, the one figures row), and where the two
-first differ. Every word here is ours or a validated number; a run's name reaches the page only escaped or as text.
+first differ, and, for a parent summarized by a model, whose summaries the fork shows (the
+parent's, given back, then its own summarizer's). Every word here is ours or a validated number; a run's name reaches the page only escaped or as text.
 """
 from __future__ import annotations
 
@@ -125,6 +126,8 @@ def fork_view(forked: Any, key: str) -> None:
                           for label, show in rows])
     st.dataframe(frame, hide_index=True, key=f"{key}_fork_figures")
     st.text(difference_text(c))
+    if forked.notice:  # whose summaries the fork shows (engine/fork.py); a model's name from a file: as text
+        st.text(forked.notice)
     run_id = stored_id(forked.record)
     if run_id:
         st.text("The fork's own link: " + base_url(st.context.url) + link_query(run=run_id))

@@ -5,9 +5,11 @@ package defaults, the run the Runs page shows), the iteration of one of its comp
 changes there: that compression skipped, and/or the middleware's two triggers from there on. The rule of a
 fork is engine/fork.py's. The task refuses in one sentence, before any work starts, a fork at an iteration
 past the run's end, at one with no compression, and one that changes nothing; it checks the work limit as a
-replay does, and returns a Job whose result is a `Forked`: the fork's record (its `forked_from` set) and the
-two runs compared (analysis/forks.py). The fork's summaries are written by the replay rule's summarizer, or by the
-one the request names (a person's choice now, never a file's).
+replay does, and returns a Job whose result is a `Forked`: the fork's record (its `forked_from` set), the
+two runs compared (analysis/forks.py), and the sentence that says whose summaries the fork shows when the
+parent's were written by a model the fork does not call (engine/fork.ParentSummaries). The fork's own
+summaries are written by the replay rule's summarizer, or by the one the request names (a person's choice
+now, never a file's).
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ class Forked:
     parent: Any                            # the original's RunRecord
     record: Any                            # the fork's RunRecord
     comparison: Any                        # analysis.forks.ForkComparison
+    notice: Optional[str] = None           # whose summaries the fork shows, when the parent's were another's
 
 
 def _iterations(record: Any) -> list:
@@ -74,7 +77,7 @@ def check(request: ForkRequest) -> None:
 
 def fork(request: ForkRequest) -> Job:
     """The fork, as a job returning a Forked. Raises ForkRefused (or the work limit's sentence) at once."""
-    from scratchpad_lab.engine.fork import ForkPoint, hold, origin, points_of, triggers_of
+    from scratchpad_lab.engine.fork import ForkPoint, hold, origin, own_model, points_of, reuse, triggers_of
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.replay import replay_source
     from scratchpad_lab.engine.runner import Run
@@ -96,10 +99,12 @@ def fork(request: ForkRequest) -> Job:
 
         run = Run(config, found.source, keys=keys, name=name[:500], stop=stop, report=report)
         hold(run, points)
+        summaries = reuse(run, parent)
         record = run.run()
         stop.check()
         record.forked_from = origin(parent, point, request.parent_id, request.parent_name or parent.name)
-        return Forked(parent, record, compare(parent.events, record.events, request.at))
+        return Forked(parent, record, compare(parent.events, record.events, request.at),
+                      summaries.notice(own_model(run)))
 
     return Job(work, name="scratchpad-lab-fork", tag=(parent, request.at),
                text=f"Replaying the run from iteration {request.at} with its compression {what}…")
