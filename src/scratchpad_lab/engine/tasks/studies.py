@@ -15,11 +15,35 @@ from scratchpad_lab.engine.jobs import Job
 
 @dataclass
 class StrategiesOutcome:
-    """What a Strategies job returns: its results, and what they were run on (the page shows both)."""
+    """What a Strategies job returns: its results, and what they were run on (the page shows both). It stays in
+    the process that ran the job (the page's session): the runs What if... forks are built from it here."""
 
     signature: tuple
     results: List[Any]                     # StrategyResult, one per spec
     title: str
+    trajectory: Any = None                 # the Trace every strategy replayed (the file's own object, no copy)
+    summarizer: Any = None                 # the SummarizerChoice that wrote every summary (its key: this job's only)
+
+    def run_of(self, result: Any) -> Optional[Any]:
+        """The run a strategy's replay made, as the RunRecord What if... forks (engine/tasks/forks.py): the
+        autourgos middleware's (the one result that keeps its run), given back its trajectory; None for any
+        other strategy (the registry's fork_note says why). The same run at every call: its `created` and
+        events are the kept run's, so a fork made from it is found beside it again on the next rerun."""
+        from dataclasses import replace
+
+        run = getattr(result, "run", None)
+        if run is None or self.trajectory is None:
+            return None
+        return replace(run, trace=self.trajectory)
+
+    def fork_summarizer(self, result: Any) -> Optional[Any]:
+        """Who writes a fork's summaries: the summarizer this strategy's run was made with (its config's choice,
+        with the key this job was given), so up to the fork point the fork is that run again."""
+        from scratchpad_lab.model.summarizer import SummarizerChoice
+
+        if getattr(result, "config", None) is None:
+            return None
+        return SummarizerChoice.of(result.config, getattr(self.summarizer, "key", None))
 
 
 @dataclass(frozen=True)
@@ -45,6 +69,7 @@ def strategies(request: StrategiesRequest) -> Job:
                builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
 
     def work(report, stop) -> StrategiesOutcome:
+        from scratchpad_lab.engine.replay import recorded_trajectory
         from scratchpad_lab.engine.strategies.engine import run_strategies
         from scratchpad_lab.engine.summarizers import build_summarizer
 
@@ -58,7 +83,8 @@ def strategies(request: StrategiesRequest) -> Job:
         # the built-in model's queue place or loading, beside the strategy running (its calls go through `built`)
         built.on_status = lambda text: report(now["done"], None, f"{now['text']} ({text})" if text else now["text"])
         results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop, pinned=pinned)
-        return StrategiesOutcome(request.signature, results, request.title)
+        return StrategiesOutcome(request.signature, results, request.title, recorded_trajectory(request.loaded),
+                                 summarizer)
 
     return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
 
