@@ -183,3 +183,29 @@ def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
     assert clicked_setting(clicked) == "langmem:max_tokens=30%"
     assert clicked_setting(SimpleNamespace(selection=SimpleNamespace(point=[]))) is None
     assert clicked_setting(None) is None
+
+
+def test_the_table_gives_each_settings_facts_kept_by_kind_and_runs_with_a_problem(monkeypatch):
+    """Issue 34: two columns in the table (and the stored result): each kind's mean share over the runs where the
+    setting compressed, and the runs with each health problem; doing nothing and trim-only (which trims, never
+    compresses) read "no compression happened" and "no problem found"."""
+    from scratchpad_lab.analysis.figures import NO_COMPRESSION
+    from scratchpad_lab.analysis.health import NO_PROBLEM
+
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    monkeypatch.delenv("SCRATCHPAD_LAB_DATASETS_DIR", raising=False)
+    at = AppTest.from_file("../pages/benchmark.py", default_timeout=TIMEOUT).run()
+    at.multiselect(key="bench_pick").set_value(["trim-only", "langmem"]).run()
+    at.number_input(key="bench_runs").set_value(1).run()
+    rerun_until(at.button(key="bench_run").click().run())
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    [table] = [d.value for d in at.dataframe if "argument recall %" in d.value.columns]
+    rows = {s.lstrip("★ "): r for s, r in zip(table["setting"], table.to_dict("records"))}
+    result = at.session_state[BENCH_RESULT]
+    for s in result.settings:
+        assert (rows[s.label]["facts kept by kind"], rows[s.label]["runs with a problem"]) == (s.kinds_text,
+                                                                                                s.problems_text)
+    for label in ("no compression", "trim-only:agent_trim_chars=4000"):
+        assert (rows[label]["facts kept by kind"], rows[label]["runs with a problem"]) == (NO_COMPRESSION, NO_PROBLEM)
+    langmem = rows["langmem:max_tokens=15%"]["facts kept by kind"]
+    assert langmem.startswith("ids ") and langmem.endswith(" (1 run)"), langmem

@@ -178,3 +178,43 @@ def test_a_search_over_the_work_limit_is_refused_before_it_starts(monkeypatch):
     assert [e.value for e in at.error] == ["The search could not run on this trajectory."]
     assert any("a job may take" in t.value for t in at.text)  # what it would cost, and what to change
     assert live_job(at, STRAT_REC_JOB) is None and STRAT_RECOMMEND not in at.session_state  # nothing started
+
+
+def test_recommends_tables_give_each_points_kinds_problems_and_the_sidebars_pins_kept():
+    """Issue 34: the front's table and the table of every point give each point's facts kept by kind, compressions
+    with a problem and (the sidebar's Pins holding a pin) pins kept, in the words the Strategies table gives the
+    same strategy, settings and pins."""
+    from scratchpad_lab.analysis.figures import LABELS
+    from scratchpad_lab.engine.strategies import make_spec, run_strategies
+    from scratchpad_lab.model.pins import Pinned
+    from scratchpad_lab.model.records import load_record
+    from scratchpad_lab.ui.state import K_PINS, K_PINS_OPEN
+    from scratchpad_lab.ui.strategies_page import table_texts
+
+    at = _strategies_in_app()
+    at.selectbox(key="strat_source").set_value("sample:support-ticket-tight.json").run()
+    at.session_state[K_PINS_OPEN] = True  # the sidebar's Pins, opened
+    at.run().sidebar.text_area(key=K_PINS).set_value("A-1001").run()
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    at.multiselect(key="strat_rec_pick").set_value(["clear-tool-uses"]).run()
+    at.toggle(key="strat_rec_edit").set_value(True).run()
+    at.text_input(key="strat_rec_grid_clear-tool-uses").set_value("trigger=500|100000,keep=1").run()
+    rerun_until(at.button(key="strat_rec_run").click().run())
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    words = [LABELS["kept_by_kind"], LABELS["health"], LABELS["pins"]]
+    front = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    every = next(d.value for d in at.dataframe if "front" in d.value.columns and "why" not in d.value.columns)
+    assert list(front.columns) == ["strategy", "settings", *words, "why"]
+    assert list(every["settings"]) == ["clear-tool-uses:trigger=500,keep=1", "clear-tool-uses:trigger=100000,keep=1"]
+    assert list(front["settings"]) == ["clear-tool-uses:trigger=500,keep=1"]
+    assert "Every point was checked against the 1 pin of the sidebar's Pins, as Run strategies checks every " \
+           "strategy." in [t.value for t in at.text]
+    record = load_record(Path(APP).parent / "sample_runs" / "support-ticket-tight.json")
+    for row in every.to_dict("records"):
+        name, settings = row["settings"].split(":")
+        spec = make_spec(name, {k: int(v) for k, v in (kv.split("=") for kv in settings.split(","))})
+        [column] = table_texts(run_strategies(record, [spec], pinned=Pinned(("A-1001",)))).values()
+        assert [row[w] for w in words] == [column[w] for w in words], row["settings"]
+    assert list(every[LABELS["pins"]]) == ["0 of 1 pin kept", "1 pin, none in a compressed scratchpad"]
+    assert every[LABELS["kept_by_kind"]][1] == "no compression happened"
+    assert front[LABELS["kept_by_kind"]][0].startswith("ids 0%")

@@ -160,6 +160,70 @@ def test_a_benchmark_over_the_work_limit_is_refused_with_how_to_narrow_it(datase
         run_benchmark(BenchmarkRequest(dataset_file, ["trim-only"], workers=1))
 
 
+# ── facts kept by kind and runs with each problem (issue 34) ───────────────────────────────────────
+
+def test_a_settings_kind_share_is_the_mean_over_the_runs_it_compressed_with_that_kind_and_problems_count_runs():
+    from scratchpad_lab.engine.benchmark import summarize
+
+    def row(compressions, kept, **failed):
+        return {"compressions": compressions, "kept_by_kind": kept, "peak_context_tokens": 10,
+                "health": {"grew": 0, "fires_again": 0, "dropped_user": 0, "invented": 0, "cost_more": 0, **failed}}
+    rows = [row(2, {"id": 1.0}, fires_again=3), row(1, {"id": 0.5, "amount": 0.0}, fires_again=1, grew=1),
+            row(0, {}), row(3, {"id": 0.25, "amount": 0.5})]
+    s = summarize("x", "clear-tool-uses", [({"name": f"r{i}", "outcome": None}, r) for i, r in enumerate(rows)], 31)
+    assert s.runs_compressed == 3
+    assert s.kept_by_kind == {"id": {"mean": 0.5833, "runs": 3}, "amount": {"mean": 0.25, "runs": 2}}
+    assert s.runs_with_problem == {"grew": 1, "fires_again": 2, "dropped_user": 0, "invented": 0, "cost_more": 0}
+    assert s.kinds_text == "ids 58% (3 runs), amounts 25% (2 runs)"
+    assert s.problems_text == "grew the context 1, fires again at once 2"  # runs, not compressions (4 failed it)
+
+
+def short_chat():
+    """A run too short for clear-tool-uses at 100 tokens to fire on: it never compresses."""
+    return {"reward": 1.0, "traj": [{"role": "user", "content": "Look up user ab_12."},
+                                    _call("get_user", {"user_id": "ab_12"}, "c1"),
+                                    {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+                                    {"role": "assistant", "content": "Done."}]}
+
+
+def test_benchmark_rows_json_and_the_cli_give_each_settings_kinds_kept_and_runs_with_a_problem(tmp_path, capsys):
+    """clear-tool-uses at 100 tokens clears the tool result holding the reservation id and the amount (and the user's
+    turn, a tool result in an imported chat) on the two support chats, and never fires on the short run: its kinds
+    are means over those two runs, its problems counted in runs; doing nothing and a setting that never fired read
+    "no compression happened" and "no problem found", never a 100 %."""
+    from scratchpad_lab.analysis.figures import NO_COMPRESSION
+    from scratchpad_lab.analysis.health import NO_PROBLEM
+    from scratchpad_lab.engine.benchmark import KINDS_COLUMN, PROBLEMS_COLUMN
+
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([chat(1.0), short_chat(), chat(0.0)]))
+    grids = {"clear-tool-uses": {"trigger": (100, "1000%"), "keep": (0,)}}
+    done = run_benchmark(BenchmarkRequest(path, ["clear-tool-uses"], grids, workers=1))
+    rows = {r["setting"].lstrip("★ "): r for r in done.rows()}
+    cleared = rows["clear-tool-uses:trigger=100,keep=0"]
+    assert cleared[KINDS_COLUMN] == "ids 0% (2 runs), amounts 0% (2 runs), the user's own lines 0% (2 runs)"
+    assert cleared[PROBLEMS_COLUMN] == "fires again at once 2, dropped the user's newest message 2"
+    for idle in ("no compression", "clear-tool-uses:trigger=1000%,keep=0"):
+        assert (rows[idle][KINDS_COLUMN], rows[idle][PROBLEMS_COLUMN]) == (NO_COMPRESSION, NO_PROBLEM)
+    again = run_benchmark(BenchmarkRequest(path, ["clear-tool-uses"], grids, workers=2))  # a worker runs some
+    assert again.rows() == done.rows() and [s.to_dict() for s in again.settings] == [s.to_dict() for s in done.settings]
+    assert main(["bench", str(path), "--strategy", "clear-tool-uses", "--grid", "clear-tool-uses:trigger=100|1000%,keep=0",
+                 "--workers", "1", "--json"]) == 0
+    settings = {s["setting"]: s for s in json.loads(capsys.readouterr().out)["settings"]}
+    one = settings["clear-tool-uses:trigger=100,keep=0"]
+    assert one["runs"] == 3 and one["runs_compressed"] == 2
+    assert one["kept_by_kind"] == {"id": {"mean": 0.0, "runs": 2}, "amount": {"mean": 0.0, "runs": 2},
+                                   "instruction": {"mean": 0.0, "runs": 2}}
+    assert one["runs_with_problem"] == {"grew": 0, "fires_again": 2, "dropped_user": 2, "invented": 0, "cost_more": 0}
+    assert settings["no compression"]["kept_by_kind"] == {} and not any(settings["no compression"]["runs_with_problem"].values())
+    assert main(["bench", str(path), "--strategy", "clear-tool-uses", "--grid", "clear-tool-uses:trigger=100|1000%,keep=0",
+                 "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert (f"  clear-tool-uses:trigger=100,keep=0: {cleared[KINDS_COLUMN]}; runs with a problem: "
+            f"{cleared[PROBLEMS_COLUMN]}\n") in out
+    assert f"  no compression: {NO_COMPRESSION}; runs with a problem: {NO_PROBLEM}\n" in out
+
+
 # ── against the real runs ──────────────────────────────────────────────────────────────────────────
 
 @pytest.fixture(scope="module")
@@ -204,6 +268,7 @@ def test_the_html_report_is_one_file_that_requests_nothing_and_escapes_run_names
     write_report(small, path)
     text = path.read_text(encoding="utf-8")
     assert "<svg" in text and "<circle" in text and "no compression" in text
+    assert "<th>facts kept by kind</th><th>runs with a problem</th>" in text and "<td>no problem found</td>" in text
     assert "task &lt;img src=http://example.invalid/x&gt;" in text
     markup = text.replace("&lt;img src=", "")  # the run's name, shown as text
     for request in ("<script", "src=", "href=", "@import", "url(", "<link", "<img"):

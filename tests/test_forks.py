@@ -4,7 +4,10 @@ The engine's fork of a sample run at its first compression, with it skipped: the
 fork's context is larger from there on, the original is untouched, and the fork records its parent and
 iteration; the CLI's --json carries exactly the engine's figures; the three one-line refusals; the fork stored,
 loaded back, exported and replayed as itself, and opened from its own link; the What if... control on the Runs
-page and the Playground (AppTest).
+page and the Playground (AppTest). A run summarized by a model (a scripted one on the local fake server): its
+fork is the run up to the fork point, its own summaries given back without a call, and the fork says whose
+summaries it shows from where, in the engine's result and in `scratchpad-lab fork`; an extractive run's says
+nothing.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, ok, rerun_until
+from fake_openai import FakeOpenAI, prompt_of
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.forks import from_iteration
 from scratchpad_lab.cli import main
@@ -170,3 +174,114 @@ def test_the_runs_page_what_if_control_forks_the_open_run_and_shows_it_beside(pa
     rerun_until(ok(at.run()), what="the fork of the fork")
     again = at.session_state["fork_result"]
     assert again.parent is result.record and again.record.forked_from["earlier"][0]["iteration"] == forked.comparison.at
+
+
+# ── a run summarized by a model ─────────────────────────────────────────────────────────────────────────────
+
+def _scripted_summary(body):
+    """A model's summary, in words the extractive summarizer never writes (it only copies the scratchpad's lines)."""
+    import re
+    prompt = prompt_of(body)
+    step = re.search(r"Steps completed: (\d+)", prompt).group(1)
+    ids = sorted(set(re.findall(r"\b[ATCR]-\d{4,5}\b", prompt)))
+    return f"Scripted model summary at step {step}: ids {', '.join(ids)}"
+
+
+@pytest.fixture(scope="module")
+def model_run():
+    """(the parent, summarized by a scripted model on the fake server; its fork at its second compression, with
+    it skipped; the requests the server got during the fork)."""
+    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.model.endpoint import Endpoint
+
+    with FakeOpenAI() as server:
+        server.default = ("ok", _scripted_summary)
+        endpoint = Endpoint(provider="custom", base_url=server.url, model="tiny-summarizer")
+        config = RunConfig.build(scenario="support-ticket", summarizer="endpoint", summarizer_endpoint=endpoint,
+                                 summarize_every=2, max_scratchpad_chars=2000, extractive_budget_chars=600)
+        parent = Run(config, Source.for_scenario("support-ticket"), name="model-summarized").run()
+        assert len(server.requests) == len(_compressions(parent.events)) >= 3, "the model wrote every summary"
+        server.requests.clear()
+        forked = fork(ForkRequest(parent, _compressions(parent.events)[1], parent_name="model-summarized")).run_here()
+        return parent, forked, list(server.requests)
+
+
+def _as_recorded(events, upto):
+    """The events before iteration `upto`, as data to compare: without the agent's measured step times and the
+    live "waiting for the model" marks (the fork waits for no model)."""
+    out = []
+    for e in events:
+        if e.iteration is None or e.iteration >= upto or e.kind == "call_start":
+            continue
+        data = {k: v for k, v in e.data.items() if not (e.kind == "llm_call" and k == "latency_s") and k != "reused"}
+        out.append((e.kind, e.iteration, data))
+    return out
+
+
+def test_a_fork_of_a_model_summarized_run_is_the_run_up_to_the_fork_point(model_run):
+    parent, forked, requests = model_run
+    at = forked.comparison.at
+    assert at == _compressions(parent.events)[1]
+    assert requests == [], "the parent's summaries are given back: the model is not called"
+    # before the fork point: the same events, the model's own summaries, the same scratchpad sizes
+    assert _as_recorded(forked.record.events, at) == _as_recorded(parent.events, at)
+    given = [e for e in forked.record.events if e.kind == "compression" and e.iteration < at]
+    assert given and all(e.payload.reused and e.payload.response.startswith("Scripted model summary")
+                         for e in given)
+    sizes = lambda events: [(e.iteration, e.payload.chars) for e in events if e.kind == "iteration" and e.iteration < at]
+    assert sizes(forked.record.events) == sizes(parent.events)
+    assert forked.comparison.first_difference is not None and forked.comparison.first_difference >= at
+    # read by the one figures row, the two runs agree before the fork point (a summary given back is the
+    # parent's call: its tokens and its time)
+    before = lambda events: [e for e in events if e.iteration is not None and e.iteration < at]
+    assert figures(before(forked.record.events)).to_dict() == figures(before(parent.events)).to_dict()
+    # from there the extractive summarizer writes them, and the fork says so, naming the model
+    own = [e for e in forked.record.events if e.kind == "compression" and e.iteration > at]
+    assert own and all(not e.payload.reused and e.payload.model.startswith("extractive") for e in own)
+    first_own = own[0].iteration
+    model = parent.config.summarizer_endpoint.label()
+    assert forked.notice == (f"Before iteration {first_own} the fork gives back the parent's summaries, written by "
+                             f"the model {model!r}, without a new call; from there the offline extractive summarizer "
+                             "writes them, so the difference is also the summarizer's.")
+
+
+def test_a_fork_at_a_model_summarized_runs_first_compression_says_the_summarizer_differs_from_there(model_run):
+    parent, _, _ = model_run
+    first = _compressions(parent.events)[0]
+    forked = fork(ForkRequest(parent, first)).run_here()  # nothing before it to give back
+    assert not any(e.payload.reused for e in forked.record.events if e.kind == "compression")
+    assert forked.notice == (f"The parent's summaries from iteration {first} on were written by the model "
+                             f"{parent.config.summarizer_endpoint.label()!r}, the fork's by the offline extractive "
+                             "summarizer, so the difference is also the summarizer's.")
+
+
+def test_the_cli_fork_of_a_model_summarized_run_prints_whose_summaries_it_shows(model_run, tmp_path, capsys):
+    parent, forked, _ = model_run
+    path = tmp_path / "model-summarized.json"
+    parent.save(path)
+    assert main(["fork", str(path), "--at", str(forked.comparison.at), "--skip"]) == 0
+    out = capsys.readouterr().out
+    assert forked.notice in out.splitlines()
+    assert main(["fork", str(path), "--at", str(forked.comparison.at), "--skip", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notice"] == forked.notice
+
+
+def test_a_fork_of_an_extractive_run_says_nothing_of_whose_summaries(parent, forked, capsys):
+    assert forked.notice is None
+    assert main(["fork", str(SAMPLE), "--at", str(forked.comparison.at), "--skip"]) == 0
+    assert "gives back the parent's summaries" not in capsys.readouterr().out
+
+
+def test_the_runs_page_shows_whose_summaries_the_fork_of_a_model_summarized_run_shows(model_run, lab_db):
+    from scratchpad_lab.engine.tasks import Store
+    parent, forked, _ = model_run
+    saved = Store().save_run(parent, name=parent.name)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["run"] = saved.id
+    ok(at.run())
+    at.selectbox(key="runs_fork_at").set_value(forked.comparison.at)
+    at.button(key="runs_fork_go").click()
+    rerun_until(ok(at.run()), what="the fork")
+    assert at.session_state["fork_result"].notice == forked.notice
+    assert forked.notice in [t.value for t in at.text]

@@ -157,3 +157,19 @@ def test_the_recommender_on_ray_finds_the_same_points_and_front_as_on_this_machi
     on_ray = search(trace, ["trim-only"], grid, executor=RAY)
     assert [p.to_dict() for p in on_ray.points] == [p.to_dict() for p in local.points]
     assert on_ray.points_in_workers == 3 and os.getpid() not in {pid for _, pid in on_ray.placement.counts}
+
+
+def test_the_recommenders_pins_reach_its_ray_tasks(cluster):
+    """A search's pins travel in its run's share: each Ray task's point is checked against them, the lost pin counted
+    lost, and the points read as on this machine."""
+    from scratchpad_lab.engine.recommend import search
+    from scratchpad_lab.model.pins import Pinned
+    from scratchpad_lab.model.records import load_record
+
+    record, pinned = load_record(ROOT / "sample_runs" / "support-ticket-tight.json"), Pinned(("A-1001",))
+    grid = {"clear-tool-uses": {"trigger": (500, 100_000), "keep": (1,)}}
+    local = search(record, ["clear-tool-uses"], grid, workers=1, pinned=pinned)
+    on_ray = search(record, ["clear-tool-uses"], grid, executor=RAY, pinned=pinned)
+    assert [p.to_dict() for p in on_ray.points] == [p.to_dict() for p in local.points]
+    assert on_ray.points_in_workers == 2
+    assert [p.figures["pins_lost"] for p in on_ray.points] == [["A-1001"], []]

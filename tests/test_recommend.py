@@ -247,3 +247,100 @@ def test_a_grid_for_a_strategy_not_searched_is_refused(trace_file, capsys):
 def test_parse_grid_reads_none_and_shares():
     assert parse_grid("autourgos-middleware:summarize_every=3|none,max_scratchpad_chars=40%") == \
         ("autourgos-middleware", {"summarize_every": ("3", None), "max_scratchpad_chars": ("40%",)})
+
+
+# ── issue 34: each point's facts kept by kind, its health, and its pins ─────────────────────────────────────────
+
+KINDS_GRIDS = {"clear-tool-uses": {"trigger": ("20%", "1000%"), "keep": (1,)}, "langmem": {"max_tokens": ("30%",)}}
+
+
+def test_a_point_that_loses_ids_reads_the_strategies_tables_words_for_its_kinds_and_problems(trace, trace_file, capsys):
+    """Each point's row says what it kept of each kind and which health checks its compressions failed, in the very
+    words the Strategies table gives the same strategy and settings (one rule, the same number on every surface); a
+    point whose settings never fired reads "no compression happened" and "no problem found"."""
+    from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION
+    from scratchpad_lab.analysis.health import CHECKS, NO_PROBLEM
+    from scratchpad_lab.engine.strategies import make_spec, run_strategies
+    from scratchpad_lab.ui.strategies_page import table_texts
+
+    found = search(trace, ["clear-tool-uses", "langmem"], KINDS_GRIDS, workers=1)
+    rows = found.rows()
+    cleared, idle, langmem = rows
+    assert cleared["kept_by_kind"] == "ids 0%, amounts 0%", "clearing the tool results lost every planted id"
+    assert cleared["health"].startswith("fires again at once ")
+    assert (idle["kept_by_kind"], idle["health"]) == (NO_COMPRESSION, NO_PROBLEM)
+    assert langmem["kept_by_kind"].startswith("ids ") and "pins_kept" not in langmem  # no pins: no pins column
+    for point, row in zip(found.points, rows):
+        [result] = run_strategies(trace, [make_spec(point.strategy, point.settings)])
+        [column] = table_texts([result]).values()
+        assert (row["kept_by_kind"], row["health"]) == (column[LABELS["kept_by_kind"]], column[LABELS["health"]])
+        assert point.figures["kept_by_kind"] == result.row()["kept_by_kind"]
+    argv = ["recommend", trace_file, "--workers", "1", "--strategy", "clear-tool-uses",
+            "--grid", "clear-tool-uses:trigger=20%,keep=1"]
+    assert main(argv + ["--json"]) == 0
+    [point] = json.loads(capsys.readouterr().out)["points"]
+    assert point["figures"]["kept_by_kind"] == {"id": 0.0, "amount": 0.0} and set(point["figures"]["health"]) == set(CHECKS)
+    assert main(argv) == 0
+    assert (f"    facts kept by kind: ids 0%, amounts 0%; compressions with a problem: {cleared['health']}\n"
+            in capsys.readouterr().out)
+
+
+TIGHT = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-tight.json"
+PIN = "A-1001"   # the sample ticket's order id: clear-tool-uses at trigger 500 clears the results that hold it
+PINNED = ["--pin", PIN, "--pin", "not in this run"]
+
+
+def test_recommend_pin_says_the_pins_each_point_kept_and_counts_a_lost_pin_lost(capsys):
+    argv = ["recommend", str(TIGHT), "--workers", "1", "--strategy", "clear-tool-uses",
+            "--grid", "clear-tool-uses:trigger=500|100000,keep=1", "--strategy", "trim-only",
+            "--grid", "trim-only:agent_trim_chars=4000"] + PINNED
+    assert main(argv + ["--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["pins"] == [PIN, "not in this run"]
+    by_cli = {p["cli"]: p["figures"] for p in found["points"]}
+    lost = by_cli["clear-tool-uses:trigger=500,keep=1"]
+    assert (lost["pins"], lost["pins_met"], lost["pins_kept"], lost["pins_lost"]) == (2, 1, 0, [PIN])
+    for cli, figures in by_cli.items():  # each point's pin fields are a `strategies --pin` run's
+        assert main(["strategies", str(TIGHT), "--json", "--strategy", cli] + PINNED) == 0
+        [direct] = json.loads(capsys.readouterr().out)
+        assert direct == figures, cli
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "; pins: 0 of 1 pin kept (1 never compressed)\n    lost pins: A-1001\n" in out
+    assert out.count("; pins: 2 pins, none in a compressed scratchpad\n") == 2
+
+
+def test_a_search_with_pins_keeps_its_pins_kept_in_each_row(trace):
+    from scratchpad_lab.model.pins import Pinned
+
+    grids = {"trim-only": {"agent_trim_chars": (3000,)}}
+    plain = search(trace, ["trim-only"], grids, workers=1).rows()
+    pinned = search(trace, ["trim-only"], grids, workers=1, pinned=Pinned(("not in this run",))).rows()
+    assert "pins_kept" not in plain[0] and pinned[0]["pins_kept"] == "1 pin, none in a compressed scratchpad"
+    assert {k: v for k, v in pinned[0].items() if k != "pins_kept"} == plain[0]
+
+
+def test_the_pins_reach_a_worker_process_and_its_point_counts_the_lost_pin():
+    from scratchpad_lab.engine.replay import recorded_trajectory
+    from scratchpad_lab.model.pins import Pinned
+    from scratchpad_lab.model.records import load_record
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    record, pinned = load_record(TIGHT), Pinned((PIN,))
+    worker = WorkerProcess()
+    try:
+        assert worker.start(recorded_trajectory(record), SummarizerChoice().budget_chars, record.scenario, pinned=pinned)
+        figures, error, _ = worker.run("clear-tool-uses", {"trigger": 500, "keep": 1}, None)
+    finally:
+        worker.end(True)
+        worker.reap()
+    assert error is None and (figures["pins"], figures["pins_lost"]) == (1, [PIN])
+    here = search(record, ["clear-tool-uses"], {"clear-tool-uses": {"trigger": (500,), "keep": (1,)}}, workers=1,
+                  pinned=pinned)
+    assert here.points[0].figures == figures
+
+
+def test_recommend_refuses_a_pin_over_a_limit_in_one_line(trace_file, capsys):
+    assert main(["recommend", trace_file, "--strategy", "trim-only", "--pin", " "]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "Pin 1 is empty" in lines[0]

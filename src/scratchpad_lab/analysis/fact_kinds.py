@@ -190,9 +190,15 @@ def shares(before: Dict[str, int], kept: Dict[str, int]) -> Dict[str, float]:
 NO_KINDS = "no facts to keep"
 
 
-def kept_by_kind_text(kept: Dict[str, float]) -> str:
-    """A figures row's kept_by_kind as every page and the CLI print it: "ids 80%, amounts 50%"."""
+def kept_by_kind_text(kept: Dict[str, float], runs: Optional[Dict[str, int]] = None) -> str:
+    """A figures row's kept_by_kind as every page and the CLI print it: "ids 80%, amounts 50%"; with `runs` ({kind:
+    runs the share is a mean over}, a benchmark setting's), each share says so: "ids 80% (3 runs)"."""
     if not kept:
         return NO_KINDS
+
+    def over(kind: str) -> str:
+        if runs is None or kind not in runs:
+            return ""
+        return f" ({runs[kind]} run{'s' if runs[kind] != 1 else ''})"
     return ", ".join(f"{NAMES[k][1] if k != 'instruction' else 'the user' + chr(39) + 's own lines'} {share:.0%}"
-                     for k, share in kept.items())
+                     + over(k) for k, share in kept.items())

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.analysis import health as health_checks
-from scratchpad_lab.analysis.fact_kinds import kind_loss, shares, user_turns
+from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text, kind_loss, shares, user_turns
 from scratchpad_lab.analysis.facts import retention
 from scratchpad_lab.analysis import pins as pin_checks
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
@@ -71,6 +71,15 @@ def facts_kept_text(share: Optional[float], compressed: bool) -> str:
     if not compressed:
         return NO_COMPRESSION
     return percent_or(share, NO_FACTS)
+
+
+def kinds_kept_text(kept: Dict[str, float], compressed: bool, runs: Optional[Dict[str, int]] = None) -> str:
+    """Facts kept by kind as it reads everywhere (a Strategies or Compare cell, a recommended point, a benchmark
+    setting): "ids 80%, amounts 50%" (fact_kinds.kept_by_kind_text, with the runs each share is a mean over when
+    given); "no compression happened" when nothing was compressed, as facts kept reads then."""
+    if not compressed:
+        return NO_COMPRESSION
+    return kept_by_kind_text(kept, runs)
 
 
 # A review verdict that leaves the scratchpad as it was: the person's decision, not the summarizer's failure.
@@ -211,6 +220,10 @@ class Figures:
     @property
     def facts_kept_text(self) -> str:
         return facts_kept_text(self.facts_retained, self.compressions > 0)
+
+    @property
+    def kinds_kept_text(self) -> str:
+        return kinds_kept_text(self.kept_by_kind, self.compressions > 0)
 
     @property
     def pins_kept_text(self) -> str:

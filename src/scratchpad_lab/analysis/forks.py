@@ -55,7 +55,7 @@ def difference_text(comparison: ForkComparison) -> str:
         return (f"The fork sent the agent the same scratchpad as the original at every iteration: what changed at "
                 f"iteration {at} made no difference to what the agent saw.")
     if first < at:
-        return (f"The two first differ at iteration {first}, before the fork point ({at}): the summarizer wrote "
-                "other summaries on this replay (a model's summaries are not replayed).")
+        return (f"The two first differ at iteration {first}, before the fork point ({at}): replayed, the original's "
+                "steps did not come back the same there, so not all of the difference is the fork's.")
     return f"The two first differ at iteration {first}" + (" (the fork point)." if first == at else
                                                             f", {first - at} after the fork point ({at}).")

@@ -105,6 +105,17 @@ def table(result: Any) -> str:
     return "\n".join(lines)
 
 
+def words(result: Any) -> str:
+    """Each setting's facts kept by kind and runs with each problem, in the page table's words (one line each:
+    the table above is already as wide as a terminal)."""
+    from scratchpad_lab.engine.tasks import KINDS_COLUMN, PROBLEMS_COLUMN
+
+    lines = [f"{KINDS_COLUMN.capitalize()} (each share a mean over the runs in brackets: those where the setting "
+             f"compressed and the kind had facts) and {PROBLEMS_COLUMN} (a compression of the run failed the check):"]
+    lines += [f"  {s.label}: {s.kinds_text}; {PROBLEMS_COLUMN}: {s.problems_text}" for s in result.settings]
+    return "\n".join(lines)
+
+
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.cli.strategies import summarizer_from_args
     from scratchpad_lab.engine.tasks import SEED, BenchmarkRequest, run_benchmark
@@ -159,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
               f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
         print(result.placement.sentence())
         print(table(result))
+        print()
+        print(words(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
         print("Chosen points:")
         for chosen in result.chosen:

@@ -19,8 +19,9 @@ def add_key_flags(p, both: bool = False) -> None:
 
 
 def add_pin_flags(p, note: str = "") -> None:
-    """--pin TEXT (repeatable) and --pins-to-summarizer: run, replay and strategies (model/pins.py's limits, checked
-    where the pins are taken: a one-line refusal naming the limit). `note`: what the command does with them."""
+    """--pin TEXT (repeatable) and --pins-to-summarizer: run, replay, strategies and recommend (model/pins.py's
+    limits, checked where the pins are taken: a one-line refusal naming the limit). `note`: what the command does
+    with them."""
     from scratchpad_lab.model.pins import MAX_PIN_CHARS, MAX_PINS
     p.add_argument("--pin", action="append", metavar="TEXT",
                    help=f"text that must survive compression; repeat for more (at most {MAX_PINS}, each at most "

@@ -2,9 +2,11 @@
 "What if..." from a terminal, by the same task the Playground and the Runs page call (engine/tasks/forks.py).
 
 Streamlit-free. A trace is forked from its replay with the package defaults (the run the Runs page shows for
-it). It prints the fork and the two runs side by side from the fork point on (--json: the fork as `replay
---json` prints a run, with `forked_from` and `comparison`); --out saves the fork's record, --save stores it.
-A refused fork (no compression there, past the end, a file that is no run) is one line on stderr, exit 2.
+it). It prints the fork and the two runs side by side from the fork point on, and, for a parent summarized by a
+model, that the fork gives back the parent's summaries up to its first summarizer call of its own (--json: the
+fork as `replay --json` prints a run, with `forked_from`, `comparison` and `notice`); --out saves the fork's
+record, --save stores it. A refused fork (no compression there, past the end, a file that is no run) is one
+line on stderr, exit 2.
 """
 from __future__ import annotations
 
@@ -18,7 +20,11 @@ TRACE_PARENT = "trace replayed with the package defaults"  # the Runs page's nam
 
 def add_parser(sub, summarize_every, add_work_limit) -> None:
     p = sub.add_parser("fork", help="what if a compression had not happened: replay a run from one of its "
-                                    "compressions with it skipped, or with other triggers from there")
+                                    "compressions with it skipped, or with other triggers from there",
+                       epilog="Up to its first summarizer call whose input differs from the run's, the fork gives "
+                              "back the run's own recorded summaries (no call is made); from there the summarizer a "
+                              "replay uses writes them: the offline extractive one for a run summarized by a model, "
+                              "which is then said under the comparison.")
     p.add_argument("file", metavar="RUN_OR_TRACE", help="a run record or a trace (or any file `import` reads)")
     p.add_argument("--at", type=int, required=True, metavar="ITERATION",
                    help="the iteration of the compression to fork at (`replay` and `runs show` list them)")
@@ -29,17 +35,18 @@ def add_parser(sub, summarize_every, add_work_limit) -> None:
                    help="the middleware's size trigger from that iteration on")
     p.add_argument("--out", metavar="FILE", help="save the fork's run record (JSON) here")
     p.add_argument("--save", action="store_true", help="also keep the fork in the lab's store (see `scratchpad-lab runs`)")
-    p.add_argument("--json", action="store_true", help="print the fork and the comparison as JSON")
+    p.add_argument("--json", action="store_true", help="print the fork, the comparison and the notice as JSON")
     add_work_limit(p)
 
 
 def fork_json(forked, scenario) -> dict:
     """The exact shape `fork --json` prints: the fork as `replay --json` prints a run, where it forked from,
-    and the comparison from the fork point on (analysis/forks.py: the one figures row over both)."""
+    and the comparison from the fork point on (analysis/forks.py: the one figures row over both), and the notice
+    (None, or whose summaries the fork shows: the parent's, given back, then its own summarizer's)."""
     from scratchpad_lab.cli import cli_json
     record = forked.record
     return {**cli_json(record.events, scenario, record.error), "forked_from": record.forked_from,
-            "comparison": forked.comparison.to_dict()}
+            "comparison": forked.comparison.to_dict(), "notice": forked.notice}
 
 
 def comparison_lines(forked) -> str:
@@ -55,6 +62,8 @@ def comparison_lines(forked) -> str:
     lines = [f"from iteration {c.at} on:{'':<12}{'original':>20}{'fork':>20}"]
     lines += [f"  {label:<32}{show(c.original):>20}{show(c.fork):>20}" for label, show in rows]
     lines.append(difference_text(c))
+    if forked.notice:  # whose summaries the fork shows, when the parent's were a model's (engine/fork.py)
+        lines.append(forked.notice)
     return "\n".join(lines)
 
 

@@ -2,15 +2,17 @@
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; the search is
 engine/recommend.py's, through the door (engine/tasks: `recommend`). With --json every point is printed (strategy, settings, figures, on_front, why, and
-the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, one line per point
-and the front's sentences. An unknown strategy, key or value is a usage error (exit 2, one line).
+the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, two lines per point (its
+figures; then its facts kept by kind, compressions with a problem and, with --pin, its pins kept, worded as the
+Strategies table words them) and the front's sentences. An unknown strategy, key or value is a usage error (exit 2,
+one line); so is a pin over a limit (model/pins.py, the same sentence as `strategies --pin`).
 """
 from __future__ import annotations
 
 import argparse
 import json
 
-from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
+from scratchpad_lab.cli.flags import add_executor_flags, add_pin_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK = 0
@@ -41,10 +43,14 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=2, metavar="N", help="processes to search with (default 2)")
     add_executor_flags(p)
     add_summarizer_flags(p)
+    add_pin_flags(p, note="Every point is checked against the same pins, as `strategies` checks every strategy, and "
+                          "says how many it kept; --pins-to-summarizer reaches only the strategies whose package takes "
+                          "a prompt. A run record's own pins are not read: give them here")
     p.add_argument("--json", action="store_true", help="print every point as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
+    from scratchpad_lab.analysis.figures import LABELS
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.cli.strategies import summarizer_from_args
     from scratchpad_lab.engine.tasks import RecommendRequest, recommend
@@ -62,7 +68,10 @@ def run(args: argparse.Namespace) -> int:
     _, found, _ = recommend(RecommendRequest(load(args.file), tuple(chosen) if chosen else None, grids, summarizer,
                                              getattr(args, "price_model", None), workers=args.workers,
                                              lifted=getattr(args, "no_work_limit", False),
-                                             executor=executor_from_args(args))).run_here()
+                                             executor=executor_from_args(args),
+                                             pins=tuple(getattr(args, "pin", None) or ()),
+                                             pins_to_summarizer=bool(getattr(args, "pins_to_summarizer", False))
+                                             )).run_here()
     if getattr(args, "json", False):
         print(json.dumps(found.to_dict(), ensure_ascii=False))
         return EXIT_OK
@@ -74,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{mark} {p.cli_arg():<72} facts {facts:>4}  peak {f['peak_context_tokens']:>8,} ({share:>4})  "
               f"summarizer tokens {f['summarizer_tokens_in'] + f['summarizer_tokens_out']:>9,}"
               + (f"  error: {p.error}" if p.error else ""))
+        texts = p.texts()
+        if texts["kept_by_kind"] is not None:  # the Strategies table's words for the same row
+            print(f"    {LABELS['kept_by_kind']}: {texts['kept_by_kind']}; {LABELS['health']}: {texts['health']}"
+                  + (f"; pins: {texts['pins_kept']}" if "pins_kept" in texts else ""))
+        if f.get("pins_lost"):  # the pins are the person's own text: a terminal shows it as it is
+            print(f"    lost pins: {'; '.join(f['pins_lost'])}")
     print(f"\n{len(found.front)} of {len(found.points)} points on the front (*):")
     for p in found.front:
         print(f"  {p.cli_arg()}: {p.why}")

@@ -25,8 +25,11 @@ dataset carries gold actions, and which values were lost at which call.
   the runs whose every cell finished.
 - aggregates: per setting, each measure's mean over the runs with a value and a 95 % bootstrap interval
   (seeded: the same seed gives the same interval), the means split by outcome (passed: outcome >= 0.5;
-  failed: below), the share of runs on which the setting never compressed, and a no-compression row
-  (doing nothing, read against itself: 1.0 argument recall by construction). The front is taken over the
+  failed: below), the share of runs on which the setting never compressed, each fact kind's kept share
+  (fact_kinds.py) as a plain mean over the runs where the setting compressed and the kind had facts (with that
+  count of runs), the runs with each health problem (health.py: at least one compression of the run failed the
+  check), and a no-compression row (doing nothing, read against itself: 1.0 argument recall by construction;
+  it compresses nothing, so it reads "no compression happened" and "no problem found"). The front is taken over the
   dataset means of settings that compressed at least once; then one chosen point per budget, one sentence each.
 """
 from __future__ import annotations
@@ -41,7 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from scratchpad_lab.analysis.figures import percent
+from scratchpad_lab.analysis.fact_kinds import KINDS
+from scratchpad_lab.analysis.figures import LABELS, kinds_kept_text, percent
+from scratchpad_lab.analysis.health import CHECKS, counts_text
 from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.executor import StudyCell, ExecutorChoice, Placement, RunShare
@@ -64,6 +69,8 @@ MEASURES: Tuple[Tuple[str, str], ...] = (
     ("summarizer_cost_usd", "min"), ("compressions", "min"))
 FRONT = ("argument_recall", "peak_share", "mean_share", "summarizer_tokens")
 WORST_KEPT = 5
+# The table's columns of a setting's words: its facts kept by kind (means over runs), and its runs with each problem.
+KINDS_COLUMN, PROBLEMS_COLUMN = LABELS["kept_by_kind"], "runs with a problem"
 
 
 # ── the request and its cells ──────────────────────────────────────────────────────────────────────
@@ -154,14 +161,30 @@ class SettingSummary:
     errors: int = 0
     on_front: bool = False
     worst: List[Dict[str, Any]] = field(default_factory=list)          # the runs with the lowest argument recall
+    runs_compressed: int = 0                                            # runs on which it compressed at least once
+    kept_by_kind: Dict[str, Dict[str, Any]] = field(default_factory=dict)   # kind -> {mean, runs}, KINDS order
+    runs_with_problem: Dict[str, int] = field(default_factory=dict)     # health check -> runs failing it at least once
 
     def mean(self, measure: str) -> Optional[float]:
         return (self.means.get(measure) or {}).get("mean")
 
+    @property
+    def kinds_text(self) -> str:
+        """Facts kept by kind, as the Strategies table words a row (figures.kinds_kept_text), each share the mean
+        over the runs said beside it; "no compression happened" for a setting that compressed on no run."""
+        return kinds_kept_text({k: m["mean"] for k, m in self.kept_by_kind.items()}, self.runs_compressed > 0,
+                               {k: m["runs"] for k, m in self.kept_by_kind.items()})
+
+    @property
+    def problems_text(self) -> str:
+        """The runs with each problem, worded as the Strategies table words a row's health (health.counts_text)."""
+        return counts_text(self.runs_with_problem)
+
     def to_dict(self) -> Dict[str, Any]:
         return {"setting": self.label, "strategy": self.strategy, "runs": self.runs, "means": self.means,
                 "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
-                "on_front": self.on_front, "worst_runs": self.worst}
+                "on_front": self.on_front, "worst_runs": self.worst, "runs_compressed": self.runs_compressed,
+                "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem}
 
 
 @dataclass
@@ -198,6 +221,7 @@ class Benchmark:
             "never compressed %": pct(s.never_compressed),
             "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
             "failed: recall %": pct((s.by_outcome.get("failed") or {}).get("argument_recall")),
+            KINDS_COLUMN: s.kinds_text, PROBLEMS_COLUMN: s.problems_text,
             "front": "on the front" if s.on_front else ""} for s in self.settings]
 
     def result(self, name: str = "") -> Result:
@@ -255,6 +279,14 @@ def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, 
             out.by_outcome[group] = figures
     if done:
         out.never_compressed = round(sum(1 for _, row in done if row.get("cut_nothing")) / len(done), 4)
+    compressed = [row for _, row in done if row.get("compressions")]
+    out.runs_compressed = len(compressed)
+    for kind in KINDS:  # each run's share where it compressed and the kind had facts; a plain mean over those runs
+        shares = [row["kept_by_kind"][kind] for row in compressed if kind in (row.get("kept_by_kind") or {})]
+        if shares:
+            out.kept_by_kind[kind] = {"mean": round(sum(shares) / len(shares), 4), "runs": len(shares)}
+    out.runs_with_problem = {check: sum(1 for _, row in done if (row.get("health") or {}).get(check))
+                             for check in CHECKS}
     ranked = sorted(((row.get("argument_recall"), run["name"], row) for run, row in done
                      if row.get("argument_recall") is not None and row["argument_recall"] < 1), key=lambda t: t[0])
     out.worst = [{"run": n, "argument_recall": r, "lost": row.get("arguments_lost", [])[:3]}

@@ -87,6 +87,8 @@ class RunShare:
     gold: Optional[List[Dict[str, Any]]] = None
     arguments: bool = False                    # the benchmark's argument measures on each row
     budget_chars: int = 0                      # the offline summarizer's budget
+    pins: Tuple[str, ...] = ()                 # a search's pins, every cell checked against them (model/pins.py)
+    pins_to_summarizer: bool = False           # ... and asked for in the prompt of each package that takes one
 
 
 @dataclass(frozen=True)

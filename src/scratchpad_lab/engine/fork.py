@@ -5,6 +5,11 @@ rule copied here:
 
 - the fork replays the parent's trajectory by the one replay rule (engine/replay.replay_source) under the
   parent's own settings, so up to the fork's iteration its steps are the parent's;
+- and so are its summaries: while the summarizer's input (the iteration, the scratchpad, the prompt) is exactly
+  the parent's for its next call, the parent's recorded reply is given back, with the parent's model, tokens and
+  time, and no call is made (`ParentSummaries`). A model's summaries (an endpoint's, the built-in model's) are
+  not replayed otherwise: a file never chooses a model. From the first call whose input differs, the fork's own
+  summarizer (the replay's: the offline extractive one for a model's run) writes them, and `notice` says so;
 - skipped: at that iteration the middleware runs as always, but with its own per-agent summarizer lock
   (`AutoSummarizeMiddleware._lock_for(agent)`) held. The package then takes its own "summarization already in
   progress, skipping" path: it does not call the summarizer and changes none of its state (its last-summarized
@@ -95,3 +100,74 @@ def origin(parent: Any, point: ForkPoint, parent_id: Optional[str], parent_name:
                for p in points_of(parent) if p.iteration < point.iteration]
     return {"parent_id": parent_id, "parent_name": parent_name[:500], "iteration": point.iteration,
             "skipped": point.skipped, "parent_settings": point.before, "earlier": earlier}
+
+
+class ParentSummaries:
+    """A parent's summarizer calls, given back in order while the fork is still the parent (the observer's
+    `recorded_summaries`): the next call's reply when its input is exactly the parent's for it; from the first
+    call that differs, none (the fork's own summarizer answers that one and every later one)."""
+
+    def __init__(self, events: Sequence[Any]) -> None:
+        self.calls = [e for e in events if e.kind == "compression" and e.payload.summarizer_called]
+        self.reused: List[Any] = []                 # the parent's calls given back, in order
+        self.own_from: Optional[int] = None         # the iteration of the fork's first call of its own
+
+    def __call__(self, iteration: int, scratchpad: str, prompt: str) -> Optional[Dict[str, Any]]:
+        if self.own_from is None and len(self.reused) < len(self.calls):
+            e = self.calls[len(self.reused)]
+            call = e.payload
+            if int(e.iteration) == iteration and call.before == scratchpad and call.prompt == prompt:
+                self.reused.append(e)
+                extra = {k: getattr(call, k) for k in ("review", "proposal") if getattr(call, k) is not None}
+                return {"response": call.response, "model": call.model, "latency_s": call.latency_s,
+                        "tokens_in": call.tokens_in, "tokens_out": call.tokens_out, "error": call.error,
+                        "reused": True, **extra}
+        if self.own_from is None:
+            self.own_from = iteration
+        return None
+
+    def notice(self, own_model: str) -> Optional[str]:
+        """The sentence under a fork some of whose parent's summaries were written by another summarizer than the
+        fork's own (`own_model`, the name its summarizer records): the summaries it gives back, and whether the
+        difference from there is also the summarizer's. None when the parent's were all the fork's own
+        summarizer's (a run the extractive summarizer summarized)."""
+        later = self.calls[len(self.reused):]           # the parent's calls the fork did not give back
+        gives_back = any(e.payload.model != own_model for e in self.reused)
+        differs = self.own_from is not None and any(e.payload.model != own_model for e in later)
+        if not gives_back and not differs:
+            return None
+        own = _writers([own_model])
+        if not gives_back:
+            return (f"The parent's summaries from iteration {later[0].iteration} on were written by "
+                    f"{_writers(e.payload.model for e in later)}, the fork's by {own}, so the difference is also "
+                    "the summarizer's.")
+        given = (f"the fork gives back the parent's summaries, written by "
+                 f"{_writers(e.payload.model for e in self.reused)}, without a new call")
+        if self.own_from is None:
+            return given[0].upper() + given[1:] + "; it wrote none of its own."
+        return (f"Before iteration {self.own_from} {given}; from there {own} writes them, "
+                + ("so the difference is also the summarizer's." if differs else "as it wrote the parent's."))
+
+
+def _writers(models: Any) -> str:
+    """Who wrote summaries, in our words: the extractive summarizer by its name, any other by its recorded name
+    (repr: a file's words, with no control character reaching a terminal or a page)."""
+    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+    named = [("the offline extractive summarizer" if m == ExtractiveSummarizer.model_name else f"the model {m!r}")
+             for m in dict.fromkeys(models)]
+    return " and ".join(named) if len(named) < 3 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def reuse(run: Any, parent: Any) -> ParentSummaries:
+    """Make `run` (an engine/runner.Run not yet started) give back `parent`'s summaries while its input is the
+    parent's. Returns them: after the run, `.notice(own_model(run))` says whose summaries the fork shows."""
+    summaries = ParentSummaries(parent.events)
+    run.observer.recorded_summaries = summaries
+    return summaries
+
+
+def own_model(run: Any) -> str:
+    """The name the run's summarizer records (the middleware's own llm, else the package's fallback to the agent's
+    model, named as the observer names it)."""
+    llm = run.middleware.llm
+    return llm.model if llm is not None else f"{run.agent_model_name} (same as agent)"

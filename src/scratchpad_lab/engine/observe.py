@@ -7,7 +7,8 @@ Streamlit-free (it runs on the worker thread and in the CLI). How it sees what t
   the raw reply, latency and tokens. It is also where a per-run custom prompt is applied: the package
   formats its module-global prompt, the wrapper checks that what it got is exactly that prompt for
   the current scratchpad, and sends this run's template instead. The global is never touched, so runs
-  with different prompts can share a process;
+  with different prompts can share a process. A fork (engine/fork.py) gives its parent's recorded reply
+  back there, without a call, while the input is exactly the parent's (`recorded_summaries`);
 - one hook registered *after* the middleware sees the scratchpad the agent will send, records the
   trigger check (what the package should have done, from the state it saw: when it did not call the
   summarizer it changed nothing, so the state is still there to read) and turns the summarizer call,
@@ -46,6 +47,10 @@ class WallClockExceeded(Exception):
     """Raised inside a model call still in flight when the run's wall-clock cap passes."""
 
 
+class RecordedFailure(Exception):
+    """A fork gives back a parent's summarizer call that failed: the middleware sees it fail the same way."""
+
+
 def response_text(raw: Any) -> str:
     if hasattr(raw, "content"):
         raw = raw.content
@@ -80,6 +85,9 @@ class RunObserver:
         # summarizer reply; returns (verdict, the reply the middleware gets instead).
         self.reviewer: Optional[Callable[[Dict[str, Any], Any, int], Tuple[str, str]]] = None
         self.skipped_at: set = set()  # iterations whose compression a fork skipped (engine/fork.py holds the lock)
+        # engine/fork.ParentSummaries (a fork): called with (iteration, scratchpad, prompt) before the summarizer;
+        # the parent's recorded call for exactly that input (its reply, model, tokens, time), else None.
+        self.recorded_summaries: Optional[Callable[[int, str, str], Optional[Dict[str, Any]]]] = None
         self._claim_lock = threading.Lock()
         self._local = threading.local()
         self.post_hook = _PostMiddlewareHook(self)
@@ -182,11 +190,20 @@ class RunObserver:
                 call["prompt"] = sent = template.format(query=query, iteration=iteration, scratchpad=scratchpad)
             else:  # not the package prompt we know: send it untouched rather than guess
                 sent = prompt
+            recorded = (self.recorded_summaries(iteration, scratchpad, call["prompt"])
+                        if self.recorded_summaries is not None else None)
+            if recorded is not None:  # the parent's reply to exactly this input: no call is made
+                call.update(recorded)
+                if call["error"] is None:
+                    return call["response"]
+                raise RecordedFailure(call["error"])
             if hasattr(inner, "summarize"):
                 reply = inner.summarize(scratchpad=scratchpad, query=query, iteration=iteration,
                                         template=template)
             else:
                 reply = self.bounded(inner, sent, waiting_for="the summarizer", iteration=iteration)
+        except RecordedFailure:  # the parent's call failed here, and the package sees it fail again
+            raise
         except Exception as exc:
             call["latency_s"] = time.perf_counter() - started
             call["error"] = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
@@ -335,7 +352,7 @@ class _PostMiddlewareHook:
                 prompt=call["prompt"], response=call["response"], model=call["model"],
                 latency_s=round(call["latency_s"], 6), tokens_in=call.get("tokens_in", 0),
                 tokens_out=call.get("tokens_out", 0), error=call.get("error"),
-                **{k: call[k] for k in ("review", "proposal") if k in call}))
+                **{k: call[k] for k in ("review", "proposal", "reused") if k in call}))
         obs.log.emit("iteration", iteration, before_chars=len(before), before_tokens=before_tokens,
                      chars=len(after), tokens=after_tokens, scratchpad=after)
         obs.trace_steps.append({"response": "", "observations": []})

@@ -170,6 +170,7 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
     from scratchpad_lab.engine.summarizers import build_summarizer
     from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.engine.tokens import TokenCounter
+    from scratchpad_lab.model.pins import Pinned
 
     found = _CONTEXTS.get(share.key)
     if found is not None:
@@ -187,7 +188,8 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
     if share.arguments:
         from scratchpad_lab.engine.arguments import measure_for, run_calls
         measure = measure_for(run_calls(share.trace, share.gold))
-    context = make_context(share.trace, spec, share.scenario, measure, _COUNTERS[model])
+    pinned = Pinned(tuple(share.pins), share.pins_to_summarizer)
+    context = make_context(share.trace, spec, share.scenario, measure, _COUNTERS[model], pinned)
     _CONTEXTS[share.key] = context
     while len(_CONTEXTS) > KEPT_RUNS:
         _CONTEXTS.popitem(last=False)

@@ -31,8 +31,12 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   long point within a step; a worker process's point in flight is ended by killing the worker.
 - where (engine/executor.py): `executor` ray runs every point as a Ray task over one share of the trajectory
   (engine/ray_cluster.py), the same `_run_point`, so the points read the same; `Search.placement` says where.
+- pins: a search given pins (model/pins.Pinned) runs every point with them, as a Strategies job runs every
+  strategy (engine/strategies/engine.run_one's `pinned`), wherever the point runs: in this process, in a worker
+  process (sent with the trajectory) or as a Ray task (in its RunShare); each point's row then has the pin fields.
 - what is kept: `Search.rows()` is the search as the store keeps it (a result of kind "recommendation",
-  model/results.py): one row per point.
+  model/results.py): one row per point, with its facts kept by kind, compressions with a problem and (with pins)
+  pins kept in the words the Strategies table gives the same row (`Point.texts`).
 """
 from __future__ import annotations
 
@@ -51,9 +55,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from scratchpad_lab.analysis.figures import percent
+from scratchpad_lab.analysis.figures import kinds_kept_text, percent
+from scratchpad_lab.analysis.health import counts_text
+from scratchpad_lab.analysis.pins import pins_text
 from scratchpad_lab.model.config import is_off_word
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.replay import recorded_trajectory
@@ -76,6 +83,10 @@ OBJECTIVES: Tuple[Tuple[str, str], ...] = (
 # A point's figures in Search.rows(): what it keeps and what it costs, and its peak and mean as shares.
 ROW_FIGURES = ("facts_at_answer", "answer_facts_kept", "probes_answerable", "peak_context_tokens", "peak_share",
                "mean_context_tokens", "mean_share", "summarizer_tokens", "summarizer_cost_usd")
+# ... and its words, as the Strategies table words the same row (Point.texts): facts kept by kind, compressions with
+# a problem, and, when the search was given pins, the pins kept.
+ROW_TEXTS = ("kept_by_kind", "health")
+PIN_TEXT = "pins_kept"
 
 
 class SearchStopped(LabError, RuntimeError):
@@ -169,6 +180,19 @@ class Point:
             return "none" if v is None else ("+".join(v) if isinstance(v, (list, tuple)) else str(v))
         return self.strategy + (":" + ",".join(f"{k}={text(v)}" for k, v in self.settings.items())
                                 if self.settings else "")
+
+    def texts(self) -> Dict[str, Optional[str]]:
+        """Its row's words, by the same rules as the Strategies table's cells for the same row (figures.kinds_kept_text,
+        health.counts_text, pins.pins_text): facts kept by kind, compressions with a problem and, when the point ran
+        with pins, the pins it kept. None for a point that failed before it had figures."""
+        f = self.figures
+        if not f or "health" not in f:
+            return {key: None for key in ROW_TEXTS}
+        out: Dict[str, Optional[str]] = {"kept_by_kind": kinds_kept_text(f["kept_by_kind"], f["compressions"] > 0),
+                                         "health": counts_text(f["health"])}
+        if "pins" in f:
+            out[PIN_TEXT] = pins_text(f["pins"], f["pins_met"], f["pins_kept"])
+        return out
 
     def objective(self, key: str) -> Optional[float]:
         if key == "summarizer_tokens":
@@ -323,6 +347,8 @@ class Search:
     points_in_workers: int = 0   # points a worker process (or a Ray task) ran; the rest ran in the calling thread
     placement: Any = None        # where they ran (engine/executor.Placement), for the Ray executor
     chosen: List[Chosen] = field(default_factory=list)   # one pick per budget (choose_points)
+    pins: Tuple[str, ...] = ()   # every point was checked against these (the search's Pinned)
+    pins_to_summarizer: bool = False
 
     @property
     def front(self) -> List[Point]:
@@ -331,11 +357,15 @@ class Search:
     def rows(self) -> List[Dict[str, Any]]:
         """Every point as the store keeps a recommendation (model/results.py): its strategy, its settings as
         the `--strategy` argument that runs it again, whether it is on the front and why, the figures it was
-        judged by (shares as fractions, as in `strategies --json`), and the error of a point that failed."""
+        judged by (shares as fractions, as in `strategies --json`), its facts kept by kind and compressions with a
+        problem in the Strategies table's words (and its pins kept, when the search had pins), and the error of a
+        point that failed."""
         out = []
         for p in self.points:
             judged = {key: (p.objective(key) if p.figures else None) for key in ROW_FIGURES}
-            out.append({"strategy": p.strategy, "settings": p.cli_arg(), "on_front": p.on_front, **judged,
+            texts = p.texts()
+            words = {key: texts.get(key) for key in ROW_TEXTS + ((PIN_TEXT,) if self.pins else ())}
+            out.append({"strategy": p.strategy, "settings": p.cli_arg(), "on_front": p.on_front, **judged, **words,
                         "why": p.why, "error": p.error})
         return out
 
@@ -347,21 +377,25 @@ class Search:
                 "workers": self.workers, "summaries_reused": self.summaries_reused,
                 "points_in_workers": self.points_in_workers,
                 "placement": self.placement.to_dict() if self.placement is not None else None,
-                "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen]}
+                "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen],
+                "pins": list(self.pins), "pins_to_summarizer": self.pins_to_summarizer}
 
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
 
 def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
-             measure: Optional[Callable[[Any], Dict[str, Any]]] = None, counter: Any = None) -> Dict[str, Any]:
+             measure: Optional[Callable[[Any], Dict[str, Any]]] = None, counter: Any = None,
+             pinned: Pinned = NO_PINS) -> Dict[str, Any]:
     """What the points of one search share within a process: the trajectory, the summarizer with its store of
-    replies, the baseline and facts (worked out at the first point) and the token counter. `measure`: figures
-    a benchmark adds to each point's row from its StrategyResult (engine/arguments.py's argument recall)."""
+    replies, the baseline and facts (worked out at the first point), the token counter and the search's pins
+    (each point runs with them, as a Strategies job's strategies do). `measure`: figures a benchmark adds to each
+    point's row from its StrategyResult (engine/arguments.py's argument recall)."""
     from scratchpad_lab.engine.tokens import TokenCounter
 
     summarizer.store = SummaryStore()
     return {"trace": trace, "summarizer": summarizer, "scenario": scenario, "baselines": {}, "measure": measure,
-            "counter": counter or TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)}
+            "counter": counter or TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None),
+            "pinned": pinned}
 
 
 def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
@@ -372,7 +406,8 @@ def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
     store = context["summarizer"].store
     hits = store.hits
     result = run_one(context["trace"], make_spec(name, settings), context["summarizer"], context["baselines"],
-                     context["counter"], context["scenario"], stop=context.get("stop"))
+                     context["counter"], context["scenario"], stop=context.get("stop"),
+                     pinned=context.get("pinned") or NO_PINS)
     row = result.row(price_model)
     if context.get("measure") is not None:
         row.update(context["measure"](result))
@@ -423,12 +458,14 @@ class WorkerProcess:
         return json.loads(line)
 
     def start(self, trace: Trace, budget_chars: int, scenario: Optional[str],
-              gold: Optional[List[Any]] = None, arguments: bool = False) -> bool:
+              gold: Optional[List[Any]] = None, arguments: bool = False, pinned: Pinned = NO_PINS) -> bool:
         """Send the trajectory (again for each run of a benchmark: the worker and its imports are kept);
         False when the worker refused it (the other threads then run its share). `arguments`: each point's
-        row also gets its argument recall (engine/arguments.py), against `gold` actions where given."""
+        row also gets its argument recall (engine/arguments.py), against `gold` actions where given. `pinned`:
+        the search's pins, which every point the worker runs is checked against (and asks for, with the switch)."""
         self._send({"trace": trace.to_dict(), "budget": budget_chars, "scenario": scenario,
-                    **({"arguments": True, "gold": gold} if arguments else {})})
+                    **({"arguments": True, "gold": gold} if arguments else {}),
+                    **({"pins": list(pinned.pins), "pins_to_summarizer": pinned.to_summarizer} if pinned.pins else {})})
         self.ready = "ready" in self._reply()
         return self.ready
 
@@ -525,8 +562,12 @@ def worker_main() -> None:
             from scratchpad_lab.engine.arguments import measure_for, run_calls
             gold = first.get("gold")
             measure = measure_for(run_calls(trace, gold if isinstance(gold, list) else None))
+        pins = first.get("pins") or []
+        if not isinstance(pins, list):
+            raise ValueError("the search's pins must be a list of text.")
+        pinned = Pinned(tuple(pins), first.get("pins_to_summarizer") is True)  # its limits: ValueError, refused
         return _context(trace, build_summarizer(SummarizerChoice("extractive", first["budget"])),
-                        scenario if isinstance(scenario, str) else None, measure, counter)
+                        scenario if isinstance(scenario, str) else None, measure, counter, pinned)
 
     try:
         context = trajectory(json.loads(sys.stdin.readline() or "null"))
@@ -601,10 +642,12 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
            grids: Optional[Dict[str, Grid]] = None, summarizer: Optional[SummarizerChoice] = None,
            price_model: Optional[str] = None, workers: int = 2,
            progress: Optional[Callable[[int, int, str], None]] = None, stop: Any = None,
-           executor: Any = None) -> Search:
+           executor: Any = None, pinned: Pinned = NO_PINS) -> Search:
     """Run the search (see the module's docstring). The work limit is the task's to check before the search
     starts (engine/tasks: `recommend`, as one Strategies job of all its points). `executor`
-    (engine/executor.ExecutorChoice): local, the default, or ray (every point a Ray task over one share)."""
+    (engine/executor.ExecutorChoice): local, the default, or ray (every point a Ray task over one share).
+    `pinned`: the search's pins, passed to every point wherever it runs (this thread, a worker process, a Ray task)
+    as a Strategies job passes them to every strategy, so each point's row carries its pin fields."""
     from scratchpad_lab.engine.strategies.engine import scenario_of, trajectory_text
 
     trace = recorded_trajectory(loaded)
@@ -620,7 +663,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
         progress(0, total, f"{total} points")
     threads = summarizer.kind == "endpoint"  # waiting on the network: threads, one shared store
     shared = build_summarizer(summarizer, stop=stop if isinstance(stop, threading.Event) else None)
-    here = _context(trace, shared, scenario)  # this search's, in this process (other tabs run their own)
+    here = _context(trace, shared, scenario, pinned=pinned)  # this search's, in this process (other tabs run their own)
     here["stop"] = stop if hasattr(stop, "check") else None  # a StopFlag: the points here look at it between steps
     counts = {"done": 0, "reused": 0, "in_workers": 0}
 
@@ -634,7 +677,8 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     pending = list(points)
     placement = None
     if executor is not None and executor.kind == "ray":
-        placement, workers = _on_ray(executor, pending, trace, scenario, summarizer, price_model, collect, stop)
+        placement, workers = _on_ray(executor, pending, trace, scenario, summarizer, price_model, collect, stop,
+                                     pinned)
         counts["in_workers"] = sum(placement.counts.values())
     elif threads and workers > 1:
         with ThreadPoolExecutor(workers, thread_name_prefix="scratchpad-lab-recommend") as pool:
@@ -653,7 +697,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     else:
         counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.budget_chars, scenario,
                       lambda point: _run_point(point.strategy, point.settings, price_model, here),
-                      price_model, collect, stop)
+                      price_model, collect, stop, pinned)
     objectives = objectives_for(points)
     mark_front(points, objectives)
     front = [p for p in points if p.on_front]
@@ -666,11 +710,12 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
                   points_in_workers=counts["in_workers"], placement=placement,
-                  chosen=choose_points(points))
+                  chosen=choose_points(points), pins=pinned.pins, pins_to_summarizer=pinned.to_summarizer)
 
 
 def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optional[str], summarizer: SummarizerChoice,
-            price_model: Optional[str], collect: Callable[[Point, Any], None], stop: Any) -> Tuple[Any, int]:
+            price_model: Optional[str], collect: Callable[[Point, Any], None], stop: Any,
+            pinned: Pinned = NO_PINS) -> Tuple[Any, int]:
     """Every point as a Ray task over one share of the trajectory (engine/ray_cluster.py): (placement, CPUs)."""
     from scratchpad_lab.engine import ray_cluster
     from scratchpad_lab.engine.executor import StudyCell, Placement, RunShare
@@ -679,7 +724,8 @@ def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optiona
     placement = Placement("ray")
     with ray_cluster.connected(executor) as cluster:
         placement.started_cluster = cluster["started"]
-        share = RunShare(ray_cluster.new_key(), trace, scenario, None, False, summarizer.budget_chars)
+        share = RunShare(ray_cluster.new_key(), trace, scenario, None, False, summarizer.budget_chars,
+                         pinned.pins, pinned.to_summarizer)
         cells = [StudyCell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
         ray_cluster.run_cells([share], cells, summarizer, price_model,
                               lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
@@ -689,7 +735,7 @@ def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optiona
 
 def _in_processes(pending: List[Point], count: int, trace: Trace, budget_chars: int, scenario: Optional[str],
                   run_here: Callable[[Point], Any], price_model: Optional[str],
-                  collect: Callable[[Point, Any], None], stop: Any) -> int:
+                  collect: Callable[[Point, Any], None], stop: Any, pinned: Pinned = NO_PINS) -> int:
     """Run `pending` on `count` worker processes and this thread at once: each worker has a feeding thread
     that takes points from the end of the list, this thread takes them from the front and is the only one
     that collects (progress is called here). However it ends (done, stopped, raised), every worker is ended
@@ -709,7 +755,7 @@ def _in_processes(pending: List[Point], count: int, trace: Trace, budget_chars: 
     def feed(proc: WorkerProcess) -> None:
         point = None
         try:
-            if not proc.start(trace, budget_chars, scenario):
+            if not proc.start(trace, budget_chars, scenario, pinned=pinned):
                 return
         except (OSError, ValueError, WorkerError):
             return  # it could not start (its stderr says why): this thread's points are run by the others

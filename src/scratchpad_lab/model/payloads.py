@@ -96,6 +96,8 @@ class CompressionData(_Payload):
         None, description="review mode: what the person did with the summarizer's proposal (response is what was used)")
     proposal: Optional[Text] = Field(None, description="review mode: the summarizer's own reply, before the review")
     summarizer_called: bool = Field(True, description="false when a strategy cut without calling its summarizer")
+    reused: bool = Field(False, description="a fork: its parent's recorded reply to exactly this input, given back "
+                                            "without calling the summarizer (model, tokens and time are the parent's)")
 
 
 class TrimData(_Payload):

@@ -6,7 +6,9 @@ A dataset is the lab's sample runs, a file or folder in the folder the operator 
 slot, drawn by the one live fragment (ui/live.py) with its progress and Stop; a stopped benchmark keeps what
 finished. Where it runs (this machine's processes, or a Ray cluster) is the operator's setting (secrets or
 environment, engine/executor.py), never a visitor's; the page says which. The result: the front chart of dataset
-means with interval whiskers, the table with the chosen points marked, the chosen points' sentences, and a
+means with interval whiskers, the table with the chosen points marked (Benchmark.rows(): with each setting's facts
+kept by kind, means over the runs it compressed, and its runs with each problem, in the Strategies table's words),
+the chosen points' sentences, and a
 setting's worst runs with the values each lost; clicking a point on the chart picks its setting, and each worst run
 opens in the Strategies view at the call where it lost an argument (ui/worst_runs.py). With the "Re-decide the next
 call" switch on, the next calls are re-decided by a model after the benchmark (ui/decide_view.py). Every text

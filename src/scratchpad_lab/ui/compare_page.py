@@ -19,8 +19,7 @@ from scratchpad_lab.engine.tasks import (COMPARE_SUMMARIZERS, MAX_GRID, SUMMARIZ
                                          replay_source, summarizer_notice)
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest, parse_every
 from scratchpad_lab.analysis.metrics import model_ids
-from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, facts_kept_text, figures, percent_or
-from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
+from scratchpad_lab.analysis.figures import LABELS, facts_kept_text, figures, percent_or
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui.builtin_notice import builtin_ready
@@ -133,8 +132,7 @@ def figures_table(result: ComparisonResult, prices: Optional[dict]) -> Dict[str,
         table[ROW_LABELS[key]] = {f"Setting {i + 1}": text(key, i) + (BEST if i in best else "")
                                   for i in range(len(values))}
     # the figures row's facts kept by kind and health counts, worded as the Strategies table words them
-    table[ROW_LABELS["kept_by_kind"]] = {f"Setting {i + 1}": kept_by_kind_text(f.kept_by_kind) if f.compressions
-                                         else NO_COMPRESSION for i, f in enumerate(summaries)}
+    table[ROW_LABELS["kept_by_kind"]] = {f"Setting {i + 1}": f.kinds_kept_text for i, f in enumerate(summaries)}
     table[ROW_LABELS["health"]] = {f"Setting {i + 1}": counts_text(f.health) for i, f in enumerate(summaries)}
     if any(f.pins for f in summaries):  # analysis/pins.py's count, once the run has pins
         table[LABELS["pins"]] = {f"Setting {i + 1}": f.pins_kept_text for i, f in enumerate(summaries)}

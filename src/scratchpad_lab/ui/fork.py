@@ -1,12 +1,13 @@
 """"What if...": fork a run at one of its compressions, and show the fork beside the original.
 
-The Playground (the run on show) and the Runs page (the run open) draw the same control under a run: pick a
-compression, skip it or give other triggers from there, press What if... The fork is the door's `fork` task
-(engine/tasks/forks.py: the rule is engine/fork.py's), run as a job in its own slot by the one live fragment
-(ui/live.py). When it ends, the fork is added to this tab's runs and stored (unless storing is off), so it has
-its own link; it is then drawn beside its original: the size chart with both lines, both runs' figures from
-the fork point on (analysis/forks.py, the one figures row), and where the two first differ. Every word here
-is ours or a validated number; a run's name reaches the page only escaped or as text.
+The Playground (the run on show), the Runs page (the run open) and the Strategies page (the autourgos middleware's
+run) draw the same control under a run: pick a compression, skip it or give other triggers from there, press
+What if... The fork is the door's `fork` task (engine/tasks/forks.py: the rule is engine/fork.py's), run as a
+job in its own slot by the one live fragment (ui/live.py). When it ends, the fork is added to this tab's runs and
+stored (unless storing is off), so it has its own link; it is then drawn beside its original: the size chart with
+both lines, both runs' figures from the fork point on (analysis/forks.py, the one figures row), and where the two
+first differ, and, for a parent summarized by a model, whose summaries the fork shows (the
+parent's, given back, then its own summarizer's). Every word here is ours or a validated number; a run's name reaches the page only escaped or as text.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def compressions_of(record: Any) -> List[int]:
     return [int(e.iteration) for e in record.events if e.kind == "compression" and e.payload.status == "ok"]
 
 
-def _start(record: Any, key: str, parent_id: Optional[str], parent_name: str) -> None:
+def _start(record: Any, key: str, parent_id: Optional[str], parent_name: str, summarizer: Any = None) -> None:
     from scratchpad_lab.engine.tasks import ForkRequest, fork
     at = st.session_state[f"{key}_at"]
     changes = {}
@@ -46,7 +47,7 @@ def _start(record: Any, key: str, parent_id: Optional[str], parent_name: str) ->
         changes["max_scratchpad_chars"] = int(st.session_state[f"{key}_cap"])
     try:
         job = fork(ForkRequest(record, int(at), skip=skip, changes=changes, parent_id=parent_id,
-                               parent_name=parent_name))
+                               parent_name=parent_name, summarizer=summarizer))
     except LabError as exc:  # refused before it starts: said under the control
         st.session_state[f"{key}_problem"] = exc.sentence
         return
@@ -69,8 +70,11 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (a.created, a.name, len(a.events)) == (b.created, b.name, len(b.events))
 
 
-def what_if(record: Any, key: str, parent_id: Optional[str] = None, parent_name: str = "") -> None:
-    """The "What if..." control under a run, and the last fork of this run beside it."""
+def what_if(record: Any, key: str, parent_id: Optional[str] = None, parent_name: str = "",
+            summarizer: Any = None) -> None:
+    """The "What if..." control under a run, and the last fork of this run beside it. `summarizer`: who writes the
+    fork's summaries when the page has the person's choice for it (the Strategies page: the one its run was made
+    with); None: the replay rule's."""
     at_choices = compressions_of(record)
     with st.container(border=True, key=f"{key}_whatif"):
         st.markdown("**What if...** a compression had not happened here?")
@@ -92,7 +96,7 @@ def what_if(record: Any, key: str, parent_id: Optional[str] = None, parent_name:
             cap.number_input("Compress when over (chars, from there)", min_value=lo, max_value=hi, step=500,
                              value=int(c.max_scratchpad_chars), key=f"{key}_cap")
         st.button("What if...", key=f"{key}_go", disabled=live.busy(FORK_JOB), on_click=_start,
-                  args=(record, key, parent_id, parent_name),
+                  args=(record, key, parent_id, parent_name, summarizer),
                   help="Replays this run from that compression, as a run of its own, and shows it beside this one.")
         problem = st.session_state.pop(f"{key}_problem", None)
         if problem:
@@ -122,6 +126,8 @@ def fork_view(forked: Any, key: str) -> None:
                           for label, show in rows])
     st.dataframe(frame, hide_index=True, key=f"{key}_fork_figures")
     st.text(difference_text(c))
+    if forked.notice:  # whose summaries the fork shows (engine/fork.py); a model's name from a file: as text
+        st.text(forked.notice)
     run_id = stored_id(forked.record)
     if run_id:
         st.text("The fork's own link: " + base_url(st.context.url) + link_query(run=run_id))

@@ -4,7 +4,9 @@ It runs engine/recommend.py's search (every strategy over its grid), draws every
 colour per strategy, the Pareto front large and ringed), lists the front with one sentence each, and opens any
 point as a run (its events through the existing run view: `view.render_run` for the autourgos strategies,
 the compression cards and timeline for the others, whose triggers the autourgos trigger panel does not
-describe). "Use in Playground" puts an autourgos point's settings into the Playground's sidebar. Every text
+describe). The front's table and the folded table of every point give each point's facts kept by kind and
+compressions with a problem in the Strategies table's words (engine/recommend.Point.texts), and, when the
+sidebar's Pins hold pins, its pins kept: the search is checked against the page's pins, as Run strategies is. "Use in Playground" puts an autourgos point's settings into the Playground's sidebar. Every text
 drawn is our own words, numbers and registry names; a run's own text goes through the run view, which shows it
 as text.
 
@@ -38,7 +40,8 @@ from scratchpad_lab.ui.settings import EVERY_CHOICES, SETTING_LABELS, preset_lab
 from scratchpad_lab.ui.state import (K_BUDGET, K_CAP, K_EVERY, K_PRESET, K_SCENARIO, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
                                      STRAT_RECOMMEND)
 from scratchpad_lab.ui.store import store_result
-from scratchpad_lab.ui.strategies_chart import front_chart, points_frame
+from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer
+from scratchpad_lab.ui.strategies_chart import POINT_TEXTS, front_chart, points_frame
 from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
 
 OWN_PRICE = "the summarizer's own price"
@@ -139,7 +142,8 @@ def _start(entry: Any, picked, grids, summarizer: SummarizerChoice, price: Optio
     search over the work limit: engine/tasks' `recommend`)."""
     try:
         job = recommend(RecommendRequest(entry.loaded, tuple(picked), grids, summarizer, price,
-                                         workers=SEARCH_WORKERS, key=entry.key, title=entry.title))
+                                         workers=SEARCH_WORKERS, key=entry.key, title=entry.title,
+                                         pins=tuple(pins_from_state()), pins_to_summarizer=pins_to_summarizer()))
     except LabError as exc:
         show_problem(SEARCH_PROBLEM, str(exc))
         return
@@ -176,13 +180,22 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
             + " and ".join(f"{peak:,} tokens {FORM_WORDS.get(form, form)}"
                            for form, peak in found.baseline_peak_tokens.items())
             + "." + (f" {found.summaries_reused} summaries were reused." if found.summaries_reused else ""))
+    if found.pins:  # a count only: the pins are the person's own text (each point's column says what it kept)
+        st.text(f"Every point was checked against the {len(found.pins)} pin{'s' * (len(found.pins) != 1)} of the "
+                f"sidebar's Pins, as Run strategies checks every strategy"
+                + (", and asked its summarizer to keep them where its package takes a prompt."
+                   if found.pins_to_summarizer else "."))
     for pick in found.chosen:  # one recommended point per budget, a sentence each (settings may be a person's text)
         st.text(pick.sentence)
     picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
                              on_select="rerun", selection_mode="point")
     rows = points_frame(found.points, titles)
-    st.dataframe(rows[rows["front"] == "on the front"][["strategy", "settings", "why"]], hide_index=True,
+    words = [c for c in rows.columns if c in POINT_TEXTS.values()]  # the Strategies table's words of each row
+    st.dataframe(rows[rows["front"] == "on the front"][["strategy", "settings", *words, "why"]], hide_index=True,
                  key="strat_rec_front", width="stretch")
+    with st.expander(f"Every point ({len(rows)})"):
+        st.dataframe(rows[["strategy", "settings", "front", "peak % of no compression", "facts at the answer %",
+                           "summarizer tokens", *words]], hide_index=True, key="strat_rec_points", width="stretch")
     for name, settings, reason in found.skipped[:5]:  # a grid's values may be a person's text: escaped
         st.caption(escape(f"Skipped {titles.get(name, name)} {settings}: {reason}"))
     errors = [p for p in found.points if p.error]
@@ -207,7 +220,7 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
     if used:
         st.success(escape(used))
         st.page_link("pages/playground.py", label="Open the Playground")
-    _open(point, entry, summarizer)
+    _open(point, entry, summarizer, found)
 
 
 def _selected(picked: Any) -> Optional[int]:
@@ -218,12 +231,13 @@ def _selected(picked: Any) -> Optional[int]:
     return int(chosen[0]["point"]) if chosen else None
 
 
-def _start_open(point, entry: Any, summarizer: SummarizerChoice) -> None:
+def _start_open(point, entry: Any, summarizer: SummarizerChoice, found: Search) -> None:
     """Start opening the point (a job whose tag says which point it opens), unless the work limit refuses it first
-    (the check every Strategies job makes)."""
+    (the check every Strategies job makes); with the search's pins, so the run opened is the point's."""
     try:
         job = open_point(OpenPointRequest(entry.loaded, point.spec, point.cli_arg(), summarizer,
-                                          tag=(entry.key, point.cli_arg())))
+                                          tag=(entry.key, point.cli_arg()), pins=found.pins,
+                                          pins_to_summarizer=found.pins_to_summarizer))
     except LabError as exc:
         show_problem(OPEN_PROBLEM, str(exc))
         return
@@ -236,7 +250,7 @@ def _collect_point(job: Job) -> None:
         st.session_state[STRAT_OPEN_POINT] = job.result
 
 
-def _open(point, entry: Any, summarizer: SummarizerChoice) -> None:
+def _open(point, entry: Any, summarizer: SummarizerChoice, found: Search) -> None:
     """The point as a run: opened by a job when it is picked, then drawn by the run view. A point whose opening was
     stopped or failed waits for its button, and one picked while another is opening opens when that one ends."""
     wanted = (entry.key, point.cli_arg())
@@ -249,7 +263,7 @@ def _open(point, entry: Any, summarizer: SummarizerChoice) -> None:
                                   "press Stop."))
         elif (job is None or job.tag != wanted
               or st.button("Open this point as a run", key="strat_rec_open_run")):
-            _start_open(point, entry, summarizer)
+            _start_open(point, entry, summarizer, found)
     live.show(STRAT_POINT_JOB, on_end=_collect_point, problem=OPEN_PROBLEM, errors=(LabError,))
     opened = st.session_state.get(STRAT_OPEN_POINT)
     if opened is None or opened[0] != wanted:

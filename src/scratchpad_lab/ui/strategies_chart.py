@@ -9,6 +9,7 @@ from typing import List
 import altair as alt
 import pandas as pd
 
+from scratchpad_lab.analysis.figures import LABELS
 from scratchpad_lab.engine.strategies.registry import STRATEGIES, strategy
 from scratchpad_lab.ui.charts import LEGEND, LEVEL
 
@@ -71,22 +72,33 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
                     tooltip=["strategy", "step", "tokens"]))
 
 
+# A point's words (engine/recommend.Point.texts, the Strategies table's wording of the same row), by column.
+POINT_TEXTS = {"kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"], "pins_kept": LABELS["pins"]}
+
+
 def points_frame(points, titles) -> pd.DataFrame:
-    """The recommender's points (engine/recommend.Point) as the front chart draws them."""
+    """The recommender's points (engine/recommend.Point) as the front chart draws them and the page's tables list
+    them: with each point's facts kept by kind and compressions with a problem, and its pins kept when the search had
+    pins (the column only then)."""
     rows = []
     for i, p in enumerate(points):
         f = p.figures
         if p.error or not f:
             continue
+        texts = p.texts()
         rows.append({"point": i, "strategy": titles.get(p.strategy, p.strategy), "name": p.strategy,
                      "peak % of no compression": round(100 * (f.get("peak_share") or 0), 1),
                      "facts at the answer %": round(100 * (f.get("facts_at_answer") or 0), 1),
                      "summarizer tokens": f["summarizer_tokens_in"] + f["summarizer_tokens_out"],
                      "front": "on the front" if p.on_front else CUT if f.get("cut_nothing") else "dominated",
                      "settings": p.cli_arg(),
+                     **{label: texts.get(key) for key, label in POINT_TEXTS.items()},
                      "why": p.why or "another point keeps as much for less"})
-    return pd.DataFrame(rows, columns=["point", "strategy", "name", "peak % of no compression",
-                                       "facts at the answer %", "summarizer tokens", "front", "settings", "why"])
+    columns = ["point", "strategy", "name", "peak % of no compression", "facts at the answer %", "summarizer tokens",
+               "front", "settings", LABELS["kept_by_kind"], LABELS["health"], LABELS["pins"], "why"]
+    if not any(r[LABELS["pins"]] is not None for r in rows):
+        columns.remove(LABELS["pins"])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Chart:
@@ -108,5 +120,5 @@ def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Char
                     stroke=alt.condition("datum.front == 'on the front'", alt.value("#000000"), alt.value(None)),
                     strokeWidth=alt.value(1.5),
                     tooltip=["strategy", "settings", "peak % of no compression", "facts at the answer %",
-                             "summarizer tokens", "front", "why"])
+                             "summarizer tokens", LABELS["kept_by_kind"], LABELS["health"], "front", "why"])
             .add_params(pick))

@@ -6,7 +6,8 @@ only when a LangChain strategy runs. The strategies run as a job, drawn by the o
 (ui/recommend_view.py) runs its search the same way, as a job of its own slot. The last result is kept in
 session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown
 only with st.code / st.text or in dataframe cells; headings and quirk lines are our own words, numbers and
-package-made file paths.
+package-made file paths. Under the results, What if... forks the autourgos middleware's run as the Playground forks
+a run (ui/fork.py); every other strategy says in one line why it is not forked.
 """
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ from typing import Any, Dict, List
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.strategies.registry import fork_note, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
 from scratchpad_lab.engine.tasks import strategies as strategies_task
-from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text
-from scratchpad_lab.analysis.figures import LABELS, NO_COMPRESSION, figures, percent
+from scratchpad_lab.analysis.figures import LABELS, figures, percent
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pins import over_compressions
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.ui.fork import what_if
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, sidebar_pins
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
@@ -89,7 +90,7 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
     if key == "trim_facts_retained":
         return f.trim_facts_kept_text
     if key == "kept_by_kind":
-        return kept_by_kind_text(value) if f.compressions else NO_COMPRESSION
+        return f.kinds_kept_text
     if key == "health":
         return counts_text(value)
     if value is None:
@@ -194,6 +195,20 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
                     language=None)
 
 
+def _what_if(shown: StrategiesOutcome, result) -> None:
+    """Under a strategy whose result is a run (the autourgos middleware's), the Playground's What if... control
+    (ui/fork.py), forking that run with the summarizer it was made with; under any other, the one line saying why
+    it is not forked (the registry's fork_note: our words and the registry's titles)."""
+    run = shown.run_of(result)
+    if run is None:
+        st.text(fork_note(result.name))
+        return
+    title = strategy(result.name).title
+    st.markdown(f"**{escape(title)}**")
+    # the parent's name (the trajectory's title may be a file's name) reaches the page only as text
+    what_if(run, "strat_fork", parent_name=f"{title} on {shown.title}", summarizer=shown.fork_summarizer(result))
+
+
 def page() -> None:
     init_session()
     st.title("Scratchpad Lab · Strategies")
@@ -266,6 +281,9 @@ def page() -> None:
     for col, result in zip(columns, results):
         with col:
             _column(result, texts)
+    st.subheader("What if...")  # the whole width: a fork's chart and figures beside its original's
+    for result in results:
+        _what_if(shown, result)
     steps = max(len(r.sent_tokens) for r in results)
     st.subheader("What each strategy sent")
     # two at a time, side by side: seven columns of about 100 px broke every word (one, for a run opened alone)

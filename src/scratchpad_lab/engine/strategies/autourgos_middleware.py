@@ -3,7 +3,9 @@
 Streamlit-free. The trajectory is replayed step for step through the lab's observed replay
 (`runner.Run` with the trace as its source), so its events are exactly the lab's usual ones. With "pass pins to
 the summarizer" the pins go in its RunConfig as a run's do (RunConfig.pins_to_summarizer), so the middleware's own
-prompt asks for them, exactly as in a run.
+prompt asks for them, exactly as in a run. The result keeps that run (`StrategyResult.run`, less its copy of the
+trajectory): it is the run What if... forks on the Strategies page (engine/fork.py's rule holds this middleware's
+lock and triggers).
 """
 from __future__ import annotations
 
@@ -84,5 +86,6 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     record = lab_run.run()
     if stop is not None:
         stop.check()
+    record.trace = None  # the trajectory is the job's (StrategiesOutcome.run_of): a result keeps no second copy
     return StrategyResult(spec.name, s, spec.title(), record.events, baseline, quirks=trim_quirks(record.events),
-                          summarizer_model=summarizer.label, error=record.error, config=record.config)
+                          summarizer_model=summarizer.label, error=record.error, config=record.config, run=record)

@@ -92,10 +92,29 @@ class Strategy:
     # row and the page say ("not a summarizer", "no prompt parameter"). register() refuses an entry with neither.
     prompt_parameter: str = ""
     no_prompt: str = ""
+    # "What if..." (engine/fork.py) forks a run of the agent with the middleware, at one of its compressions: a
+    # strategy whose result keeps such a run (StrategyResult.run: the autourgos middleware's) is forked; for every
+    # other, `no_fork` says why not, in a clause the Strategies page shows where the control would be (fork_note).
+    no_fork: str = ""
 
 
 NOT_A_SUMMARIZER = "not a summarizer"
 NO_PROMPT_PARAMETER = "no prompt parameter"
+FORKED = "the autourgos middleware's runs"  # what What if... forks, as the page names it
+
+
+def _message_loop(who: str) -> str:
+    """Why a message strategy's result is not forked: what it is (read from the driver, engine/strategies/)."""
+    return f"{who} runs here inside the lab's own loop over the messages, not in a run of the agent that a fork replays"
+
+
+def fork_note(name: str) -> str:
+    """The line the Strategies page shows, in place of What if..., under a strategy whose result keeps no run to
+    fork: what What if... forks, and why not this one (its entry's `no_fork`; a strategy registered without one
+    is said to keep no run, which is what its result shows)."""
+    entry = strategy(name)
+    why = entry.no_fork or f"{entry.title} keeps no run of the agent with the middleware to replay"
+    return f"What if... forks {FORKED}: {why}."
 
 
 def pins_switch(name: str, to_summarizer: bool) -> Any:
@@ -271,7 +290,11 @@ register(Strategy(
     grid=(("summarize_every", (4, None)), ("max_scratchpad_chars", (5_000, 10_000))), fires=_autourgos_fires,
     cost=_autourgos_cost("max_scratchpad_chars"), colour="#9467bd",
     never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS),
-    no_prompt=NO_PROMPT_PARAMETER))  # the agent's built-in summarizer formats its own fixed prompt
+    no_prompt=NO_PROMPT_PARAMETER,  # the agent's built-in summarizer formats its own fixed prompt
+    # the package's Agent._maybe_summarize: its own triggers and its own _summarizer_lock, which the middleware's
+    # lock and triggers that a fork holds (engine/fork.py) do not reach, and a RunConfig cannot switch it on
+    no_fork="the agent's built-in summarizer compresses inside the agent, with its own triggers and lock, not in "
+            "the middleware whose lock and triggers a fork holds"))
 
 register(Strategy(
     "trim-only", "trim only",
@@ -284,7 +307,8 @@ register(Strategy(
     fires=lambda s: [("has no summarizer: only the agent's trim, at "
                       f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
     cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f",
-    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS), no_prompt=NOT_A_SUMMARIZER))
+    never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS), no_prompt=NOT_A_SUMMARIZER,
+    no_fork="trim only has no summarizer, so it makes no compression to fork at"))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -330,7 +354,7 @@ register(Strategy(
              "deepagents.middleware.summarization", "langchain.agents.middleware.types",
              "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL),
     never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000)),
-    prompt_parameter="summary_prompt"))
+    prompt_parameter="summary_prompt", no_fork=_message_loop("deepagents")))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -356,7 +380,7 @@ register(Strategy(
     grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,
     cost=_langmem_cost, colour="#d62728", imports=("langmem.short_term", "langchain_core.messages", CHAT_MODEL),
     never=(("max_tokens", 10_000_000), ("max_tokens_before_summary", None)),
-    prompt_parameter="initial_summary_prompt and existing_summary_prompt"))
+    prompt_parameter="initial_summary_prompt and existing_summary_prompt", no_fork=_message_loop("LangMem")))
 
 
 def _clear_tool_uses_check(s: Dict[str, Any]) -> None:
@@ -387,7 +411,8 @@ register(Strategy(
     colour="#ff7f0e", heavy="the slowest on a long trajectory: it copies every message at every call",
     imports=("langchain.agents.middleware", "langchain.agents.middleware.types", "langchain_core.messages",
              CHAT_MODEL),
-    never=(("trigger", 10_000_000),), no_prompt=NOT_A_SUMMARIZER))
+    never=(("trigger", 10_000_000),), no_prompt=NOT_A_SUMMARIZER,
+    no_fork=_message_loop("LangChain's clear tool uses")))
 
 
 def _langchain_summarization_check(s: Dict[str, Any]) -> None:
@@ -432,4 +457,4 @@ register(Strategy(
     fires=_langchain_fires, cost=_langchain_cost, colour="#8c564b",
     imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL),
     never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None)),
-    prompt_parameter="summary_prompt"))
+    prompt_parameter="summary_prompt", no_fork=_message_loop("LangChain's summarization")))

@@ -97,6 +97,10 @@ class StrategyResult:
     summarizer_model: str = ""
     error: Optional[str] = None
     config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
+    # The autourgos middleware: its replay as the run it made (What if... forks it, engine/fork.py), without the
+    # run's copy of the trajectory, so a result shipped between processes weighs what it weighed before (its
+    # events are this result's own list); StrategiesOutcome.run_of gives it back its trajectory.
+    run: Any = field(default=None, repr=False, compare=False)
     pins_to_summarizer: bool = False            # the job's "pass pins to the summarizer" switch (engine.with_pins)
     # Set by the engine: the facts of its form's no-compression run (analysis/kept.py), the task, the scenario.
     facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)

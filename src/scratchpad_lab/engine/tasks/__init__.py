@@ -94,7 +94,8 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
     # the benchmark over a dataset of runs (engine/benchmark.py, engine/dataset.py, engine/benchmark_report.py):
     # its request and result, the study itself (the CLI runs it in place with a progress line), datasets, the report
     **{name: ("scratchpad_lab.engine.benchmark", name) for name in ("Benchmark", "BenchmarkRequest", "SEED",
-                                                                     "run_benchmark")},
+                                                                     "run_benchmark", "KINDS_COLUMN",
+                                                                     "PROBLEMS_COLUMN")},
     **{name: ("scratchpad_lab.engine.dataset", name) for name in ("read_dataset", "read_dataset_bytes")},
     "write_report": ("scratchpad_lab.engine.benchmark_report", "write_report"),
     # the next call re-decided (engine/decide.py): its request and the agreement table the CLI prints

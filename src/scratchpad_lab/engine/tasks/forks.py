@@ -5,8 +5,11 @@ package defaults, the run the Runs page shows), the iteration of one of its comp
 changes there: that compression skipped, and/or the middleware's two triggers from there on. The rule of a
 fork is engine/fork.py's. The task refuses in one sentence, before any work starts, a fork at an iteration
 past the run's end, at one with no compression, and one that changes nothing; it checks the work limit as a
-replay does, and returns a Job whose result is a `Forked`: the fork's record (its `forked_from` set) and the
-two runs compared (analysis/forks.py).
+replay does, and returns a Job whose result is a `Forked`: the fork's record (its `forked_from` set), the
+two runs compared (analysis/forks.py), and the sentence that says whose summaries the fork shows when the
+parent's were written by a model the fork does not call (engine/fork.ParentSummaries). The fork's own
+summaries are written by the replay rule's summarizer, or by the one the request names (a person's choice
+now, never a file's).
 """
 from __future__ import annotations
 
@@ -30,6 +33,10 @@ class ForkRequest:
     parent_id: Optional[str] = None        # the parent's id in the store, when it is stored
     parent_name: str = ""                  # its name as a person knows it (a file's name, a run's name)
     lifted: bool = False                   # the CLI's --no-work-limit
+    # Who writes the fork's summaries, when a person chose it for this fork (the Strategies page: the summarizer
+    # its strategies ran with, StrategiesOutcome.fork_summarizer; its key this job's only); None: the replay
+    # rule's (a model a file names is never called: the offline extractive one writes them).
+    summarizer: Any = None
 
 
 @dataclass
@@ -37,6 +44,7 @@ class Forked:
     parent: Any                            # the original's RunRecord
     record: Any                            # the fork's RunRecord
     comparison: Any                        # analysis.forks.ForkComparison
+    notice: Optional[str] = None           # whose summaries the fork shows, when the parent's were another's
 
 
 def _iterations(record: Any) -> list:
@@ -69,7 +77,7 @@ def check(request: ForkRequest) -> None:
 
 def fork(request: ForkRequest) -> Job:
     """The fork, as a job returning a Forked. Raises ForkRefused (or the work limit's sentence) at once."""
-    from scratchpad_lab.engine.fork import ForkPoint, hold, origin, points_of, triggers_of
+    from scratchpad_lab.engine.fork import ForkPoint, hold, origin, own_model, points_of, reuse, triggers_of
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.replay import replay_source
     from scratchpad_lab.engine.runner import Run
@@ -77,7 +85,9 @@ def fork(request: ForkRequest) -> Job:
     check(request)
     parent = request.parent
     found = replay_source(parent, label=request.parent_name or parent.name)
-    config = found.config.replace(**dict(request.changes))
+    chosen = request.summarizer
+    config = found.config.replace(**dict(request.changes), **(chosen.run_config_fields() if chosen else {}))
+    keys = {"summarizer": chosen.key} if chosen is not None and chosen.key else None
     check_work(parent, replay=config, lifted=request.lifted)
     point = ForkPoint(request.at, request.skip, triggers_of(found.config), triggers_of(config))
     points = [p for p in points_of(parent) if p.iteration < request.at] + [point]
@@ -87,12 +97,14 @@ def fork(request: ForkRequest) -> Job:
     def work(report, stop):
         from scratchpad_lab.analysis.forks import compare
 
-        run = Run(config, found.source, name=name[:500], stop=stop, report=report)
+        run = Run(config, found.source, keys=keys, name=name[:500], stop=stop, report=report)
         hold(run, points)
+        summaries = reuse(run, parent)
         record = run.run()
         stop.check()
         record.forked_from = origin(parent, point, request.parent_id, request.parent_name or parent.name)
-        return Forked(parent, record, compare(parent.events, record.events, request.at))
+        return Forked(parent, record, compare(parent.events, record.events, request.at),
+                      summaries.notice(own_model(run)))
 
     return Job(work, name="scratchpad-lab-fork", tag=(parent, request.at),
                text=f"Replaying the run from iteration {request.at} with its compression {what}…")

@@ -15,11 +15,35 @@ from scratchpad_lab.engine.jobs import Job
 
 @dataclass
 class StrategiesOutcome:
-    """What a Strategies job returns: its results, and what they were run on (the page shows both)."""
+    """What a Strategies job returns: its results, and what they were run on (the page shows both). It stays in
+    the process that ran the job (the page's session): the runs What if... forks are built from it here."""
 
     signature: tuple
     results: List[Any]                     # StrategyResult, one per spec
     title: str
+    trajectory: Any = None                 # the Trace every strategy replayed (the file's own object, no copy)
+    summarizer: Any = None                 # the SummarizerChoice that wrote every summary (its key: this job's only)
+
+    def run_of(self, result: Any) -> Optional[Any]:
+        """The run a strategy's replay made, as the RunRecord What if... forks (engine/tasks/forks.py): the
+        autourgos middleware's (the one result that keeps its run), given back its trajectory; None for any
+        other strategy (the registry's fork_note says why). The same run at every call: its `created` and
+        events are the kept run's, so a fork made from it is found beside it again on the next rerun."""
+        from dataclasses import replace
+
+        run = getattr(result, "run", None)
+        if run is None or self.trajectory is None:
+            return None
+        return replace(run, trace=self.trajectory)
+
+    def fork_summarizer(self, result: Any) -> Optional[Any]:
+        """Who writes a fork's summaries: the summarizer this strategy's run was made with (its config's choice,
+        with the key this job was given), so up to the fork point the fork is that run again."""
+        from scratchpad_lab.model.summarizer import SummarizerChoice
+
+        if getattr(result, "config", None) is None:
+            return None
+        return SummarizerChoice.of(result.config, getattr(self.summarizer, "key", None))
 
 
 @dataclass(frozen=True)
@@ -38,18 +62,14 @@ def strategies(request: StrategiesRequest) -> Job:
     """The strategies in turn, as a job returning a StrategiesOutcome. Pins over a limit are refused here, in
     one sentence naming it (model/pins.check_pins, as a run refuses them), before any work starts."""
     from scratchpad_lab.engine.limits import check_work
-    from scratchpad_lab.engine.strategies.registry import StrategyError
-    from scratchpad_lab.model.pins import Pinned
 
-    try:
-        pinned = Pinned(tuple(request.pins), bool(request.pins_to_summarizer))
-    except ValueError as exc:
-        raise StrategyError(str(exc)) from None
+    pinned = _pinned(request.pins, request.pins_to_summarizer)
     specs, summarizer = list(request.specs), request.summarizer
     check_work(request.loaded, strategies=specs, endpoint_summarizer=summarizer.kind == "endpoint",
                builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
 
     def work(report, stop) -> StrategiesOutcome:
+        from scratchpad_lab.engine.replay import recorded_trajectory
         from scratchpad_lab.engine.strategies.engine import run_strategies
         from scratchpad_lab.engine.summarizers import build_summarizer
 
@@ -63,7 +83,8 @@ def strategies(request: StrategiesRequest) -> Job:
         # the built-in model's queue place or loading, beside the strategy running (its calls go through `built`)
         built.on_status = lambda text: report(now["done"], None, f"{now['text']} ({text})" if text else now["text"])
         results = run_strategies(request.loaded, specs, built, progress=progress, stop=stop, pinned=pinned)
-        return StrategiesOutcome(request.signature, results, request.title)
+        return StrategiesOutcome(request.signature, results, request.title, recorded_trajectory(request.loaded),
+                                 summarizer)
 
     return Job(work, name="scratchpad-lab-strategies", total=len(specs), text=f"Starting {len(specs)} strategies…")
 
@@ -80,18 +101,32 @@ class RecommendRequest:
     title: str = ""
     lifted: bool = False
     executor: Any = None                   # engine/executor.ExecutorChoice; None: this machine's processes
+    pins: Tuple[str, ...] = ()             # every point is checked against them, as a Strategies job's strategies
+    pins_to_summarizer: bool = False       # ... and asks for them in the prompt of each package that takes one
+
+
+def _pinned(pins: Tuple[str, ...], to_summarizer: bool) -> Any:
+    """A study's Pinned; pins over a limit are one StrategyError naming it (model/pins.check_pins, as a run's)."""
+    from scratchpad_lab.engine.strategies.registry import StrategyError
+    from scratchpad_lab.model.pins import Pinned
+
+    try:
+        return Pinned(tuple(pins), bool(to_summarizer))
+    except ValueError as exc:
+        raise StrategyError(str(exc)) from None
 
 
 def recommend(request: RecommendRequest) -> Job:
     """The search (engine/recommend.search), as a job returning (key, Search, title). Planned here, so a grid
     with no point that can run, or too many points, is refused before it starts, and so is a search over the
-    work limit (all its points as one Strategies job, run on `workers` at once)."""
+    work limit (all its points as one Strategies job, run on `workers` at once), and pins over a limit."""
     from scratchpad_lab.engine.limits import check_work
     from scratchpad_lab.engine.recommend import plan, search
     from scratchpad_lab.engine.replay import recorded_trajectory
     from scratchpad_lab.engine.strategies.registry import StrategyError
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
+    pinned = _pinned(request.pins, request.pins_to_summarizer)
     summarizer = request.summarizer or SummarizerChoice()
     grids = {name: dict(grid) for name, grid in request.grids.items()}
     chosen = list(request.strategies) if request.strategies else None
@@ -113,7 +148,7 @@ def recommend(request: RecommendRequest) -> Job:
             report(done, count, f"Ran point {done} of {count}: {text}" if done else f"Starting {count} points…")
 
         found = search(request.loaded, chosen, grids, summarizer, request.price_model, workers=workers,
-                       progress=progress, stop=stop, executor=request.executor)
+                       progress=progress, stop=stop, executor=request.executor, pinned=pinned)
         return request.key, found, request.title
 
     return Job(work, name="scratchpad-lab-recommend", total=total, text=f"Starting a search of {total} points…")
@@ -128,12 +163,15 @@ class OpenPointRequest:
     label: str                             # its --strategy argument (maybe a person's grid values)
     summarizer: Any
     tag: Any = None                        # what the page calls the point; returned with its run
+    pins: Tuple[str, ...] = ()             # the search's pins, so the opened run is the point's run
+    pins_to_summarizer: bool = False
 
 
 def open_point(request: OpenPointRequest) -> Job:
     """The point's replay, as a job returning (tag, StrategyResult); the job's tag says which point it opens."""
     from scratchpad_lab.engine.limits import check_work
 
+    pinned = _pinned(request.pins, request.pins_to_summarizer)
     summarizer, label = request.summarizer, request.label
     check_work(request.loaded, strategies=[request.spec], endpoint_summarizer=summarizer.kind == "endpoint",
                builtin_summarizer=summarizer.kind == "builtin")
@@ -149,7 +187,8 @@ def open_point(request: OpenPointRequest) -> Job:
             report(done, total, f"Replaying {steps:,} steps under {label}…" if done < total else f"Opened {label}")
 
         built = build_summarizer(summarizer, stop=stop)
-        return request.tag, run_strategies(request.loaded, [request.spec], built, progress=progress, stop=stop)[0]
+        return request.tag, run_strategies(request.loaded, [request.spec], built, progress=progress, stop=stop,
+                                           pinned=pinned)[0]
 
     return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=request.tag)
 
