@@ -83,6 +83,14 @@ def test_a_size_trigger_firing_again_within_two_steps_trips_fires_again_and_a_pe
     assert "fires_again" not in health.check_run(_run(reason="periodic", cap=100))[0]  # a periodic cut is not held to the cap
 
 
+def test_the_narration_says_which_of_fires_agains_two_causes_it_was():
+    over = narrate(_run(**TRIPS["fires_again"]))[2]
+    assert "over the 100-char cap that fired it" in over and "fired again" not in over
+    refired = narrate(_run(second_at=4))[2]  # a periodic cut, then a size trigger two iterations later
+    assert "the size trigger fired again 2 iterations later, at iteration 4." in refired
+    assert "cap that fired it" not in refired
+
+
 def test_the_invented_facts_are_named_and_the_summary_header_is_not_one():
     c = _run(**TRIPS["invented"])
     assert health.invented_facts(BEFORE, TRIPS["invented"]["after"]) == ["QQX-7731", "Marta Lindqvist", "$9,999"]

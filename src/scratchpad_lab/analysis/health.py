@@ -33,11 +33,14 @@ CHIPS = {"grew": "grew the context", "fires_again": "fires again at once", "drop
          "invented": "wrote facts not in its input", "cost_more": "cost more than it saved"}
 SENTENCES = {
     "grew": "It grew the context: the summary is longer than what it replaced.",
-    "fires_again": "It left the context near its trigger, so compression fires again at once.",
+    "fires_again": "It left the scratchpad over the {cap:,}-char cap that fired it, so compression fires again as soon as it grows.",
     "dropped_user": "It dropped the user's newest message, their last instruction.",
     "invented": "It wrote facts that were not in its input ({facts}): the summarizer made them up.",
     "cost_more": "It cost more summarizer tokens ({spent:,}) than it saved in context tokens over the rest of the run (at most {saved:,}).",
 }
+# fires_again's other cause, said in its own words: the size trigger fired again soon after this compression
+REFIRED = ("It left the scratchpad near its size cap: the size trigger fired again {steps} iteration{s} later, at "
+           "iteration {at}.")
 _INVENTED_KINDS = ("identifier", "number", "datetime", "name", "email")
 _HEADER = re.compile(r"^\[Summarized up to step \d+\]\s*$", re.M)
 
@@ -90,11 +93,7 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
         before, after = c.before or "", c.after or ""
         if grew(before, after):
             failed.append("grew")
-        after_it = next((x for x in comps[n + 1:n + 2] if x.iteration is not None), None)
-        cap = caps.get(at, configured) if c.reason == "size" and c.trigger is None else None
-        if (cap is not None and len(after) > cap) or (
-                after_it is not None and after_it.payload.reason == "size"
-                and 0 < int(after_it.iteration) - at <= REFIRE_STEPS):
+        if _fires_again(comps, n, caps, configured):
             failed.append("fires_again")
         if last_instruction_lost(before, after, [t for i, t in turns if i <= at]):
             failed.append("dropped_user")
@@ -105,6 +104,20 @@ def check_run(events: Sequence, only: Optional[Sequence] = None) -> List[List[st
             failed.append("cost_more")
         out.append(failed)
     return out
+
+
+def _fires_again(comps: Sequence, n: int, caps: Dict[int, int], configured: Optional[int]) -> Optional[Dict[str, int]]:
+    """Why the n-th compression fires again at once, or None: {"cap": the size cap its summary is still over}, or
+    {"at": the iteration, "steps": how many later} of a size trigger firing within REFIRE_STEPS iterations."""
+    e = comps[n]
+    c, at = e.payload, int(e.iteration or 0)
+    cap = caps.get(at, configured) if c.reason == "size" and c.trigger is None else None
+    if cap is not None and len(c.after or "") > cap:
+        return {"cap": cap}
+    after_it = next((x for x in comps[n + 1:n + 2] if x.iteration is not None), None)
+    if after_it is not None and after_it.payload.reason == "size" and 0 < int(after_it.iteration) - at <= REFIRE_STEPS:
+        return {"at": int(after_it.iteration), "steps": int(after_it.iteration) - at}
+    return None
 
 
 def checks_of(events: Sequence, some: Sequence) -> List[List[str]]:
@@ -150,6 +163,13 @@ def sentences(events: Sequence, index: int, failed: Sequence[str]) -> str:
             c = of_kind(events, "compression")[index].payload
             found = invented_facts(c.before or "", c.after or "", c.prompt or "")
             parts.append(SENTENCES[name].format(facts=", ".join(found[:3]) + (", ..." if len(found) > 3 else "")))
+        elif name == "fires_again":
+            caps, configured = _caps(events)
+            why = _fires_again(of_kind(events, "compression"), index, caps, configured) or {}
+            if "cap" in why:
+                parts.append(SENTENCES[name].format(cap=why["cap"]))
+            elif "at" in why:
+                parts.append(REFIRED.format(steps=why["steps"], s="" if why["steps"] == 1 else "s", at=why["at"]))
         elif name == "cost_more":
             spent, saved = spent_saved(events, index)
             parts.append(SENTENCES[name].format(spent=spent, saved=saved))
