@@ -15,7 +15,9 @@ from scratchpad_lab.model.errors import LabError, UnknownName
 # The signals a run raises inside itself to end (Stop, the wall clock, a review abandoned on Stop): the
 # runner catches each and records it as the run's outcome, so none reaches an edge.
 RUN_SIGNALS = {"scratchpad_lab.engine.observe.RunStopped", "scratchpad_lab.engine.observe.WallClockExceeded",
-               "scratchpad_lab.engine.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped"}
+               "scratchpad_lab.engine.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped",
+               # a fork giving back a parent's failed summarizer call: raised inside the call, the package catches it
+               "scratchpad_lab.engine.observe.RecordedFailure"}
 # Not a user's error but a bug's messenger: a recommender worker process that crashed, carrying its traceback
 # back to the calling process, where it is shown as the bug it is (a LabError would show it as a sentence).
 BUG_CARRIERS = {"scratchpad_lab.engine.recommend.WorkerError"}
