@@ -11,11 +11,17 @@ import re
 
 import pytest
 
-from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, server, sync_api  # noqa: F401
+from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, server, sync_api, wait_for  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
 RUN_TIMEOUT_MS = 180_000
+# What a timed-out wait reports: the status row's metrics (label and value) and the page's texts and errors.
+STATUS_STATE_JS = """() => ({
+  metrics: [...document.querySelectorAll('[data-testid="stMetric"]')].map(m => m.innerText.replace(/\\s+/g, ' ')).slice(0, 12),
+  texts: [...document.querySelectorAll('[data-testid="stText"]')].map(e => e.innerText).slice(0, 30),
+  errors: [...document.querySelectorAll('[data-testid="stAlertContentError"]')].map(e => e.innerText.slice(0, 300)),
+})"""
 
 # Every 20 ms: the status metric's label while a model call is in flight ("status: waiting for ...").
 WATCH_JS = """() => {
@@ -72,8 +78,13 @@ def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it
         page.evaluate("() => { window.__labStop = false; }")
         page.evaluate(WATCH_JS)
         page.get_by_role("button", name="Run", exact=True).click()
-        page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stMain"] strong')]
-            .some(e => e.innerText.startsWith('Compression at iteration 2'))""", timeout=RUN_TIMEOUT_MS)
+        try:
+            wait_for(page, """() => [...document.querySelectorAll('[data-testid="stMain"] strong')]
+                .some(e => e.innerText.startsWith('Compression at iteration 2'))""",
+                     "the built-in model's first compression", RUN_TIMEOUT_MS, state_js=STATUS_STATE_JS)
+        except AssertionError:  # what the page showed when it gave up (the status says what the run waited for)
+            page.screenshot(path=str(ARTIFACTS / "builtin-playground-timeout.png"), full_page=True)
+            raise
         page.wait_for_function("() => document.querySelector('input[aria-label=\"Show run\"]')?.value"
                                ".startsWith('#1 ')", timeout=RUN_TIMEOUT_MS)
         page.wait_for_function(IDLE_JS, timeout=RUN_TIMEOUT_MS)
