@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import browser, page, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import IDLE_JS, browser, page, server, sync_api, wait_for  # noqa: F401 (fixtures)
 from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
@@ -46,8 +46,11 @@ def test_a_lesson_runs_to_its_end_pausing_at_each_moment(page, server):
         callout.get_by_text(f"Pause {stage + 1} of {len(item.pauses)}: {point.name}").wait_for()
         callout.get_by_text("What happened:").wait_for()
         page.locator(f".st-key-lesson_continue_{stage} button").click()
-    page.get_by_text("Your turn").wait_for(timeout=LESSON_TIMEOUT_MS)
-    page.get_by_text(item.question).wait_for()
+    page.get_by_text("Your turn").first.wait_for(timeout=LESSON_TIMEOUT_MS)
+    # the ending is drawn first by the live fragment, then again by the full run the end asks for; until that
+    # run is over the fragment's copy is still on the page (stale): wait for the settled page, which shows it once
+    wait_for(page, f"(q) => ({IDLE_JS})() && [...document.querySelectorAll('p')].filter(p => p.innerText === q).length === 1",
+             "the lesson's ending, once, on a settled page", timeout=LESSON_TIMEOUT_MS, arg=item.question)
     answer = page.get_by_text(item.answer)
     assert not answer.is_visible()  # folded until asked for
     page.get_by_text("Answer", exact=True).click()
