@@ -136,19 +136,19 @@ IDLE_JS = """() => {
 }"""
 
 
-# Counts the page's script runs that end from now on (stApp's data-test-script-state goes
-# running -> notRunning), so a step can wait until the rerun a widget change or an action caused is over.
+# Counts the page's script runs that end from now on (stApp's data-test-script-state leaves "running"), so a
+# step can wait until the rerun a widget change or an action caused is over. Each change is read from its own
+# mutation record (its old value), not from the attribute when the observer is called: a loaded page can
+# deliver "running" and "notRunning" in one call, and reading the attribute then saw no run at all.
 COUNT_RERUNS_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (window.__labObserver) window.__labObserver.disconnect();
   window.__labReruns = 0;
-  let running = false;
-  window.__labObserver = new MutationObserver(() => {
-    const state = app.getAttribute('data-test-script-state');
-    if (state === 'running') running = true;
-    else if (running && state === 'notRunning') { running = false; window.__labReruns += 1; }
+  window.__labObserver = new MutationObserver(records => {
+    for (const r of records) if (r.oldValue === 'running') window.__labReruns += 1;
   });
-  window.__labObserver.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  window.__labObserver.observe(app, {attributes: true, attributeOldValue: true,
+                                     attributeFilter: ['data-test-script-state']});
 }"""
 
 
