@@ -105,6 +105,38 @@ def pytest_make_collect_report(collector):
         _fail_a_skip(report)
 
 
+# ── each lane's time, said at the end of every run (CI's output carries it) ───────────────────────────
+
+_LANES: dict = {}  # worker id: seconds spent in tests, of them in browser tests, and when its last test ended
+_STARTED: list = []
+
+
+def pytest_sessionstart(session):
+    _STARTED.append(time.monotonic())
+
+
+def pytest_runtest_logreport(report):
+    """In the controlling process: add each test's phases to the lane (xdist worker) that ran it."""
+    node = getattr(report, "node", None)
+    worker = getattr(getattr(node, "gateway", None), "id", "main")
+    lane = _LANES.setdefault(worker, {"tests_s": 0.0, "browser_s": 0.0, "ended_s": 0.0})
+    lane["tests_s"] += report.duration
+    if "browser" in report.keywords:
+        lane["browser_s"] += report.duration
+    lane["ended_s"] = time.monotonic() - _STARTED[0] if _STARTED else 0.0
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line per lane: when it ended and how long its tests took (the browser tests' share), so a slow run
+    says which lane was the long one."""
+    if hasattr(config, "workerinput") or not _LANES:
+        return
+    terminalreporter.write_line("lanes: " + " · ".join(
+        f"{worker} ended at {lane['ended_s']:.0f} s, {lane['tests_s']:.0f} s in tests"
+        + (f" ({lane['browser_s']:.0f} s browser)" if lane["browser_s"] else "")
+        for worker, lane in sorted(_LANES.items())))
+
+
 # ── without a page: a run, worker threads ───────────────────────────────────────────────────────────
 
 def wait_until(work, done, timeout_s: float = 20.0) -> bool:

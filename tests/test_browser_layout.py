@@ -92,8 +92,8 @@ def _gaps(samples: list, key: str) -> int:
     return longest
 
 
-def _live_run(page, name: str, width: int, height: int, number: int) -> dict:
-    """Run once (the tab's run `number`) at the demo pacing, sampling while live; returns its figures."""
+def _start(page) -> None:
+    """Run (at the demo pacing) and sample the live view from the first moment its whole story is drawn."""
     page.get_by_role("button", name="Run", exact=True).click()
     page.wait_for_function(f"({STATUS_JS})() === 'running'", timeout=RUN_TIMEOUT_MS)
     # sampled from the first moment the whole story is drawn (under load the status row can arrive a moment
@@ -102,10 +102,18 @@ def _live_run(page, name: str, width: int, height: int, number: int) -> dict:
                            timeout=RUN_TIMEOUT_MS)
     page.evaluate("() => { window.__labStop = false; }")
     page.evaluate(SAMPLER_JS, [STORY, MOVERS])
+
+
+def _live_shot(page, name: str, width: int, height: int) -> None:
+    """The live view with its first compression, painted, as a screenshot."""
     page.wait_for_function("() => [...document.querySelectorAll('.st-key-live_diff strong')]"
                            ".some(e => e.innerText.startsWith('Compression at iteration'))", timeout=RUN_TIMEOUT_MS)
     after_layout(page)  # the live view with its first compression, painted
     page.screenshot(path=str(ARTIFACTS / f"layout-{name}-live-{width}x{height}.png"))
+
+
+def _end(page, name: str, width: int, height: int, number: int) -> dict:
+    """Once the run (the tab's run `number`) has ended and the finished run is drawn: the figures sampled."""
     page.wait_for_function(f"({STATUS_JS})() === 'answered'", timeout=RUN_TIMEOUT_MS)
     page.evaluate("() => { window.__labStop = true; }")
     samples = page.evaluate("() => window.__labSamples")
@@ -205,54 +213,79 @@ def _check_presenter_screen(page, width: int, height: int) -> None:
     assert "compress when over: 2,000" in shown["legend"], shown
 
 
-@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browser, server, width, height):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    errors = ScriptErrors(page)
-    try:
-        page.goto(server)
-        page.get_by_role("button", name="Run", exact=True).wait_for()
-        page.wait_for_function(IDLE_JS)
-        normal = _live_run(page, "normal", width, height, 1)
-        _check_live(normal, width, height)
-        assert normal["chart_box_min_px"] >= 240, normal
+def _presenter_with_tight(page) -> None:
+    """Presenter mode, and there the Tight preset chosen (the sidebar hidden)."""
+    page.locator('[data-testid="stSidebar"]').get_by_text("Presenter mode").click()
+    page.locator(".st-key-presenter_leave").wait_for()
+    page.wait_for_function(IDLE_JS)
+    # the preset is at hand without the sidebar, and choosing one there sets the run's settings
+    preset = page.get_by_role("combobox", name="Preset", exact=True)
+    preset.click()
+    page.get_by_role("option", name="Tight (2 / 2,000)", exact=True).click()
+    page.wait_for_function("() => document.querySelector('input[aria-label=\"Preset\"]')?.value"
+                           " === 'Tight (2 / 2,000)'")
+    # the rerun the choice makes has brought the preset's cap to the (hidden) sidebar: a Run clicked before
+    # that would send the sidebar's old values with it (Streamlit's widget values win over a callback's)
+    page.wait_for_function("() => document.querySelector('input[aria-label=\"Compress when over (chars)\"]')"
+                           "?.value === '2000'")
+    page.wait_for_function(IDLE_JS)
+    assert page.locator('[data-testid="stSidebar"]').is_hidden()
 
-        page.locator('[data-testid="stSidebar"]').get_by_text("Presenter mode").click()
-        page.locator(".st-key-presenter_leave").wait_for()
-        page.wait_for_function(IDLE_JS)
-        # the preset is at hand without the sidebar, and choosing one there sets the run's settings
-        preset = page.get_by_role("combobox", name="Preset", exact=True)
-        preset.click()
-        page.get_by_role("option", name="Tight (2 / 2,000)", exact=True).click()
-        page.wait_for_function("() => document.querySelector('input[aria-label=\"Preset\"]')?.value"
-                               " === 'Tight (2 / 2,000)'")
-        # the rerun the choice makes has brought the preset's cap to the (hidden) sidebar: a Run clicked before
-        # that would send the sidebar's old values with it (Streamlit's widget values win over a callback's)
-        page.wait_for_function("() => document.querySelector('input[aria-label=\"Compress when over (chars)\"]')"
-                               "?.value === '2000'")
-        page.wait_for_function(IDLE_JS)
-        assert page.locator('[data-testid="stSidebar"]').is_hidden()
-        presenting = _live_run(page, "presenter", width, height, 2)
-        _check_live(presenting, width, height)
-        assert presenting["metric_font_px"] > normal["metric_font_px"], (normal, presenting)
-        assert presenting["chart_area_px"] > normal["chart_area_px"], (normal, presenting)
-        # the finished run's status row (redrawn by the page's full run after the end) counts the Tight
-        # preset's compressions: more than the 2 of the defaults
-        count_js = """() => Number([...document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')]
-            .find(m => m.innerText.startsWith('compressions'))?.querySelector('[data-testid="stMetricValue"]').innerText)"""
-        try:
-            page.wait_for_function(f"() => ({count_js})() > 3", timeout=RUN_TIMEOUT_MS)
-        except sync_api.TimeoutError:
-            shown = page.evaluate("() => document.querySelector('input[aria-label=\"Show run\"]')?.value")
-            raise AssertionError(f"the Tight preset chosen in presenter mode is not what ran: {page.evaluate(count_js)} "
-                                 f"compressions shown for {shown}") from None
-        assert presenting["chart_box_min_px"] >= 220, presenting
-        _check_presenter_screen(page, width, height)
-        (ARTIFACTS / f"layout-{width}x{height}.json").write_text(
-            json.dumps({"normal": normal, "presenter": presenting}, indent=1), encoding="utf-8")
-        print(f"{width}x{height}", json.dumps({"normal": normal, "presenter": presenting}))
-        errors.check(f"the live Playground at {width}x{height}")
+
+COUNT_JS = """() => Number([...document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')]
+    .find(m => m.innerText.startsWith('compressions'))?.querySelector('[data-testid="stMetricValue"]').innerText)"""
+
+
+def _both_sizes(tabs: dict, step) -> dict:
+    """`step(page, width, height)` for the tab of each size, one after the other; their results by size."""
+    return {size: step(page, *size) for size, (_, page, _) in tabs.items()}
+
+
+def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browser, server):
+    """The two sizes in two tabs at once: each tab's run goes while the other's does (each is paced, so the
+    waits overlap), and each tab is sampled by its own page."""
+    tabs = {}
+    try:
+        for width, height in SIZES:
+            context = browser.new_context(viewport={"width": width, "height": height})
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            tabs[(width, height)] = (context, page, ScriptErrors(page))
+            page.goto(server)
+        for _, page, _ in tabs.values():
+            page.get_by_role("button", name="Run", exact=True).wait_for()
+            page.wait_for_function(IDLE_JS)
+
+        _both_sizes(tabs, lambda page, w, h: _start(page))
+        _both_sizes(tabs, lambda page, w, h: _live_shot(page, "normal", w, h))
+        normal = _both_sizes(tabs, lambda page, w, h: _end(page, "normal", w, h, 1))
+        for (width, height), figures in normal.items():
+            _check_live(figures, width, height)
+            assert figures["chart_box_min_px"] >= 240, figures
+
+        _both_sizes(tabs, lambda page, w, h: _presenter_with_tight(page))
+        _both_sizes(tabs, lambda page, w, h: _start(page))
+        _both_sizes(tabs, lambda page, w, h: _live_shot(page, "presenter", w, h))
+        presenting = _both_sizes(tabs, lambda page, w, h: _end(page, "presenter", w, h, 2))
+        for (width, height), (_, page, errors) in tabs.items():
+            before, after = normal[(width, height)], presenting[(width, height)]
+            _check_live(after, width, height)
+            assert after["metric_font_px"] > before["metric_font_px"], (before, after)
+            assert after["chart_area_px"] > before["chart_area_px"], (before, after)
+            # the finished run's status row (redrawn by the page's full run after the end) counts the Tight
+            # preset's compressions: more than the 2 of the defaults
+            try:
+                page.wait_for_function(f"() => ({COUNT_JS})() > 3", timeout=RUN_TIMEOUT_MS)
+            except sync_api.TimeoutError:
+                shown = page.evaluate("() => document.querySelector('input[aria-label=\"Show run\"]')?.value")
+                raise AssertionError(f"the Tight preset chosen in presenter mode is not what ran at {width}x{height}: "
+                                     f"{page.evaluate(COUNT_JS)} compressions shown for {shown}") from None
+            assert after["chart_box_min_px"] >= 220, after
+            _check_presenter_screen(page, width, height)
+            (ARTIFACTS / f"layout-{width}x{height}.json").write_text(
+                json.dumps({"normal": before, "presenter": after}, indent=1), encoding="utf-8")
+            print(f"{width}x{height}", json.dumps({"normal": before, "presenter": after}))
+            errors.check(f"the live Playground at {width}x{height}")
     finally:
-        context.close()
+        for context, _, _ in tabs.values():
+            context.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import IDLE_JS, browser, page, server, sync_api, wait_for  # noqa: F401 (fixtures)
+from browser_support import IDLE_JS, after_rerun, browser, page, server, sync_api, wait_for  # noqa: F401 (fixtures)
 from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
@@ -39,6 +39,11 @@ def test_a_lesson_runs_to_its_end_pausing_at_each_moment(page, server):
     item = lesson(5)
     page.goto(f"{server}/?lesson=5")
     page.get_by_role("heading", name=f"Lesson 5: {item.title}").wait_for()
+    # the quickest pace that still paces (0.2 s a step, against the default 0.6): the live view must still
+    # find each pause point while the run goes
+    pace = page.get_by_role("slider", name="Pace: seconds per scripted step")
+    after_rerun(page, lambda: (pace.press("Home"), pace.press("ArrowRight")), "choosing the pace")
+    assert pace.get_attribute("aria-valuetext") == "0.2"
     page.get_by_role("button", name="Start lesson").click()
     for stage, point in enumerate(item.pauses):
         page.locator(f".st-key-lesson_continue_{stage} button").wait_for(timeout=LESSON_TIMEOUT_MS)
