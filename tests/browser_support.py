@@ -3,6 +3,7 @@ driven by Python Playwright (executable_path=/usr/bin/chromium; never `playwrigh
 Modules import the fixtures they use (`from browser_support import server, browser, page`)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -112,17 +113,32 @@ def browser(request):
     yield _SHARED["browser"]
 
 
-@pytest.fixture
-def page(browser, server):
+@contextlib.contextmanager
+def _tab(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(20_000)
-    page.goto(server)
-    page.get_by_role("button", name="Run", exact=True).wait_for()
     try:
         yield page
     finally:
         context.close()
+
+
+@pytest.fixture
+def blank_page(browser, server):
+    """A tab of its own (a browser context: its own session and cookie) that has opened nothing yet, for a test
+    whose first step is a link of its own (a page's path, a query)."""
+    with _tab(browser) as page:
+        yield page
+
+
+@pytest.fixture
+def page(browser, server):
+    """A tab of its own with the Playground open."""
+    with _tab(browser) as page:
+        page.goto(server)
+        page.get_by_role("button", name="Run", exact=True).wait_for()
+        yield page
 
 
 # The script is not running, no element is left over from an earlier run (data-stale) or still a

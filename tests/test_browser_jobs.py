@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (after_rerun, PAGE_STATE_JS, wait_for, ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, browser, page, server, sync_api,  # noqa: F401 (fixtures)
+from browser_support import (after_rerun, PAGE_STATE_JS, wait_for, ARTIFACTS, COUNT_RERUNS_JS, IDLE_JS, blank_page, browser, server, sync_api,  # noqa: F401 (fixtures)
                              upload_trace)
 
 pytestmark = pytest.mark.browser
@@ -46,9 +46,10 @@ def _trace_file(tmp_path: Path, steps: int) -> Path:
     return path
 
 
-def _open(page, name: str) -> None:
-    wait_for(page, IDLE_JS, "the Playground did not settle")
-    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text=name).click()
+def _open(page, server: str, name: str) -> None:
+    """The page by its own path, in a tab that opened nothing before (the sidebar's links are
+    tests/test_browser_compare.py's and tests/test_browser_strategies.py's)."""
+    page.goto(f"{server}/{name.lower()}")
     page.get_by_role("heading", name=f"Scratchpad Lab · {name}").wait_for()
     wait_for(page, IDLE_JS, f"opening {name}")
 
@@ -101,8 +102,9 @@ def _stop(page, key: str, what: str) -> float:
     return said
 
 
-def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
-    _open(page, "Compare")
+def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_second(blank_page, server, tmp_path):
+    page = blank_page
+    _open(page, server, "Compare")
     # six replays of it take seconds
     upload_trace(page, _trace_file(tmp_path, 600), "Run or trace to replay", "upload #1 · trace of 600 steps")
 
@@ -147,8 +149,9 @@ def test_a_compare_of_six_settings_shows_its_progress_and_stop_ends_it_within_a_
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_second(page, tmp_path):
-    _open(page, "Strategies")
+def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_second(blank_page, server, tmp_path):
+    page = blank_page
+    _open(page, server, "Strategies")
     # long enough that the run is surely still going when the page is looked at (at 150 steps, with the
     # packages already imported by the server, the strategies could end between two looks under load)
     upload_trace(page, _trace_file(tmp_path, 400), "Trajectory", "upload #1 · trace of 400 steps")
@@ -173,8 +176,9 @@ def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_se
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def test_a_recommend_search_shows_each_point_and_stop_ends_it_within_a_second(page, tmp_path):
-    _open(page, "Strategies")
+def test_a_recommend_search_shows_each_point_and_stop_ends_it_within_a_second(blank_page, server, tmp_path):
+    page = blank_page
+    _open(page, server, "Strategies")
     # every strategy over its default grid on it: about a minute of work
     upload_trace(page, _trace_file(tmp_path, 400), "Trajectory", "upload #1 · trace of 400 steps")
     after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")

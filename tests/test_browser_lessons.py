@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import IDLE_JS, after_rerun, browser, page, server, sync_api, wait_for  # noqa: F401 (fixtures)
+from browser_support import IDLE_JS, after_rerun, blank_page, browser, server, sync_api, wait_for  # noqa: F401 (fixtures)
 from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
@@ -16,7 +16,8 @@ pytestmark = pytest.mark.browser
 LESSON_TIMEOUT_MS = 180_000  # a bound on a hang: a loaded fresh clone once took over 60 s to reach the first pause
 
 
-def test_a_sample_step_link_opens_that_step_and_offers_its_link(page, server):
+def test_a_sample_step_link_opens_that_step_and_offers_its_link(blank_page, server):
+    page = blank_page
     page.goto(f"{server}/?sample=support-ticket-tight&step=6")
     page.get_by_text("Showing iteration 6 of 14.").wait_for()
     page.get_by_text("Scratchpad sent at iteration 6:").wait_for()
@@ -26,7 +27,8 @@ def test_a_sample_step_link_opens_that_step_and_offers_its_link(page, server):
         "?sample=support-ticket-tight&step=6").wait_for()
 
 
-def test_a_hostile_link_opens_the_default_page_with_a_note_and_no_markup(page, server):
+def test_a_hostile_link_opens_the_default_page_with_a_note_and_no_markup(blank_page, server):
+    page = blank_page
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{server}/?sample=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E&step=6")
@@ -35,7 +37,8 @@ def test_a_hostile_link_opens_the_default_page_with_a_note_and_no_markup(page, s
     assert "onerror" not in page.content() and page.locator("img[src=x]").count() == 0 and not dialogs
 
 
-def test_a_lesson_runs_to_its_end_pausing_at_each_moment(page, server):
+def test_a_lesson_runs_to_its_end_pausing_at_each_moment(blank_page, server):
+    page = blank_page
     item = lesson(5)
     page.goto(f"{server}/?lesson=5")
     page.get_by_role("heading", name=f"Lesson 5: {item.title}").wait_for()

@@ -8,6 +8,7 @@ offloaded file, the chart, and what each strategy sent at a step, with the hosti
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -58,7 +59,9 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(page, trace_file):
     # what was sent: two strategies side by side (the first two; any two can be picked)
     assert [t.split(":")[0] for t in texts if " tokens, " in t and t.endswith(" chars")] == \
         ["autourgos middleware", "deepagents"], texts
-    verdict = page.locator(".st-key-strat_verdict").inner_text()
+    # found by its words: after a run that ended within a tick, Streamlit drew the verdict's container without its
+    # st-key-strat_verdict class (seen when the strategies' packages were already imported by an earlier test)
+    verdict = page.locator('[data-testid="stMarkdownContainer"] strong').filter(has_text=re.compile("^Verdict: ")).inner_text()
     assert verdict.startswith("Verdict: ") and any(f" {t} " in verdict for t in ("autourgos middleware", "LangMem")), verdict
 
     # the hostile tool result is shown as text, never run or drawn
