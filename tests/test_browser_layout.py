@@ -23,6 +23,14 @@ RUN_TIMEOUT_MS = 60_000
 STORY = ["live_status", "live_scratchpad", "live_triggers", "live_diff", "live_chart"]
 MOVERS = ["live_chart", "live_timeline"]  # what must not move while the run is live
 
+# Each box of the story as drawn now (null where it is not on the page).
+BOXES_JS = """(keys) => Object.fromEntries(keys.map(k => {
+  const e = document.querySelector('.st-key-' + k);
+  const r = e ? e.getBoundingClientRect() : null;
+  return [k, r ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+                 height: r.height, width: r.width} : null];
+}))"""
+
 # Installs a sampler: every 25 ms while the status reads "running", the boxes of the story,
 # the trigger bars (the share their label says against the share drawn), and the metric's font size.
 SAMPLER_JS = """([story, movers]) => {
@@ -37,12 +45,7 @@ SAMPLER_JS = """([story, movers]) => {
   const sample = () => {
     const status = metric('status');
     if (status && status.innerText.trim() === 'running') {
-      const boxes = {};
-      for (const k of story.concat(movers)) {
-        const e = document.querySelector('.st-key-' + k);
-        const r = e ? e.getBoundingClientRect() : null;
-        boxes[k] = r ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom, height: r.height, width: r.width} : null;
-      }
+      const boxes = (""" + BOXES_JS + """)(story.concat(movers));
       const bars = [...document.querySelectorAll('.st-key-live_triggers [data-testid="stProgress"]')].map(p => {
         const said = /\\((\\d+)%\\)/.exec(p.innerText);
         // the fill is the track's child, slid left (translateX) by what is not done: what shows of it is drawn
@@ -64,12 +67,6 @@ SAMPLER_JS = """([story, movers]) => {
   sample();
 }"""
 
-# Each box of the story as drawn now (null where it is not on the page).
-BOXES_JS = """(keys) => Object.fromEntries(keys.map(k => {
-  const e = document.querySelector('.st-key-' + k);
-  const r = e ? e.getBoundingClientRect() : null;
-  return [k, r ? {left: r.left, top: r.top, right: r.right, bottom: r.bottom} : null];
-}))"""
 
 STATUS_JS = """() => {
   for (const m of document.querySelectorAll('.st-key-live_status [data-testid="stMetric"]')) {
