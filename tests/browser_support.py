@@ -348,6 +348,18 @@ def after_rerun(page, action, what: str, timeout: int = 20_000, state_js: str = 
              state_js=state_js)
 
 
+def choose_pacing(page, slider, value: str, what: str = "choosing the pace") -> None:
+    """Move the select slider `slider` (a Pacing or Pace slider) to its first value, then a step at a time to
+    `value` (its aria-valuetext), each key press after the rerun of the one before (a press made while the
+    page redraws the slider is lost)."""
+    after_rerun(page, lambda: slider.press("Home"), what)
+    for _ in range(10):
+        if slider.get_attribute("aria-valuetext") == value:
+            return
+        after_rerun(page, lambda: slider.press("ArrowRight"), what)
+    raise AssertionError(f"{what}: the slider never read {value!r} (it reads {slider.get_attribute('aria-valuetext')!r})")
+
+
 # Two animation frames: the browser has laid out and painted what the last resize or scroll changed (a
 # chart's own resize observer has fired by then). Waited for, never a fixed time.
 FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
@@ -372,6 +384,16 @@ def full_page_screenshot(page, path: Path, width: int = 1400) -> None:
     page.screenshot(path=str(path), full_page=True)
 
 
+def charts_drawn_whole(page, at_least: int, where: str) -> list:
+    """At least `at_least` charts, every one drawn, no legend cut off at the right and every value axis's 0
+    level with its zero line (`where`: the window, for the message)."""
+    drawn = wait_for_charts_drawn(page, at_least)
+    assert all(c["legendCut"] <= 1 for c in drawn), f"a legend is cut off at {where}: {drawn}"
+    assert all(c["zeroOffset"] is None or c["zeroOffset"] <= 3 for c in drawn), \
+        f"a value axis's 0 is not level with its zero line at {where}: {drawn}"
+    return drawn
+
+
 def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0) -> list:
     """Screenshots of what is on screen at each window size, to test-artifacts/<name>-<w>x<h>.png;
     `scroll_to` (a locator) is scrolled to the top of the view first. With `charts_at_least`, every
@@ -384,10 +406,7 @@ def shoot(page, name: str, sizes=SIZES, scroll_to=None, charts_at_least: int = 0
             scroll_to.evaluate(SCROLL_UNDER_HEADER_JS)
         after_layout(page)
         if charts_at_least:
-            drawn = wait_for_charts_drawn(page, charts_at_least)
-            assert all(c["legendCut"] <= 1 for c in drawn), f"a legend is cut off at {width}px: {drawn}"
-            assert all(c["zeroOffset"] is None or c["zeroOffset"] <= 3 for c in drawn), \
-                f"a value axis's 0 is not level with its zero line at {width}px: {drawn}"
+            charts_drawn_whole(page, charts_at_least, f"{width}px")
         path = ARTIFACTS / f"{name}-{width}x{height}.png"
         page.screenshot(path=str(path))
         paths.append(path)

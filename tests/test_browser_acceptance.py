@@ -1,7 +1,10 @@
 """What a person sees, page by page, in a real browser: each page's main action done as a user does it,
 then every chart on the page must have drawn (its svg has data marks, or its canvas has ink) and the
 browser must have reported no script error and no console error (Streamlit's own `_stcore/` 404s on
-a deep link aside). Screenshots of each page at 1280x800 and 1500x1000 go to test-artifacts/.
+a deep link aside). Screenshots of each page at 1280x800 and 1500x1000 go to test-artifacts/. The
+Playground's run, a lesson, Compare, Strategies and the Prompt lab are checked the same way inside the tests
+that walk them already (tests/test_browser.py, _lessons, _compare, _strategies, _prompt_lab), so each is
+walked once.
 
 One `streamlit run app.py` serves every browser test file (browser_support's shared server); each test
 opens its own browser context, so each is a new session, as a new visitor would be.
@@ -12,9 +15,8 @@ import re
 
 import pytest
 
-from browser_support import (COUNT_RERUNS_JS, FRAMES_JS, IDLE_JS, METRIC_JS, SIZES, ScriptErrors, browser, charts,  # noqa: F401
+from browser_support import (COUNT_RERUNS_JS, IDLE_JS, METRIC_JS, SIZES, ScriptErrors, browser, charts,  # noqa: F401
                              server, shoot, sync_api, wait_for_charts_drawn)
-from scratchpad_lab.engine.lessons import lesson
 
 pytestmark = pytest.mark.browser
 
@@ -89,23 +91,6 @@ def _open(page, server: str, path: str, heading: str) -> None:
     _idle(page, f"opening {path}")
 
 
-def test_playground_run_draws_its_chart_with_no_script_error(visit, server):
-    page, errors = visit
-    _open(page, server, "/", "Scratchpad Lab · Playground")
-    shoot(page, "acceptance-playground-first")
-    page.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_function(f"({METRIC_JS})('status') === 'running'")
-    page.wait_for_function(f"() => ({METRIC_JS})('compressions') !== '0'", timeout=LONG_MS)
-    shoot(page, "acceptance-playground-live", sizes=((1280, 800),))
-    page.wait_for_function(f"() => ({METRIC_JS})('status') === 'answered'", timeout=LONG_MS)
-    page.locator('input[role="combobox"][aria-label="Show run"]').wait_for()
-    _idle(page, "the finished run")
-    wait_for_charts_drawn(page, 2)  # the size chart, and what compression lost (the loss panel)
-    shoot(page, "acceptance-playground-finished", charts_at_least=2)
-    _no_problems_on_the_page(page)
-    errors.check("the Playground")
-
-
 def test_runs_sample_opened_at_a_step_draws_its_chart_with_no_script_error(visit, server):
     page, errors = visit
     page.goto(f"{server}/?sample=support-ticket-tight&step=6")
@@ -117,24 +102,16 @@ def test_runs_sample_opened_at_a_step_draws_its_chart_with_no_script_error(visit
     except sync_api.TimeoutError:
         raise AssertionError(f"the link did not land on its step: {page.evaluate(BOXES_JS)}") from None
     assert page.evaluate(f"({METRIC_JS})('iteration')") == "6 of 30"
+    page.get_by_text("Scratchpad sent at iteration 6:").wait_for()
+    assert page.get_by_role("heading", name="Scratchpad Lab · Runs").is_visible()  # the link switched the page
+    assert page.locator('[data-testid="stSliderThumbValue"]').first.inner_text().strip() == "6"
+    page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').get_by_text(  # and offers its own link
+        "?sample=support-ticket-tight&step=6").wait_for()
     wait_for_charts_drawn(page, 1)
     shoot(page, "acceptance-runs-step6", charts_at_least=1)
     shoot(page, "acceptance-runs-step6-chart", charts_at_least=1, scroll_to=page.get_by_text("Timeline", exact=True))
     _no_problems_on_the_page(page)
     errors.check("the Runs page")
-
-
-def test_compare_draws_its_overlay_with_no_script_error(visit, server):
-    page, errors = visit
-    _open(page, server, "/compare", "Scratchpad Lab · Compare")
-    button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
-    _click_and_settle(page, button, "pressing Compare")
-    page.get_by_text("All the numbers").wait_for()
-    wait_for_charts_drawn(page, 1)  # every setting in one chart
-    shoot(page, "acceptance-compare", charts_at_least=1,
-          scroll_to=page.get_by_text("Scratchpad tokens sent at each iteration", exact=False))
-    _no_problems_on_the_page(page)
-    errors.check("the Compare page")
 
 
 def test_sweep_draws_every_heatmap_with_no_script_error(visit, server):
@@ -158,19 +135,6 @@ def test_sweep_draws_every_heatmap_with_no_script_error(visit, server):
     _no_problems_on_the_page(page)
 
 
-def test_strategies_run_draws_its_chart_with_no_script_error(visit, server):
-    page, errors = visit
-    _open(page, server, "/strategies", "Scratchpad Lab · Strategies")
-    _click_and_settle(page, page.get_by_role("button", name="Run strategies", exact=True), "Run strategies")
-    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=LONG_MS)
-    chart_heading = page.get_by_role("heading", name="Context sent at each step")
-    chart_heading.wait_for(timeout=LONG_MS)  # the page's full run after the job ends draws the rest of the results
-    wait_for_charts_drawn(page, 1, timeout=LONG_MS)
-    shoot(page, "acceptance-strategies", charts_at_least=1, scroll_to=chart_heading)
-    _no_problems_on_the_page(page)
-    errors.check("the Strategies page")
-
-
 def test_recommend_draws_every_point_of_its_search_with_no_script_error(visit, server):
     page, errors = visit
     _open(page, server, "/strategies", "Scratchpad Lab · Strategies")
@@ -187,74 +151,6 @@ def test_recommend_draws_every_point_of_its_search_with_no_script_error(visit, s
     shoot(page, "acceptance-recommend", charts_at_least=1, scroll_to=page.locator(".st-key-strat_rec_chart"))
     _no_problems_on_the_page(page)
     errors.check("the Recommend view")
-
-
-def test_prompt_lab_matrix_runs_with_no_script_error(visit, server):
-    page, errors = visit
-    _open(page, server, "/prompt_lab", "Scratchpad Lab · Prompt lab")
-    _click_and_settle(page, page.get_by_role("button", name="Run the matrix"), "Run the matrix")
-    page.wait_for_function("() => document.body.innerText.includes('2 cells in')", timeout=LONG_MS)
-    _idle(page, "the finished matrix")
-    for cell in ("pl_cell_0_0", "pl_cell_1_0"):
-        page.locator(f".st-key-{cell}").get_by_text("facts kept", exact=False).wait_for()
-    assert charts(page) == []  # the Prompt lab draws no chart: cells are text
-    shoot(page, "acceptance-promptlab", scroll_to=page.get_by_role("heading", name="4 · Run the matrix"))
-    _no_problems_on_the_page(page)
-    errors.check("the Prompt lab")
-
-
-# The boxes of a lesson's pause (or end) in the window: each [top, bottom], and the window's height.
-LESSON_BOXES_JS = """(keys) => Object.fromEntries(keys.map(k => {
-  const e = document.querySelector('.st-key-' + k);
-  const r = e ? e.getBoundingClientRect() : null;
-  return [k, r ? [Math.round(r.top), Math.round(r.bottom)] : null];
-}).concat([['window', window.innerHeight]]))"""
-
-
-def _on_one_screen(page, keys, where: str) -> None:
-    """Every box of `keys` is drawn and wholly inside the window as the page stands (nobody scrolled to it)."""
-    boxes = page.evaluate(LESSON_BOXES_JS, keys)
-    assert all(boxes[k] and 0 <= boxes[k][0] and boxes[k][1] <= boxes["window"] for k in keys), (where, boxes)
-
-
-def test_a_lesson_to_its_end_draws_every_view_with_no_script_error(visit, server):
-    page, errors = visit
-    item = lesson(1)
-    page.goto(f"{server}/?lesson=1")
-    page.get_by_role("heading", name=f"Lesson 1: {item.title}").wait_for()
-    _idle(page, "opening the lesson")
-    pace = page.get_by_role("slider", name="Pace: seconds per scripted step")
-    page.evaluate(COUNT_RERUNS_JS)
-    pace.press("Home")
-    page.wait_for_function(f"() => window.__labReruns >= 1 && ({IDLE_JS})()")
-    page.get_by_role("button", name="Start lesson").click()
-    for stage in range(len(item.pauses)):
-        page.locator(f".st-key-lesson_continue_{stage} button").wait_for(timeout=LONG_MS)
-        _idle(page, f"pause {stage + 1}")
-        wait_for_charts_drawn(page, 1)
-        # at 1280x800, as the pause comes: what to look at, the moment itself and the way on, with no scroll
-        _on_one_screen(page, [f"lesson_moment_{stage}", f"lesson_continue_{stage}"], f"pause {stage + 1} at 1280x800")
-        assert page.locator(f".st-key-lesson_moment_{stage}").inner_text().strip() != ""
-        if stage == 0:
-            shoot(page, "acceptance-lesson1-pause1", charts_at_least=1,
-                  scroll_to=page.locator(f".st-key-lesson_callout_{stage}"))
-            _on_one_screen(page, [f"lesson_callout_{stage}"], "pause 1 at 1500x1000")  # shoot ends at 1500x1000
-            page.set_viewport_size({"width": 1280, "height": 800})
-            page.evaluate(FRAMES_JS)
-        page.locator(f".st-key-lesson_continue_{stage} button").click()
-    page.get_by_role("heading", name="Your turn").wait_for(timeout=LONG_MS)
-    _idle(page, "the lesson's end")
-    wait_for_charts_drawn(page, 1)
-    # the end is said where the run ended, with the way on beside it, on the same screen
-    _on_one_screen(page, ["lesson_next"], "the lesson's end at 1280x800")
-    assert page.locator(".st-key-lesson_ending").get_by_text("Lesson 1 complete.").is_visible()
-    shoot(page, "acceptance-lesson1-end", charts_at_least=1, scroll_to=page.locator(".st-key-lesson_ending"))
-    _on_one_screen(page, ["lesson_next"], "the lesson's end at 1500x1000")
-    _click_and_settle(page, page.locator(".st-key-lesson_next button"), "Next lesson")
-    page.get_by_role("heading", name=f"Lesson 2: {lesson(2).title}").wait_for()
-    assert page.get_by_role("button", name="Start lesson").is_visible()
-    _no_problems_on_the_page(page)
-    errors.check("the Lessons page")
 
 
 def test_benchmark_on_the_built_in_dataset_draws_its_front_and_names_its_picks_with_no_script_error(visit, server):

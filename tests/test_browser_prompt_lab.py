@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import after_layout, after_rerun, wait_for, IDLE_JS, ARTIFACTS, COUNT_RERUNS_JS, browser, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, IDLE_JS, ScriptErrors, after_layout, after_rerun, browser,  # noqa: F401 (fixtures)
+                             charts, server, wait_for)
 from fake_openai import FakeOpenAI, echo_marker
 
 pytestmark = pytest.mark.browser
@@ -67,6 +68,7 @@ def test_a_two_by_two_matrix_runs_and_the_model_column_follows_the_prompt(browse
     context = browser.new_context(viewport={"width": 1500, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(30_000)
+    errors = ScriptErrors(page)  # from the first request on
     try:
         page.goto(server)
         page.get_by_role("button", name="Run", exact=True).wait_for()
@@ -115,7 +117,9 @@ def test_a_two_by_two_matrix_runs_and_the_model_column_follows_the_prompt(browse
         assert model[0]["code"].startswith("Summary by You are a context")
         assert model[0]["code"] != model[1]["code"], cells
         assert page.locator('[data-testid="stException"]').count() == 0
+        assert charts(page) == []  # the Prompt lab draws no chart: cells are text
         _shot(page, "matrix", 1280, 800)
         _shot(page, "matrix", 1500, 1000)
+        errors.check("the Prompt lab")
     finally:
         context.close()
