@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from browser_support import IDLE_JS, browser, server  # noqa: F401 (fixtures)
+from browser_support import IDLE_JS, browser, choose_pacing, server  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +28,11 @@ def test_no_page_makes_a_request_off_the_apps_own_host(browser, server):
             page.wait_for_function(IDLE_JS)
             page.get_by_text("Scratchpad Lab", exact=False).first.wait_for()
         page.goto(server)
+        page.get_by_role("button", name="Run", exact=True).wait_for()
+        page.wait_for_function(IDLE_JS)
+        # paced fast (0.1 s a step, not the demo's 0.5): the live view still draws and refreshes while it runs
+        pacing = page.get_by_role("slider", name="Pacing")
+        choose_pacing(page, pacing, "fast (0.1 s/step)")
         page.get_by_role("button", name="Run", exact=True).click()
         page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stMetricValue\"]')]"
                                ".some(e => e.innerText.trim() === 'answered')", timeout=60_000)
