@@ -132,13 +132,27 @@ def blank_page(browser, server):
         yield page
 
 
+def _open_playground(page, server: str) -> None:
+    page.goto(server)
+    page.get_by_role("button", name="Run", exact=True).wait_for()
+
+
 @pytest.fixture
 def page(browser, server):
     """A tab of its own with the Playground open."""
     with _tab(browser) as page:
-        page.goto(server)
-        page.get_by_role("button", name="Run", exact=True).wait_for()
+        _open_playground(page, server)
         yield page
+
+
+@pytest.fixture
+def watched(browser, server):
+    """(a tab with the Playground open and settled, the errors its browser reports from the first request on)."""
+    with _tab(browser) as page:
+        errors = ScriptErrors(page)
+        _open_playground(page, server)
+        page.wait_for_function(IDLE_JS)
+        yield page, errors
 
 
 # The script is not running, no element is left over from an earlier run (data-stale) or still a

@@ -15,11 +15,10 @@ row of the table.
 """
 from __future__ import annotations
 
-
 import pytest
 
-from browser_support import (ARTIFACTS, IDLE_JS, METRIC_JS, ScriptErrors, after_rerun, blank_page, browser,  # noqa: F401 (fixtures)
-                             full_page_screenshot, server, shoot, sync_api, wait_for, wait_for_charts_drawn)
+from browser_support import (ARTIFACTS, METRIC_JS, after_rerun, browser, full_page_screenshot, server, shoot,  # noqa: F401 (fixtures)
+                             sync_api, wait_for_charts_drawn, watched)
 
 pytestmark = pytest.mark.browser
 
@@ -119,12 +118,8 @@ def _compressions_of(page, index: int) -> int:
 
 
 
-def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_beside_it(blank_page, server):
-    page = blank_page
-    errors = ScriptErrors(page)  # from the first request on
-    page.goto(server)
-    page.get_by_role("button", name="Run", exact=True).wait_for()
-    wait_for(page, IDLE_JS, "the Playground did not settle")
+def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_beside_it(watched):
+    page, errors = watched
     shoot(page, "acceptance-playground-first")
     pacing = page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
     assert pacing.get_by_role("slider", name="Pacing").get_attribute("aria-valuetext") == "demo (0.5 s/step)"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, IDLE_JS, ScriptErrors, after_rerun, blank_page, browser,  # noqa: F401 (fixtures)
-                             full_page_screenshot, server, shoot, upload_trace, wait_for)
+from browser_support import (ARTIFACTS, IDLE_JS, after_rerun, browser, full_page_screenshot, server, shoot,  # noqa: F401 (fixtures)
+                             upload_trace, wait_for, watched)
 
 pytestmark = pytest.mark.browser
 
@@ -104,12 +104,8 @@ def _source(page) -> str:
 # ── the test ───────────────────────────────────────────────────────────────
 
 def test_an_uploaded_trace_compared_under_two_settings_shows_two_columns_that_compress_differently(
-        blank_page, server, trace_file):
-    page = blank_page
-    errors = ScriptErrors(page)  # from the first request on
-    page.goto(server)
-    page.get_by_role("button", name="Run", exact=True).wait_for()
-    _wait_idle(page, "the Playground's first run")
+        watched, trace_file):
+    page, errors = watched
 
     # to Compare through the sidebar, in the same session
     page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Compare").click()

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, IDLE_JS, PAGE_STATE_JS, ScriptErrors, after_layout, after_rerun, blank_page,  # noqa: F401 (fixtures)
-                             browser, charts_drawn_whole, server, upload_trace, wait_for, wait_for_charts_drawn)
+from browser_support import (ARTIFACTS, IDLE_JS, PAGE_STATE_JS, after_layout, after_rerun, browser,  # noqa: F401 (fixtures)
+                             charts_drawn_whole, server, upload_trace, wait_for, wait_for_charts_drawn, watched)
 
 pytestmark = pytest.mark.browser
 RUN_TIMEOUT_MS = 120_000
@@ -34,12 +34,8 @@ def trace_file(tmp_path) -> Path:
     return path
 
 
-def test_three_strategies_side_by_side_on_an_uploaded_trace(blank_page, server, trace_file):
-    page = blank_page
-    errors = ScriptErrors(page)  # from the first request on
-    page.goto(server)
-    page.get_by_role("button", name="Run", exact=True).wait_for()
-    wait_for(page, IDLE_JS, "the Playground did not settle")
+def test_three_strategies_side_by_side_on_an_uploaded_trace(watched, trace_file):
+    page, errors = watched
     page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Strategies").click()
     page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
     wait_for(page, IDLE_JS, "opening Strategies")

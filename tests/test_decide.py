@@ -119,10 +119,9 @@ class LengthModel:
 
 def test_the_agreement_table_on_the_lab_sample_runs_reads_no_compression_and_uncut_settings_as_the_same(monkeypatch):
     import scratchpad_lab.engine.decide as decide
+    import scratchpad_lab.engine.builtin_model as builtin_model
     from conftest import ROOT
     from scratchpad_lab.engine.benchmark import BenchmarkRequest
-
-    import scratchpad_lab.engine.builtin_model as builtin_model
 
     monkeypatch.setattr(decide, "decider_for", lambda request, stop=None: Decider(LengthModel(), constrained=True))
     # the work limit charges the built-in model at its speed as measured in this process: a real model test run
