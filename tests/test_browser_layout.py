@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from browser_support import after_layout, ARTIFACTS, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
+from browser_support import after_layout, ARTIFACTS, choose_pacing, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -265,6 +265,10 @@ def test_the_live_story_fits_stays_put_and_presenter_mode_makes_it_bigger(browse
             _check_live(figures, width, height)
             assert figures["chart_box_min_px"] >= 240, figures
 
+        # the presenter's runs paced fast (0.1 s a step, chosen in the sidebar before presenter mode hides it):
+        # what they check is drawn from the first live frame on, and each is a run of about 2 s, not 8
+        _both_sizes(tabs, lambda page, w, h: choose_pacing(page, page.get_by_role("slider", name="Pacing"),
+                                                           "fast (0.1 s/step)"))
         _both_sizes(tabs, lambda page, w, h: _presenter_with_tight(page))
         presenting = _both_sizes(tabs, lambda page, w, h: _run(page, "presenter", w, h, 2))
         for (width, height), (_, page, errors) in tabs.items():
