@@ -374,6 +374,39 @@ def choose_pacing(page, slider, value: str, what: str = "choosing the pace") -> 
     raise AssertionError(f"{what}: the slider never read {value!r} (it reads {slider.get_attribute('aria-valuetext')!r})")
 
 
+def open_select(page, label: str, option: Optional[str] = None):
+    """Open the select box named `label` and return its listbox's options (a Locator; `option`: only that one).
+    A click on a box of a freshly drawn page can focus it without opening its list (one run in two on the
+    Playground's sidebar), and one made while the page redraws the box opens nothing: it is clicked again until
+    the list shows, each look 1.5 s at most."""
+    box = page.get_by_role("combobox", name=label, exact=True)
+    options = page.get_by_role("option", name=option, exact=True) if option else page.get_by_role("option")
+    for attempt in range(4):
+        box.click()
+        try:
+            options.first.wait_for(timeout=1_500)
+            return options
+        except sync_api.TimeoutError:
+            page.keyboard.press("Escape")
+            page.wait_for_function(IDLE_JS)
+    raise AssertionError(f"the select box {label!r} never showed its list" + (f" with {option!r}" if option else ""))
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick `option` in the select box `label`, and wait until the box says so and the page is idle again."""
+    open_select(page, label, option).first.click()
+    page.wait_for_function("([l, o]) => document.querySelector(`input[aria-label=\"${l}\"]`)?.value === o",
+                           arg=[label, option])
+    page.wait_for_function(IDLE_JS)
+
+
+def select_options(page, label: str) -> list:
+    """The texts of the options the select box `label` offers (its list closed again after)."""
+    texts = [o.strip() for o in open_select(page, label).all_inner_texts()]
+    page.keyboard.press("Escape")
+    return texts
+
+
 # Two animation frames: the browser has laid out and painted what the last resize or scroll changed (a
 # chart's own resize observer has fired by then). Waited for, never a fixed time.
 FRAMES_JS = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import (ARTIFACTS, METRIC_JS, after_rerun, browser, full_page_screenshot, server, shoot,  # noqa: F401 (fixtures)
-                             sync_api, wait_for_charts_drawn, watched)
+from browser_support import (ARTIFACTS, METRIC_JS, after_rerun, browser, choose, full_page_screenshot,  # noqa: F401 (fixtures)
+                             select_options, server, shoot, sync_api, wait_for_charts_drawn, watched)
 
 pytestmark = pytest.mark.browser
 
@@ -82,34 +82,12 @@ def _selectbox(page, label: str):
     return page.get_by_role("combobox", name=label, exact=True)
 
 
-def _pick(page, label: str, option: str) -> None:
-    _selectbox(page, label).click()
-    page.get_by_role("option", name=option, exact=True).click()
-    page.wait_for_function("([label, option]) => document.querySelector("
-                           "`input[role=\"combobox\"][aria-label=\"${label}\"]`)?.value === option",
-                           arg=[label, option])
-
-
-def _options(page, label: str) -> list:
-    for attempt in range(3):  # a click that lands while the page redraws the box opens nothing: again
-        _selectbox(page, label).click()
-        try:
-            page.get_by_role("option").first.wait_for(timeout=5_000)
-            break
-        except sync_api.TimeoutError:
-            if attempt == 2:
-                raise
-    options = page.get_by_role("option").all_inner_texts()
-    page.keyboard.press("Escape")
-    return [o.strip() for o in options]
-
-
 def _compressions_of(page, index: int) -> int:
     """Show run number index+1 and read its compressions metric once its view has been drawn."""
     box = _selectbox(page, "Show run")
-    options = _options(page, "Show run")
+    options = select_options(page, "Show run")
     if box.input_value() != options[index]:
-        _pick(page, "Show run", options[index])
+        choose(page, "Show run", options[index])
     # the shown run's download button is keyed by its index: once the one for this run is on the page
     # and nothing is stale any more, the metrics below it belong to this run
     page.wait_for_selector(f".st-key-play_download_{index}")
@@ -149,7 +127,7 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     assert page.get_by_text("Answer score:", exact=False).count() == 1
 
     # other settings: summarize every 2 iterations, and no pacing for the second run
-    _and_wait_for_the_rerun(page, lambda: _pick(page, "Summarize every N iterations", "2"))
+    _and_wait_for_the_rerun(page, lambda: choose(page, "Summarize every N iterations", "2"))
     slider = pacing.get_by_role("slider", name="Pacing")
     _and_wait_for_the_rerun(page, lambda: slider.press("Home"))
     assert slider.get_attribute("aria-valuetext") == "instant"
@@ -160,7 +138,7 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     _wait_settled(page)
     assert _metric(page, "status") == "answered"
 
-    options = _options(page, "Show run")
+    options = select_options(page, "Show run")
     assert len(options) == 2, options
     assert options[0].startswith("#1 Run 1 · every 5 /") and options[1].startswith("#2 Run 2 · every 2 /")
     second_compressions = _compressions_of(page, 1)

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, server, sync_api, wait_for  # noqa: F401
+from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, choose, server, wait_for  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -37,22 +37,6 @@ WATCH_JS = """() => {
 }"""
 
 
-def _choose(page, label: str, option: str) -> None:
-    """Pick `option` in the select box `label` (opened again if a rerun closed its list before it was shown)."""
-    box = page.get_by_role("combobox", name=label, exact=True)
-    for _ in range(4):
-        box.click()
-        try:
-            page.get_by_role("option", name=option, exact=True).click(timeout=5_000)
-            break
-        except sync_api.TimeoutError:
-            page.keyboard.press("Escape")
-            page.wait_for_function(IDLE_JS)
-    page.wait_for_function("([l, o]) => document.querySelector(`input[aria-label=\"${l}\"]`)?.value === o",
-                           arg=[label, option])
-    page.wait_for_function(IDLE_JS)
-
-
 def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it_wrote(browser, server):
     from scratchpad_lab.ui.settings import SETTING_LABELS, SUMMARIZERS
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -64,8 +48,8 @@ def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it
         page.get_by_role("button", name="Run", exact=True).wait_for()
         page.wait_for_function(IDLE_JS)
         sidebar = page.locator('[data-testid="stSidebar"]')
-        _choose(page, "Summarizer", SUMMARIZERS["builtin"])
-        _choose(page, SETTING_LABELS["summarize_every"], "2")
+        choose(page, "Summarizer", SUMMARIZERS["builtin"])
+        choose(page, SETTING_LABELS["summarize_every"], "2")
         slider = page.get_by_role("slider", name="Pacing")
         slider.press("Home")  # instant
         page.wait_for_function("el => el.getAttribute('aria-valuetext') === 'instant'", arg=slider.element_handle())

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from browser_support import IDLE_JS, browser, start_app, stop_server  # noqa: F401 (browser: a fixture)
+from browser_support import IDLE_JS, browser, select_options, start_app, stop_server  # noqa: F401 (browser: a fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -49,14 +49,9 @@ def _run_in_playground(page, url: str) -> None:
 
 def _stored_options(page) -> list:
     """The Runs page's stored runs, as the select lists them (our words: number, time, kind, iterations)."""
-    box = page.get_by_role("combobox", name="Stored run", exact=True)
-    if box.count() == 0:
+    if page.get_by_role("combobox", name="Stored run", exact=True).count() == 0:
         return []
-    box.click()
-    page.get_by_role("option").first.wait_for()
-    options = [o.strip() for o in page.get_by_role("option").all_inner_texts()]
-    page.keyboard.press("Escape")
-    return options
+    return select_options(page, "Stored run")
 
 
 def _open_runs_page(page, url: str) -> None:
