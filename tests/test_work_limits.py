@@ -1,8 +1,8 @@
 """Issue 20: work limits set by what a job costs, checked before it starts (engine/limits.py).
 
 The probe: a 5,000-step trace of about 9 MB, inside the file limits. The Strategies page's default three
-strategies on it are over the budget, so the page and the command refuse it with a sentence before any
-strategy runs; a job within the budget is let through; the CLI's --no-work-limit lifts it locally and
+strategies on it are over the budget, so the command refuses it with a sentence before any strategy runs (and
+the page a job over its budget, keeping what it showed); a job within the budget is let through; the CLI's --no-work-limit lifts it locally and
 never in hosted mode. (How long the work takes is measured by bench/work_limits.py, not here.)
 """
 import json
@@ -138,19 +138,26 @@ def test_the_flag_lifts_the_limit_locally_and_never_in_hosted_mode(probe_trace, 
         check_work(probe_trace, strategies=[make_spec(n, {}) for n in ["autourgos-middleware", "langmem", "trim-only"]])
 
 
-def test_the_strategies_page_refuses_the_probe_and_keeps_what_it_showed(probe, monkeypatch):
+def test_the_strategies_page_refuses_a_job_over_its_limit_and_keeps_what_it_showed(monkeypatch):
+    """The page's side of a refusal. A 300-step trace under a 5-second budget: the default three strategies
+    on it are about 9 s of work (the probe under the real 2 minutes, refused the same way, is the command's
+    test above; uploading the probe cost this test 7 s of replaying it with the package defaults first)."""
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    monkeypatch.setitem(limits.BUDGETS, "cpu_s", (5.0, 5.0))
+    trace = synthetic_trace(steps=300, seed=20, max_observation_chars=2000, parse_error_rate=0.02)
     at = AppTest.from_file(APP, default_timeout=120).run()
     at = at.switch_page("pages/strategies.py").run()
-    at.file_uploader(key="strat_upload").upload("probe.json", probe.read_bytes(), "application/json")
-    rerun_until(at.run())  # the trace's replay with the package defaults is a job
+    at.file_uploader(key="strat_upload").upload("small.json", json.dumps(trace.to_dict()).encode(), "application/json")
+    rerun_until(at.run())  # the trace's replay with the package defaults is a job (within the budget)
+    assert at.selectbox(key="strat_source").value == "upload:0"  # the upload is open, picked
     started = threading.active_count()
     at.button(key="strat_run").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["strat_result"] is None  # nothing ran
     assert any("could not run" in e.value for e in at.error)
-    assert any("over the 2 minutes a job may take" in t.value for t in at.text)
+    assert any("s of work, over the 5 s a job may take" in t.value for t in at.text), [t.value for t in at.text]
     assert threading.active_count() <= started
+    assert at.selectbox(key="strat_source").value == "upload:0"  # and still is: nothing the page showed is lost
 
 
 def test_a_job_stops_calling_the_model_at_its_call_cap():
