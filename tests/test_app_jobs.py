@@ -228,15 +228,16 @@ def test_opening_a_recommended_point_is_a_job_that_ends_showing_its_run(app):
 
 def test_opening_a_point_of_a_long_trace_shows_its_progress_and_stop_opens_nothing(app):
     app.switch_page("pages/strategies.py").run()
-    # 400 steps: clearing tool uses over them takes seconds, so the opening is still going when Stop is pressed
-    _upload_trace(app, "strat_upload", _trace_bytes(400, seed=8, observation_chars=2000))
+    # 250 steps: clearing tool uses over them takes about 2 s (it grows with the square of the steps: 400 took
+    # 5 s, searched once and opened once), so the opening is still going when Stop is pressed a rerun later
+    _upload_trace(app, "strat_upload", _trace_bytes(250, seed=8, observation_chars=2000))
     app.selectbox(key="strat_source").set_value("upload:0").run()
     app.toggle(key="strat_rec_on").set_value(True).run()
     app.multiselect(key="strat_rec_pick").set_value(["clear-tool-uses"]).run()
     app.toggle(key="strat_rec_edit").set_value(True).run()
     app.text_input(key="strat_rec_grid_clear-tool-uses").set_value("trigger=30%,keep=1").run()  # one point
     app.button(key="strat_rec_run").click().run()
-    rerun_until(app, _shows_progress(STRAT_POINT_JOB, "Replaying 400 steps under clear-tool-uses:"),
+    rerun_until(app, _shows_progress(STRAT_POINT_JOB, "Replaying 250 steps under clear-tool-uses:"),
                 what="the point opening")
     point = live_job(app, STRAT_POINT_JOB).tag[1]
     found = app.session_state[STRAT_RECOMMEND][1]
