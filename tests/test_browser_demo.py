@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import ARTIFACTS, browser, server, sync_api  # noqa: F401 (fixtures)
+from browser_support import ARTIFACTS, PICKED_JS, browser, server, sync_api  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -142,8 +142,7 @@ def test_payloads_in_the_word_level_diff_create_no_element_image_or_link(browser
         # the page opens the upload by itself once it has read it (clicking the picker before that found no
         # "upload #1" option and waited out 5 s, one run in two)
         opened = page.get_by_role("combobox", name="Open run", exact=True)
-        page.wait_for_function("() => document.querySelector('input[aria-label=\"Open run\"]')"
-                               "?.value?.startsWith('upload #1')", timeout=RUN_TIMEOUT_MS)
+        page.wait_for_function(PICKED_JS, arg=["Open run", "upload #1"], timeout=RUN_TIMEOUT_MS)
         assert opened.input_value().startswith("upload #1"), opened.input_value()
         page.wait_for_function("""() => [...document.querySelectorAll('[class*="st-key-runs_view_card_"] strong')]
             .some(e => e.innerText.startsWith('Compression at iteration'))""", timeout=RUN_TIMEOUT_MS)

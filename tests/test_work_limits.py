@@ -2,8 +2,8 @@
 
 The probe: a 5,000-step trace of about 9 MB, inside the file limits. The Strategies page's default three
 strategies on it are over the budget, so the command refuses it with a sentence before any strategy runs (and
-the page a job over its budget, keeping what it showed); a job within the budget is let through; the CLI's --no-work-limit lifts it locally and
-never in hosted mode. (How long the work takes is measured by bench/work_limits.py, not here.)
+the page a job over its budget, keeping what it showed); a job within the budget is let through; the CLI's
+--no-work-limit lifts it locally and never in hosted mode. (How long the work takes is measured by bench/work_limits.py, not here.)
 """
 import json
 import threading
