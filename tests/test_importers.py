@@ -68,8 +68,10 @@ def test_a_benchmark_file_of_openai_messages_imports_one_step_per_assistant_mess
     loaded = load_bytes(json.dumps(TASKS), "tasks.json")
     trace, report = loaded.item, loaded.report
     assert len(trace.steps) == len(ASSISTANT) == 6
-    assert report.text().startswith("OpenAI chat messages: 16 messages → 6 steps; 3 user turns became `user` tool "
-                                    "results")
+    assert report.text().startswith("OpenAI chat messages: 16 messages → 6 steps; the system prompt (570 characters) "
+                                    "is kept as the agent's system prompt: sent with every model call, never a message")
+    assert "the conversation is kept as recorded: 5 user turns, 4 tool results" in report.text()
+    assert "3 user turns became `user` tool results" in report.text()
     assert "the file holds 2 conversations" in report.text() and report.text().endswith("nothing cut")
     assert loaded.warnings == []
     observations = [o for s in trace.steps for o in s.observations]
@@ -82,8 +84,17 @@ def test_a_benchmark_file_of_openai_messages_imports_one_step_per_assistant_mess
     assert trace.steps[4].observations == ["Reservation 4WQ150 confirmed."]
     # the two user turns in a row answer the same reply, both kept
     assert trace.steps[3].observations == ["Yes, with my certificate.\n\nAnd no insurance, please."]
-    assert trace.task.startswith("System message:\n# Airline agent policy") and trace.task.endswith(
-        "User:\nHi! I'd like to book a one-way flight from New York to Seattle on May 20.")
+    # the system prompt is the agent's, not part of the task; the conversation keeps its own shape
+    assert trace.system.startswith("# Airline agent policy") and "System message" not in trace.task
+    assert trace.task == "Hi! I'd like to book a one-way flight from New York to Seattle on May 20."
+    recorded = [m for m in TRANSCRIPT if m["role"] != "system"]
+    assert [m.role for m in trace.messages] == [m["role"] for m in recorded]
+    assert [m.text for m in trace.messages if m.role == "user"] == [m["content"] for m in recorded if m["role"] == "user"]
+    ids = [c["id"] for m in trace.messages for c in m.calls]
+    assert len(ids) == len(set(ids)), "a tool_call_id the recording used twice is two calls here"
+    answered = {m.call_id: m.text for m in trace.messages if m.role == "tool"}
+    assert [answered[c["id"]] for m in trace.messages for c in m.calls] == observations[:len(ids)] or \
+        sorted(answered.values()) == sorted(m["content"] for m in recorded if m["role"] == "tool")
 
 
 def test_each_step_is_the_agent_reply_format_the_agent_reads_back_to_the_message():
@@ -214,7 +225,9 @@ def test_langchain_messages_import_by_the_same_mapping_as_openai_messages(form):
            "langgraph state": lambda: dumpd({"messages": messages})}[form]()
     loaded = load_bytes(json.dumps(raw))
     assert loaded.report.format == "LangChain messages"
-    assert loaded.report.text().startswith("LangChain messages: 16 messages → 6 steps; 3 user turns became `user`")
+    assert loaded.report.text().startswith("LangChain messages: 16 messages → 6 steps; the system prompt (570 "
+                                           "characters) is kept as the agent's system prompt")
+    assert "3 user turns became `user` tool results" in loaded.report.text()
     openai = load_bytes(json.dumps(TRANSCRIPT)).item
     assert [s.response for s in loaded.item.steps] == [s.response for s in openai.steps]
     assert [s.observations for s in loaded.item.steps] == [s.observations for s in openai.steps]

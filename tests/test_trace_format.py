@@ -99,8 +99,10 @@ def test_the_runs_page_shows_each_mistake_as_a_warning_and_the_report_as_text(mo
     at.file_uploader(key="runs_upload").upload("tau.json", json.dumps(TASKS).encode(), "application/json")
     rerun_until(at.run())
     assert not at.exception
-    assert any(t.startswith("Imported: OpenAI chat messages: 16 messages → 6 steps; 3 user turns became `user` tool "
-                            "results") for t in (t.value for t in at.text))
+    imported = [t.value for t in at.text if t.value.startswith("Imported: OpenAI chat messages: 16 messages → 6 steps; "
+                                                               "the system prompt (570 characters) is kept as the agent's "
+                                                               "system prompt")]
+    assert len(imported) == 1 and "3 user turns became `user` tool results" in imported[0]
     assert at.selectbox(key="runs_open").value == "upload:1"
 
 

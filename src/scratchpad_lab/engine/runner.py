@@ -122,6 +122,8 @@ class Run(Job):
             max_execution_time=config.wall_clock_s,
             max_scratchpad_chars=config.agent_trim_chars,
             max_tool_output_chars=config.max_tool_output_chars,
+            # a recording's system prompt is the agent's own (sent with every call), not part of its task
+            system_prompt=self.source.trace.system if self.source.trace else "",
             # A replayed tool answers from the trace at once: one worker runs a step's calls in order
             # without handing each to a thread (the same results; live runs keep the package's default).
             **({"max_tool_workers": 1} if self.source.kind == "trace" else {}),
@@ -221,6 +223,11 @@ class Run(Job):
                  for t in self.agent.tools]
         steps = [TraceStep(s["response"], s["observations"]) for s in obs.finished_trace_steps()]
         trace = Trace(task=self.task, tools=tools, steps=steps) if steps else None
+        source = self.source.trace
+        if trace is not None and source is not None:  # a replay keeps the recording's own shape
+            trace.system = source.system
+            if len(steps) == len(source.steps):
+                trace.messages, trace.compactions = source.messages, list(source.compactions)
         return RunRecord(
             config=self.config, events=self.log.snapshot(), outcome=outcome,
             final_answer=final_answer, error=error, versions=package_versions(), trace=trace,

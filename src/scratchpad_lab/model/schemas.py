@@ -85,14 +85,52 @@ class StepSpec(_Strict):
         return handler(value)
 
 
+# The most messages a recorded conversation may hold: every step's reply, its results and the turns between.
+MAX_MESSAGES = 200_000
+
+
+class ConversationCall(_Strict):
+    id: Name = Field(min_length=1, description="the call's id, unique in the conversation")
+    name: Name = Field(min_length=1, description="the tool it calls")
+    args: Dict[str, Any] = Field(default_factory=dict, description="its arguments")
+
+
+class ConversationMessage(_Strict):
+    """One message of a recorded conversation, as the recording held it."""
+
+    role: Literal["user", "assistant", "tool", "system"]
+    text: Text = ""
+    calls: List[ConversationCall] = Field(default_factory=list, max_length=MAX_STEP_ACTIONS,
+                                          description="an assistant message's tool calls")
+    call_id: Optional[Name] = Field(None, description="a tool result: the id of the call it answers")
+    name: Optional[Name] = Field(None, description="a tool result: the tool's name")
+    usage: Optional[Dict[Name, Count]] = Field(None, description="an assistant reply's token usage, where recorded")
+
+
+class CompactionSpec(_Strict):
+    """A compaction the recording itself carries (the recording agent's own, e.g. Claude Code's)."""
+
+    at: Count = Field(description="the index in `messages` of the first message after the compaction")
+    replaced: Count = Field(0, description="how many messages before `at` it replaced")
+    trigger: Name = ""
+    tokens_before: Optional[Count] = None
+    summary: Text = ""
+
+
 class TraceFile(_Strict):
-    """Any agent's trajectory: steps[i] is iteration i+1."""
+    """Any agent's trajectory: steps[i] is iteration i+1. A recorded conversation also keeps its own shape:
+    its system prompt (`system`), its messages with their roles (`messages`: steps[i] is the i-th assistant
+    message's model call) and any compaction it carries (`compactions`)."""
 
     model_config = ConfigDict(title="scratchpad-lab trace")
     schema_: Literal["scratchpad-lab/trace@1"] = Field(alias="schema")
     task: Text
     tools: List[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
     steps: List[StepSpec] = Field(min_length=1, max_length=MAX_STEPS)
+    system: Text = Field("", description="the recording's system prompt (the agent's, sent with every call)")
+    messages: Optional[List[ConversationMessage]] = Field(
+        None, max_length=MAX_MESSAGES, description="the conversation as recorded, when the run is one")
+    compactions: List[CompactionSpec] = Field(default_factory=list, max_length=MAX_STEPS)
 
 
 def step_too_large(size: int) -> str:

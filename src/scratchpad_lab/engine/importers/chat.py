@@ -2,8 +2,11 @@
 
 Streamlit-free. The format modules read their files into `Message`s; `to_trace` maps them:
 
-- everything before the first assistant message is the task: the system message(s) first, marked
-  "System message:", then the user message(s), marked "User:" (so the system prompt is kept with the task);
+- the conversation is kept in its own shape (the trace's `system` and `messages`, `_conversation`): the system
+  message(s) before the first assistant message are the agent's system prompt, user turns stay user turns,
+  replies keep their tool calls and results their call ids. The message strategies are given that;
+- for the autourgos strategies (one task, a scratchpad of steps): the user message(s) before the first
+  assistant message are the task (the system prompt is the agent's own `system_prompt`, not the task);
 - each assistant message is one model call, so one step. Its tool calls are the step's actions (its
   text, if any, the step's thought), and the tool messages after it, matched to the calls by
   `tool_call_id` in order (by position when a message has no id the step knows), its observations;
@@ -154,14 +157,8 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
     systems = [m.text for m in messages[:first] if m.role == "system"]
     users = [m.text for m in messages[:first] if m.role in ("user", "tool")]
     report_notes = list(notes or [])
-    if systems:
-        head = "System message:\n" + "\n\n".join(systems)
-        own_task = head + ("\n\nUser:\n" + "\n\n".join(users) if users else "")
-        chars = sum(len(s) for s in systems)
-        report_notes.append(f"the system message ({chars:,} characters) is kept at the start of the task, marked "
-                            "\"System message:\", before the first user message")
-    else:
-        own_task = "\n\n".join(users)
+    system = "\n\n".join(systems)
+    own_task = "\n\n".join(users)
     if task and own_task.strip():
         report_notes.append("--task is not used: the transcript carries its own task")
     elif task:
@@ -238,16 +235,100 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
                                 {"properties": {"message": {"type": "string"}}, "required": ["message"]}))
     if len(tools) > MAX_TOOLS:
         raise TraceImportError(f"{where}: {len(tools)} tools; a trace may declare at most {MAX_TOOLS}.")
+    conversation, unanswered, orphans = _conversation(messages, first)
     raw = {"schema": "scratchpad-lab/trace@1", "task": clean_text(own_task), "tools": tools,
            "steps": [{"response": _response(s, counts), "observations": [clean_text(o) for o in s.observations]}
-                     for s in steps]}
+                     for s in steps],
+           "system": clean_text(system), "messages": conversation}
     try:
         trace = Trace.from_dict(raw, where)
     except RecordError as exc:
         raise TraceImportError(f"{where}: imported as {label}, but the result is not a valid trace: {exc}") from None
-    report_notes[:0] = _mapping_notes(counts, user_tool)
+    report_notes[:0] = _shape_notes(system, conversation, user_tool, counts) + _mapping_notes(counts, user_tool)
     summary = f"{len(messages):,} {unit} → {len(steps):,} step{'' if len(steps) == 1 else 's'}"
     return Imported(trace, ImportReport(label, summary, report_notes, cut=counts.cut_steps))
+
+
+def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, Any]], int, int]:
+    """The conversation as a LangChain agent would hold it: (messages as the trace's `messages`, calls no result
+    answered, results that answered no call). System messages before the first assistant message are the system
+    prompt (not messages); user turns stay user turns; each call gets an id of its own (two recorded runs reuse
+    an id across turns), and each tool result is paired with its call by the mapping the steps use (its
+    tool_call_id among the open calls of the assistant message before it, else its tool's name, else position).
+    A call no result answered gets an empty result (a LangChain agent cannot hold a call without one), and a
+    result that answered no call becomes a call of the assistant message before it, as in the steps."""
+    out: List[Dict[str, Any]] = []
+    used: set = set()
+    open_calls: List[Dict[str, Any]] = []   # the latest assistant message's calls still without a result
+    last_ai: Optional[Dict[str, Any]] = None
+    unanswered = orphans = 0
+
+    def fresh(wanted: Optional[str]) -> str:
+        base = wanted or f"call_{len(used) + 1}"
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base}#{n}"
+        used.add(name)
+        return name
+
+    def close_open() -> None:
+        nonlocal unanswered
+        for call in open_calls:
+            out.append({"role": "tool", "text": "", "call_id": call["id"], "name": call["name"]})
+            unanswered += 1
+        open_calls.clear()
+
+    for index, message in enumerate(messages):
+        if index < first and message.role == "system":
+            continue  # the system prompt: the trace's `system`
+        text = clean_text(message.text)
+        if message.role == "assistant":
+            close_open()
+            calls = []
+            for call in message.calls:
+                arguments, _ = arguments_of(call.arguments)
+                calls.append({"id": fresh(call.id), "name": call.name, "args": json.loads(json.dumps(arguments)),
+                              "recorded_id": call.id})
+            last_ai = {"role": "assistant", "text": text,
+                       "calls": [{k: c[k] for k in ("id", "name", "args")} for c in calls]}
+            out.append(last_ai)
+            open_calls[:] = calls
+        elif message.role == "tool" and last_ai is not None:
+            match = next((c for c in open_calls if message.call_id is not None
+                          and c["recorded_id"] == message.call_id), None)
+            if match is None and not (message.call_id is not None and any(c["recorded_id"] for c in open_calls)):
+                match = next((c for c in open_calls if c["name"] == message.name), None) or \
+                    (open_calls[0] if open_calls else None)
+            if match is None:  # answered no call of its assistant message: a call of that message, as in the steps
+                orphans += 1
+                match = {"id": fresh(message.call_id), "name": message.name or "tool", "args": {}}
+                last_ai["calls"].append({k: match[k] for k in ("id", "name", "args")})
+            else:
+                open_calls.remove(match)
+            out.append({"role": "tool", "text": text, "call_id": match["id"], "name": match["name"]})
+        else:  # a user turn, a later system message, or a tool message before any assistant (part of the task)
+            close_open()
+            out.append({"role": "system" if message.role == "system" else "user", "text": text})
+    close_open()
+    return out, unanswered, orphans
+
+
+def _shape_notes(system: str, conversation: List[Dict[str, Any]], user_tool: str, counts: "_Counts") -> List[str]:
+    """What the import kept of the conversation's own shape, and how each kind of strategy sees it."""
+    users = sum(1 for m in conversation if m["role"] == "user")
+    results = sum(1 for m in conversation if m["role"] == "tool")
+    notes = []
+    if system:
+        notes.append(f"the system prompt ({len(system):,} characters) is kept as the agent's system prompt: sent with "
+                     "every model call, never a message (the autourgos agent gets it as its system_prompt)")
+    notes.append(f"the conversation is kept as recorded: {users:,} user turn{'s' * (users != 1)}, "
+                 f"{results:,} tool result{'s' * (results != 1)}; the message strategies see it as a LangChain "
+                 "agent holds it")
+    if counts.user_results or counts.later_system or counts.interjections:
+        notes.append(f"an autourgos agent takes one task: for the autourgos strategies the later user turns are the "
+                     f"results of a `{user_tool}` tool (the mapping an autourgos agent would need)")
+    return notes
 
 
 def too_many_actions(where: str, number: int, count: int) -> str:
