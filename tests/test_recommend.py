@@ -197,7 +197,12 @@ def test_a_share_of_the_peak_is_that_share_in_the_settings_unit(trace):
     points, _ = plan(trace, ["clear-tool-uses", "trim-only"],
                      {"clear-tool-uses": {"trigger": ("50%",), "keep": (2,)}, "trim-only": {"agent_trim_chars": ("10%",)}})
     by_name = {p.strategy: p.settings for p in points}
-    assert by_name["clear-tool-uses"] == {"trigger": round(0.5 * -(-chars // 4)), "keep": 2}
+    # a token share is of the peak by the package's own count (count_tokens_approximately of the messages before
+    # the last call, for clear-tool-uses); a character share is of the characters
+    from langchain_core.messages.utils import count_tokens_approximately
+    from scratchpad_lab.engine.strategies.messages import step_messages
+    own = count_tokens_approximately([m for step in step_messages(trace)[:-1] for m in step])
+    assert by_name["clear-tool-uses"] == {"trigger": round(0.5 * own), "keep": 2}
     assert by_name["trim-only"] == {"agent_trim_chars": round(0.1 * chars)}
 
 

@@ -129,15 +129,15 @@ class Unit:
 
 
 def unit_of(index: int, run: DatasetRun, settings: Sequence[Tuple[str, str, Dict[str, Any]]]) -> Unit:
-    from scratchpad_lab.engine.strategies.engine import trajectory_text
+    from scratchpad_lab.engine.strategies.units import peaks_for
 
-    peak = len(trajectory_text(run.trace))
     unit = Unit(index, run, run_calls(run.trace, run.gold), [])
     seen = set()
     for label, name, values in settings:
         table = {k.key: k for k in knobs(name)}
         try:
-            spec = make_spec(name, {k: resolve(v, table[k], peak, name) for k, v in values.items()})
+            spec = make_spec(name, {k: resolve(v, table[k], peaks_for(run.trace, name), name)
+                                    for k, v in values.items()})
         except StrategyError as exc:
             unit.skipped.append((label, str(exc)))
             continue

@@ -121,8 +121,10 @@ def parse_grid(text: str) -> Tuple[str, Grid]:
     return name, grid
 
 
-def resolve(value: Any, knob: Knob, peak_chars: int, name: str) -> Any:
-    """A grid value as a setting: "30%" becomes that share of the peak in the knob's unit."""
+def resolve(value: Any, knob: Knob, peaks: Any, name: str) -> Any:
+    """A grid value as a setting: "30%" becomes that share of the peak in the knob's unit. `peaks`: {"chars": ...,
+    "tokens": ...}, the run's peak by the package's own count (units.peaks_for); a bare number is a peak in
+    characters (tokens then about chars / 4)."""
     if not (isinstance(value, str) and value.endswith("%")):
         return value
     try:
@@ -134,19 +136,22 @@ def resolve(value: Any, knob: Knob, peak_chars: int, name: str) -> Any:
     if knob.unit not in ("chars", "tokens"):
         raise StrategyError(f"--grid {name}: {knob.key} is not a size, so {value} of the peak means nothing; "
                             "give a number.")
-    size = peak_chars if knob.unit == "chars" else math.ceil(peak_chars / 4)
+    if isinstance(peaks, int):
+        size = peaks if knob.unit == "chars" else math.ceil(peaks / 4)
+    else:
+        size = peaks[knob.unit]
     return int(min(max(round(share * size), knob.low), knob.high))
 
 
-def expand(name: str, grid: Grid, peak_chars: int) -> Tuple[List[Dict[str, Any]], List[Tuple[Dict[str, Any], str]]]:
-    """(every distinct combination the strategy accepts, the ones it refused with why)."""
+def expand(name: str, grid: Grid, peaks: Any) -> Tuple[List[Dict[str, Any]], List[Tuple[Dict[str, Any], str]]]:
+    """(every distinct combination the strategy accepts, the ones it refused with why); `peaks` as resolve's."""
     table = {k.key: k for k in knobs(name)}
     keys = list(grid)
     points: List[Dict[str, Any]] = []
     skipped: List[Tuple[Dict[str, Any], str]] = []
     seen = set()
     for combo in itertools.product(*(grid[k] for k in keys)):
-        given = {k: resolve(v, table[k], peak_chars, name) for k, v in zip(keys, combo)}
+        given = {k: resolve(v, table[k], peaks, name) for k, v in zip(keys, combo)}
         try:
             spec = make_spec(name, given)
         except StrategyError as exc:
@@ -624,13 +629,15 @@ def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Option
     """The points a search would run (nothing run yet), and the combinations refused."""
     from scratchpad_lab.engine.strategies.engine import trajectory_text
 
+    from scratchpad_lab.engine.strategies.units import peaks_for
+
     peak_chars = len(trajectory_text(trace)) if peak_chars is None else peak_chars
     chosen = chosen_strategies(strategies, grids, "searched")
     points: List[Point] = []
     skipped: List[Tuple[str, Dict[str, Any], str]] = []
     for name in chosen:
         grid = {**default_grid(name), **(grids or {}).get(name, {})}
-        found, refused = expand(name, grid, peak_chars)
+        found, refused = expand(name, grid, peaks_for(trace, name))
         points.extend(Point(name, s) for s in found)
         skipped.extend((name, s, w) for s, w in refused)
     if len(points) > MAX_POINTS:

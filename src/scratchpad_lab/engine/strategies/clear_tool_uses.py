@@ -6,7 +6,8 @@ Streamlit-free; LangChain is imported only here, when this strategy runs.
 How it is driven (the call a LangChain agent graph makes before each model call): a `ModelRequest` with the
 conversation so far (the state's messages, the trace's tools) goes through the middleware's
 `wrap_model_call`, whose handler records what would reach the model and answers with the trajectory's
-recorded AIMessage. The middleware edits a copy of the messages for that call only and never the state, so
+recorded AIMessage. The recording's system prompt is the request's `system_message` (sent with every call, never
+cleared); user turns are HumanMessages, which the edit never clears. The middleware edits a copy of the messages for that call only and never the state, so
 every call clears again from the whole conversation (as in a real graph); the token count is the
 package's default (`count_tokens_approximately`, no system prompt or tools). A call that clears a tool
 result the previous call sent in full is a `compression` event (`summarizer_called` false) whose before
@@ -23,7 +24,7 @@ from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
 from scratchpad_lab.engine.strategies.messages import (MessageCounter, RecordedModel, content_text, render_all,
-                                                    step_messages)
+                                                    results_after, step_messages, system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, message_run_log
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
@@ -50,6 +51,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
     model = extractive_chat_model()  # the request's model: never called (the default count is approximate)
     tools = tool_dicts(trace)
     steps = step_messages(trace)
+    system = system_message(trace)  # the agent's system prompt: on the request, never cleared, sent every call
     messages: List[Any] = list(steps[0])
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
@@ -73,13 +75,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
             stop.check()
         handler = RecordedModel(steps[iteration][0])
-        request = ModelRequest(model=model, messages=list(messages), system_message=None, tools=tools,
+        request = ModelRequest(model=model, messages=list(messages), system_message=system, tools=tools,
                                state={"messages": messages})
         middleware.wrap_model_call(request, handler)
         # The middleware sends copies of every message: each is kept as the state's own message, or, once
         # cleared, as the first copy of it cleared the same way, so the calls' lists share their messages
         # (memory linear in the steps) and the counter's running sums carry from one call to the next.
-        sent: List[Any] = []
+        sent: List[Any] = with_system(system, [])
         now: set = set()
         new: List[str] = []
         for message in handler.request.messages:
@@ -107,13 +109,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                 f"{restored} tool result{'s' * (restored != 1)} cleared at the previous "
                                 "call went back in full: the middleware clears a copy at each call and, with "
                                 "clear_at_least set, stops once that many tokens are reclaimed from the oldest."))
-        log.emit("iteration", iteration, before_chars=tokens.chars(messages), before_tokens=tokens(messages),
+        whole = with_system(system, messages)
+        log.emit("iteration", iteration, before_chars=tokens.chars(whole), before_tokens=tokens(whole),
                  chars=tokens.chars(sent), tokens=sent_tokens, messages=len(sent), cleared=len(now))
         previous = now
-        ai = steps[iteration][0]
-        for position, tool_msg in enumerate(steps[iteration][1:]):
+        for position, tool_msg, args in results_after(steps[iteration]):
             log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
-                     input=ai.tool_calls[position].get("args", {}), result=content_text(tool_msg),
+                     input=args, result=content_text(tool_msg),
                      result_chars=len(content_text(tool_msg)), offloaded_to=None)
         messages.extend(steps[iteration])
         state_by_id.update((m.id, m) for m in steps[iteration])

@@ -32,7 +32,8 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
-from scratchpad_lab.engine.strategies.messages import RecordedModel, content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.messages import (RecordedModel, content_text, render_all, step_messages,
+                                                    system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -164,6 +165,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         fs, summ = build_middleware(model, backend, s, pins)
         tools = [*fs.tools, *tool_dicts(trace)]
         steps = step_messages(trace)
+        system = system_message(trace)  # the agent's system prompt: the request's system message at every call
         # a fixed id derived from the trajectory (session_id): the history file's name, and so the figures, are
         # the same for every replay of it
         state: Dict[str, Any] = {"messages": list(steps[0]), SESSION_KEY: session_id(trace)}
@@ -179,7 +181,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             if stop is not None:  # between model calls: a stopped job ends here (engine/jobs.py)
                 stop.check()
             handler = RecordedModel(steps[iteration][0])
-            request = ModelRequest(model=model, messages=list(state["messages"]), system_message=None,
+            request = ModelRequest(model=model, messages=list(state["messages"]), system_message=system,
                                    tools=tools, state=state)
             effective = summ._get_effective_messages(request)
             event_before = state.get("_summarization_event")
@@ -187,8 +189,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             try:
                 out = fs.wrap_model_call(request, lambda r: summ.wrap_model_call(r, handler))
             except Exception as exc:  # its summarizer model failed (deepagents lets it raise): stop here, say why
-                if failed_summarizer_call(log, iteration, effective, calls, calls_before, tokens, summarizer,
-                                          TRIGGER) is None:
+                if failed_summarizer_call(log, iteration, with_system(system, effective), calls, calls_before, tokens,
+                                          summarizer, TRIGGER) is None:
                     raise
                 error = f"The summarizer failed at step {iteration}, so deepagents stopped: {exc}"
                 log.emit("error", iteration, error_type=type(exc).__name__, message=error)
@@ -196,9 +198,12 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             update = dict(out.command.update or {}) if isinstance(out, ExtendedModelResponse) and out.command else {}
             if update:
                 apply(update)
-            sent = list(handler.request.messages)
+            # What the model is sent, counted as every message strategy's: the agent's system prompt and the
+            # messages (deepagents' own filesystem instructions and tools, added to every call, are not counted)
+            sent = with_system(system, handler.request.messages)
             sent_all.append(sent)
             sent_tokens = tokens(sent)
+            effective = with_system(system, effective)
             before_tokens = tokens(effective)
             event = state.get("_summarization_event")
             files_now = _files()
@@ -232,9 +237,10 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                     error=call.get("error"), summarizer_called=bool(call),
                     dropped=[getattr(m, "id", "") for m in dropped], files=new_files,
                     file_path=event.get("file_path"), cutoff_index=event.get("cutoff_index")))
-                previews = sum(1 for m in sent[1:] if getattr(m, "type", "") == "tool"
+                own = len(sent) - (system is not None) - 1  # the messages kept after its summary message
+                previews = sum(1 for m in sent[len(sent) - own:] if getattr(m, "type", "") == "tool"
                                and content_text(m) != original.get(m.id, content_text(m)))
-                quirks.append(Quirk(iteration, "deepagents-offload", offload_text(len(sent) - 1, len(dropped),
+                quirks.append(Quirk(iteration, "deepagents-offload", offload_text(own, len(dropped),
                                                                                   event.get("file_path"), previews)))
             elif len(sent) != len(effective) or not all(_same(a, b) for a, b in zip(sent, effective)):
                 before_text, after_text = render_all(effective), render_all(sent)
@@ -247,8 +253,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             # The step's tool results, through the filesystem middleware's eviction.
             ai = steps[iteration][0]
             state["messages"] = add_messages(state["messages"], [ai])
-            for position, tool_msg in enumerate(steps[iteration][1:]):
-                call_req = ToolCallRequest(tool_call=ai.tool_calls[position], tool=None, state=state, runtime=None)
+            calls_by_id = {c["id"]: c for c in ai.tool_calls}
+            position = -1
+            for tool_msg in steps[iteration][1:]:
+                if getattr(tool_msg, "type", "") != "tool":  # a user turn after the results: the next turn's input
+                    state["messages"] = add_messages(state["messages"], [tool_msg])
+                    continue
+                position += 1
+                call = calls_by_id[tool_msg.tool_call_id]
+                call_req = ToolCallRequest(tool_call=call, tool=None, state=state, runtime=None)
                 result = fs.wrap_tool_call(call_req, lambda r, m=tool_msg: m)
                 if isinstance(result, Command):
                     update = dict(result.update or {})
@@ -264,7 +277,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                              content_text(result)))
                 tool_events[tool_msg.id] = log.emit(
                     "tool_call", iteration, position=position, tool=tool_msg.name,
-                    input=ai.tool_calls[position].get("args", {}), result=content_text(result),
+                    input=call.get("args", {}), result=content_text(result),
                     result_chars=len(content_text(tool_msg)), offloaded_to=offloaded,
                     offloaded_by="tool result eviction" if offloaded else None)
         files = _files()

@@ -5,15 +5,17 @@ trajectory (replay never calls a recorded endpoint). Every strategy is read agai
 baseline of its own form (its registry entry's `context`), so a run that cut nothing reads exactly
 100 % of the peak, of the mean and of the facts, and saves 0 tokens:
 
-- "messages": the whole conversation before each model call, every message in full (`message_baseline`);
-  its facts are those of that conversation before the last call (`trajectory_text`).
+- "messages": the whole conversation before each model call, every message in full, behind the agent's system
+  prompt when the recording has one (`message_baseline`); its facts are those of that conversation before the
+  last call (`trajectory_text`).
 - "scratchpad": the same trajectory replayed through the same real agent with nothing cut (the middleware
   never fires, the agent trims nothing and keeps every tool result whole: compare.UNCUT); its tokens are
   what each call sent, its facts those of what the last call was sent.
 
 Each form's baseline is worked out once per trajectory (`shared_work`) and shared by its strategies.
-Context tokens are counted with the lab's tokenizer on what is sent (the scratchpad; or the messages
-rendered as text), never on system prompts or tool schemas. The agent's cut of each tool result to
+Context tokens are counted with the lab's tokenizer (o200k) on what is sent: the scratchpad; or the messages
+rendered as text, with the recording's system prompt (a real agent sends it with every call), never tool schemas
+nor what a package adds to the system prompt itself (deepagents' filesystem instructions). The agent's cut of each tool result to
 max_tool_output_chars is a cut like any other: it counts as part of what the autourgos strategies save.
 Pins (model/pins.py) are one set for every strategy of a job: each strategy's compressions are checked against
 them by the one rule (analysis/pins.py, through the figures row), and with the switch on they reach a strategy
@@ -38,6 +40,7 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import StrategyResult
 from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
+from scratchpad_lab.engine.strategies.messages import seen_as
 from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 
@@ -49,10 +52,11 @@ def message_baseline(trace: Trace, counter: TokenCounter, stop: Optional[StopFla
     call, nothing cut (the task, and every step's reply and tool results in full, as messages; `messages.py`).
     Linear in the steps: each step's messages are counted once. The stop flag is looked at every step (a long
     trace's count takes half a second here, seconds on a loaded machine)."""
-    from scratchpad_lab.engine.strategies.messages import MessageCounter, step_parts
+    from scratchpad_lab.engine.strategies.messages import MessageCounter, step_parts, system_part
     tokens = MessageCounter(counter)
     steps = step_parts(trace)
-    out, total = [], tokens(steps[0])
+    system = system_part(trace)
+    out, total = [], tokens(([system] if system else []) + steps[0])
     for step in steps[1:]:
         if stop is not None:
             stop.check()
@@ -69,8 +73,9 @@ def _import_langchain(name: str) -> None:
 
 def trajectory_text(trace: Trace) -> str:
     """The whole conversation the last model call would be sent with no compression (messages.py's rendering)."""
-    from scratchpad_lab.engine.strategies.messages import render_all, step_parts
-    return render_all([m for step in step_parts(trace)[:-1] for m in step])
+    from scratchpad_lab.engine.strategies.messages import render_all, step_parts, system_part
+    system = system_part(trace)
+    return render_all(([system] if system else []) + [m for step in step_parts(trace)[:-1] for m in step])
 
 
 class _Once:
@@ -164,6 +169,7 @@ def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseli
     else:
         result = module.run(trace, spec, summarizer, base.tokens, stop=stop, **extra)
     result.facts_of_trajectory, result.task, result.scenario = base.facts, trace.task, scenario
+    result.seen_as = seen_as(trace, entry.context)
     if pinned.pins:
         carry_pins(result, pinned)
     return result

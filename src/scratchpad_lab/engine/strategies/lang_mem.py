@@ -2,7 +2,8 @@
 
 Streamlit-free; LangMem is imported only here, when this strategy runs.
 
-Before model call k the conversation so far (task, steps 1..k-1 as messages) and the running summary
+Before model call k the conversation so far (everything recorded before the k-th reply; the system prompt
+kept outside and sent in front of the result, as LangMem's guide does) and the running summary
 from call k-1 go to `summarize_messages(messages, running_summary=..., model=..., max_tokens=...,
 max_summary_tokens=..., max_tokens_before_summary=...)`, with LangMem's own default token counter;
 what it returns is what the model is sent, and its running summary is kept for call k+1, exactly as
@@ -22,7 +23,7 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
-from scratchpad_lab.engine.strategies.messages import render_all, step_messages
+from scratchpad_lab.engine.strategies.messages import render_all, step_messages, system_message, with_system
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -63,7 +64,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
 
     s, tokens, model, calls, log = start_message_run(trace, spec, summarizer, counter)
     steps = step_messages(trace)
-    messages: List[Any] = list(steps[0])
+    system = system_message(trace)
+    # LangMem's guide keeps the system prompt outside the summarized messages and sends it in front of the
+    # result; its second real way is a leading SystemMessage, which it keeps out of the summary and takes off
+    # max_tokens (the setting system_in_messages)
+    inside = bool(s.get("system_in_messages")) and system is not None
+    outside = None if inside else system
+    messages: List[Any] = ([system] if inside else []) + list(steps[0])
     running = None
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
@@ -78,6 +85,9 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             start += 1
         before = ([SystemMessage(f"Summary of the conversation so far: {running.summary}")] if running else []) + \
             [m for m in messages[start:] if m.id not in done]
+        if inside and start == 0 and running:  # its system message stays in front of the summary
+            before = [messages[0], before[0]] + before[2:]
+        before = with_system(outside, before)
         calls_before = len(calls.calls)
         try:
             with warnings.catch_warnings(record=True) as caught:  # its "failed to trim" warning becomes a quirk
@@ -94,7 +104,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                 raise
             log.emit("error", iteration, error_type=type(exc).__name__, message=error)
             break
-        sent = list(result.messages)
+        sent = with_system(outside, result.messages)
         sent_all.append(sent)
         sent_tokens = tokens(sent)
         if result.running_summary is not None and result.running_summary is not running:
@@ -131,9 +141,11 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
 
 
 def _order(message_id: str) -> tuple:
-    """task, ai-1, tool-1-0, ai-2, ... in conversation order."""
+    """task, ai-1, tool-1-0, ai-2, ... (a trace's steps) or m-0, m-1, ... (a recorded conversation) in order."""
     parts = message_id.split("-")
     if parts[0] == "task":
         return (0, 0, 0)
+    if parts[0] == "m" and len(parts) == 2 and parts[1].isdigit():
+        return (int(parts[1]), 0, 0)
     step = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
     return (step, 0 if parts[0] == "ai" else 1, int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0)

@@ -6,7 +6,8 @@ Streamlit-free; LangChain and LangGraph are imported only here, when this strate
 How it is driven (the calls a LangChain agent graph makes): before each model call the middleware's
 `before_model(state, runtime)` sees the conversation so far; an update it returns (remove every message,
 then the summary message and the kept ones) is applied with LangGraph's own `add_messages` reducer, and
-what the state then holds is what the model is sent. The summary is written with the package's own
+what the state then holds is what the model is sent, behind the recording's system prompt (the agent's
+`system_prompt`: never a state message, so never summarized away). The summary is written with the package's own
 `DEFAULT_SUMMARY_PROMPT` by the one summarizer (recorded by a callback handler); the package's defaults
 hold for every setting not given (trigger none: it never summarizes; keep the last 20 messages;
 trim_tokens_to_summarize 4,000; its approximate token count). With "pass pins to the summarizer" the pins are
@@ -21,7 +22,8 @@ from scratchpad_lab.engine.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
-from scratchpad_lab.engine.strategies.messages import content_text, render_all, step_messages
+from scratchpad_lab.engine.strategies.messages import (content_text, render_all, results_after, step_messages,
+                                                    system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.settings import StrategySpec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -64,6 +66,7 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                                     input_limit="max_input_tokens")
     middleware = build_middleware(model, s, pins)
     steps = step_messages(trace)
+    system = system_message(trace)  # the agent's system prompt: not a state message, sent with every call
     state: Dict[str, Any] = {"messages": list(steps[0])}
     quirks: List[Quirk] = []
     sent_all: List[List[Any]] = []
@@ -76,7 +79,8 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
         try:
             update = middleware.before_model(state, None)
         except Exception as exc:  # the summarizer failed (the package lets it raise): stop here and say why
-            call = failed_summarizer_call(log, iteration, before, calls, calls_before, tokens, summarizer, TRIGGER)
+            call = failed_summarizer_call(log, iteration, with_system(system, before), calls, calls_before, tokens,
+                                          summarizer, TRIGGER)
             if call is None:
                 raise
             error = f"LangChain's summarizer call failed at step {iteration}: {call['error']}"
@@ -84,14 +88,15 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
             break
         if update:
             state["messages"] = add_messages(state["messages"], update["messages"])
-        sent = list(state["messages"])
+        sent = with_system(system, state["messages"])
         sent_all.append(sent)
         sent_tokens = tokens(sent)
         if update:
             kept = {m.id for m in sent}
             dropped = [m.id for m in before if m.id not in kept]
             call = calls.calls[-1] if len(calls.calls) > calls_before else {}
-            summary = content_text(sent[0])
+            summary = content_text(state["messages"][0])
+            before = with_system(system, before)
             before_text, after_text = render_all(before), render_all(sent)
             log.emit("compression", iteration, **compression_data(
                 reason="size", trigger=TRIGGER, before=before_text, after=after_text, before_tokens=tokens(before),
@@ -104,12 +109,13 @@ def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: 
                                     f"LangChain replaced {len(dropped)} messages with \"{TOO_LONG}\": it trims what it "
                                     "summarizes to the newest trim_tokens_to_summarize tokens starting on a human "
                                     "message, found none, and called no summarizer (langchain-ai/langchain#39261)."))
+        else:
+            before = with_system(system, before)
         log.emit("iteration", iteration, before_chars=tokens.chars(before), before_tokens=tokens(before),
                  chars=tokens.chars(sent), tokens=sent_tokens, messages=len(sent))
-        ai = steps[iteration][0]
-        for position, tool_msg in enumerate(steps[iteration][1:]):
+        for position, tool_msg, args in results_after(steps[iteration]):
             log.emit("tool_call", iteration, position=position, tool=tool_msg.name,
-                     input=ai.tool_calls[position].get("args", {}), result=content_text(tool_msg),
+                     input=args, result=content_text(tool_msg),
                      result_chars=len(content_text(tool_msg)), offloaded_to=None)
         state["messages"] = add_messages(state["messages"], steps[iteration])
     log.emit("finish", len(sent_all), outcome="error" if error else "answered", iterations=len(sent_all),

@@ -1,8 +1,14 @@
-"""The trajectory as messages (one documented way), and messages as text.
+"""The trajectory as messages, as a LangChain agent holds it, and messages as text.
 
 Streamlit-free; langchain-core is imported only when a message strategy runs (it costs seconds).
 
-How a trajectory (a `Trace`) becomes messages, for deepagents and LangMem alike:
+A recorded conversation (a `Trace` with `messages`) is given as recorded: its system prompt is the agent's
+system prompt (`system_part`: sent in front of every model call, never one of the state's messages), user
+turns are HumanMessages, replies AIMessages with their tool calls, results ToolMessages with their call ids
+(ids `m-<index in the conversation>`). The model is called once per assistant message: before the k-th it has
+everything recorded before it (the user turns and results between replies included).
+
+A trace of the lab's own (no `messages`: one task and a scratchpad of steps) becomes messages this way:
 - the task is the first HumanMessage (id `task`);
 - each step's response is an AIMessage (id `ai-<step>`): its content is the step's thought (and its
   final answer, if it gives one), or the raw reply when the agent's parser finds no JSON in it; its
@@ -47,7 +53,7 @@ class PlainMessage:
     """A message as plain data (what `render` and `MessageCounter` read), made without LangChain: the
     baseline of the autourgos strategies needs no LangChain import (it costs seconds)."""
 
-    type: str                       # "human" | "ai" | "tool"
+    type: str                       # "system" | "human" | "ai" | "tool"
     id: str
     content: str
     name: Optional[str] = None
@@ -59,12 +65,44 @@ _PARTS: Dict[int, Tuple[Trace, List[List[PlainMessage]]]] = {}  # id(trace) -> (
 _PARTS_KEPT = 4                                                 # agent's parser runs once per trace
 
 
+SYSTEM_ID = "system"
+
+
+def system_part(trace: Trace) -> Optional[PlainMessage]:
+    """The agent's system prompt, when the recording has one: sent with every call, never a state message."""
+    return PlainMessage("system", SYSTEM_ID, trace.system) if trace.system else None
+
+
+def _conversation_parts(trace: Trace) -> List[List[PlainMessage]]:
+    """[what came before the first reply] + one list per assistant message: [it, what came after it...]."""
+    out: List[List[PlainMessage]] = [[]]
+    for index, m in enumerate(trace.messages or []):
+        mid = f"m-{index}"
+        if m.role == "assistant":
+            calls = tuple({"name": c["name"], "args": c.get("args") or {}, "id": c["id"], "type": "tool_call"}
+                          for c in m.calls)
+            out.append([PlainMessage("ai", mid, m.text, tool_calls=calls)])
+        elif m.role == "tool":
+            out[-1].append(PlainMessage("tool", mid, m.text, name=m.name, tool_call_id=m.call_id))
+        else:
+            out[-1].append(PlainMessage("system" if m.role == "system" else "human", mid, m.text))
+    return out
+
+
 def step_parts(trace: Trace) -> List[List[PlainMessage]]:
-    """[[task]] + one list per step: [the AI message, its tool messages...], as plain data."""
+    """[[the messages before the first model call]] + one list per step: [the AI message, the messages after it
+    (its tool results; in a conversation also the user turns before the next reply)...], as plain data. The
+    system prompt is not among them (`system_part`)."""
     kept = _PARTS.get(id(trace))
     if kept is not None and kept[0] is trace:
         return kept[1]
-    out: List[List[PlainMessage]] = [[PlainMessage("human", "task", trace.task)]]
+    if trace.messages is not None:
+        out = _conversation_parts(trace)
+        _PARTS[id(trace)] = (trace, out)
+        while len(_PARTS) > _PARTS_KEPT:
+            _PARTS.pop(next(iter(_PARTS)))
+        return out
+    out = [[PlainMessage("human", "task", trace.task)]]
     for step, s in enumerate(trace.steps, start=1):
         thought, actions, final = _parse(s.response)
         if thought is None and not actions and final is None:
@@ -90,22 +128,56 @@ def step_parts(trace: Trace) -> List[List[PlainMessage]]:
     return out
 
 
-def step_messages(trace: Trace) -> List[List[Any]]:
-    """[[task]] + one list per step: [AIMessage, ToolMessage...], new LangChain messages for each run."""
-    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+def _langchain(m: PlainMessage) -> Any:
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-    out: List[List[Any]] = []
-    for parts in step_parts(trace):
-        msgs: List[Any] = []
-        for m in parts:
-            if m.type == "human":
-                msgs.append(HumanMessage(m.content, id=m.id))
-            elif m.type == "ai":
-                msgs.append(AIMessage(m.content, id=m.id, tool_calls=[dict(c) for c in m.tool_calls]))
-            else:
-                msgs.append(ToolMessage(m.content, tool_call_id=m.tool_call_id, name=m.name, id=m.id))
-        out.append(msgs)
-    return out
+    if m.type == "human":
+        return HumanMessage(m.content, id=m.id)
+    if m.type == "system":
+        return SystemMessage(m.content, id=m.id)
+    if m.type == "ai":
+        return AIMessage(m.content, id=m.id, tool_calls=[dict(c) for c in m.tool_calls])
+    return ToolMessage(m.content, tool_call_id=m.tool_call_id, name=m.name, id=m.id)
+
+
+def step_messages(trace: Trace) -> List[List[Any]]:
+    """step_parts as new LangChain messages for each run: [[before the first call]] + [[AIMessage, ...]...]."""
+    return [[_langchain(m) for m in parts] for parts in step_parts(trace)]
+
+
+def system_message(trace: Trace) -> Any:
+    """The agent's system prompt as a LangChain SystemMessage (None without one): one object for a whole run, put
+    in front of what every call sent, so the counter's running sums share it."""
+    part = system_part(trace)
+    return _langchain(part) if part is not None else None
+
+
+def with_system(system: Any, messages: Sequence[Any]) -> List[Any]:
+    """What a call sends: the agent's system prompt (when it has one) in front of the messages."""
+    return [system, *messages] if system is not None else list(messages)
+
+
+def results_after(step: Sequence[Any]) -> List[Tuple[int, Any, Dict[str, Any]]]:
+    """A step's tool results, each with its position among them and its call's arguments (by its call id)."""
+    ai, rest = step[0], step[1:]
+    args = {c.get("id"): c.get("args", {}) for c in getattr(ai, "tool_calls", None) or []}
+    tools = [m for m in rest if getattr(m, "type", "") == "tool"]
+    return [(k, m, args.get(m.tool_call_id, {})) for k, m in enumerate(tools)]
+
+
+def seen_as(trace: Trace, form: str) -> str:
+    """How a strategy of this form sees the run, in a line ("as a LangChain agent: system prompt, 9 user turns,
+    14 tool results")."""
+    results = trace.tool_results
+    said = f"{results:,} tool result{'s' * (results != 1)}"
+    if form == "messages":
+        turns = trace.user_turns
+        head = "system prompt, " if trace.system else "no system prompt, "
+        return f"as a LangChain agent: {head}{turns:,} user turn{'s' * (turns != 1)}, {said}"
+    head = "its system_prompt set to the recording's, " if trace.system else ""
+    later = max(trace.user_turns - 1, 0) if trace.messages is not None else 0
+    turns = (f", {later:,} later user turn{'s' * (later != 1)} as results of a `user` tool" if later else "")
+    return f"as an autourgos agent's scratchpad: {head}one task, {len(trace.steps):,} steps, {said}{turns}"
 
 
 def content_text(message: Any) -> str:

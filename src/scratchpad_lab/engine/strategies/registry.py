@@ -96,6 +96,10 @@ class Strategy:
     # strategy whose result keeps such a run (StrategyResult.run: the autourgos middleware's) is forked; for every
     # other, `no_fork` says why not, in a clause the Strategies page shows where the control would be (fork_note).
     no_fork: str = ""
+    # What its package counts when it compares a size with its trigger (engine/strategies/units.py): "chars" (the
+    # autourgos scratchpad), "messages" (the conversation's messages, approximately) or "request" (deepagents: the
+    # messages, the system message and the tool schemas). A share setting ("30%") is of the run's peak by this count.
+    own_count: str = "messages"
 
 
 NOT_A_SUMMARIZER = "not a summarizer"
@@ -273,7 +277,7 @@ register(Strategy(
     cost=_autourgos_cost("agent_trim_chars"), colour="#1f77b4",
     never=(("summarize_every", None), ("max_scratchpad_chars", _largest("max_scratchpad_chars")),
            ("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS),
-    prompt_parameter="the middleware's prompt (the lab's summarizer prompt, as a run sends it)"))
+    prompt_parameter="the middleware's prompt (the lab's summarizer prompt, as a run sends it)", own_count="chars"))
 
 register(Strategy(
     "autourgos-builtin", "autourgos built-in",
@@ -294,7 +298,7 @@ register(Strategy(
     # the package's Agent._maybe_summarize: its own triggers and its own _summarizer_lock, which the middleware's
     # lock and triggers that a fork holds (engine/fork.py) do not reach, and a RunConfig cannot switch it on
     no_fork="the agent's built-in summarizer compresses inside the agent, with its own triggers and lock, not in "
-            "the middleware whose lock and triggers a fork holds"))
+            "the middleware whose lock and triggers a fork holds", own_count="chars"))
 
 register(Strategy(
     "trim-only", "trim only",
@@ -308,7 +312,7 @@ register(Strategy(
                       f"{s['agent_trim_chars']:,} chars, cuts", "chars", s["agent_trim_chars"])],
     cost=_autourgos_cost("agent_trim_chars", summarizes=False), colour="#7f7f7f",
     never=(("agent_trim_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS), no_prompt=NOT_A_SUMMARIZER,
-    no_fork="trim only has no summarizer, so it makes no compression to fork at"))
+    no_fork="trim only has no summarizer, so it makes no compression to fork at", own_count="chars"))
 
 
 def _deepagents_check(s: Dict[str, Any]) -> None:
@@ -354,7 +358,7 @@ register(Strategy(
              "deepagents.middleware.summarization", "langchain.agents.middleware.types",
              "langgraph.graph.message", "langgraph.prebuilt.tool_node", "langgraph.types", CHAT_MODEL),
     never=(("trigger_tokens", 10_000_000), ("tool_token_limit_before_evict", None), ("truncate_max_length", 1_000_000)),
-    prompt_parameter="summary_prompt", no_fork=_message_loop("deepagents")))
+    prompt_parameter="summary_prompt", no_fork=_message_loop("deepagents"), own_count="request"))
 
 
 def _langmem_check(s: Dict[str, Any]) -> None:
@@ -375,6 +379,10 @@ register(Strategy(
              "Room LangMem plans for the summary (it is not sent to the model as a limit).", unit="tokens"),
         _int("max_tokens_before_summary", None, 50, 10_000_000,
              "Summarize once the messages pass this many tokens (unset: max_tokens).", none_ok=True, unit="tokens"),
+        _int("system_in_messages", 0, 0, 1,
+             "0: the system prompt stays outside the summarized messages and is sent in front of the result (as "
+             "LangMem's guide calls it); 1: it is given as a leading SystemMessage, which LangMem keeps out of the "
+             "summary and takes off max_tokens (it cannot summarize below the system prompt's size)."),
     ),
     check=_langmem_check,
     grid=(("max_tokens", ("15%", "30%", "60%")),), fires=_langmem_fires,

@@ -77,6 +77,17 @@ def failed_summarizer_call(log: Any, iteration: int, messages: List[Any], calls:
     return call
 
 
+def sent_entry(message: Any) -> Dict[str, Any]:
+    """One message a call sent, as `--details` gives it: its kind, its text, and an AI message's tool calls."""
+    from scratchpad_lab.engine.strategies.messages import content_text
+
+    out: Dict[str, Any] = {"kind": getattr(message, "type", ""), "text": content_text(message)}
+    calls = getattr(message, "tool_calls", None)
+    if calls:
+        out["calls"] = [{"name": c.get("name"), "args": c.get("args", {})} for c in calls]
+    return out
+
+
 @dataclass
 class Quirk:
     iteration: int
@@ -106,6 +117,7 @@ class StrategyResult:
     facts_of_trajectory: Optional[Callable[[], FrozenSet[str]]] = field(default=None, repr=False, compare=False)
     task: str = ""
     scenario: Optional[str] = None
+    seen_as: str = ""   # how it saw the run, in a line (messages.seen_as; set by the engine)
     _last: Optional[Tuple[Optional[float], Optional[float], Optional[float], list]] = field(
         default=None, repr=False, compare=False)
 
@@ -236,9 +248,12 @@ class StrategyResult:
                     for e in of_kind(self.events, "tool_call") if e.payload.offloaded_to]
         calls = [{"iteration": e.iteration, "context_tokens": int(e.payload.tokens),
                   "baseline_tokens": self.baseline_tokens[i] if i < len(self.baseline_tokens) else None,
-                  "messages": e.payload.messages}
+                  "messages": e.payload.messages,
+                  **({"sent": [sent_entry(m) for m in self.sent_messages[i]]}
+                     if self.sent_messages is not None and i < len(self.sent_messages) else {})}
                  for i, e in enumerate(of_kind(self.events, "iteration"))]
-        return {"compressions": compressions, "trims": trims, "offloads": offloads, "files": sorted(self.files),
+        return {"seen_as": self.seen_as, "compressions": compressions, "trims": trims, "offloads": offloads,
+                "files": sorted(self.files),
                 "model_calls": calls, "quirks": [{"iteration": q.iteration, "kind": q.kind, "text": q.text}
                                                  for q in self.quirks], "error": self.error}
 
