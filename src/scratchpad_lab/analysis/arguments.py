@@ -15,6 +15,10 @@ run learned and when, the text that never counts, and what each model call was s
 - **gold-argument recall**: the same for a dataset's gold actions (e.g. tau-bench's write calls), each read
   at the first recorded call of the same tool, or at the last model call when the run never made that call.
 - what was lost is kept: for each call, the values it needed that its context no longer held.
+- **kept, recoverable, lost**: a value missing from the context that sits in a file the strategy wrote and its
+  context names (deepagents' conversation history and large-result files: the agent can `read_file` it) is
+  *recoverable*, neither kept nor lost; `recoverable(iteration)` gives the text of those files (empty for a
+  strategy that writes none).
 """
 from __future__ import annotations
 
@@ -44,9 +48,13 @@ class CallRecall:
     tool: str
     needed: List[Any] = field(default_factory=list)
     lost: List[Any] = field(default_factory=list)
+    recoverable: List[Any] = field(default_factory=list)   # not in the context, in a file the context names
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"iteration": self.iteration, "tool": self.tool, "needed": len(self.needed), "lost": list(self.lost)}
+        out = {"iteration": self.iteration, "tool": self.tool, "needed": len(self.needed), "lost": list(self.lost)}
+        if self.recoverable:
+            out["recoverable"] = list(self.recoverable)
+        return out
 
 
 @dataclass
@@ -58,16 +66,25 @@ class Recall:
         return sum(len(c.needed) for c in self.calls)
 
     @property
+    def recoverable(self) -> int:
+        return sum(len(c.recoverable) for c in self.calls)
+
+    @property
     def kept(self) -> int:
-        return self.needed - sum(len(c.lost) for c in self.calls)
+        return self.needed - sum(len(c.lost) for c in self.calls) - self.recoverable
 
     @property
     def share(self) -> Optional[float]:
         return round(self.kept / self.needed, 4) if self.needed else None
 
+    @property
+    def recoverable_share(self) -> Optional[float]:
+        return round(self.recoverable / self.needed, 4) if self.needed else None
+
     def losses(self) -> List[Dict[str, Any]]:
-        """Each call that lost something: its iteration, tool, how many values it needed and which it lost."""
-        return [c.to_dict() for c in self.calls if c.lost]
+        """Each call that lost or offloaded something: its iteration, tool, how many values it needed, which it
+        lost and which sit in a file its context names."""
+        return [c.to_dict() for c in self.calls if c.lost or c.recoverable]
 
 
 def leaves(value: Any) -> List[Any]:
@@ -121,13 +138,17 @@ def needed_at(arguments: Any, iteration: int, learned: Sequence[Learned], given:
 
 
 def recall(targets: Sequence[ToolCall], learned: Sequence[Learned], given: str,
-           sent: Callable[[int], str]) -> Recall:
-    """For each target call, its needed values and those missing from `sent(iteration)`."""
+           sent: Callable[[int], str], recoverable: Optional[Callable[[int], str]] = None) -> Recall:
+    """For each target call, its needed values, those missing from `sent(iteration)`, and of those the ones in
+    `recoverable(iteration)` (the files its context names)."""
     out = []
     for call in targets:
         needed = needed_at(call.arguments, call.iteration, learned, given)
         context = sent(call.iteration) if needed else ""
-        out.append(CallRecall(call.iteration, call.tool, needed, [v for v in needed if not occurs(v, context)]))
+        missing = [v for v in needed if not occurs(v, context)]
+        files = recoverable(call.iteration) if missing and recoverable is not None else ""
+        out.append(CallRecall(call.iteration, call.tool, needed, [v for v in missing if not occurs(v, files)],
+                              [v for v in missing if files and occurs(v, files)]))
     return Recall(out)
 
 

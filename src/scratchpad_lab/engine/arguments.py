@@ -4,8 +4,8 @@
 Streamlit-free. The calls are the step actions as the real agent's parser reads them (engine/reply.py), step k
 made by model call k. A transcript's user turns are the imported `user` tool's results (importers/chat.py):
 they are learned like any tool result, and the agent's replies to the person are not tool calls, so they
-are never a target. The text that never counts is the trace's task, which holds an imported transcript's
-system message and its opening user message.
+are never a target. The text that never counts is what every run is given whatever it compresses: the
+recording's system prompt and the trace's task (an imported transcript's opening user message).
 """
 from __future__ import annotations
 
@@ -58,13 +58,15 @@ def run_calls(trace: Trace, gold: Optional[Sequence[Any]] = None) -> RunCalls:
         elif isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str):
             pairs.append((item[0], item[1]))
     last = max(1, len(trace.steps))
-    return RunCalls(tuple(calls), tuple(learned), trace.task, last,
+    given = "\n\n".join(t for t in (trace.system, trace.task) if t)
+    return RunCalls(tuple(calls), tuple(learned), given, last,
                     tuple(gold_targets(pairs, calls, last)), gold is not None)
 
 
-def argument_figures(run: RunCalls, sent) -> Dict[str, Any]:
+def argument_figures(run: RunCalls, sent, recoverable=None) -> Dict[str, Any]:
     """The argument measures of one strategy run: `sent(iteration)` is what that model call was sent
-    (StrategyResult.sent_text)."""
+    (StrategyResult.sent_text); `recoverable(iteration)` the files that context names (StrategyResult.named_files):
+    a value there is recoverable, counted apart from kept and lost."""
     cache: Dict[int, str] = {}
 
     def context(iteration: int) -> str:
@@ -72,28 +74,31 @@ def argument_figures(run: RunCalls, sent) -> Dict[str, Any]:
             cache[iteration] = sent(iteration)
         return cache[iteration]
 
-    args = recall(run.calls, run.learned, run.given, context)
-    gold = recall(run.gold, run.learned, run.given, context) if run.has_gold else None
+    args = recall(run.calls, run.learned, run.given, context, recoverable)
+    gold = recall(run.gold, run.learned, run.given, context, recoverable) if run.has_gold else None
     losses = sorted(args.losses(), key=lambda c: -len(c["lost"]))[:MAX_LOSSES_KEPT]
     return {"argument_recall": args.share, "arguments_needed": args.needed, "arguments_lost": losses,
+            "argument_recoverable": args.recoverable_share,
             "gold_argument_recall": gold.share if gold else None,
             "gold_arguments_needed": gold.needed if gold else None,
             "gold_arguments_lost": sorted(gold.losses(), key=lambda c: -len(c["lost"]))[:MAX_LOSSES_KEPT] if gold else []}
 
 
 def no_compression_sent(trace: Trace):
-    """What doing nothing sends before model call k: the task and steps 1..k-1 in full, as messages."""
-    from scratchpad_lab.engine.strategies.messages import render_all, step_parts
+    """What doing nothing sends before model call k: the system prompt, and everything recorded before the k-th
+    reply in full, as messages."""
+    from scratchpad_lab.engine.strategies.messages import render_all, step_parts, system_part
 
     parts = step_parts(trace)
+    head = [system_part(trace)] if trace.system else []
 
     def sent(iteration: int) -> str:
-        return render_all([m for step in parts[:iteration] for m in step])
+        return render_all(head + [m for step in parts[:iteration] for m in step])
     return sent
 
 
 def measure_for(run: RunCalls):
     """The hook a search's point runs after its strategy (engine/recommend.py): its argument figures."""
     def measure(result: Any) -> Dict[str, Any]:
-        return argument_figures(run, result.sent_text)
+        return argument_figures(run, result.sent_text, result.named_files)
     return measure

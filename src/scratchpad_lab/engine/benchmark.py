@@ -3,8 +3,9 @@ needed next, with the dataset means a paper would print and one recommended poin
 
 Streamlit-free. Each cell (one run under one strategy and setting) is exactly a recommender's point
 (engine/recommend.py `_run_point`): the run's `strategies --json` row (StrategyResult.row) plus its argument
-measures (engine/arguments.py over analysis/arguments.py): argument recall, gold-argument recall where the
-dataset carries gold actions, and which values were lost at which call.
+measures (engine/arguments.py over analysis/arguments.py): argument recall, the share recoverable from files the
+context names (deepagents' offload: neither kept nor lost), gold-argument recall where the dataset carries gold
+actions, and which values were lost (or offloaded) at which call.
 
 - the grid: each strategy's registry grid (`Strategy.grid`), a value "30%" being that share of the run's own
   no-compression peak, so the same setting fires on short and long runs alike; `--grid` replaces keys' values.
@@ -65,7 +66,7 @@ SEED = 31
 # (measure, direction): the figures every setting is averaged on; the front uses the first four.
 MEASURES: Tuple[Tuple[str, str], ...] = (
     ("argument_recall", "max"), ("peak_share", "min"), ("mean_share", "min"), ("summarizer_tokens", "min"),
-    ("gold_argument_recall", "max"), ("facts_at_answer", "max"), ("saved_share", "max"),
+    ("argument_recoverable", "max"), ("gold_argument_recall", "max"), ("facts_at_answer", "max"), ("saved_share", "max"),
     ("summarizer_cost_usd", "min"), ("compressions", "min"))
 FRONT = ("argument_recall", "peak_share", "mean_share", "summarizer_tokens")
 WORST_KEPT = 5
@@ -216,7 +217,9 @@ class Benchmark:
         return [{
             "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
             "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
-            "high": pct(s.means["argument_recall"]["high"]), "gold recall %": pct(s.mean("gold_argument_recall")),
+            "high": pct(s.means["argument_recall"]["high"]),
+            "recoverable %": pct(s.mean("argument_recoverable")),
+            "gold recall %": pct(s.mean("gold_argument_recall")),
             "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
             "never compressed %": pct(s.never_compressed),
             "passed: recall %": pct((s.by_outcome.get("passed") or {}).get("argument_recall")),
@@ -289,7 +292,8 @@ def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, 
                              for check in CHECKS}
     ranked = sorted(((row.get("argument_recall"), run["name"], row) for run, row in done
                      if row.get("argument_recall") is not None and row["argument_recall"] < 1), key=lambda t: t[0])
-    out.worst = [{"run": n, "argument_recall": r, "lost": row.get("arguments_lost", [])[:3]}
+    out.worst = [{"run": n, "argument_recall": r, "recoverable": row.get("argument_recoverable"),
+                  "lost": row.get("arguments_lost", [])[:3]}
                  for r, n, row in ranked[:WORST_KEPT]]
     return out
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 import altair as alt
 import pandas as pd
@@ -144,15 +144,29 @@ def show(result: Benchmark) -> None:
         st.text(f"Not imported: {name}: {why}")
 
 
+def worst_line(worst: Dict[str, Any]) -> str:
+    """One worst run in words: what it kept, what sat in a file its context named (recoverable), what it lost
+    where (the values quote the dataset: shown with st.text)."""
+    def call(c: Dict[str, Any]) -> str:
+        said = []
+        if c.get("lost"):
+            said.append(f"lost {', '.join(map(str, c['lost']))}")
+        if c.get("recoverable"):
+            said.append(f"offloaded to a file it names {', '.join(map(str, c['recoverable']))}")
+        return f"call {c['iteration']} ({c['tool']}) " + " and ".join(said)
+    recoverable = worst.get("recoverable")
+    head = f"{worst['run']}: {worst['argument_recall']:.0%} kept" + (
+        f", {recoverable:.0%} recoverable from its files" if recoverable else "")
+    return head + ". " + "; ".join(call(c) for c in worst["lost"])
+
+
 def _worst_runs(result: Benchmark, label: str) -> None:
     """Each worst run of the setting: what it lost where (text: it quotes the dataset), and a button that opens it
     in the Strategies view at the call where it lost the most."""
     ran = st.session_state.get(BENCH_RAN)
     for i, worst in enumerate(result.setting(label).worst):
-        lost = "; ".join(f"call {c['iteration']} ({c['tool']}) lost {', '.join(map(str, c['lost']))}"
-                         for c in worst["lost"])
         text, button = st.columns([5, 1], vertical_alignment="center")
-        text.text(f"{worst['run']}: {worst['argument_recall']:.0%} kept. {lost}")
+        text.text(worst_line(worst))
         if button.button("Open in Strategies", key=f"bench_open_{i}", disabled=ran is None,
                          help="This run in the Strategies view under this setting, at the call where it lost the "
                               "most, with the lost values named.") and open_worst(result, ran, label, worst):

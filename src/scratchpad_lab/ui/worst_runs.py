@@ -117,7 +117,10 @@ def open_worst(result: Any, ran: Any, label: str, worst: Dict[str, Any]) -> bool
     if choice is not None and choice.kind in ("extractive", "builtin"):  # an endpoint's widgets stay the person's
         state["strat_summarizer"], state["strat_budget"] = choice.kind, int(choice.budget_chars)
     state.pop("strat_step", None)  # the slider starts at the losing call (opened_note)
-    calls = tuple((int(c["iteration"]), str(c["tool"]), tuple(str(v) for v in c["lost"])) for c in worst["lost"])
+    calls = tuple((int(c["iteration"]), str(c["tool"]),
+                   tuple(str(v) for v in c["lost"]) + tuple(f"{v} (in a file its context names: recoverable)"
+                                                            for v in c.get("recoverable", ())))
+                  for c in worst["lost"])
     state[BENCH_OPENED] = OpenedWorst(entry.key, run.name, label, name, float(worst["argument_recall"]), calls)
     live.start(STRAT_JOB, job)
     return True

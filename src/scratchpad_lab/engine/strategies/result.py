@@ -160,6 +160,14 @@ class StrategyResult:
                 return str(e.payload.scratchpad)
         return ""
 
+    def named_files(self, iteration: int) -> str:
+        """The text of the files this strategy wrote (deepagents' history and large results) whose path what this
+        call was sent names: what the agent could read back (recoverable), joined; "" when it wrote none."""
+        if not self.files:
+            return ""
+        text = self.sent_text(iteration)
+        return "\n\n".join(content for path, content in sorted(self.files.items()) if path in text)
+
     def cut_nothing(self, f: Any = None) -> bool:
         """Whether this run did nothing: no compression, no trim, no file offloaded, and every call sent exactly
         as many tokens as its form's no-compression run (so no tool result was cut or cleared either). The one
