@@ -38,6 +38,17 @@ def facts_at_answer(pool: FrozenSet[str], last_context: str) -> Optional[float]:
     return round(len(pool & fact_values(last_context)) / len(pool), 4)
 
 
+def facts_recoverable(pool: FrozenSet[str], last_context: str, files: str) -> Optional[float]:
+    """Share of the facts of `pool` missing from the last context that sit in `files` (the text of the files that
+    context names: what the agent could read back); None with no facts, 0.0 with no such file."""
+    if not pool:
+        return None
+    if not files:
+        return 0.0
+    missing = pool - fact_values(last_context)
+    return round(len(missing & fact_values(files)) / len(pool), 4)
+
+
 def answer_facts_kept(scenario: Optional[str], last_context: str) -> Optional[float]:
     from scratchpad_lab.model.scenarios import SCENARIOS
 

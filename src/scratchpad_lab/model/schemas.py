@@ -89,18 +89,18 @@ class StepSpec(_Strict):
 MAX_MESSAGES = 200_000
 
 
-class ConversationCall(_Strict):
+class CallSpec(_Strict):
     id: Name = Field(min_length=1, description="the call's id, unique in the conversation")
     name: Name = Field(min_length=1, description="the tool it calls")
     args: Dict[str, Any] = Field(default_factory=dict, description="its arguments")
 
 
-class ConversationMessage(_Strict):
+class MessageSpec(_Strict):
     """One message of a recorded conversation, as the recording held it."""
 
     role: Literal["user", "assistant", "tool", "system"]
     text: Text = ""
-    calls: List[ConversationCall] = Field(default_factory=list, max_length=MAX_STEP_ACTIONS,
+    calls: List[CallSpec] = Field(default_factory=list, max_length=MAX_STEP_ACTIONS,
                                           description="an assistant message's tool calls")
     call_id: Optional[Name] = Field(None, description="a tool result: the id of the call it answers")
     name: Optional[Name] = Field(None, description="a tool result: the tool's name")
@@ -128,7 +128,7 @@ class TraceFile(_Strict):
     tools: List[ToolSpec] = Field(default_factory=list, max_length=MAX_TOOLS)
     steps: List[StepSpec] = Field(min_length=1, max_length=MAX_STEPS)
     system: Text = Field("", description="the recording's system prompt (the agent's, sent with every call)")
-    messages: Optional[List[ConversationMessage]] = Field(
+    messages: Optional[List[MessageSpec]] = Field(
         None, max_length=MAX_MESSAGES, description="the conversation as recorded, when the run is one")
     compactions: List[CompactionSpec] = Field(default_factory=list, max_length=MAX_STEPS)
 

@@ -42,11 +42,23 @@ SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the pa
 # The table's rows, in order (their labels and which way is better: ui/tables.py, shared with Compare).
 STRATEGY_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
                  "summarizer_cost_usd", "peak_context_tokens", "peak_share", "mean_context_tokens", "mean_share",
-                 "context_tokens_saved", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable",
+                 "context_tokens_saved", "saved_share", "facts_at_answer", "facts_recoverable", "answer_facts_kept",
+                 "probes_answerable",
                  "facts_retained", "trim_facts_retained", "offloaded_files", "kept_by_kind", "health",
                  "pins_kept", "pins_to_summarizer")
 PIN_ROWS = ("pins_kept", "pins_to_summarizer")  # only when the run was given pins (its rows carry them)
-SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "answer_facts_kept", "probes_answerable")
+SHARES = ("peak_share", "mean_share", "saved_share", "facts_at_answer", "facts_recoverable", "answer_facts_kept",
+          "probes_answerable")
+
+
+def _shown(key: str, rows) -> bool:
+    """A scenario's rows only for a scenario; "facts in a file it names" only when some strategy offloaded a fact
+    to a file its context names (deepagents); every other row always (the pins rows: the caller decides)."""
+    if key == "facts_recoverable":
+        return any(row.get(key) for row in rows)
+    if key in ("answer_facts_kept", "probes_answerable", *PIN_ROWS):
+        return any(row.get(key) is not None for row in rows)
+    return True
 
 
 RUN_ERRORS = (LabError,)  # every error a person can cause
@@ -109,8 +121,7 @@ def table_texts(results) -> Dict[str, Dict[str, str]]:
     only when the source is a scenario."""
     rows = [r.row() for r in results]
     facts = [figures(r.events) for r in results]
-    keys = [k for k in STRATEGY_ROWS if k not in ("answer_facts_kept", "probes_answerable", *PIN_ROWS)
-            or any(row.get(k) is not None for row in rows)]
+    keys = [k for k in STRATEGY_ROWS if _shown(k, rows)]
     keys = [k for k in keys if k not in PIN_ROWS or any("pins" in row for row in rows)]
     judged = [i for i, row in enumerate(rows) if not row["cut_nothing"]]
     best = {key: best_in_row(key, {i: rows[i][key] for i in judged}) for key in keys}
@@ -175,6 +186,8 @@ def _quirk_line(q) -> str:
 def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> None:
     st.markdown(f"<div style='border-top:6px solid {colour(result.name)};padding-top:4px'><b>{strategy(result.name).title}"
                 f"</b></div>", unsafe_allow_html=True)  # our own words and a fixed colour only
+    if result.seen_as:  # how it saw the run: our own words and counts
+        st.caption(result.seen_as)
     for label, text in _row_texts(result, texts).items():
         st.text(f"{label}: {text}")
     lost = over_compressions(result.events)[2]  # analysis/pins.py: the one rule (cheap: no fact search)
@@ -224,8 +237,12 @@ def page() -> None:
         st.stop()
     entry = pick_entry(entries, "Trajectory", "strat_source", STRAT_SOURCE, open_key=added.key if added else None)
     lost_at = opened_note(entry)  # a benchmark's worst run: where its arguments were lost (ui/worst_runs.py)
-    st.caption("Message-based systems see the trajectory as messages: the task as the first human message, each "
-               "step's reply as an AI message with its tool calls, each tool result in full as a tool message.")
+    st.caption("Each system sees the run in its own package's form. The message systems see a recorded conversation "
+               "as a LangChain agent holds it: its system prompt as the agent's system prompt (sent with every "
+               "call, never summarized or cleared), user turns as human messages, replies with their tool calls, "
+               "tool results in full. The autourgos systems see one task and a scratchpad, with the system prompt "
+               "as the agent's own; later user turns reach them as results of a `user` tool. Each column says how "
+               "it saw this run.")
     picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
                             max_selections=MAX_STRATEGIES, format_func=lambda n: strategy(n).title)
     settings: Dict[str, Dict[str, Any]] = {}

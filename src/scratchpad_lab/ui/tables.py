@@ -20,6 +20,7 @@ ROW_LABELS = {"compressions": LABELS["compressions"], "summarizer_calls": LABELS
               "context_tokens_saved": "tokens saved vs no compression", "saved_share": "saved, % of no compression",
               "net_tokens_saved": "net tokens saved (after the summarizer's)",
               "facts_at_answer": "facts at the answer", "answer_facts_kept": "answer facts kept",
+              "facts_recoverable": "facts in a file it names",
               "probes_answerable": "probes answerable",
               "facts_retained": LABELS["facts_retained"], "answer_score": LABELS["answer_score"],
               "trim_facts_retained": LABELS["trim_facts_retained"], "offloaded_files": "files offloaded",

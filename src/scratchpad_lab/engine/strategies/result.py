@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from scratchpad_lab.model.events import Event, RunLog
 from scratchpad_lab.analysis.figures import figures
-from scratchpad_lab.analysis.kept import answer_facts_kept, facts_at_answer, probes_answerable
+from scratchpad_lab.analysis.kept import answer_facts_kept, facts_at_answer, facts_recoverable, probes_answerable
 from scratchpad_lab.analysis.metrics import model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -26,7 +26,7 @@ ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summari
             # comparable across strategies: each against the no-compression baseline of its own form (so a run
             # that cut nothing reads exactly 1.0 and saves 0), whether it cut anything, what the last call kept
             "cut_nothing", "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
-            "facts_at_answer", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model",
+            "facts_at_answer", "facts_recoverable", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model",
             # the figures row's facts kept per kind (fact_kinds.py) and its health counts (health.py)
             "kept_by_kind", "health")
 # A run given pins adds these (none without, so a run without pins gives the row it gave before pins): the figures
@@ -213,6 +213,9 @@ class StrategyResult:
             "mean_share": round(f.mean_tokens / base_mean, 4) if base_mean else None,
             "saved_share": round(saved / sum(base), 4) if sum(base) else None,
             "facts_at_answer": at_answer,
+            # the facts missing from the last call's context that sit in a file it names (deepagents' offload)
+            "facts_recoverable": facts_recoverable(self.fact_pool, self.last_context,
+                                                   self.named_files(len(sent))) if sent else None,
             "answer_facts_kept": answer_kept,
             "probes_answerable": probes,
             "summarizer_cost_usd": None if cost is None else round(cost, 6),
