@@ -80,6 +80,32 @@ def test_every_strategy_that_does_nothing_reads_exactly_its_baseline_on_a_real_t
     _assert_did_nothing(import_raw(runs, conversation=number).trace, f"tau-bench run {number}")
 
 
+def test_doing_nothing_reads_exactly_its_own_forms_peak_and_keeps_every_value_on_every_tau_bench_run():
+    """Every one of the 148 runs, held in its own shape (system prompt, user turns, tool results): each strategy's
+    `never` settings read 100 % of its own form's peak and mean, save nothing, keep every fact at the answer and
+    every value the next tool call needed (argument recall 1.0, nothing recoverable). A run that ends on tool
+    results (no final answer) ends the autourgos replay early, as it ended the recording: it still cut nothing."""
+    from scratchpad_lab.engine.arguments import measure_for, run_calls
+    from scratchpad_lab.engine.dataset import read_dataset
+
+    dataset = read_dataset(shared_file(*TAU_BENCH))
+    assert len(dataset.usable) == 148 and not dataset.broken
+    specs = [_never(n) for n in STRATEGIES]
+    for run in dataset.usable:
+        assert run.trace.system and run.trace.messages is not None, run.name
+        measure = measure_for(run_calls(run.trace, run.gold))
+        for result in run_strategies(run.trace, specs):
+            row, said = result.row(), f"{result.name} on {run.name}"
+            assert row["compressions"] == 0 and row["peak_share"] == 1.0 and row["mean_share"] == 1.0, said
+            assert row["context_tokens_saved"] == 0 and row["facts_at_answer"] in (1.0, None), said  # None: no facts
+            assert row["cut_nothing"] or (result.error or "").startswith("The replay ended early"), said
+            if result.sent_messages is not None:  # the agent's system prompt leads every call it made
+                assert all(sent[0].type == "system" and sent[0].content == run.trace.system
+                           for sent in result.sent_messages), said
+            figures = measure(result)
+            assert figures["argument_recall"] in (1.0, None) and not figures["argument_recoverable"], said
+
+
 def test_a_strategy_that_compresses_reads_below_its_baseline_and_is_the_only_one_starred():
     from scratchpad_lab.ui.strategies_page import BEST, ROW_LABELS, table_texts
 
