@@ -28,6 +28,10 @@ never copied in; public source: sierra-research/tau-bench, historical_trajectori
 - recommend in turn (--recommend-runs N): `scratchpad-lab recommend RUN --json` as a fresh process on each of the
   first N runs one after another (what a person would do without `bench`), against the whole benchmark of the
   same N runs; the issue's target is at most half the time.
+- the old import (--old-import, issue 42): the whole benchmark once more on the same runs folded as the lab
+  imported them before conversations kept their own shape (the system prompt inside the task, no messages: the
+  message strategies then see the policy as a human message and the user's turns as tool results), and its
+  points per second per core beside the new replay's.
 """
 from __future__ import annotations
 
@@ -58,6 +62,7 @@ from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
 from scratchpad_lab.engine.executor import ExecutorChoice
 strategies = json.loads(sys.argv[5]) or None
 kind, address = (sys.argv[6], sys.argv[7] or None) if len(sys.argv) > 6 else ("local", None)
+old_import = len(sys.argv) > 8 and sys.argv[8] == "old"
 cluster_s = 0.0
 if kind == "ray" and not address:  # the cluster's own start, apart from the study (the study then joins it)
     import ray
@@ -65,7 +70,15 @@ if kind == "ray" and not address:  # the cluster's own start, apart from the stu
     begun = time.perf_counter()
     ray_cluster._join(ray, ExecutorChoice("ray"))
     cluster_s = time.perf_counter() - begun
-done = run_benchmark(BenchmarkRequest(sys.argv[2], strategies, runs=int(sys.argv[3]), workers=int(sys.argv[4]),
+dataset = sys.argv[2]
+if old_import:  # each run as the lab imported it before (07eff0a): the system prompt folded into the task, no messages
+    from scratchpad_lab.engine.dataset import read_dataset
+    dataset = read_dataset(sys.argv[2])
+    for run in dataset.usable:
+        t = run.trace
+        t.task = "System message:\n" + t.system + ("\n\nUser:\n" + t.task if t.task else "")
+        t.system, t.messages = "", None
+done = run_benchmark(BenchmarkRequest(dataset, strategies, runs=int(sys.argv[3]), workers=int(sys.argv[4]),
                                       executor=ExecutorChoice(kind, address)))
 seconds = time.perf_counter() - started
 rows = sorted((r["name"], label, json.dumps(row, sort_keys=True)) for r in done.runs for label, row in r["cells"].items())
@@ -173,6 +186,9 @@ def main() -> None:
     parser.add_argument("--recommend-runs", type=int, default=0)
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
     parser.add_argument("--ray-address", default="")
+    parser.add_argument("--old-import", action="store_true",
+                        help="also run the whole benchmark on the runs folded as the lab imported them before "
+                             "conversations kept their own shape, and print both costs")
     args = parser.parse_args()
     path = str(dataset_path())
     picked = json.dumps(args.strategy or [])
@@ -228,6 +244,21 @@ def main() -> None:
             print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
         for sentence in r["chosen"]:
             print("  " + sentence)
+        if args.old_import:
+            done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
+                                   picked, "local", "", "old"], capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                print("old import: error:", done.stderr.strip()[-800:])
+                return
+            o = json.loads(done.stdout.strip().splitlines()[-1])
+            old_per_core = o["points"] / o["seconds"] / o["workers"]
+            print(f"the same runs as the lab imported them before (system prompt in the task, user turns as tool "
+                  f"results): {o['points']:,} points in {o['seconds']:.1f} s: {old_per_core:.2f} points per second per "
+                  f"core; each run in its own shape costs {per_core / old_per_core:.2f} of that rate; load average now "
+                  f"{load_average()}")
+            for row in o["table"]:
+                print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+                                       for v in row))
         if args.executor == "ray":
             done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
                                    picked, "ray", args.ray_address], capture_output=True, text=True, env=env)

@@ -4,6 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, rerun_until
+from scratchpad_lab.model.results import OLD_IMPORT_NOTE, Result
 from scratchpad_lab.ui.decide_view import BUILTIN_MEANS as DECIDE_BUILTIN_MEANS
 from scratchpad_lab.ui.decide_view import PROBLEM as DECIDE_PROBLEM
 from scratchpad_lab.ui.markup import escape
@@ -34,6 +35,22 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
     assert list(stored["setting"]) == list(table.value["setting"])
     assert list(stored["argument recall %"]) == list(table.value["argument recall %"])
+    assert not [w for w in runs.warning if w.value == OLD_IMPORT_NOTE]  # measured with runs in their own shape
+
+
+def test_a_benchmark_stored_before_runs_kept_their_own_shape_says_it_was_measured_with_the_old_import(monkeypatch):
+    from scratchpad_lab.engine.store import Store, store_url
+
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    old_rows = [{"setting": "no compression", "runs": 148, "argument recall %": 100.0, "peak %": 100.0},
+                {"setting": "clear-tool-uses:trigger=30%,keep=1", "runs": 148, "argument recall %": 77.1,
+                 "peak %": 70.0}]  # the columns of a benchmark stored on 2026-12-01: no recoverable %
+    Store(store_url()).save_result(Result(kind="benchmark", rows=old_rows, labels=[r["setting"] for r in old_rows],
+                                   name="benchmark of 148 runs", source="gpt-4o-airline.json"), owner="")
+    runs = AppTest.from_file("../pages/runs.py", default_timeout=TIMEOUT).run()
+    assert not runs.exception
+    assert [w.value for w in runs.warning if w.value == OLD_IMPORT_NOTE] == [OLD_IMPORT_NOTE]
+    assert "the system prompt was part of the first human message" in OLD_IMPORT_NOTE
 
 
 # ── a worst run, opened in the Strategies view (issue 31 item 4) ────────────────────────────────────

@@ -57,7 +57,7 @@ from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
 from scratchpad_lab.engine.summarizers import build_summarizer
-from scratchpad_lab.model.results import Result
+from scratchpad_lab.model.results import RECOVERABLE_COLUMN, Result
 from scratchpad_lab.model.summarizer import SummarizerChoice
 
 NO_COMPRESSION = "no compression"
@@ -218,7 +218,7 @@ class Benchmark:
             "setting": ("★ " if s.label in chosen else "") + s.label, "runs": s.runs,
             "argument recall %": pct(s.mean("argument_recall")), "low": pct(s.means["argument_recall"]["low"]),
             "high": pct(s.means["argument_recall"]["high"]),
-            "recoverable %": pct(s.mean("argument_recoverable")),
+            RECOVERABLE_COLUMN: pct(s.mean("argument_recoverable")),
             "gold recall %": pct(s.mean("gold_argument_recall")),
             "peak %": pct(s.mean("peak_share")), "summarizer tokens": s.mean("summarizer_tokens"),
             "never compressed %": pct(s.never_compressed),

@@ -54,6 +54,22 @@ class Result:
                    source=spec.source, created=spec.created)
 
 
+# A benchmark's column for the share of needed values recoverable from a file the context names: every benchmark made
+# since runs kept their own shape (system prompt, user turns) has it, none made before did.
+RECOVERABLE_COLUMN = "recoverable %"
+OLD_IMPORT_NOTE = ("Measured with the lab's old import of conversations (before 2026-12-04): the system prompt was "
+                   "part of the first human message and user turns were tool results, so the message strategies "
+                   "could clear or summarize them. Its figures describe that import, not the packages; run the "
+                   "benchmark again for today's.")
+
+
+def old_import_note(result: "Result") -> str:
+    """The note a stored benchmark made with the old import carries on the Runs page ("" for any other result)."""
+    if result.kind == "benchmark" and result.rows and RECOVERABLE_COLUMN not in result.rows[0]:
+        return OLD_IMPORT_NOTE
+    return ""
+
+
 def _plain(row: Dict[str, Any]) -> Dict[str, Any]:
     """A row's values as JSON scalars: numpy numbers become Python ones, NaN becomes None, lists become text,
     text longer than a cell holds is cut."""
