@@ -260,6 +260,10 @@ def test_a_small_tau_bench_slice_runs_end_to_end_in_the_cli(tau_runs, capsys):
     assert [(s["run"], s["setting"]) for s in out["skipped"]] == [("task 1, trial 0", "langmem:max_tokens=15%"),
                                                                    ("task 1, trial 0", "langmem:max_tokens=30%")]
     assert all("max_summary_tokens must be smaller than max_tokens" in s["why"] for s in out["skipped"])
+    # how each form saw the runs: LangMem as a LangChain agent with the policy as its system prompt
+    seen = {s["strategies"]: s["seen_as"] for s in out["seen_as"]}
+    assert seen["LangMem"].startswith("as a LangChain agent: a system prompt on 3 of 3 runs, ")
+    assert seen["trim only"].startswith("as an autourgos agent's scratchpad: one task and ")
     labels = [s["setting"] for s in out["settings"]]
     assert labels[0] == "no compression" and "langmem:max_tokens=30%" in labels
     assert out["settings"][0]["means"]["argument_recall"]["mean"] == 1.0

@@ -169,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
               f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
               f"core{'s' * (result.workers != 1)}; means over runs, 95 % bootstrap intervals (seed {result.seed}).")
         print(result.placement.sentence())
+        for who, how in result.seen:
+            print(f"{who} saw each run {how}.")
         print(table(result))
         print()
         print(words(result))

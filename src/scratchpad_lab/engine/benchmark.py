@@ -203,6 +203,7 @@ class Benchmark:
     stopped: Optional[str] = None        # why it ended early; its figures cover the runs that finished
     skipped: List[Tuple[str, str, str]] = field(default_factory=list)   # (run, setting, why)
     placement: Placement = field(default_factory=Placement)             # where the cells ran
+    seen: List[Tuple[str, str]] = field(default_factory=list)           # (strategies, how they saw the runs)
 
     def setting(self, label: str) -> SettingSummary:
         return next(s for s in self.settings if s.label == label)
@@ -239,7 +240,8 @@ class Benchmark:
                 "skipped": [{"run": r, "setting": s, "why": w} for r, s, w in self.skipped],
                 "runs": self.runs, "points": self.points, "points_done": self.points_done,
                 "elapsed_s": round(self.elapsed_s, 2), "workers": self.workers, "seed": self.seed,
-                "stopped": self.stopped, "placement": self.placement.to_dict()}
+                "stopped": self.stopped, "placement": self.placement.to_dict(),
+                "seen_as": [{"strategies": who, "seen_as": how} for who, how in self.seen]}
 
 
 # ── aggregates ─────────────────────────────────────────────────────────────────────────────────────
@@ -468,7 +470,18 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     skipped = [(u.run.name, label, why) for u in units for label, why in u.skipped]
     return Benchmark(dataset.source, runs, [(r.name, r.error or "") for r in dataset.broken], summaries, chosen,
                      total, state["done"], time.monotonic() - started, workers, request.seed, stopped, skipped,
-                     placement)
+                     placement, seen_by_form([u.run.trace for u in units], [name for _, name, _ in settings]))
+
+
+def seen_by_form(traces: Sequence[Any], names: Sequence[str]) -> List[Tuple[str, str]]:
+    """For each form among the benchmarked strategies: (their titles, how they saw the runs, in a line)."""
+    from scratchpad_lab.engine.strategies.messages import seen_over
+    from scratchpad_lab.engine.strategies.registry import strategy
+
+    forms: Dict[str, List[str]] = {}
+    for name in dict.fromkeys(names):
+        forms.setdefault(strategy(name).context, []).append(strategy(name).title)
+    return [(", ".join(titles), seen_over(traces, form)) for form, titles in forms.items()]
 
 
 def _duration(seconds: float) -> str:

@@ -124,6 +124,8 @@ def show(result: Benchmark) -> None:
     st.text(f"{len(result.runs)} runs ({len(result.broken)} could not be imported), {result.points_done:,} points in "
             f"{result.elapsed_s:,.1f} s; means over runs with 95 % bootstrap intervals (seed {result.seed}).")
     st.text(result.placement.sentence())
+    for who, how in result.seen:  # our own words and counts
+        st.caption(f"{who} saw each run {how}.")
     if result.stopped:
         st.warning("Stopped: the figures cover the runs that finished.")
     for chosen in result.chosen:

@@ -165,6 +165,32 @@ def results_after(step: Sequence[Any]) -> List[Tuple[int, Any, Dict[str, Any]]]:
     return [(k, m, args.get(m.tool_call_id, {})) for k, m in enumerate(tools)]
 
 
+def _spread(values: List[int]) -> str:
+    values = sorted(values)
+    low, high, middle = values[0], values[-1], values[len(values) // 2]
+    return f"{low:,}" if low == high else f"{low:,}-{high:,} (median {middle:,})"
+
+
+def seen_over(traces: Sequence[Trace], form: str) -> str:
+    """How a strategy of this form saw a dataset's runs, in a line ("as a LangChain agent: a system prompt on 148
+    of 148 runs, 2-16 user turns (median 7), 0-20 tool results (median 8)")."""
+    if not traces:
+        return ""
+    n = len(traces)
+    systems = sum(1 for t in traces if t.system)
+    results = _spread([t.tool_results for t in traces])
+    if form == "messages":
+        return (f"as a LangChain agent: a system prompt on {systems:,} of {n:,} runs, "
+                f"{_spread([t.user_turns for t in traces])} user turns, {results} tool results")
+    later = sum(1 for t in traces if t.messages is not None and t.user_turns > 1)
+    said = f"as an autourgos agent's scratchpad: one task and {_spread([len(t.steps) for t in traces])} steps"
+    if systems:
+        said += f", the recording's system prompt as its system_prompt on {systems:,} of {n:,} runs"
+    if later:
+        said += f", later user turns as results of a `user` tool on {later:,} runs"
+    return said
+
+
 def seen_as(trace: Trace, form: str) -> str:
     """How a strategy of this form sees the run, in a line ("as a LangChain agent: system prompt, 9 user turns,
     14 tool results")."""
