@@ -115,9 +115,15 @@ def build_middleware(model: Any, backend: Any, s: Dict[str, Any], pins: Pinned =
 
 
 def tool_dicts(trace: Trace) -> List[Dict[str, Any]]:
-    return [{"type": "function", "function": {"name": t.name, "description": t.description or t.name,
-                                              "parameters": t.parameters or {"type": "object", "properties": {}}}}
-            for t in trace.tools]
+    """The agent's tools as a LangChain agent holds them ({"name", "description", "parameters"}: what deepagents
+    counts of a tool, as it counts a real agent's BaseTool; an OpenAI `{"type": "function", ...}` wrapper would add
+    its own characters to every count). A recorded conversation's agent has no `user` tool: that tool exists only
+    for the autourgos scratchpad's mapping of later user turns."""
+    from scratchpad_lab.engine.importers.chat import USER_TOOL_DESCRIPTION
+
+    own = [t for t in trace.tools if trace.messages is None or t.description != USER_TOOL_DESCRIPTION]
+    return [{"name": t.name, "description": t.description or t.name,
+             "parameters": t.parameters or {"type": "object", "properties": {}}} for t in own]
 
 
 class _Files:
