@@ -260,6 +260,12 @@ def test_a_small_tau_bench_slice_runs_end_to_end_in_the_cli(tau_runs, capsys):
     assert [(s["run"], s["setting"]) for s in out["skipped"]] == [("task 1, trial 0", "langmem:max_tokens=15%"),
                                                                    ("task 1, trial 0", "langmem:max_tokens=30%")]
     assert all("max_summary_tokens must be smaller than max_tokens" in s["why"] for s in out["skipped"])
+    refused = {s["setting"]: s["refused_on"] for s in out["settings"]}
+    assert refused["langmem:max_tokens=15%"] == refused["langmem:max_tokens=30%"] == 1
+    assert refused["langmem:max_tokens=60%"] == 0
+    said = [c["sentence"] for c in out["chosen"] if "langmem:max_tokens=15%" in c["sentence"]
+            or "langmem:max_tokens=30%" in c["sentence"]]
+    assert all("measured on 2 runs only: its package refused the setting on 1 other run" in t for t in said)
     # how each form saw the runs: LangMem as a LangChain agent with the policy as its system prompt
     seen = {s["strategies"]: s["seen_as"] for s in out["seen_as"]}
     assert seen["LangMem"].startswith("as a LangChain agent: a system prompt on 3 of 3 runs, ")

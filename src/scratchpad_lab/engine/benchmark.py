@@ -165,6 +165,7 @@ class SettingSummary:
     runs_compressed: int = 0                                            # runs on which it compressed at least once
     kept_by_kind: Dict[str, Dict[str, Any]] = field(default_factory=dict)   # kind -> {mean, runs}, KINDS order
     runs_with_problem: Dict[str, int] = field(default_factory=dict)     # health check -> runs failing it at least once
+    refused: int = 0                                                    # runs on which its package refused the setting
 
     def mean(self, measure: str) -> Optional[float]:
         return (self.means.get(measure) or {}).get("mean")
@@ -185,7 +186,8 @@ class SettingSummary:
         return {"setting": self.label, "strategy": self.strategy, "runs": self.runs, "means": self.means,
                 "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
                 "on_front": self.on_front, "worst_runs": self.worst, "runs_compressed": self.runs_compressed,
-                "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem}
+                "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem,
+                "refused_on": self.refused}
 
 
 @dataclass
@@ -336,6 +338,9 @@ def _describe(s: SettingSummary) -> str:
     text += "no summarizer tokens" if not tokens else f"{tokens:,.0f} summarizer tokens a run"
     if s.never_compressed:
         text += f"; it never compressed on {percent(s.never_compressed)} of the runs"
+    if s.refused:
+        text += (f"; measured on {s.runs:,} runs only: its package refused the setting on {s.refused:,} other "
+                 f"run{'s' * (s.refused != 1)}")
     return text + "."
 
 
@@ -382,6 +387,7 @@ def aggregate(units: Sequence[Unit], cells: Dict[int, Dict[str, Dict[str, Any]]]
     for label, name in labels:
         pairs = [(run, run["cells"][label]) for run in runs if label in run["cells"]]
         summaries.append(summarize(label, name, pairs, seed))
+        summaries[-1].refused = sum(1 for u in finished for refused, _ in u.skipped if refused == label)
     mark_front(summaries)
     return runs, summaries, choose(summaries)
 
