@@ -340,3 +340,19 @@ def test_a_file_that_is_not_json_nor_json_lines_is_refused_as_before():
         load_bytes(b"{not json", "f.json")
     with pytest.raises(RecordError, match=r"f.jsonl, line 2, is not valid JSON"):
         load_bytes(b'{"role": "user", "content": "a"}\n{"role": oops}\n', "f.jsonl")
+
+
+def test_a_replys_recorded_usage_is_kept_with_the_conversation_and_round_trips():
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, messages_to_dict
+
+    from scratchpad_lab.engine.importers import import_raw
+    from scratchpad_lab.model.trace import Trace
+
+    recorded = [SystemMessage("Be brief."), HumanMessage("Find x."),
+                AIMessage("", tool_calls=[{"name": "search", "args": {"q": "x"}, "id": "a"}],
+                          usage_metadata={"input_tokens": 50, "output_tokens": 5, "total_tokens": 55}),
+                ToolMessage("x=4", tool_call_id="a"), AIMessage("x is 4.")]
+    trace = import_raw(messages_to_dict(recorded)).trace
+    assert [m.usage for m in trace.messages if m.role == "assistant"] == [
+        {"input_tokens": 50, "output_tokens": 5, "total_tokens": 55}, None]
+    assert trace.system == "Be brief." and Trace.from_dict(trace.to_dict()).to_dict() == trace.to_dict()

@@ -56,6 +56,16 @@ class Message:
     calls: List[Call] = field(default_factory=list)
     call_id: Optional[str] = None  # a tool message: the call it answers
     name: Optional[str] = None     # a tool message: the tool's name
+    usage: Optional[Dict[str, int]] = None  # an assistant reply's recorded token usage, where the file has it
+
+
+def usage_of(value: Any) -> Optional[Dict[str, int]]:
+    """A reply's recorded token usage as whole numbers by name (LangChain's usage_metadata, OpenAI's usage), or None."""
+    if not isinstance(value, dict):
+        return None
+    out = {str(k)[:60]: int(v) for k, v in value.items()
+           if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10**12}
+    return out or None
 
 
 def arguments_of(value: Any) -> Tuple[Any, bool]:
@@ -291,7 +301,8 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
                 calls.append({"id": fresh(call.id), "name": call.name, "args": json.loads(json.dumps(arguments)),
                               "recorded_id": call.id})
             last_ai = {"role": "assistant", "text": text,
-                       "calls": [{k: c[k] for k in ("id", "name", "args")} for c in calls]}
+                       "calls": [{k: c[k] for k in ("id", "name", "args")} for c in calls],
+                       **({"usage": message.usage} if message.usage else {})}
             out.append(last_ai)
             open_calls[:] = calls
         elif message.role == "tool" and last_ai is not None:

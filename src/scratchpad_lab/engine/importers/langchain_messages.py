@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.importers import Imported, JsonLines, TraceImportError
-from scratchpad_lab.engine.importers.chat import Call, Message, text_of, to_trace
+from scratchpad_lab.engine.importers.chat import Call, Message, text_of, to_trace, usage_of
 
 TYPES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "tool",
          "chat": "user", "AIMessageChunk": "assistant", "HumanMessageChunk": "user"}
@@ -92,7 +92,7 @@ class LangChainImporter:
             if role == "assistant":
                 calls, bad = _calls(data, f"{where}: message {i + 1}")
                 invalid += bad
-                messages.append(Message("assistant", text, calls))
+                messages.append(Message("assistant", text, calls, usage=usage_of(data.get("usage_metadata"))))
             elif role == "tool":
                 call_id, name = data.get("tool_call_id"), data.get("name")
                 messages.append(Message("tool", text, call_id=call_id if isinstance(call_id, str) else None,

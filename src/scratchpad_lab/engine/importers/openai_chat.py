@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.importers import Imported, JsonLines, TraceImportError
-from scratchpad_lab.engine.importers.chat import Call, Message, text_of, to_trace
+from scratchpad_lab.engine.importers.chat import Call, Message, text_of, to_trace, usage_of
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool",
          "function": "tool"}
@@ -85,7 +85,7 @@ def parse_message(raw: Dict[str, Any], where: str) -> Message:
         legacy = raw.get("function_call")
         if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
             calls.append(Call(legacy["name"], legacy.get("arguments")))
-        return Message("assistant", text, calls)
+        return Message("assistant", text, calls, usage=usage_of(raw.get("usage")))
     if role == "tool":
         call_id = raw.get("tool_call_id")
         name = raw.get("name")
