@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
                   + (f" (not asked: {r['pins_to_summarizer']})" if getattr(args, "pins_to_summarizer", False)
                      and isinstance(r.get("pins_to_summarizer"), str) else "")
                   + ("  (cut nothing: it reads as doing nothing in its own form)" if r["cut_nothing"] else ""))
+            if result.seen_as:
+                print(f"    seen {result.seen_as}")
             if f.pins_lost:  # the pins are the person's own text: a terminal shows it as it is
                 print(f"    lost pins: {'; '.join(f.pins_lost)}")
             for q in result.quirks[:3]:

@@ -165,6 +165,18 @@ def results_after(step: Sequence[Any]) -> List[Tuple[int, Any, Dict[str, Any]]]:
     return [(k, m, args.get(m.tool_call_id, {})) for k, m in enumerate(tools)]
 
 
+def user_tool_results(trace: Trace) -> int:
+    """How many of the steps' calls are to the import's `user` tool (importers/chat.py): the calls whose results are
+    the person's later turns (two turns in a row answer one call, so the report's count of turns may be higher)."""
+    from scratchpad_lab.engine.importers.chat import USER_TOOL_DESCRIPTION
+
+    people = {t.name for t in trace.tools if t.description == USER_TOOL_DESCRIPTION}
+    if not people:
+        return 0
+    return sum(1 for step in trace.steps for action in _parse(step.response)[1]
+               if isinstance(action, dict) and action.get("action") in people)
+
+
 def _spread(values: List[int]) -> str:
     values = sorted(values)
     low, high, middle = values[0], values[-1], values[len(values) // 2]
@@ -182,7 +194,7 @@ def seen_over(traces: Sequence[Trace], form: str) -> str:
     if form == "messages":
         return (f"as a LangChain agent: a system prompt on {systems:,} of {n:,} runs, "
                 f"{_spread([t.user_turns for t in traces])} user turns, {results} tool results")
-    later = sum(1 for t in traces if t.messages is not None and t.user_turns > 1)
+    later = sum(1 for t in traces if user_tool_results(t))
     said = f"as an autourgos agent's scratchpad: one task and {_spread([len(t.steps) for t in traces])} steps"
     if systems:
         said += f", the recording's system prompt as its system_prompt on {systems:,} of {n:,} runs"
@@ -201,8 +213,8 @@ def seen_as(trace: Trace, form: str) -> str:
         head = "system prompt, " if trace.system else "no system prompt, "
         return f"as a LangChain agent: {head}{turns:,} user turn{'s' * (turns != 1)}, {said}"
     head = "its system_prompt set to the recording's, " if trace.system else ""
-    later = max(trace.user_turns - 1, 0) if trace.messages is not None else 0
-    turns = (f", {later:,} later user turn{'s' * (later != 1)} as results of a `user` tool" if later else "")
+    later = user_tool_results(trace)
+    turns = f", its later user turns as the results of {later:,} call{'s' * (later != 1)} to a `user` tool" if later else ""
     return f"as an autourgos agent's scratchpad: {head}one task, {len(trace.steps):,} steps, {said}{turns}"
 
 
