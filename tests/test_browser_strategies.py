@@ -86,3 +86,41 @@ def test_three_strategies_side_by_side_on_an_uploaded_trace(watched, trace_file)
             .map(e => Math.round(e.getBoundingClientRect().width))""")
         assert len(panes) == 2 and min(panes) >= 400, (width, panes)
     errors.check("the Strategies page")
+
+
+CHAT = [
+    {"role": "system", "content": "You are the airline's support agent. Policy: confirm the user id first; never "
+                                  "change a basic economy flight; ask for a yes before any change."},
+    {"role": "user", "content": "Hi, I want to change reservation ZFA04Y to the 15 May flight."},
+    {"role": "assistant", "content": "Sure. What is your user id?"},
+    {"role": "user", "content": "It is mia_li_3668."},
+    {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+        "name": "get_reservation_details", "arguments": json.dumps({"reservation_id": "ZFA04Y"})}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": json.dumps(
+        {"reservation_id": "ZFA04Y", "user_id": "mia_li_3668", "cabin": "economy", "payment": "credit_card_4421486"})},
+    {"role": "assistant", "content": "Shall I move ZFA04Y to HAT271 on 15 May for $212?"},
+    {"role": "user", "content": "Yes, please."},
+    {"role": "assistant", "content": "Done: ZFA04Y is now on HAT271 on 15 May."}]
+
+
+def test_each_column_says_how_its_strategy_saw_an_uploaded_conversation(watched, tmp_path):
+    """A chat with a system prompt and three user turns: the message strategies' columns say they saw it as a
+    LangChain agent holds it, the autourgos middleware's that it saw one task with the policy as its system_prompt."""
+    page, errors = watched
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(CHAT), encoding="utf-8")
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Strategies").click()
+    page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
+    wait_for(page, IDLE_JS, "opening Strategies")
+    upload_trace(page, chat, "Trajectory", "upload #1 · OpenAI chat messages")
+    after_rerun(page, page.get_by_role("button", name="Run strategies", exact=True).click, "pressing Run strategies",
+                timeout=RUN_TIMEOUT_MS)
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=RUN_TIMEOUT_MS)
+    wait_for(page, IDLE_JS, "the results did not settle", RUN_TIMEOUT_MS)
+    captions = page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+    seen = [c for c in captions if c.startswith("as ")]
+    assert seen == ["as an autourgos agent's scratchpad: its system_prompt set to the recording's, one task, 4 steps, "
+                    "1 tool result, its later user turns as the results of 2 calls to a user tool",
+                    "as a LangChain agent: system prompt, 3 user turns, 1 tool result",
+                    "as a LangChain agent: system prompt, 3 user turns, 1 tool result"], seen
+    errors.check("the Strategies page on a conversation")
