@@ -143,3 +143,21 @@ def test_import_of_a_file_it_cannot_read_exits_2_with_one_line(tmp_path, capsys,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("scratchpad-lab: error: ") and says in err[0]
     assert not (tmp_path / "o.json").exists()
+
+
+def test_a_conversations_trace_is_written_compact_when_indenting_would_pass_the_file_limit_and_refused_past_it(
+        monkeypatch):
+    from scratchpad_lab.engine import loader
+    from scratchpad_lab.engine.importers import import_raw
+    from scratchpad_lab.model.trace import RecordError, Trace
+    from test_importers import TASKS
+
+    trace = import_raw(TASKS).trace
+    indented = len(json.dumps(trace.to_dict(), ensure_ascii=False, indent=1).encode())
+    compact = len(json.dumps(trace.to_dict(), ensure_ascii=False, separators=(",", ":")).encode())
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", (indented + compact) // 2)
+    text = loader.trace_json(trace)
+    assert "\n" not in text and Trace.from_dict(json.loads(text)).to_dict() == trace.to_dict()
+    monkeypatch.setattr(loader, "MAX_FILE_BYTES", compact - 1)
+    with pytest.raises(RecordError, match="open the recording's own file in the lab instead"):
+        loader.trace_json(trace)

@@ -20,7 +20,7 @@ from scratchpad_lab.engine import importers
 from scratchpad_lab.engine.importers import ImportReport, JsonLines
 from scratchpad_lab.engine.trace_check import check_parse_work, check_trace
 from scratchpad_lab.model.records import RunRecord, load_decoded
-from scratchpad_lab.model.schemas import MAX_FILE_BYTES, RUN_SCHEMA, TRACE_SCHEMA
+from scratchpad_lab.model.schemas import FILE_LIMIT, MAX_FILE_BYTES, RUN_SCHEMA, TRACE_SCHEMA
 from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, read_file_bytes
 
 FORMATS = ("auto", "scratchpad-lab")  # then each importer's name (importers.names())
@@ -100,5 +100,19 @@ def load_file(path: Union[str, Path], *, format: str = "auto", task: Optional[st
 
 
 def trace_json(trace: Trace) -> str:
-    """A trace as the file the lab writes (`scratchpad-lab import --out`, the Runs page's download)."""
-    return json.dumps(trace.to_dict(), ensure_ascii=False, indent=1)
+    """A trace as the file the lab writes (`scratchpad-lab import --out`, the Runs page's download): indented, or
+    compact where indenting would take it over the file limit (a recorded conversation is held twice, as steps and
+    as messages, so its trace is about twice its recording). RecordError when even the compact file could not be
+    opened again."""
+    raw = trace.to_dict()
+    text = json.dumps(raw, ensure_ascii=False, indent=1)
+    if len(text.encode("utf-8", "surrogatepass")) <= MAX_FILE_BYTES:
+        return text
+    text = json.dumps(raw, ensure_ascii=False, separators=(",", ":"))
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        raise RecordError(f"this run's trace would be {size:,} bytes, over the {FILE_LIMIT} a trace file may be (it "
+                          "holds the conversation twice: as the autourgos steps and as its messages), so it could not "
+                          "be opened again: open the recording's own file in the lab instead (every page and command "
+                          "imports it as it reads it).")
+    return text
