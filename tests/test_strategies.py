@@ -386,3 +386,19 @@ def test_details_list_each_compression_offload_and_model_call(tmp_path, capsys):
     assert comp["file_path"] in d["files"] and set(comp["files"]) <= set(d["files"])
     assert {o["offloaded_by"] for o in d["offloads"]} == {"overflow clip"}
     assert len(lc["details"]["compressions"]) == lc["compressions"] > 0
+
+
+def test_why_a_message_strategy_never_fired_sets_its_rule_against_the_packages_own_count_of_the_peak():
+    """deepagents compares its trigger with its own count (messages, system message, tool schemas): the sentence
+    gives that count of the run's peak, not characters / 4."""
+    from test_importers import TASKS
+    from scratchpad_lab.engine.importers import import_raw
+    from scratchpad_lab.engine.strategies.units import own_peak
+
+    trace = import_raw(TASKS).trace
+    result, = run_strategies(trace, [make_spec("deepagents", {})])
+    assert result.row()["compressions"] == 0
+    assert result.why_no_compression().endswith(
+        f"summarizes at 170,000 tokens (its own count, about chars / 4); this trajectory peaks at "
+        f"{own_peak(trace, 'request'):,} tokens by that count.")
+    assert own_peak(trace, "request") > own_peak(trace, "messages")  # its system prompt and tools count too

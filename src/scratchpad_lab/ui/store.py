@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 import streamlit as st
 
 from scratchpad_lab.model.endpoint import hosted_mode
-from scratchpad_lab.model.results import old_import_note
 from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_JUST_STORED, LIB_MESSAGE, LIB_NOTICES, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
                                      PLAY_RUNS, RUNS_UPLOADS)
 
@@ -360,6 +359,7 @@ def results_section(key: str = "runs_results") -> None:
             st.text(str(exc))
             return
         st.text(f"Computed from: {result.source}")  # the page's own title of the run (our words)
+        from scratchpad_lab.model.results import old_import_note  # lazy: the first page does without schemas
         note = old_import_note(result)
         if note:
             st.warning(note, icon=":material/history:")  # our own words

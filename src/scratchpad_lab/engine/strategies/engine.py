@@ -170,6 +170,9 @@ def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseli
         result = module.run(trace, spec, summarizer, base.tokens, stop=stop, **extra)
     result.facts_of_trajectory, result.task, result.scenario = base.facts, trace.task, scenario
     result.seen_as = seen_as(trace, entry.context)
+    if entry.own_count != "chars":  # what "why it never fired" sets its rule against (once per trace and count)
+        from scratchpad_lab.engine.strategies.units import own_peak
+        result.own_peak_tokens = own_peak(trace, entry.own_count)
     if pinned.pins:
         carry_pins(result, pinned)
     return result

@@ -118,6 +118,8 @@ class StrategyResult:
     task: str = ""
     scenario: Optional[str] = None
     seen_as: str = ""   # how it saw the run, in a line (messages.seen_as; set by the engine)
+    # a message strategy: the run's no-compression peak by its package's own count (units.own_peak; set by the engine)
+    own_peak_tokens: Optional[int] = None
     _last: Optional[Tuple[Optional[float], Optional[float], Optional[float], list]] = field(
         default=None, repr=False, compare=False)
 
@@ -283,8 +285,9 @@ class StrategyResult:
         rules = entry.fires(self.settings)
         iterations = of_kind(self.events, "iteration")
         peak_chars = max([int(e.payload.before_chars or e.payload.chars) for e in iterations] + [0])
-        peaks = {"chars": f"{peak_chars:,} chars",
-                 "tokens": f"about {-(-peak_chars // 4):,} tokens by that count",
+        tokens = (f"{self.own_peak_tokens:,} tokens by that count" if self.own_peak_tokens is not None
+                  else f"about {-(-peak_chars // 4):,} tokens by that count")
+        peaks = {"chars": f"{peak_chars:,} chars", "tokens": tokens,
                  "messages": f"{max([int(e.payload.messages) for e in iterations] + [0]):,} messages"}
         units = {unit for _, unit, _ in rules}
         said = list(dict.fromkeys(peaks[unit] for _, unit, _ in rules if unit in peaks))
