@@ -228,44 +228,45 @@ def main() -> None:
         print(f"recommend on each of the first {args.recommend_runs} runs in turn: {in_turn:.1f} s; the benchmark of "
               f"the same runs: {whole} s ({whole / in_turn:.2f} of it; target at most 0.5); load average now "
               f"{load_average()}" if whole else f"benchmark error: {done.stderr.strip()[-400:]}", flush=True)
-    if not args.skip_whole:
+    def whole(what: str, *more: str):
+        """One whole benchmark in a fresh process (WHOLE): its figures, or None after printing its error."""
         done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
-                               picked], capture_output=True, text=True, env=env)
+                               picked, *more], capture_output=True, text=True, env=env)
         if done.returncode != 0:
-            print("whole: error:", done.stderr.strip()[-800:])
+            print(f"{what}: error:", done.stderr.strip()[-800:])
+            return None
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def print_table(rows) -> None:
+        for row in rows:
+            print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
+
+    if not args.skip_whole:
+        r = whole("whole")
+        if r is None:
             return
-        r = json.loads(done.stdout.strip().splitlines()[-1])
         per_core = r["points"] / r["seconds"] / r["workers"]
         print(f"whole benchmark: {r['runs']} runs x {r['settings']} settings = {r['points']:,} points in "
               f"{r['seconds']:.1f} s on {r['workers']} workers: {per_core:.2f} points per second per core; peak "
               f"memory {r['peak_mb']} MB (largest worker {r['worker_peak_mb']} MB; target under {TARGET_MB} MB); "
               f"load average now {load_average()}")
-        for row in r["table"]:
-            print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v)) for v in row))
+        print_table(r["table"])
         for sentence in r["chosen"]:
             print("  " + sentence)
         if args.old_import:
-            done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
-                                   picked, "local", "", "old"], capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                print("old import: error:", done.stderr.strip()[-800:])
+            o = whole("old import", "local", "", "old")
+            if o is None:
                 return
-            o = json.loads(done.stdout.strip().splitlines()[-1])
             old_per_core = o["points"] / o["seconds"] / o["workers"]
             print(f"the same runs as the lab imported them before (system prompt in the task, user turns as tool "
                   f"results): {o['points']:,} points in {o['seconds']:.1f} s: {old_per_core:.2f} points per second per "
                   f"core; each run in its own shape costs {per_core / old_per_core:.2f} of that rate; load average now "
                   f"{load_average()}")
-            for row in o["table"]:
-                print("  " + "  ".join("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
-                                       for v in row))
+            print_table(o["table"])
         if args.executor == "ray":
-            done = subprocess.run([sys.executable, "-c", WHOLE, str(REPO), path, str(args.runs), str(args.workers),
-                                   picked, "ray", args.ray_address], capture_output=True, text=True, env=env)
-            if done.returncode != 0:
-                print("ray: error:", done.stderr.strip()[-800:])
+            q = whole("ray", "ray", args.ray_address)
+            if q is None:
                 return
-            q = json.loads(done.stdout.strip().splitlines()[-1])
             cpus = q["workers"]
             print(f"the same on Ray: {q['points']:,} points in {q['seconds']:.1f} s from the request to the result "
                   f"({q['cluster_s']:.1f} s of it starting the cluster; {q['seconds'] - q['cluster_s']:.1f} s the "
