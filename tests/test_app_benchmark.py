@@ -28,6 +28,8 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     [table] = [d for d in at.dataframe if d.key == "bench_table"] or [at.dataframe[0]]
     assert list(table.value["setting"])[0] == "no compression" and len(table.value) == 4
     assert at.selectbox(key="bench_worst").options
+    seen = [c.value for c in at.caption if " saw each run " in c.value]
+    assert seen and seen[0].startswith("trim only saw each run as an autourgos agent's scratchpad: one task and "), seen
     # the finished benchmark is stored as a result, its table as the page shows it, and the Runs page lists it
     runs = AppTest.from_file("../pages/runs.py", default_timeout=TIMEOUT).run()
     assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in runs.expander)
