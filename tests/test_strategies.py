@@ -402,3 +402,23 @@ def test_why_a_message_strategy_never_fired_sets_its_rule_against_the_packages_o
         f"summarizes at 170,000 tokens (its own count, about chars / 4); this trajectory peaks at "
         f"{own_peak(trace, 'request'):,} tokens by that count.")
     assert own_peak(trace, "request") > own_peak(trace, "messages")  # its system prompt and tools count too
+
+
+def test_what_deepagents_moves_to_its_history_file_reads_recoverable_by_kind_neither_kept_nor_lost():
+    """deepagents summarizes and writes the evicted messages to a file its summary names: the facts a compression
+    dropped that sit there are recoverable, per kind; kept and recoverable never pass 100 %; a strategy that writes
+    no file has none."""
+    from test_importers import TASKS
+    from scratchpad_lab.analysis.figures import kinds_kept_text
+    from scratchpad_lab.engine.importers import import_raw
+
+    trace = import_raw(TASKS).trace
+    deep, clear = run_strategies(trace, [make_spec("deepagents", {"trigger_tokens": 1200, "keep_messages": 2}),
+                                         make_spec("clear-tool-uses", {"trigger": 200, "keep": 1})])
+    row = deep.row()
+    assert row["compressions"] > 0 and deep.files
+    assert row["recoverable_by_kind"] and all(0 < share <= 1 for share in row["recoverable_by_kind"].values())
+    for kind, share in row["recoverable_by_kind"].items():
+        assert row["kept_by_kind"].get(kind, 0) + share <= 1.0001, kind
+    assert "in a named file)" in kinds_kept_text(row["kept_by_kind"], True, recoverable=row["recoverable_by_kind"])
+    assert clear.row()["recoverable_by_kind"] == {} and clear.row()["facts_recoverable"] in (0.0, None)

@@ -190,15 +190,20 @@ def shares(before: Dict[str, int], kept: Dict[str, int]) -> Dict[str, float]:
 NO_KINDS = "no facts to keep"
 
 
-def kept_by_kind_text(kept: Dict[str, float], runs: Optional[Dict[str, int]] = None) -> str:
+def kept_by_kind_text(kept: Dict[str, float], runs: Optional[Dict[str, int]] = None,
+                      recoverable: Optional[Dict[str, float]] = None) -> str:
     """A figures row's kept_by_kind as every page and the CLI print it: "ids 80%, amounts 50%"; with `runs` ({kind:
-    runs the share is a mean over}, a benchmark setting's), each share says so: "ids 80% (3 runs)"."""
-    if not kept:
+    runs the share is a mean over}, a benchmark setting's), each share says so: "ids 80% (3 runs)"; with
+    `recoverable` ({kind: share dropped into a file the context names}), "ids 60% (+35% in a named file)"."""
+    if not kept and not recoverable:
         return NO_KINDS
+    recoverable = recoverable or {}
 
     def over(kind: str) -> str:
+        said = f" (+{recoverable[kind]:.0%} in a named file)" if recoverable.get(kind) else ""
         if runs is None or kind not in runs:
-            return ""
-        return f" ({runs[kind]} run{'s' if runs[kind] != 1 else ''})"
-    return ", ".join(f"{NAMES[k][1] if k != 'instruction' else 'the user' + chr(39) + 's own lines'} {share:.0%}"
-                     + over(k) for k, share in kept.items())
+            return said
+        return said + f" ({runs[kind]} run{'s' if runs[kind] != 1 else ''})"
+    kinds = [k for k in KINDS if k in kept or recoverable.get(k)]
+    return ", ".join(f"{NAMES[k][1] if k != 'instruction' else 'the user' + chr(39) + 's own lines'} "
+                     f"{kept.get(k, 0.0):.0%}" + over(k) for k in kinds)

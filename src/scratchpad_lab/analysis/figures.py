@@ -73,13 +73,15 @@ def facts_kept_text(share: Optional[float], compressed: bool) -> str:
     return percent_or(share, NO_FACTS)
 
 
-def kinds_kept_text(kept: Dict[str, float], compressed: bool, runs: Optional[Dict[str, int]] = None) -> str:
+def kinds_kept_text(kept: Dict[str, float], compressed: bool, runs: Optional[Dict[str, int]] = None,
+                    recoverable: Optional[Dict[str, float]] = None) -> str:
     """Facts kept by kind as it reads everywhere (a Strategies or Compare cell, a recommended point, a benchmark
     setting): "ids 80%, amounts 50%" (fact_kinds.kept_by_kind_text, with the runs each share is a mean over when
-    given); "no compression happened" when nothing was compressed, as facts kept reads then."""
+    given, and each kind's share recoverable from a file the context names: "ids 60% (+35% in a named file)");
+    "no compression happened" when nothing was compressed, as facts kept reads then."""
     if not compressed:
         return NO_COMPRESSION
-    return kept_by_kind_text(kept, runs)
+    return kept_by_kind_text(kept, runs, recoverable)
 
 
 # A review verdict that leaves the scratchpad as it was: the person's decision, not the summarizer's failure.
@@ -149,6 +151,34 @@ def kinds_over_compressions(events: Sequence[Event]) -> Tuple[Dict[str, int], Di
         for kind, n in loss.kept.items():
             kept[kind] = kept.get(kind, 0) + n
     return before, kept
+
+
+def kinds_recoverable(events: Sequence[Event], files: Dict[str, str]) -> Dict[str, float]:
+    """{kind: share of its facts before the compressions that a compression dropped but a file its after-text names
+    holds} (deepagents' history and large-result files: recoverable, neither kept nor lost), read per compression as
+    kinds_over_compressions reads it; {} when the run wrote no file or none holds a dropped fact. `files`: {path:
+    text} as the run left them (appended to, never rewritten, so a fact moved there by a compression is in them)."""
+    comps = [e for e in of_kind(events, "compression") if e.payload.status == "ok"]
+    if not files or not comps:
+        return {}
+    before: Dict[str, int] = {}
+    found: Dict[str, int] = {}
+    expected, turns = expected_values(events), user_turns(events)
+    for e in comps:
+        at = int(e.iteration or 0)
+        said, after = [t for i, t in turns if i <= at], e.payload.after or ""
+        loss = kind_loss(e.payload.before or "", after, expected, said)
+        for kind, n in loss.before.items():
+            before[kind] = before.get(kind, 0) + n
+        named = "\n\n".join(text for path, text in sorted(files.items()) if path in after)
+        if not named:
+            continue
+        with_files = kind_loss(e.payload.before or "", after + "\n\n" + named, expected, said)
+        for kind, n in with_files.kept.items():
+            gained = n - loss.kept.get(kind, 0)
+            if gained > 0:
+                found[kind] = found.get(kind, 0) + gained
+    return {kind: share for kind, share in shares(before, found).items() if share}
 
 
 def facts_over_trims(events: Sequence[Event]) -> Tuple[int, int]:

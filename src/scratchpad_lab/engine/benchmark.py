@@ -166,6 +166,7 @@ class SettingSummary:
     kept_by_kind: Dict[str, Dict[str, Any]] = field(default_factory=dict)   # kind -> {mean, runs}, KINDS order
     runs_with_problem: Dict[str, int] = field(default_factory=dict)     # health check -> runs failing it at least once
     refused: int = 0                                                    # runs on which its package refused the setting
+    recoverable_by_kind: Dict[str, float] = field(default_factory=dict)  # kind -> mean share in a named file
 
     def mean(self, measure: str) -> Optional[float]:
         return (self.means.get(measure) or {}).get("mean")
@@ -175,7 +176,8 @@ class SettingSummary:
         """Facts kept by kind, as the Strategies table words a row (figures.kinds_kept_text), each share the mean
         over the runs said beside it; "no compression happened" for a setting that compressed on no run."""
         return kinds_kept_text({k: m["mean"] for k, m in self.kept_by_kind.items()}, self.runs_compressed > 0,
-                               {k: m["runs"] for k, m in self.kept_by_kind.items()})
+                               {k: m["runs"] for k, m in self.kept_by_kind.items()},
+                               recoverable=self.recoverable_by_kind)
 
     @property
     def problems_text(self) -> str:
@@ -187,7 +189,7 @@ class SettingSummary:
                 "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
                 "on_front": self.on_front, "worst_runs": self.worst, "runs_compressed": self.runs_compressed,
                 "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem,
-                "refused_on": self.refused}
+                "refused_on": self.refused, "recoverable_by_kind": self.recoverable_by_kind}
 
 
 @dataclass
@@ -292,6 +294,10 @@ def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, 
         shares = [row["kept_by_kind"][kind] for row in compressed if kind in (row.get("kept_by_kind") or {})]
         if shares:
             out.kept_by_kind[kind] = {"mean": round(sum(shares) / len(shares), 4), "runs": len(shares)}
+            found = [(row.get("recoverable_by_kind") or {}).get(kind, 0.0) for row in compressed
+                     if kind in (row.get("kept_by_kind") or {})]  # over the same runs as its kept share
+            if any(found):
+                out.recoverable_by_kind[kind] = round(sum(found) / len(found), 4)
     out.runs_with_problem = {check: sum(1 for _, row in done if (row.get("health") or {}).get(check))
                              for check in CHECKS}
     ranked = sorted(((row.get("argument_recall"), run["name"], row) for run, row in done

@@ -193,7 +193,8 @@ class Point:
         f = self.figures
         if not f or "health" not in f:
             return {key: None for key in ROW_TEXTS}
-        out: Dict[str, Optional[str]] = {"kept_by_kind": kinds_kept_text(f["kept_by_kind"], f["compressions"] > 0),
+        out: Dict[str, Optional[str]] = {"kept_by_kind": kinds_kept_text(f["kept_by_kind"], f["compressions"] > 0,
+                                                                         recoverable=f.get("recoverable_by_kind")),
                                          "health": counts_text(f["health"])}
         if "pins" in f:
             out[PIN_TEXT] = pins_text(f["pins"], f["pins_met"], f["pins_kept"])

@@ -19,7 +19,7 @@ import streamlit as st
 from scratchpad_lab.engine.strategies.registry import fork_note, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
 from scratchpad_lab.engine.tasks import strategies as strategies_task
-from scratchpad_lab.analysis.figures import LABELS, figures, percent
+from scratchpad_lab.analysis.figures import LABELS, figures, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pins import over_compressions
 from scratchpad_lab.model.errors import LabError
@@ -101,8 +101,8 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
         return f.facts_kept_text
     if key == "trim_facts_retained":
         return f.trim_facts_kept_text
-    if key == "kept_by_kind":
-        return f.kinds_kept_text
+    if key == "kept_by_kind":  # with each kind's share in a file the context names, where a strategy wrote one
+        return kinds_kept_text(f.kept_by_kind, f.compressions > 0, recoverable=row.get("recoverable_by_kind"))
     if key == "health":
         return counts_text(value)
     if value is None:

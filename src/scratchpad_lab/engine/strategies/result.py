@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from scratchpad_lab.model.events import Event, RunLog
-from scratchpad_lab.analysis.figures import figures
+from scratchpad_lab.analysis.figures import figures, kinds_recoverable
 from scratchpad_lab.analysis.kept import answer_facts_kept, facts_at_answer, facts_recoverable, probes_answerable
 from scratchpad_lab.analysis.metrics import model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
@@ -28,7 +28,7 @@ ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summari
             "cut_nothing", "baseline_peak_tokens", "baseline_mean_tokens", "peak_share", "mean_share", "saved_share",
             "facts_at_answer", "facts_recoverable", "answer_facts_kept", "probes_answerable", "summarizer_cost_usd", "price_model",
             # the figures row's facts kept per kind (fact_kinds.py) and its health counts (health.py)
-            "kept_by_kind", "health")
+            "kept_by_kind", "recoverable_by_kind", "health")
 # A run given pins adds these (none without, so a run without pins gives the row it gave before pins): the figures
 # row's pin figures (analysis/pins.py's rule), and what "pass pins to the summarizer" is for this strategy (True or
 # False, or why it does nothing here: registry.pins_switch).
@@ -223,6 +223,8 @@ class StrategyResult:
             "summarizer_cost_usd": None if cost is None else round(cost, 6),
             "price_model": priced,
             "kept_by_kind": f.kept_by_kind,
+            # each kind's share that its compressions dropped into a file the context names (deepagents)
+            "recoverable_by_kind": kinds_recoverable(self.events, self.files),
             "health": dict(f.health),
             **(self.pin_fields(f) if f.pins else {}),
         }
