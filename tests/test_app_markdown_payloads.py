@@ -6,8 +6,6 @@ tag, no emphasis, no directive, no bare URL."""
 from __future__ import annotations
 
 import json
-import time
-from pathlib import Path
 
 import pytest
 

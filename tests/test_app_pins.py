@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, active_run, ok, rerun_until

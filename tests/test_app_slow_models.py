@@ -4,7 +4,6 @@ Through the real app with AppTest and the in-process fake chat server; bounded p
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest

@@ -4,7 +4,6 @@ without a key says so before a run; the first screen suggests a preset that show
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest

@@ -2,7 +2,6 @@
 broken run, a benchmark row equal to `strategies --json` of that run, seeded intervals, stop keeping what
 finished, the work limit, and a small real tau-bench slice through the CLI (read from ../shared, never copied)."""
 import json
-import threading
 
 import pytest
 

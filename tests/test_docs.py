@@ -39,11 +39,11 @@ def test_the_strategies_table_is_what_the_strategies_give_now():
 
 
 def test_the_readmes_test_command_is_the_last_line_of_ci_run_after_the_strict_guide_build():
-    lines = [l for l in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if l.strip()]
+    lines = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
     test_command = lines[-1]
     assert test_command == "python3 -m pytest -q"
     assert f"```bash\n{test_command}\n```" in README
-    build = [i for i, l in enumerate(lines) if "mkdocs build --strict" in l and not l.lstrip().startswith("#")]
+    build = [i for i, line in enumerate(lines) if "mkdocs build --strict" in line and not line.lstrip().startswith("#")]
     assert build and "--quiet" not in lines[build[0]], "a quiet build hides the warnings --strict must fail on"
 
 

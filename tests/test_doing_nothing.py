@@ -7,7 +7,6 @@ answer, and `cut_nothing`. A strategy that does compress reads below 1.0, and th
 recommender's front leave the ones that did nothing out.
 """
 import json
-from pathlib import Path
 
 import pytest
 

@@ -221,7 +221,6 @@ def test_a_50000_char_scratchpad_yields_every_planted_identifier_once():
 def _reference_spans(line):
     """line_fact_spans as it was written first: each kind's pattern.sub over the line, in order (after the
     one step both share: object keys blanked, as they are never facts)."""
-    import re as _re
     from scratchpad_lab.analysis import facts as F
     work, spans = F._without_keys(line), []
     for kind, pattern in F._PATTERNS:  # every kind over every line: no skipping, so the skips are checked too

@@ -17,7 +17,6 @@ import io
 import json
 import os
 import re
-from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, text

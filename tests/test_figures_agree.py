@@ -14,7 +14,6 @@ import contextlib
 import io
 import json
 import re
-from pathlib import Path
 
 import pytest
 

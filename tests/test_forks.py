@@ -61,8 +61,8 @@ def test_a_fork_at_the_first_compression_with_it_skipped_keeps_more_context_from
     before = json.dumps(parent.to_dict(), sort_keys=True)
     record = forked.record
     # up to the fork point the fork is the parent, step for step (the same replay rule, the same settings)
-    sent = lambda events, upto: [(e.iteration, e.payload.scratchpad) for e in events
-                                 if e.kind == "iteration" and e.iteration < upto]
+    def sent(events, upto):
+        return [(e.iteration, e.payload.scratchpad) for e in events if e.kind == "iteration" and e.iteration < upto]
     assert sent(record.events, at) == sent(parent.events, at)
     # at the fork point the package made no call: no compression event, a trigger that says it was skipped
     assert at not in [int(e.iteration) for e in record.events if e.kind == "compression"]
@@ -229,12 +229,14 @@ def test_a_fork_of_a_model_summarized_run_is_the_run_up_to_the_fork_point(model_
     given = [e for e in forked.record.events if e.kind == "compression" and e.iteration < at]
     assert given and all(e.payload.reused and e.payload.response.startswith("Scripted model summary")
                          for e in given)
-    sizes = lambda events: [(e.iteration, e.payload.chars) for e in events if e.kind == "iteration" and e.iteration < at]
+    def sizes(events):
+        return [(e.iteration, e.payload.chars) for e in events if e.kind == "iteration" and e.iteration < at]
     assert sizes(forked.record.events) == sizes(parent.events)
     assert forked.comparison.first_difference is not None and forked.comparison.first_difference >= at
     # read by the one figures row, the two runs agree before the fork point (a summary given back is the
     # parent's call: its tokens and its time)
-    before = lambda events: [e for e in events if e.iteration is not None and e.iteration < at]
+    def before(events):
+        return [e for e in events if e.iteration is not None and e.iteration < at]
     assert figures(before(forked.record.events)).to_dict() == figures(before(parent.events)).to_dict()
     # from there the extractive summarizer writes them, and the fork says so, naming the model
     own = [e for e in forked.record.events if e.kind == "compression" and e.iteration > at]

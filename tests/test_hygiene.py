@@ -1,7 +1,6 @@
 """Issue 20, the smaller items: one prompt size limit everywhere, deepagents answering a tool call itself
 named as such, and a hosted lab that shows no tracebacks and fetches nothing from another host."""
 import json
-import tomllib
 from pathlib import Path
 
 import pytest

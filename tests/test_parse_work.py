@@ -97,9 +97,12 @@ def _two_large_observations(path):
     """Issue 29's probe: two 3.9 MB observations of text that tokenizes worst (random letters)."""
     import base64
     import os
-    act = lambda q: json.dumps({"thought": "look", "actions": [{"action": "search", "action_input": {"q": q}}],
-                                "final_answer": None})
-    big = lambda: base64.b64encode(os.urandom(2_925_000)).decode()  # 3,900,000 characters
+    def act(q):
+        return json.dumps({"thought": "look", "actions": [{"action": "search", "action_input": {"q": q}}],
+                           "final_answer": None})
+
+    def big():
+        return base64.b64encode(os.urandom(2_925_000)).decode()  # 3,900,000 characters
     steps = [{"response": act("a"), "observations": [big()]}, {"response": act("b"), "observations": [big()]},
              {"response": json.dumps({"thought": "done", "actions": [], "final_answer": "ok"})}]
     path.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "t",

@@ -10,7 +10,6 @@ from fake_openai import FakeOpenAI, echo_marker, prompt_of
 from scratchpad_lab.cli import main
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from scratchpad_lab.analysis.facts import contains
-from scratchpad_lab.engine.observe import ObservedSummarizer
 from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError,
                                       check_prompt, compress_once, differing, snapshot_at_compression,
                                       snapshot_at_iteration)

@@ -229,8 +229,8 @@ def _with_baseline(trace, **settings_):
 
 def _expected_savings(record, baseline):
     """Independently: tokens of the scratchpad each replay sent, summarizer tokens by iteration."""
-    sent = lambda events: {e.iteration: count_tokens(e.data["scratchpad"], "scripted")
-                           for e in events if e.kind == "iteration"}
+    def sent(events):
+        return {e.iteration: count_tokens(e.data["scratchpad"], "scripted") for e in events if e.kind == "iteration"}
     on, off = sent(record.events), sent(baseline.events)
     spent_at = {}
     for e in record.events:

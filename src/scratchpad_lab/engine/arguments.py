@@ -10,7 +10,7 @@ recording's system prompt and the trace's task (an imported transcript's opening
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from scratchpad_lab.analysis.arguments import Learned, ToolCall, gold_targets, recall
 from scratchpad_lab.model.trace import Trace

@@ -52,7 +52,7 @@ from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.executor import StudyCell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _plain, _run_point, default_grid, resolve
+from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec

@@ -36,7 +36,7 @@ import time
 import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 from scratchpad_lab.engine.executor import RAY_REQUIREMENTS, StudyCell, ExecutorChoice, ExecutorError, Placement, RunShare
 

@@ -56,7 +56,7 @@ def check(model: Type[M], data: Any, path: Union[str, Path]) -> M:
     except ValidationError as exc:
         # an unknown field first: a misspelt one is also reported missing under its right name
         err = sorted(exc.errors(), key=lambda e: e.get("type") != "extra_forbidden")[0]
-        raise DataFileError(path, field_name(err.get("loc", ())), _problem(err)) from None
+        raise DataFileError(path, field_name(err.get("loc", ())), _problem(dict(err))) from None
 
 
 def read_toml(path: Union[str, Path]) -> dict:

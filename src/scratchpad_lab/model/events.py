@@ -61,7 +61,7 @@ class RunLog:
         self._t0 = time.monotonic()
         self.last_read = time.monotonic()
 
-    def emit(self, kind: str, iteration: Optional[int] = None, **data: Any) -> Event:
+    def emit(self, kind: EventKind, iteration: Optional[int] = None, **data: Any) -> Event:
         event = Event(kind=kind, t=time.monotonic() - self._t0, iteration=iteration, data=data)
         with self._lock:
             self._events.append(event)

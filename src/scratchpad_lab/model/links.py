@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Union
 from urllib.parse import urlencode
 
 KNOWN = ("sample", "run", "step", "card", "lesson")
@@ -120,13 +120,13 @@ def check_iteration(target: LinkTarget, iterations: Sequence[int], compression_i
 def link_query(*, sample: Optional[str] = None, step: Optional[int] = None, card: Optional[int] = None,
                lesson: Optional[int] = None, run: Optional[str] = None) -> str:
     """The query string (with its `?`) that opens this moment; empty for the default page."""
-    values = {}
+    values: Dict[str, Union[int, str]] = {}
     if lesson is not None:
         values["lesson"] = int(lesson)
     elif (run and _RUN_ID.match(run)) or sample:
         if run and _RUN_ID.match(run):
             values["run"] = run
-        else:
+        elif sample:
             values["sample"] = sample[:-5] if sample.endswith(".json") else sample
         if card is not None:
             values["card"] = int(card)

@@ -18,7 +18,6 @@ from typing import Any, Dict, List, Optional, Union
 from scratchpad_lab.model.config import ConfigError, RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.schemas import RUN_SCHEMA, RUN_SCHEMAS_READ, TRACE_SCHEMA, RunRecordFile
-from scratchpad_lab.model.payloads import OUTCOMES
 from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, read_file_bytes, validated
 
 _PACKAGES = ("autourgos-agent", "autourgos-summarizer", "autourgos-openaichat", "scratchpad-lab",

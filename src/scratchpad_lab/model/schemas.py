@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Dict, List, Literal, Optional, Union
+from typing import TYPE_CHECKING, Annotated, Any, Dict, List, Literal, Optional, Type, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator)
 
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.model.payloads import (EVENT_KINDS, MAX_TOOLS, PAYLOADS, Count, Name, Outcome, Seconds, Text)
+from scratchpad_lab.model.payloads import (EVENT_KINDS, MAX_TOOLS, PAYLOADS, Count, EventKind, Name, Outcome, Seconds,
+                                          Text)
 
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
 # A file's schema names its version; a change in what a field means (or where it is) is a new version,
@@ -156,7 +157,12 @@ def _event_model(kind: str) -> type:
                         kind=(Literal[kind], ...), iteration=iteration, data=data)
 
 
-EventFile = Annotated[Union[tuple(_event_model(k) for k in EVENT_KINDS)], Field(discriminator="kind")]
+if TYPE_CHECKING:  # what a checker may know of an event in a file: its models are made at import, one per kind
+    class EventFile(_EventBase):
+        kind: EventKind
+        data: BaseModel
+else:
+    EventFile = Annotated[Union[tuple(_event_model(k) for k in EVENT_KINDS)], Field(discriminator="kind")]
 
 
 class OutcomeSpec(_Strict):
@@ -245,7 +251,8 @@ def explain(exc: ValidationError, limit: int = 3) -> str:
 
 
 def json_schema(which: str) -> Dict[str, Any]:
-    model = {"trace": TraceFile, "run": RunRecordFile}[which]
+    models: Dict[str, Type[BaseModel]] = {"trace": TraceFile, "run": RunRecordFile}
+    model = models[which]
     return model.model_json_schema(by_alias=True)
 
 

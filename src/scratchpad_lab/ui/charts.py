@@ -12,11 +12,14 @@
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.analysis.figures import failed_call, your_decision
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (the first page does without it)
+    import pandas as pd
 
 # event kind -> (legend label, colour). Colour-blind-safe hues (Okabe-Ito), one per kind, everywhere.
 EVENT_KINDS = {  # short labels: two to a legend row fit the chart's width in the live view at 1280 px

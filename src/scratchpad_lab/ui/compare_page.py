@@ -10,7 +10,7 @@ file is shown only as st.code/st.text or in dataframe cells; labels are our word
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 import streamlit as st
 
@@ -39,6 +39,9 @@ from scratchpad_lab.ui import live
 from scratchpad_lab.ui.settings import SETTING_LABELS
 from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row, percent_cells, percent_config
 from scratchpad_lab.ui.view import render_run
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (the first page does without it)
+    import pandas as pd
 
 SWEEP_EVERY = ["off", "1", "2", "3", "4", "5", "6", "8", "10", "15", "20"]
 NO_SIZE_TRIGGER = largest("max_scratchpad_chars")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
 import streamlit as st
 
@@ -38,6 +38,9 @@ from scratchpad_lab.ui.store import (library_section, opened_entries, remember, 
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.view import render_run
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (the first page does without it)
+    import pandas as pd
 
 UPLOAD_WHERE = "The uploaded file"
 UPLOAD_FAILED = "That file could not be opened as a run record or a trace. Nothing else on this page changed."

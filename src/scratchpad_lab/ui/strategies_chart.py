@@ -57,7 +57,7 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
     data = frame(results, baseline)
     labels: List[str] = list(dict.fromkeys(data["strategy"])) if len(data) else []
     names = {row.strategy: row.name for row in data.itertuples()} if len(data) else {}
-    scale = alt.Scale(domain=labels, range=[colour(names[l]) for l in labels])
+    scale = alt.Scale(domain=labels, range=[colour(names[label]) for label in labels])
     return (alt.Chart(data, width=width, height=height)
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
@@ -107,7 +107,7 @@ def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Char
     data = points_frame(points, titles)
     labels = list(dict.fromkeys(data["strategy"]))
     names = dict(zip(data["strategy"], data["name"]))
-    scale = alt.Scale(domain=labels, range=[colour(names[l]) for l in labels])
+    scale = alt.Scale(domain=labels, range=[colour(names[label]) for label in labels])
     pick = alt.selection_point(name="point", fields=["point"], on="click")
     return (alt.Chart(data, width=width, height=height)
             .mark_point(filled=True, opacity=0.9)

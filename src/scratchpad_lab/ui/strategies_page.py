@@ -11,7 +11,7 @@ a run (ui/fork.py); every other strategy says in one line why it is not forked.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import pandas as pd
 import streamlit as st
@@ -19,7 +19,7 @@ import streamlit as st
 from scratchpad_lab.engine.strategies.registry import fork_note, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
 from scratchpad_lab.engine.tasks import strategies as strategies_task
-from scratchpad_lab.analysis.figures import LABELS, figures, kinds_kept_text, percent
+from scratchpad_lab.analysis.figures import figures, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pins import over_compressions
 from scratchpad_lab.model.errors import LabError

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, Set
 
+import streamlit as st
+
 from scratchpad_lab.analysis.figures import LABELS
 
 # A figure row's label, by its field in a result row, wherever a table of figures is shown.
@@ -43,8 +45,6 @@ def best_in_row(key: str, values: Dict[Any, Any]) -> Set[Any]:
         return set()
     target = BETTER[key](values.values())
     return {column for column, v in values.items() if v == target}
-
-import streamlit as st
 
 PERCENT_FORMAT = "%d%%"
 

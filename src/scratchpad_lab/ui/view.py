@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 import streamlit as st
 
@@ -33,6 +33,9 @@ from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import size_chart
 from scratchpad_lab.ui.state import PRESENTER
 from scratchpad_lab.ui.style import PAGE_CSS  # noqa: F401 (its home is style.py, which the first page imports alone)
+
+if TYPE_CHECKING:  # pandas is imported where a table is built (the first page does without it)
+    import pandas as pd
 
 OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-clock cap",
                 "max_iterations": "out of iterations", "error": "error"}

@@ -8,7 +8,7 @@ first page does without the runner).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Tuple
 
 from scratchpad_lab.engine.jobs import Job

@@ -8,7 +8,7 @@ runs it in place. The strategies' packages are imported by the job's work, never
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 from scratchpad_lab.engine.jobs import Job
 
