@@ -15,7 +15,7 @@ never copied in; public source: sierra-research/tau-bench, historical_trajectori
   on a busy machine the figures are the machine's, not the lab's.
 - ratio: one fresh process, every package imported before any clock starts; for each of the first
   --ratio-runs runs and each default-grid point, the lab's point exactly as the benchmark runs it in a process
-  (`recommend._run_point` with the run's shared context and its argument measures: the strategy, its row, its
+  (`recommend.run_point` with the run's shared context and its argument measures: the strategy, its row, its
   argument recall) against the same strategy and resolved settings driven directly: the autourgos agent with
   its middleware (tests/bare_reference.bare_replay; for autourgos-builtin the agent's trim without its own
   summarizer, so that ratio leans high), LangChain's own agent graph with the package's middleware
@@ -99,7 +99,7 @@ sys.path[:0] = [sys.argv[1] + "/src", sys.argv[1] + "/tests"]
 from scratchpad_lab.engine.dataset import read_dataset
 from scratchpad_lab.engine.benchmark import plan_settings, unit_of
 from scratchpad_lab.engine.arguments import measure_for
-from scratchpad_lab.engine.recommend import _context, _run_point
+from scratchpad_lab.engine.recommend import point_context, run_point
 from scratchpad_lab.engine.strategies.registry import strategy
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
 from scratchpad_lab.engine.tokens import TokenCounter
@@ -155,10 +155,10 @@ from scratchpad_lab.engine.strategies.settings import make_spec
 lab, bare = {}, {}
 for run in read_dataset(sys.argv[2], int(sys.argv[3])).usable:
     unit = unit_of(0, run, settings)
-    context = _context(run.trace, SummarizerSpec(), None, measure_for(unit.calls), counter)
+    context = point_context(run.trace, SummarizerSpec(), None, measure_for(unit.calls), counter)
     for label, name, s in unit.points:
         started = time.perf_counter()
-        _run_point(name, s, None, context)
+        run_point(name, s, None, context)
         lab[name] = lab.get(name, 0.0) + time.perf_counter() - started
         resolved = make_spec(name, s).resolved()
         started = time.perf_counter()

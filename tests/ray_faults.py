@@ -16,7 +16,7 @@ REASON = "a fault the test put into this cell"
 def install() -> None:
     from scratchpad_lab.engine import recommend
 
-    real = recommend._run_point
+    real = recommend.run_point
 
     def run_point(name, settings, price_model, context):
         trim = settings.get("agent_trim_chars") if name == "trim-only" else None
@@ -31,4 +31,4 @@ def install() -> None:
                 os._exit(1)
         return real(name, settings, price_model, context)
 
-    recommend._run_point = run_point
+    recommend.run_point = run_point

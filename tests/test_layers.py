@@ -198,3 +198,15 @@ def test_the_door_names_every_task_and_imports_no_room_until_one_is_used():
     for task in ("run", "replay", "compare", "sweep", "strategies", "recommend", "open_point", "compression_off",
                  "replay_trace", "prompt_matrix", "import_file"):
         assert task in names
+
+
+def test_no_private_name_is_imported_across_modules_in_src():
+    """A module's `_private` names are its own: what another module needs is public (issue 43: the benchmark and
+    the decide study imported the recommender's `_context` and `_run_point`, two pages their own `_secrets`)."""
+    crossing = []
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scratchpad_lab"):
+                crossing += [f"{path.relative_to(SRC)}:{node.lineno} {node.module}.{a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__")]
+    assert crossing == [], crossing

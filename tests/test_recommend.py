@@ -156,7 +156,7 @@ def test_workers_never_run_the_callers_main_module(trace, tmp_path, monkeypatch,
 @pytest.mark.parametrize("ending", ["stopped", "raised"])
 def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, worker_answered, ending):
     stop = threading.Event()
-    run_point = recommend._run_point
+    run_point = recommend.run_point
     here = []
 
     def failing(*args):
@@ -171,7 +171,7 @@ def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, wo
             if ending == "stopped":
                 stop.set()
 
-    monkeypatch.setattr(recommend, "_run_point", failing)
+    monkeypatch.setattr(recommend, "run_point", failing)
     before = _children()
     with pytest.raises(SearchStopped if ending == "stopped" else StrategyError):
         search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress, stop=stop)

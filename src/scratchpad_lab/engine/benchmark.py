@@ -2,7 +2,7 @@
 needed next, with the dataset means a paper would print and one recommended point per budget.
 
 Streamlit-free. Each cell (one run under one strategy and setting) is exactly a recommender's point
-(engine/recommend.py `_run_point`): the run's `strategies --json` row (StrategyResult.row) plus its argument
+(engine/recommend.py `run_point`): the run's `strategies --json` row (StrategyResult.row) plus its argument
 measures (engine/arguments.py over analysis/arguments.py): argument recall, the share recoverable from files the
 context names (deepagents' offload: neither kept nor lost), gold-argument recall where the dataset carries gold
 actions, and which values were lost (or offloaded) at which call.
@@ -52,7 +52,7 @@ from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.executor import StudyCell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, _context, choose_budgets, chosen_strategies, _run_point, default_grid, resolve
+from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, point_context, choose_budgets, chosen_strategies, run_point, default_grid, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -464,7 +464,7 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
                 ray_cluster.run_cells(shares, plan, choice, request.price_model,
                                       lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop,
                                       1e12 if request.lifted else budget("job_wall_s"), placement,
-                                      (_context, _run_point))
+                                      (point_context, run_point))
             except Stopped as exc:
                 stopped = str(exc) or "stopped"
             except KeyboardInterrupt:
@@ -509,7 +509,7 @@ def _check(stop: Any) -> None:
 
 def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dict[str, Any]:
     shared = build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None)
-    context = _context(unit.run.trace, shared, unit.run.scenario, measure_for(unit.calls), counter)
+    context = point_context(unit.run.trace, shared, unit.run.scenario, measure_for(unit.calls), counter)
     context["stop"] = stop if hasattr(stop, "check") else None
     return context
 
@@ -586,7 +586,7 @@ def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summariz
                     drain(False)
                     _check(stop)
                     try:
-                        outcome = _run_point(name, settings, price_model, context)
+                        outcome = run_point(name, settings, price_model, context)
                     except StrategyError as exc:
                         outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
                     placement.add("this machine", os.getpid())

@@ -66,8 +66,8 @@ class Dataset:
 
 
 def _is_message(item: Any) -> bool:
-    from scratchpad_lab.engine.importers.langchain_messages import _as_dict_form
-    return isinstance(item, dict) and (isinstance(item.get("role"), str) or _as_dict_form(item) is not None)
+    from scratchpad_lab.engine.importers.langchain_messages import as_dict_form
+    return isinstance(item, dict) and (isinstance(item.get("role"), str) or as_dict_form(item) is not None)
 
 
 def items_of(raw: Any) -> List[Any]:

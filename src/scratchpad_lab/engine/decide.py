@@ -259,7 +259,7 @@ def decide_units(units: Sequence[Any], summarizer: Any, decider: Decider, calls_
     each point's strategy run once more with its decisions taken from what it sent."""
     from scratchpad_lab.engine.arguments import no_compression_sent
     from scratchpad_lab.engine.jobs import Stopped
-    from scratchpad_lab.engine.recommend import _context, _run_point
+    from scratchpad_lab.engine.recommend import point_context, run_point
     from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 
     done, runs, stopped = 0, [], None
@@ -288,11 +288,11 @@ def decide_units(units: Sequence[Any], summarizer: Any, decider: Decider, calls_
                 run.forms[here["label"]] = form
                 return {}
 
-            context = _context(trace, summarizer, unit.run.scenario, measure)
+            context = point_context(trace, summarizer, unit.run.scenario, measure)
             for label, name, settings in unit.points:
                 here["label"] = label
                 try:
-                    _run_point(name, settings, None, context)
+                    run_point(name, settings, None, context)
                 except StrategyError:
                     continue  # a setting this run cannot take: it has no decisions here (the benchmark says why)
                 labels.setdefault(label, (name, strategy(name).context))

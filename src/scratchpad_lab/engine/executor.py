@@ -9,7 +9,7 @@ Streamlit-free, and Ray-free: Ray is imported only by engine/ray_cluster.py, onl
 - ray: the cells as Ray tasks on a cluster (engine/ray_cluster.py): at an address (`--ray-address`, or
   RAY_ADDRESS), or, with none, a cluster of this machine's cores that the job starts and ends itself.
 
-A cell is (run, strategy, settings) to its figures: `recommend._run_point` over a `RunShare`, the per-run work
+A cell is (run, strategy, settings) to its figures: `recommend.run_point` over a `RunShare`, the per-run work
 every cell of that run shares (the trajectory, its scenario and gold actions, the summarizer's budget, whether
 the argument measures are wanted). A share is plain, picklable data, made once per run; each process that
 takes the run's cells works out the run's baselines once.

@@ -199,7 +199,7 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
 def run_cell(share: RunShare, strategy: str, settings: Dict[str, Any], price_model: Optional[str],
              summarizer: Dict[str, Any], host: Any, work: Tuple[Callable, Callable]) -> Tuple[Dict[str, Any], Optional[str], int, str, int]:
     """One cell in a worker: (figures, the run's error, summaries reused, node id, process id). `work` is the
-    study's (make a run's context, run a point in it): recommend's `_context` and `_run_point`, the very ones a
+    study's (make a run's context, run a point in it): recommend's `point_context` and `run_point`, the very ones a
     local worker runs (sent by name), so a row reads the same whichever executor ran it."""
     import ray
     from scratchpad_lab.engine.strategies.registry import StrategyError

@@ -30,7 +30,7 @@ point reads the same here, in `strategies --json` and on the Strategies page.
   process runs (the strategies look at it between their steps, engine/strategies/engine.py), so Stop ends a
   long point within a step; a worker process's point in flight is ended by killing the worker.
 - where (engine/executor.py): `executor` ray runs every point as a Ray task over one share of the trajectory
-  (engine/ray_cluster.py), the same `_run_point`, so the points read the same; `Search.placement` says where.
+  (engine/ray_cluster.py), the same `run_point`, so the points read the same; `Search.placement` says where.
 - pins: a search given pins (model/pins.Pinned) runs every point with them, as a Strategies job runs every
   strategy (engine/strategies/engine.run_one's `pinned`), wherever the point runs: in this process, in a worker
   process (sent with the trajectory) or as a Ray task (in its RunShare); each point's row then has the pin fields.
@@ -389,7 +389,7 @@ class Search:
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
 
-def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
+def point_context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
              measure: Optional[Callable[[Any], Dict[str, Any]]] = None, counter: Any = None,
              pinned: Pinned = NO_PINS) -> Dict[str, Any]:
     """What the points of one search share within a process: the trajectory, the summarizer with its store of
@@ -404,7 +404,7 @@ def _context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
             "pinned": pinned}
 
 
-def _run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
+def run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
                context: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str], int]:
     """(the strategies row as JSON data, the run's error, summaries it reused) for one point."""
     from scratchpad_lab.engine.strategies.engine import run_one
@@ -572,7 +572,7 @@ def worker_main() -> None:
         if not isinstance(pins, list):
             raise ValueError("the search's pins must be a list of text.")
         pinned = Pinned(tuple(pins), first.get("pins_to_summarizer") is True)  # its limits: ValueError, refused
-        return _context(trace, build_summarizer(SummarizerChoice("extractive", first["budget"])),
+        return point_context(trace, build_summarizer(SummarizerChoice("extractive", first["budget"])),
                         scenario if isinstance(scenario, str) else None, measure, counter, pinned)
 
     try:
@@ -592,7 +592,7 @@ def worker_main() -> None:
                     continue
                 answer({"ready": True})
                 continue
-            figures, error, hits = _run_point(asked["strategy"], asked["settings"], asked["price_model"], context)
+            figures, error, hits = run_point(asked["strategy"], asked["settings"], asked["price_model"], context)
             answer({"figures": figures, "error": error, "hits": hits})
         except LabError as exc:
             answer({"raised": str(exc)})
@@ -671,7 +671,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
         progress(0, total, f"{total} points")
     threads = summarizer.kind == "endpoint"  # waiting on the network: threads, one shared store
     shared = build_summarizer(summarizer, stop=stop if isinstance(stop, threading.Event) else None)
-    here = _context(trace, shared, scenario, pinned=pinned)  # this search's, in this process (other tabs run their own)
+    here = point_context(trace, shared, scenario, pinned=pinned)  # this search's, in this process (other tabs run their own)
     here["stop"] = stop if hasattr(stop, "check") else None  # a StopFlag: the points here look at it between steps
     counts = {"done": 0, "reused": 0, "in_workers": 0}
 
@@ -690,7 +690,7 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
         counts["in_workers"] = sum(placement.counts.values())
     elif threads and workers > 1:
         with ThreadPoolExecutor(workers, thread_name_prefix="scratchpad-lab-recommend") as pool:
-            futures = {pool.submit(_run_point, p.strategy, p.settings, price_model, here): p for p in pending}
+            futures = {pool.submit(run_point, p.strategy, p.settings, price_model, here): p for p in pending}
             try:
                 for future in _as_done(futures, stop):
                     collect(futures[future], future.result())
@@ -701,10 +701,10 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     elif workers == 1 or threads:
         for point in pending:
             _check(stop)
-            collect(point, _run_point(point.strategy, point.settings, price_model, here))
+            collect(point, run_point(point.strategy, point.settings, price_model, here))
     else:
         counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.budget_chars, scenario,
-                      lambda point: _run_point(point.strategy, point.settings, price_model, here),
+                      lambda point: run_point(point.strategy, point.settings, price_model, here),
                       price_model, collect, stop, pinned)
     objectives = objectives_for(points)
     mark_front(points, objectives)
@@ -737,7 +737,7 @@ def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optiona
         cells = [StudyCell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
         ray_cluster.run_cells([share], cells, summarizer, price_model,
                               lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
-                              budget("job_wall_s"), placement, (_context, _run_point))
+                              budget("job_wall_s"), placement, (point_context, run_point))
         return placement, cluster["cpus"]
 
 

@@ -29,14 +29,13 @@ from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark,
                                          read_dataset_bytes)
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import decide_view, live
-from scratchpad_lab.ui.endpoints import _secrets
 from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.store import store_result
 from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
-                                     BENCH_STARTED, init_session)
+                                     BENCH_STARTED, init_session, page_secrets)
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.worst_runs import STRATEGIES_PAGE, open_worst
 
@@ -71,7 +70,7 @@ def _dataset(source: str, runs: int):
 def executor() -> Any:
     """Where the benchmark runs: the operator's setting (secrets, else the environment; engine/executor.py),
     never a visitor's: the page has no widget for it."""
-    return choice_from_settings(os.environ, _secrets())
+    return choice_from_settings(os.environ, page_secrets())
 
 
 def _collect(job: Any) -> None:

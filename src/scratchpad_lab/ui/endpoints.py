@@ -15,14 +15,7 @@ from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.tasks import check_connection, key_missing, key_refusal, resolve_key
 from scratchpad_lab.model.endpoint import Endpoint, LIMITS, PROVIDERS, hosted_mode
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.state import ENDPOINTS_KEPT, PLAY_PRICE_ROWS
-
-
-def _secrets() -> dict:
-    try:
-        return dict(st.secrets)
-    except Exception:  # no secrets.toml: that is the usual case, not an error
-        return {}
+from scratchpad_lab.ui.state import ENDPOINTS_KEPT, PLAY_PRICE_ROWS, page_secrets
 
 
 FIELDS = ("base_url", "model", "key_env")  # the text fields of an endpoint, one set per provider
@@ -97,7 +90,7 @@ def endpoint_widgets(container, prefix: str, what: str) -> Tuple[Optional[Endpoi
     if endpoint is not None and problem:  # e.g. a hosted API without a key: said here, next to the key field
         container.warning(escape(problem))
     if endpoint is not None and not st.session_state.get(f"{prefix}_key"):
-        refusal = key_refusal(endpoint, _secrets())
+        refusal = key_refusal(endpoint, page_secrets())
         if refusal:
             container.caption(escape(refusal))  # quotes the URL the visitor typed
     if container.button("Test connection", key=f"{prefix}_test", disabled=endpoint is None,
@@ -127,7 +120,7 @@ def endpoint_from_state(prefix: str, what: str) -> Tuple[Optional[Endpoint], str
                             timeout_s=float(values[f"{prefix}_timeout"] or Endpoint.model_fields["timeout_s"].default))
     except ValidationError as exc:
         return None, "", f"{what}: {explain_validation_error(exc)}"
-    key = resolve_key(endpoint, typed, _secrets())
+    key = resolve_key(endpoint, typed, page_secrets())
     missing = key_missing(endpoint, key, f"“{what} API key”")
     return endpoint, key, (f"{what}: {missing}" if missing else None)
 

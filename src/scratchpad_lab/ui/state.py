@@ -236,3 +236,12 @@ def shown_play_index(runs) -> "int | None":
         return picked
     shown = st.session_state.get(PLAY_SHOWN)
     return shown if isinstance(shown, int) and 0 <= shown < len(runs) else len(runs) - 1
+
+
+def page_secrets() -> dict:
+    """The app's st.secrets as a dict (an endpoint's key, the store's URL); {} without a secrets.toml, the usual case.
+    One copy for every page (the endpoints, the store, the benchmark)."""
+    try:
+        return dict(st.secrets)
+    except Exception:  # no secrets.toml: that is the usual case, not an error
+        return {}

@@ -21,7 +21,7 @@ import streamlit as st
 
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.ui.state import (LIB_AUTOSAVE, LIB_JUST_STORED, LIB_MESSAGE, LIB_NOTICES, LIB_NOT_STORED, LIB_OPENED, LIB_STORED, LIB_VISITOR,
-                                     PLAY_RUNS, RUNS_UPLOADS)
+                                     PLAY_RUNS, RUNS_UPLOADS, page_secrets)
 
 if TYPE_CHECKING:
     from scratchpad_lab.engine.tasks import Store
@@ -72,17 +72,10 @@ def owner() -> str:
 
 # ── the store and its messages ──────────────────────────────────────────────
 
-def _secrets() -> dict:
-    try:
-        return dict(st.secrets)
-    except Exception:  # no secrets.toml: the usual case
-        return {}
-
-
 def get_store() -> "Store":
     """The store in force (SCRATCHPAD_LAB_DB, st.secrets, or the SQLite file); StoreError if it is set wrong."""
     from scratchpad_lab.engine.tasks import Store, store_url
-    return Store(store_url(_secrets()))
+    return Store(store_url(page_secrets()))
 
 
 def say(level: str, text: str) -> None:
@@ -160,7 +153,7 @@ def store_run(loaded: Any, *, name: str = "", configs: Iterable = (), keys: Opti
     if stored_id(loaded):
         return stored_id(loaded)
     try:
-        saved = get_store().save_run(loaded, owner(), name=name, keys=secret_values(configs, keys, _secrets()),
+        saved = get_store().save_run(loaded, owner(), name=name, keys=secret_values(configs, keys, page_secrets()),
                                      once=once)
     except StoreError as exc:
         st.session_state[LIB_NOT_STORED][id(loaded)] = (loaded, f"{what} was not stored. {exc} {NOT_STORED}")

@@ -25,7 +25,7 @@ CLASSES = {"HumanMessage": "human", "AIMessage": "ai", "SystemMessage": "system"
            "HumanMessageChunk": "human", "SystemMessageChunk": "system", "ToolMessageChunk": "tool"}
 
 
-def _as_dict_form(item: Any) -> Optional[Tuple[str, Dict[str, Any]]]:
+def as_dict_form(item: Any) -> Optional[Tuple[str, Dict[str, Any]]]:
     """(type, data) of one message in either form, or None when it is neither."""
     if not isinstance(item, dict):
         return None
@@ -43,7 +43,7 @@ def _message_list(raw: Any) -> Tuple[Optional[List[Tuple[str, Dict[str, Any]]]],
         raw = raw["messages"]  # a LangGraph state
     if not isinstance(raw, list) or not raw:
         return None, "not a list of LangChain messages (nor an object with one under \"messages\")"
-    forms = [_as_dict_form(item) for item in raw]
+    forms = [as_dict_form(item) for item in raw]
     if all(f is not None for f in forms):
         return forms, ""
     bad = next(i for i, f in enumerate(forms) if f is None)
