@@ -52,7 +52,9 @@ from scratchpad_lab.engine.arguments import RunCalls, argument_figures, measure_
 from scratchpad_lab.engine.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.executor import StudyCell, ExecutorChoice, Placement, RunShare
 from scratchpad_lab.engine.jobs import Job, Stopped
-from scratchpad_lab.engine.recommend import Chosen, Grid, WorkerProcess, point_context, choose_budgets, chosen_strategies, run_point, default_grid, resolve
+from scratchpad_lab.engine.front import Chosen, choose_budgets, on_front
+from scratchpad_lab.engine.recommend import (Grid, WorkerProcess, chosen_strategies, default_grid, point_context, resolve,
+                                             run_point)
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.settings import knobs, make_spec
 from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
@@ -308,28 +310,14 @@ def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, 
     return out
 
 
-def _dominates(a: SettingSummary, b: SettingSummary) -> bool:
-    better = False
-    for measure, direction in MEASURES:
-        if measure not in FRONT:
-            continue
-        x, y = a.mean(measure), b.mean(measure)
-        if x is None or y is None:
-            continue
-        if direction == "min":
-            x, y = -x, -y
-        if x < y:
-            return False
-        better = better or x > y
-    return better
-
-
 def mark_front(settings: Sequence[SettingSummary]) -> None:
-    """The front over dataset means, among settings that compressed on at least one run."""
+    """The front over dataset means (the one rule: front.py), among settings that compressed on at least one run."""
     judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
               and s.never_compressed < 1 and s.mean("argument_recall") is not None]
+    objectives = [(m, d) for m, d in MEASURES if m in FRONT]
+    kept = {id(s) for s, on in zip(judged, on_front(judged, objectives, SettingSummary.mean)) if on}
     for s in settings:
-        s.on_front = s in judged and not any(_dominates(o, s) for o in judged if o is not s)
+        s.on_front = id(s) in kept
 
 
 def _describe(s: SettingSummary) -> str:

@@ -63,6 +63,8 @@ from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.engine import front
+from scratchpad_lab.engine.front import Chosen, choose_budgets
 from scratchpad_lab.engine.replay import recorded_trajectory
 from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, names, strategy
 from scratchpad_lab.engine.strategies.settings import StrategySpec, knobs, make_spec
@@ -225,15 +227,8 @@ def objectives_for(points: Sequence[Point]) -> List[Tuple[str, str]]:
 
 
 def dominates(a: Point, b: Point, objectives: Sequence[Tuple[str, str]]) -> bool:
-    better = False
-    for key, direction in objectives:
-        x, y = a.objective(key), b.objective(key)
-        if direction == "min":
-            x, y = -x, -y
-        if x < y:
-            return False
-        better = better or x > y
-    return better
+    """front.dominates over the points' objectives (Point.objective)."""
+    return front.dominates(a, b, objectives, Point.objective)
 
 
 def cut_nothing(point: Point) -> bool:
@@ -249,9 +244,9 @@ def mark_front(points: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -
     """The front among the points that cut something: a point that did nothing is neither on it nor counted
     against the others (it is no compression, and its form's "nothing" is not another's)."""
     done = [p for p in points if p.error is None and not cut_nothing(p)]
-    judged = {id(p) for p in done}
+    kept = {id(p) for p, on in zip(done, front.on_front(done, objectives, Point.objective)) if on}
     for p in points:
-        p.on_front = id(p) in judged and not any(dominates(q, p, objectives) for q in done if q is not p)
+        p.on_front = id(p) in kept
         if p.error is None and cut_nothing(p):
             p.why = CUT_NOTHING
 
@@ -291,41 +286,6 @@ def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, st
     if best:
         sentence += f"; {', '.join(best[:2])} on the front"
     return sentence + "."
-
-
-@dataclass
-class Chosen:
-    """One recommended point: the budget it answers, the setting picked (None: nothing qualifies), a sentence."""
-    budget: str
-    setting: Optional[str]
-    sentence: str
-
-
-KEEP_AT_LEAST, HALF_PEAK = 0.95, 0.5   # the budgets' two lines, the same for a trajectory and a dataset
-
-
-def choose_budgets(items: Sequence[Any], *, keep: Callable[[Any], float], peak: Callable[[Any], float],
-                   tokens: Callable[[Any], float], label: Callable[[Any], str], describe: Callable[[Any], str],
-                   kept_what: str, best_what: str, nothing: str) -> List[Chosen]:
-    """One point per budget among `items` (each cut something): the lowest peak that keeps at least 95 % of
-    `kept_what`; the same at no summarizer cost; the best `best_what` at half the no-compression peak or less. The
-    benchmark and the single-trajectory recommender both pick with it, so a pick means the same in both."""
-    budgets = [
-        (f"the lowest peak that keeps at least 95 % of {kept_what}",
-         [s for s in items if keep(s) >= KEEP_AT_LEAST], lambda s: (peak(s), -keep(s))),
-        (f"the lowest peak at no summarizer cost that keeps at least 95 % of {kept_what}",
-         [s for s in items if not tokens(s) and keep(s) >= KEEP_AT_LEAST], lambda s: (peak(s), -keep(s))),
-        (f"the best {best_what} at half the no-compression peak or less",
-         [s for s in items if peak(s) <= HALF_PEAK], lambda s: (-keep(s), peak(s))),
-    ]
-    out = []
-    for budget, candidates, key in budgets:
-        if not candidates:
-            out.append(Chosen(budget, None, f"For {budget}: {nothing}"))
-            continue
-        best = min(candidates, key=key)
-        out.append(Chosen(budget, label(best), f"For {budget}: {describe(best)}"))
-    return out
 
 
 def choose_points(points: Sequence[Point]) -> List[Chosen]:
