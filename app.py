@@ -3,11 +3,11 @@ and the one edge where an error a user can cause (a LabError) is shown as a sent
 import streamlit as st
 
 from scratchpad_lab.model.endpoint import hosted_mode
-from scratchpad_lab.ui.links import link_box, open_from_link, show_note
+from scratchpad_lab.ui.link_state import link_box, open_from_link, show_note
 from scratchpad_lab.ui.presenter import presenter_toggle
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.state import init_session
-from scratchpad_lab.ui.store import keep_visitor_cookie
+from scratchpad_lab.ui.store_view import keep_visitor_cookie
 from scratchpad_lab.ui.warm import warm_up
 from scratchpad_lab.ui.style import ICON
 

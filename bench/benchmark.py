@@ -8,7 +8,7 @@ settings.
 The dataset is ../shared/datasets/tau-bench-airline/gpt-4o-airline.json (read from beside the repository,
 never copied in; public source: sierra-research/tau-bench, historical_trajectories/gpt-4o-airline.json).
 
-- whole: one fresh process runs `run_benchmark` (engine/benchmark.py) with the default grid on the first
+- whole: one fresh process runs `run_benchmark` (engine/studies/benchmark.py) with the default grid on the first
   --runs runs (default all 148), --workers processes; wall-clock seconds from the request to the result
   (import and dataset read included), points per second per core (points / seconds / workers), and peak
   memory (ru_maxrss of the process and of its largest worker). The load average is printed before and after:
@@ -58,21 +58,21 @@ WHOLE = r"""
 import hashlib, json, os, resource, sys, time
 started = time.perf_counter()
 sys.path[:0] = [sys.argv[1] + "/src"]
-from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
-from scratchpad_lab.engine.executor import ExecutorChoice
+from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest, run_benchmark
+from scratchpad_lab.engine.cells.executor import ExecutorChoice
 strategies = json.loads(sys.argv[5]) or None
 kind, address = (sys.argv[6], sys.argv[7] or None) if len(sys.argv) > 6 else ("local", None)
 old_import = len(sys.argv) > 8 and sys.argv[8] == "old"
 cluster_s = 0.0
 if kind == "ray" and not address:  # the cluster's own start, apart from the study (the study then joins it)
     import ray
-    from scratchpad_lab.engine import ray_cluster
+    from scratchpad_lab.engine.cells import ray_cluster
     begun = time.perf_counter()
     ray_cluster._join(ray, ExecutorChoice("ray"))
     cluster_s = time.perf_counter() - begun
 dataset = sys.argv[2]
 if old_import:  # each run as the lab imported it before (07eff0a): the system prompt folded into the task, no messages
-    from scratchpad_lab.engine.dataset import read_dataset
+    from scratchpad_lab.engine.files.dataset import read_dataset
     dataset = read_dataset(sys.argv[2])
     for run in dataset.usable:
         t = run.trace
@@ -96,13 +96,13 @@ print(json.dumps({"seconds": round(seconds, 1), "cluster_s": round(cluster_s, 1)
 RATIO = r"""
 import json, sys, tempfile, time
 sys.path[:0] = [sys.argv[1] + "/src", sys.argv[1] + "/tests"]
-from scratchpad_lab.engine.dataset import read_dataset
-from scratchpad_lab.engine.benchmark import plan_settings, unit_of
-from scratchpad_lab.engine.arguments import measure_for
-from scratchpad_lab.engine.recommend import point_context, run_point
+from scratchpad_lab.engine.files.dataset import read_dataset
+from scratchpad_lab.engine.studies.benchmark import plan_settings, unit_of
+from scratchpad_lab.engine.studies.run_calls import measure_for
+from scratchpad_lab.engine.studies.recommender import point_context, run_point
 from scratchpad_lab.engine.strategies.registry import strategy
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec, extractive_chat_model
+from scratchpad_lab.engine.run.tokens import TokenCounter
 import importlib
 import langchain.agents, langchain_core.language_models.fake_chat_models, langgraph.graph.message
 import langmem.short_term, deepagents.middleware.summarization, deepagents.backends.filesystem
@@ -151,7 +151,7 @@ def direct(trace, name, s):
         return running
     raise SystemExit(f"no direct side for {name}")
 
-from scratchpad_lab.engine.strategies.settings import make_spec
+from scratchpad_lab.engine.strategies.spec import make_spec
 lab, bare = {}, {}
 for run in read_dataset(sys.argv[2], int(sys.argv[3])).usable:
     unit = unit_of(0, run, settings)

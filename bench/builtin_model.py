@@ -26,7 +26,7 @@ def _rss_mb() -> float:
 
 
 def one(threads: int, prompt_words: int, tokens: int, compression: bool) -> dict:
-    from scratchpad_lab.engine import builtin_model
+    from scratchpad_lab.engine.summarize import builtin_model
 
     before = _rss_mb()
     started = time.perf_counter()
@@ -47,9 +47,9 @@ def one(threads: int, prompt_words: int, tokens: int, compression: bool) -> dict
 
 def _compression() -> dict:
     """One Playground compression: the support-ticket run's first compressed scratchpad, summarized once."""
-    from scratchpad_lab.engine import builtin_model
-    from scratchpad_lab.engine.promptlab.matrix import compress_once, snapshot_at_compression
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.summarize import builtin_model
+    from scratchpad_lab.engine.studies.promptlab.matrix import compress_once, snapshot_at_compression
+    from scratchpad_lab.engine.run.runner import Run
     from scratchpad_lab.model.config import RunConfig
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2)).run()
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
         print(json.dumps(one(args.child, args.prompt_words, args.tokens,
                              compression=args.child == 1 and not args.no_compression)))
         return 0
-    from scratchpad_lab.engine.builtin_model import missing
+    from scratchpad_lab.engine.summarize.builtin_model import missing
     gap = missing()
     if gap:
         print(gap, file=sys.stderr)

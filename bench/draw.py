@@ -22,7 +22,7 @@ sys.path.insert(0, str(REPO / "tests"))  # synthetic traces
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from scratchpad_lab.model.config import RunConfig  # noqa: E402
-from scratchpad_lab.engine.runner import Run, Source  # noqa: E402
+from scratchpad_lab.engine.run.runner import Run, Source  # noqa: E402
 from scratchpad_lab.ui.state import PLAY_RUNS, PLAY_SHOWN  # noqa: E402
 from synthetic import synthetic_trace  # noqa: E402
 

@@ -59,7 +59,8 @@ def deep_mb(root) -> float:
 def clear_process_caches() -> None:
     """Empty the caches every tab shares (summaries, token counts, facts), so what stays is the tab's."""
     from scratchpad_lab.analysis import facts
-    from scratchpad_lab.engine import extractive, tokens
+    from scratchpad_lab.engine.summarize import extractive
+    from scratchpad_lab.engine.run import tokens
 
     extractive.clear_caches()
     tokens.clear_memos()
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
     from streamlit.testing.v1 import AppTest
 
     from scratchpad_lab.model.config import RunConfig
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from synthetic import synthetic_trace
     from scratchpad_lab.ui.state import PLAY_RUNS
 
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
         print(f"{what}: {raw:.0f} MB [{held:.0f} MB held{change}]")
 
     report("app after its first page")
-    from scratchpad_lab.engine import tokens
+    from scratchpad_lab.engine.run import tokens
 
     Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=5, seed=1))).run()  # warm-up
     tokens.count_tokens("the vocabulary, once per process")

@@ -16,7 +16,7 @@ from autourgos_agent.runtime import parse_json_object
 
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import load_any
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, RecordError
 
 SHAPES = {

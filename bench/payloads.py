@@ -26,7 +26,7 @@ from scratchpad_lab.analysis.quality import facts_by_step  # noqa: E402
 from scratchpad_lab.analysis.triggers import trigger_state  # noqa: E402
 from scratchpad_lab.model.config import RunConfig  # noqa: E402
 from scratchpad_lab.model.events import Event  # noqa: E402
-from scratchpad_lab.engine.runner import Run, Source  # noqa: E402
+from scratchpad_lab.engine.run.runner import Run, Source  # noqa: E402
 from synthetic import synthetic_trace  # noqa: E402
 
 

@@ -84,7 +84,7 @@ def redirects() -> None:
 
 def rebinding() -> None:
     from scratchpad_lab.engine.strategies import make_spec, run_strategies
-    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.model.endpoint import Endpoint
     from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.model.records import load_path
@@ -118,9 +118,9 @@ def idn_hosts() -> None:
     """Hosted mode, an internationalised host (`bücher.example`, punycode `xn--bcher-kva.example`) that
     resolves to a public address: the run's endpoint client and the LangChain path both connect to the address
     the check pinned (before: 'Cannot reach', the pin compared the name with its punycode)."""
-    from scratchpad_lab.engine.providers import EndpointLLM
+    from scratchpad_lab.engine.net.providers import EndpointLLM
     from scratchpad_lab.engine.strategies import make_spec, run_strategies
-    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.model.endpoint import Endpoint, EndpointError
     from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.model.records import load_path
@@ -209,7 +209,7 @@ def _sockets() -> int:
 
 
 def stop_against_drip() -> None:
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.model.endpoint import Endpoint
     tried = failed = 0
@@ -239,7 +239,7 @@ def stop_against_drip() -> None:
 
 def _agent(url: str) -> str:
     """'' when the path refused the reply, else what it took."""
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.model.endpoint import Endpoint
     config = RunConfig.build(scenario="support-ticket", max_iterations=6,
@@ -251,7 +251,7 @@ def _agent(url: str) -> str:
 
 
 def _summarizer(url: str) -> str:
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.runner import Run
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.model.endpoint import Endpoint
     config = RunConfig.build(scenario="support-ticket", summarizer="endpoint", summarize_every=5,
@@ -262,14 +262,14 @@ def _summarizer(url: str) -> str:
 
 
 def _test_connection(url: str) -> str:
-    from scratchpad_lab.engine.providers import check_connection
+    from scratchpad_lab.engine.net.providers import check_connection
     from scratchpad_lab.model.endpoint import Endpoint
     ok, said = check_connection(Endpoint(provider="custom", base_url=url, model="m"), "k")
     return said if ok else ""
 
 
 def _prompt_matrix(url: str) -> str:
-    from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
+    from scratchpad_lab.engine.studies.promptlab import Matrix, PromptVariant, Snapshot
     from scratchpad_lab.model.endpoint import Endpoint
     from scratchpad_lab.model.summarizer import SummarizerChoice
     endpoint = Endpoint(provider="custom", base_url=url, model="m", retries=1)
@@ -344,7 +344,7 @@ def _garbage_trace(steps: int = 20) -> Path:
 
 
 def parse_work() -> None:
-    from scratchpad_lab.engine.loader import load_file
+    from scratchpad_lab.engine.files.loader import load_file
     from scratchpad_lab.model.trace import RecordError
     path, tried, failed = _garbage_trace(), 0, 0
     for argv in (["import", str(path), "--out", str(TMP / "o.json")], ["replay", str(path)],

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from fake_openai import FakeOpenAI, echo_marker  # noqa: E402
-from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant,  # noqa: E402
+from scratchpad_lab.engine.studies.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant,  # noqa: E402
                                       snapshot_at_compression)
 from scratchpad_lab.model.endpoint import Endpoint  # noqa: E402
 from scratchpad_lab.model.records import load_record  # noqa: E402

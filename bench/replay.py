@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthe
 
 from bare_reference import bare_replay
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.run.runner import Run, Source
 from synthetic import synthetic_trace
-from scratchpad_lab.engine import extractive
-from scratchpad_lab.engine.tokens import clear_memos, get_encoding
+from scratchpad_lab.engine.summarize import extractive
+from scratchpad_lab.engine.run.tokens import clear_memos, get_encoding
 
 RATIO_TARGET = 1.15
 OBSERVED_TARGET_S = 3.0
@@ -68,7 +68,7 @@ def best_of(fn, trace, repeats, first_replay=True):
 _BUCKETS = (
     ("tiktoken encode (lab token counts)", lambda f, n: "tiktoken" in f or "CoreBPE" in n),
     ("inspect.signature (agent's per-handler dispatch)", lambda f, n: f.endswith(("inspect.py", "enum.py"))),
-    ("extractive summarizer (both sides)", lambda f, n: "scratchpad_lab/engine/extractive.py" in f or "re.Pattern" in n),
+    ("extractive summarizer (both sides)", lambda f, n: "scratchpad_lab/engine/summarize/extractive.py" in f or "re.Pattern" in n),
     ("lab observers, events, record", lambda f, n: "scratchpad_lab" in f),
     ("autourgos packages", lambda f, n: "autourgos" in f),
 )
@@ -118,7 +118,7 @@ def attribute(trace, bare_s, observed_s, repeats):
     again with (a) token counting stubbed out, (b) the agent's per-call signature check memoised."""
     import autourgos_agent.base as agent_base
 
-    from scratchpad_lab.engine.tokens import TokenCounter
+    from scratchpad_lab.engine.run.tokens import TokenCounter
 
     lines = []
     real_count = TokenCounter.__call__

@@ -123,8 +123,9 @@ def vocabulary_load(env) -> str:
 FLOOR = r"""
 import functools, json, sys, time
 from scratchpad_lab.analysis import facts
-from scratchpad_lab.engine import extractive, tokens
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.summarize import extractive
+from scratchpad_lab.engine.run import tokens
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import load_path
 

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from synthetic import synthetic_trace  # noqa: E402
 
-from scratchpad_lab.engine.compare import Setting, compare, compression_off  # noqa: E402
+from scratchpad_lab.engine.studies.compare import Setting, compare, compression_off  # noqa: E402
 from scratchpad_lab.engine.jobs import Job  # noqa: E402
 from scratchpad_lab.engine.strategies import NAMES, make_spec, run_strategies  # noqa: E402
 

@@ -42,7 +42,7 @@ side, steps, name, settings = sys.argv[2], int(sys.argv[3]), sys.argv[4], json.l
 from synthetic import synthetic_trace
 trace = synthetic_trace(steps=steps, seed=1, parse_error_rate=0)
 from scratchpad_lab.engine.strategies import make_spec, run_strategies, strategy
-from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
+from scratchpad_lab.engine.strategies.chat_summarizer import extractive_chat_model
 spec = make_spec(name, settings)
 if strategy(name).context == "messages":  # the imports, before the clock, on both sides
     import importlib; importlib.import_module(strategy(name).module)
@@ -51,14 +51,14 @@ if strategy(name).context == "messages":  # the imports, before the clock, on bo
         import langmem.short_term
     if name == "deepagents":
         import deepagents.middleware.summarization, deepagents.backends.filesystem
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 TokenCounter(None)("warm the vocabulary")
 
 def direct():
     s = spec.resolved()
     if name in ("autourgos-middleware", "autourgos-builtin", "trim-only"):
         from scratchpad_lab.model.config import RunConfig
-        from scratchpad_lab.engine.runner import Run, Source
+        from scratchpad_lab.engine.run.runner import Run, Source
         return Run(RunConfig.build(scenario=None, summarizer="extractive", step_delay_s=0.0),
                    Source.for_trace(trace)).run()
     from bare_reference import graph_replay
@@ -106,7 +106,7 @@ RECOMMEND = r"""
 import json, resource, sys, time
 sys.path[:0] = [sys.argv[1] + "/src", sys.argv[1] + "/tests"]
 from synthetic import synthetic_trace
-from scratchpad_lab.engine.recommend import search
+from scratchpad_lab.engine.studies.recommender import search
 trace = synthetic_trace(steps=int(sys.argv[2]), seed=1, parse_error_rate=0)
 workers = int(sys.argv[3])
 started = time.perf_counter()

@@ -25,10 +25,10 @@ import time
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # synthetic, bare_reference
 
-from scratchpad_lab.engine import compare as compare_mod
-from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, row
+from scratchpad_lab.engine.studies import compare as compare_mod
+from scratchpad_lab.engine.studies.compare import Setting, baseline_for, compare, grid, row
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from synthetic import synthetic_trace
 
 SUMMARIZE_EVERY = (1, 2, 3, 5, 8, None)
@@ -68,7 +68,7 @@ _BUCKETS = (
     ("facts / quality (rows: facts_retained)",
      lambda f, n: f.endswith(("scratchpad_lab/analysis/facts.py", "scratchpad_lab/analysis/quality.py",
                             "scratchpad_lab/analysis/figures.py"))),
-    ("extractive summarizer", lambda f, n: f.endswith("scratchpad_lab/engine/extractive.py")),
+    ("extractive summarizer", lambda f, n: f.endswith("scratchpad_lab/engine/summarize/extractive.py")),
     ("regex engine (re.sub / search / findall)",
      lambda f, n: n.startswith(("<method 'sub'", "<method 'search'", "<method 'findall'", "<method 'finditer'",
                                 "<method 'match'", "<method 'split' of 're"))
@@ -112,11 +112,11 @@ def profile(trace, top=25):
     lines.append(f"  {'total':<48}{sum(totals.values()):>8.2f}")
     lines.append("cumulative time of the main phases (s, under cProfile):")
     for label, endswith, func in (
-            ("Run.run (all replays)", "scratchpad_lab/engine/runner.py", "run"),
-            ("Run.__init__ (building agent, middleware)", "scratchpad_lab/engine/runner.py", "__init__"),
-            ("ExtractiveSummarizer.summarize", "scratchpad_lab/engine/extractive.py", "summarize"),
-            ("TokenCounter.__call__", "scratchpad_lab/engine/tokens.py", "__call__"),
-            ("compare.row (all rows)", "scratchpad_lab/engine/compare.py", "row"),
+            ("Run.run (all replays)", "scratchpad_lab/engine/run/runner.py", "run"),
+            ("Run.__init__ (building agent, middleware)", "scratchpad_lab/engine/run/runner.py", "__init__"),
+            ("ExtractiveSummarizer.summarize", "scratchpad_lab/engine/summarize/extractive.py", "summarize"),
+            ("TokenCounter.__call__", "scratchpad_lab/engine/run/tokens.py", "__call__"),
+            ("compare.row (all rows)", "scratchpad_lab/engine/studies/compare.py", "row"),
             ("figures.facts_over_compressions (facts_retained)", "scratchpad_lab/analysis/figures.py",
              "facts_over_compressions"),
             ("quality.savings", "scratchpad_lab/analysis/quality.py", "savings"),

@@ -14,7 +14,7 @@ REASON = "a fault the test put into this cell"
 
 
 def install() -> None:
-    from scratchpad_lab.engine import recommend
+    from scratchpad_lab.engine.studies import recommender as recommend
 
     real = recommend.run_point
 

@@ -19,8 +19,8 @@ import json
 import sys
 from pathlib import Path
 
-from scratchpad_lab.engine.compare import baseline_for, compare, grid, replay_one, row
-from scratchpad_lab.engine.replay import replay_source
+from scratchpad_lab.engine.studies.compare import baseline_for, compare, grid, replay_one, row
+from scratchpad_lab.engine.run.replay import replay_source
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.quality import annotate, facts_by_step
 from scratchpad_lab.model.records import load_path

@@ -5,7 +5,7 @@ its own name, so the tests can check that one `register(...)` entry puts it ever
 from dataclasses import replace
 
 from scratchpad_lab.engine.strategies import trim_only
-from scratchpad_lab.engine.strategies.settings import StrategySpec
+from scratchpad_lab.engine.strategies.spec import StrategySpec
 
 
 def run(trace, spec, summarizer, baseline, stop=None):

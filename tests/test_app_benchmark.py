@@ -131,7 +131,7 @@ def test_the_note_of_an_opened_worst_run_shows_the_datasets_text_as_text(monkeyp
 # ── the next call, re-decided after the benchmark (issue 33 item 5) ─────────────────────────────────
 
 def _needs_the_model():
-    from scratchpad_lab.engine.builtin_model import GET_IT, missing
+    from scratchpad_lab.engine.summarize.builtin_model import GET_IT, missing
     if missing() is not None:
         pytest.skip(f"needs the built-in model: {GET_IT}")
 
@@ -163,7 +163,7 @@ def test_the_decide_switch_refuses_work_over_the_limit_in_one_line(monkeypatch):
 
 
 def test_the_decide_switch_says_how_to_get_the_built_in_model_where_it_is_missing(monkeypatch, tmp_path):
-    from scratchpad_lab.engine.builtin_model import GET_IT, PATH_ENV
+    from scratchpad_lab.engine.summarize.builtin_model import GET_IT, PATH_ENV
     monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
     at = AppTest.from_file("../pages/benchmark.py", default_timeout=TIMEOUT).run()
@@ -182,7 +182,7 @@ def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
     from the selection Streamlit returns (the browser's click itself is Vega's)."""
     from types import SimpleNamespace
 
-    from scratchpad_lab.engine.benchmark import SettingSummary
+    from scratchpad_lab.engine.studies.benchmark import SettingSummary
     from scratchpad_lab.ui.benchmark_page import clicked_setting, front_chart
 
     def summary(label, recall, peak):

@@ -35,7 +35,7 @@ def app(monkeypatch) -> AppTest:
 ], ids=["cap-50", "trim-2M", "iterations-0"])
 def test_an_out_of_range_number_names_the_setting_and_its_range_and_disables_run(app, key, value, label, bound):
     from scratchpad_lab.model.config import field_bounds
-    from scratchpad_lab.ui.settings import FIELDS
+    from scratchpad_lab.ui.sidebar_settings import FIELDS
 
     from scratchpad_lab.ui.state import K_ADVANCED
 

@@ -255,7 +255,7 @@ def test_opening_a_point_of_a_long_trace_shows_its_progress_and_stop_opens_nothi
 
 
 def test_the_loss_panels_replay_with_compression_off_shows_its_progress_stops_and_can_be_asked_again(app):
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.model.config import RunConfig
 
     # 1,000 steps: over the 400 the panel works out by itself (ui/loss.py), so it waits to be asked, and long

@@ -4,7 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import APP, rerun_until
-from scratchpad_lab.engine.lessons import LESSONS
+from scratchpad_lab.engine.run.lesson_runs import LESSONS
 from scratchpad_lab.ui.presenter import PRESENTER_CSS
 from scratchpad_lab.ui.state import LESSON_RUN
 

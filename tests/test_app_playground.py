@@ -338,7 +338,7 @@ def test_settings_changed_together_with_the_run_click_are_the_ones_the_run_uses(
 def _crafted_record(**overrides):
     """A real run's record, with untrusted markup planted in every text a run can carry."""
     from scratchpad_lab.model.config import RunConfig
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=2), name="crafted").run()
     bad = "\n" + "\n".join(PAYLOADS) + "\n"

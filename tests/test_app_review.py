@@ -7,8 +7,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import active_run, APP, ok, rerun_until
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.engine.review import RecordedReviews
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.review import RecordedReviews
+from scratchpad_lab.engine.run.runner import Run
 
 EDIT = "Reviewed: order A-1001 for Asha Rao, ticket T-5521."
 

@@ -154,7 +154,7 @@ def test_opening_a_sample_and_moving_the_step_slider_shows_the_scratchpad_at_tha
 
 def test_a_run_made_in_this_tab_is_listed_and_opens(runs):
     from scratchpad_lab.model.config import RunConfig
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.runner import Run
 
     runs.session_state["play_runs"] = [Run(RunConfig.build(summarize_every=2), name="Run 1").run()]
     ok(runs.run())

@@ -132,7 +132,7 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert at.session_state[K_TRIM] == 15_000
     # Issue 30 item 13: the hand-off carries the trajectory's scenario, the preset reads Custom (unless the
     # settings are a preset's), and the message speaks the sidebar's words, not the CLI's syntax.
-    from scratchpad_lab.ui.settings import CUSTOM_PRESET, preset_label_for
+    from scratchpad_lab.ui.sidebar_settings import CUSTOM_PRESET, preset_label_for
     from scratchpad_lab.ui.state import K_BUDGET, K_PRESET, K_SCENARIO
     recorded = at.session_state["strat_source"].split(":", 1)[1]
     from scratchpad_lab.model.records import load_record

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from scratchpad_lab.ui.charts import heatmap
 from scratchpad_lab.ui.playground import FIRST_LOOK_PRESET
 from scratchpad_lab.model.presets import presets
-from scratchpad_lab.ui.tables import whole_percent
+from scratchpad_lab.ui.figure_tables import whole_percent
 from conftest import APP
 
 # Package names and their jargon, which the main screen leaves to the help icons.

@@ -8,15 +8,15 @@ import pytest
 from conftest import shared_file
 from scratchpad_lab.analysis.arguments import Learned, ToolCall, leaves, occurs, recall
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.arguments import argument_figures, no_compression_sent, run_calls
-from scratchpad_lab.engine.benchmark import BenchmarkRequest, interval, run_benchmark
-from scratchpad_lab.engine.dataset import read_dataset
+from scratchpad_lab.engine.studies.run_calls import argument_figures, no_compression_sent, run_calls
+from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest, interval, run_benchmark
+from scratchpad_lab.engine.files.dataset import read_dataset
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.engine.limits import WorkLimitExceeded
-from scratchpad_lab.engine.loader import load_raw
+from scratchpad_lab.engine.files.loader import load_raw
 from scratchpad_lab.engine.strategies.engine import run_strategies
 from scratchpad_lab.engine.strategies.result import ROW_KEYS
-from scratchpad_lab.engine.strategies.settings import make_spec
+from scratchpad_lab.engine.strategies.spec import make_spec
 
 TAU_BENCH = ("datasets", "tau-bench-airline", "gpt-4o-airline.json")
 PADDING = " ".join(f"seat row {n} is open" for n in range(80))
@@ -162,7 +162,7 @@ def test_a_benchmark_over_the_work_limit_is_refused_with_how_to_narrow_it(datase
 # ── facts kept by kind and runs with each problem (issue 34) ───────────────────────────────────────
 
 def test_a_settings_kind_share_is_the_mean_over_the_runs_it_compressed_with_that_kind_and_problems_count_runs():
-    from scratchpad_lab.engine.benchmark import summarize
+    from scratchpad_lab.engine.studies.benchmark import summarize
 
     def row(compressions, kept, **failed):
         return {"compressions": compressions, "kept_by_kind": kept, "peak_context_tokens": 10,
@@ -192,7 +192,7 @@ def test_benchmark_rows_json_and_the_cli_give_each_settings_kinds_kept_and_runs_
     "no compression happened" and "no problem found", never a 100 %."""
     from scratchpad_lab.analysis.figures import NO_COMPRESSION
     from scratchpad_lab.analysis.health import NO_PROBLEM
-    from scratchpad_lab.engine.benchmark import KINDS_COLUMN, PROBLEMS_COLUMN
+    from scratchpad_lab.engine.studies.benchmark import KINDS_COLUMN, PROBLEMS_COLUMN
 
     path = tmp_path / "runs.json"
     path.write_text(json.dumps([chat(1.0), short_chat(), chat(0.0)]))
@@ -276,7 +276,7 @@ def test_a_small_tau_bench_slice_runs_end_to_end_in_the_cli(tau_runs, capsys):
 
 
 def test_the_html_report_is_one_file_that_requests_nothing_and_escapes_run_names(small, tmp_path):
-    from scratchpad_lab.engine.benchmark_report import write_report
+    from scratchpad_lab.engine.studies.benchmark_report import write_report
     path = tmp_path / "report.html"
     write_report(small, path)
     text = path.read_text(encoding="utf-8")

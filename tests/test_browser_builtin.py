@@ -38,7 +38,7 @@ WATCH_JS = """() => {
 
 
 def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it_wrote(browser, server):
-    from scratchpad_lab.ui.settings import SETTING_LABELS, SUMMARIZERS
+    from scratchpad_lab.ui.sidebar_settings import SETTING_LABELS, SUMMARIZERS
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(30_000)

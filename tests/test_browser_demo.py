@@ -119,7 +119,7 @@ COPY_JS = """() => {
 def crafted_record(tmp_path):
     """A real run's record with every payload planted in the text each compression dropped and wrote."""
     from scratchpad_lab.model.config import RunConfig
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.runner import Run
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=4), name="crafted").run()
     for e in record.events:

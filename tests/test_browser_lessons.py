@@ -11,7 +11,7 @@ import pytest
 
 from browser_support import (FRAMES_JS, IDLE_JS, ScriptErrors, blank_page, browser, choose_pacing, server, shoot,  # noqa: F401 (fixtures)
                              wait_for, wait_for_charts_drawn)
-from scratchpad_lab.engine.lessons import lesson
+from scratchpad_lab.engine.run.lesson_runs import lesson
 
 pytestmark = pytest.mark.browser
 

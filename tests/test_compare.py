@@ -8,7 +8,7 @@ import json
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.compare import Setting, baseline_for, compare, grid, row
+from scratchpad_lab.engine.studies.compare import Setting, baseline_for, compare, grid, row
 from scratchpad_lab.model.records import load_path
 from synthetic import synthetic_trace
 

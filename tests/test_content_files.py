@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from scratchpad_lab.engine.promptlab.prompts import (LIBRARY, PROMPT_LIBRARY, PROMPTS_DIR, check_prompt, load_library,
+from scratchpad_lab.engine.studies.promptlab.prompts import (LIBRARY, PROMPT_LIBRARY, PROMPTS_DIR, check_prompt, load_library,
                                                      read_prompt_file)
 from scratchpad_lab.model.config import PACKAGE_PROMPT
 from scratchpad_lab.model.datafile import DataFileError
@@ -28,7 +28,7 @@ def test_the_shipped_presets_load_with_a_description_each():
 def test_the_sidebar_offers_the_files_presets_with_their_descriptions():
     at = AppTest.from_file("../app.py", default_timeout=60).run()
     box = at.selectbox(key="play_preset")
-    from scratchpad_lab.ui.settings import CUSTOM_PRESET
+    from scratchpad_lab.ui.sidebar_settings import CUSTOM_PRESET
     assert box.options == list(presets()) + [CUSTOM_PRESET]  # Custom: settings handed over that are no preset's
     assert all(p.description in box.help for p in presets().values())
 

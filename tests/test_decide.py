@@ -1,12 +1,12 @@
-"""The next call re-decided (engine/decide.py): the measure proved on hand-built cases whose answers are known,
+"""The next call re-decided (engine/studies/decide.py): the measure proved on hand-built cases whose answers are known,
 with a scripted model (its answers follow from what it was sent), before the real built-in model runs it."""
 import json
 
 import pytest
 
 from scratchpad_lab.analysis.arguments import ToolCall
-from scratchpad_lab.engine.builtin_model import GET_IT, missing
-from scratchpad_lab.engine.decide import (NO_COMPRESSION, Decider, Decision, RunDecisions, agreement, decide_calls,
+from scratchpad_lab.engine.summarize.builtin_model import GET_IT, missing
+from scratchpad_lab.engine.studies.decide import (NO_COMPRESSION, Decider, Decision, RunDecisions, agreement, decide_calls,
                                           read_decision, reference_label, row_figures, table, tool_schema)
 from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
 
@@ -118,10 +118,10 @@ class LengthModel:
 
 
 def test_the_agreement_table_on_the_lab_sample_runs_reads_no_compression_and_uncut_settings_as_the_same(monkeypatch):
-    import scratchpad_lab.engine.decide as decide
-    import scratchpad_lab.engine.builtin_model as builtin_model
+    import scratchpad_lab.engine.studies.decide as decide
+    import scratchpad_lab.engine.summarize.builtin_model as builtin_model
     from conftest import ROOT
-    from scratchpad_lab.engine.benchmark import BenchmarkRequest
+    from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest
 
     monkeypatch.setattr(decide, "decider_for", lambda request, stop=None: Decider(LengthModel(), constrained=True))
     # the work limit charges the built-in model at its speed as measured in this process: a real model test run
@@ -148,7 +148,7 @@ def test_the_agreement_table_on_the_lab_sample_runs_reads_no_compression_and_unc
 
 @pytest.mark.skipif(missing() is not None, reason=f"needs the built-in model: {GET_IT}")
 def test_the_built_in_model_answers_within_the_tools_schema():
-    from scratchpad_lab.engine.builtin_model import BuiltinLLM
+    from scratchpad_lab.engine.summarize.builtin_model import BuiltinLLM
 
     decider = Decider(BuiltinLLM(timeout_s=120), constrained=True, max_tokens=24)
     decided = decide_calls(decider, TRACE, CALLS[:1], lambda i: FULL[i], "messages")[0]

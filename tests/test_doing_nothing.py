@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT, shared_file
 from scratchpad_lab.engine.importers import import_raw
-from scratchpad_lab.engine.recommend import CUT_NOTHING, Point, mark_front
+from scratchpad_lab.engine.studies.recommender import CUT_NOTHING, Point, mark_front
 from scratchpad_lab.engine.strategies import make_spec, run_strategies
 from scratchpad_lab.engine.strategies.registry import STRATEGIES
 from scratchpad_lab.model.records import load_path
@@ -84,8 +84,8 @@ def test_doing_nothing_reads_exactly_its_own_forms_peak_and_keeps_every_value_on
     `never` settings read 100 % of its own form's peak and mean, save nothing, keep every fact at the answer and
     every value the next tool call needed (argument recall 1.0, nothing recoverable). A run that ends on tool
     results (no final answer) ends the autourgos replay early, as it ended the recording: it still cut nothing."""
-    from scratchpad_lab.engine.arguments import measure_for, run_calls
-    from scratchpad_lab.engine.dataset import read_dataset
+    from scratchpad_lab.engine.studies.run_calls import measure_for, run_calls
+    from scratchpad_lab.engine.files.dataset import read_dataset
 
     dataset = read_dataset(shared_file(*TAU_BENCH))
     assert len(dataset.usable) == 148 and not dataset.broken

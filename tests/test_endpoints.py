@@ -11,9 +11,9 @@ import pytest
 from conftest import threads_end
 from fake_openai import ANSWER, STEP, FakeOpenAI
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.providers import resolve_key
+from scratchpad_lab.engine.net.providers import resolve_key
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS
 
 

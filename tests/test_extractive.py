@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
 from scratchpad_lab.model.config import DEFAULT_SECTIONS
 from synthetic import synthetic_trace
 
@@ -206,7 +206,7 @@ def test_long_lines_are_cut_exactly_where_the_plain_pattern_cuts_them():
     import random
     import re
 
-    from scratchpad_lab.engine.extractive import _PIECE_BREAK
+    from scratchpad_lab.engine.summarize.extractive import _PIECE_BREAK
 
     plain = re.compile(r"(?<=[.;!?])\s+|\\n|\s\|\s")  # the rule as first written: the oracle
     rnd = random.Random(7)
@@ -240,7 +240,7 @@ def _plain_greedy(candidates, room):
 def test_the_greedy_line_choice_keeps_exactly_the_lines_the_plain_greedy_keeps():
     import random
 
-    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+    from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
 
     rnd = random.Random(11)
     facts = [f"F{i}" for i in range(40)]

@@ -8,7 +8,7 @@ import pytest
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.facts import extract_facts, line_facts
 from scratchpad_lab.analysis.quality import annotate
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.scenarios import SCENARIOS
 
 LABELS = json.loads((Path(__file__).parent / "data" / "facts_labelled.json").read_text(encoding="utf-8"))

@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import load_record
 from conftest import APP

@@ -74,8 +74,8 @@ def world(tmp_path_factory):
                                             *[a for s in STRATEGIES for a in ("--strategy", s)]))
             strategy_line = _cli("strategies", str(trace), *model, "--strategy", MIDDLEWARE).splitlines()[0]
             if kind == "failing":  # the sweep's summarizer flags are the lab's few; the same rows, from the engine
-                from scratchpad_lab.engine.compare import Setting, sweep_rows
-                from scratchpad_lab.engine.keys import endpoint_for
+                from scratchpad_lab.engine.studies.compare import Setting, sweep_rows
+                from scratchpad_lab.engine.net.keys import endpoint_for
                 setting = Setting(EVERY, CAP, agent_trim_chars=TRIM, summarizer="endpoint",
                                   summarizer_endpoint=endpoint_for("fake-sum", failing.url, ""))
                 sweep = json.loads(json.dumps(sweep_rows(load_path(trace), [setting])))

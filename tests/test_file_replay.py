@@ -13,12 +13,12 @@ from streamlit.testing.v1 import AppTest
 from conftest import APP, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab import cli
-from scratchpad_lab.engine.compare import Setting, compare
+from scratchpad_lab.engine.studies.compare import Setting, compare
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_path
-from scratchpad_lab.engine.replay import replay_source
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.replay import replay_source
+from scratchpad_lab.engine.run.runner import Run, Source
 
 KEY = "sk-server-key-must-stay-home-4c1d"
 STEPS = [json.dumps({"thought": "Read the ticket.", "actions": [

@@ -18,12 +18,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # once per process.)
 DEFERRED = [
     "pandas", "pyarrow", "altair", "openai", "tiktoken", "langchain_core",
-    "scratchpad_lab.engine.runner", "scratchpad_lab.engine.observe", "scratchpad_lab.engine.tokens",
-    "scratchpad_lab.engine.extractive", "scratchpad_lab.engine.review",
+    "scratchpad_lab.engine.run.runner", "scratchpad_lab.engine.run.observe", "scratchpad_lab.engine.run.tokens",
+    "scratchpad_lab.engine.summarize.extractive", "scratchpad_lab.engine.run.review",
     "scratchpad_lab.ui.view", "scratchpad_lab.ui.cards", "scratchpad_lab.ui.charts", "scratchpad_lab.ui.loss",
     "scratchpad_lab.analysis.facts", "scratchpad_lab.analysis.quality", "scratchpad_lab.analysis.metrics",
     "scratchpad_lab.analysis.narrate", "scratchpad_lab.model.schemas", "scratchpad_lab.model.records",
-    "scratchpad_lab.engine.lessons", "sqlalchemy", "psycopg", "scratchpad_lab.engine.store",
+    "scratchpad_lab.engine.run.lesson_runs", "sqlalchemy", "psycopg", "scratchpad_lab.engine.store",
 ]
 
 FIRST_RUN = """
@@ -64,7 +64,7 @@ def test_a_lesson_link_still_opens_its_lesson_on_the_first_page():
     # the lessons are imported only when a link needs them; the link must still work from a cold start
     page = first_run({"lesson": "2"})
     assert not page["exception"], page["exception"]
-    assert "scratchpad_lab.engine.lessons" in page["modules"]
+    assert "scratchpad_lab.engine.run.lesson_runs" in page["modules"]
 
 
 def test_the_first_page_draws_no_code_box_and_the_advanced_settings_only_once_opened(monkeypatch):

@@ -191,7 +191,7 @@ def _scripted_summary(body):
 def model_run():
     """(the parent, summarized by a scripted model on the fake server; its fork at its second compression, with
     it skipped; the requests the server got during the fork)."""
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.model.config import RunConfig
     from scratchpad_lab.model.endpoint import Endpoint
 

@@ -13,8 +13,8 @@ import pytest
 
 from fake_openai import STEP, FakeOpenAI, bomb
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.providers import EndpointLLM, body_cap, check_connection
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.net.providers import EndpointLLM, body_cap, check_connection
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from synthetic import synthetic_trace
@@ -141,7 +141,7 @@ def test_test_connection_says_what_is_wrong(server, behaviour, message):
 
 @pytest.mark.parametrize("behaviour,message", CASES, ids=IDS)
 def test_the_prompt_matrix_marks_the_cell_as_an_error(server, behaviour, message):
-    from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
+    from scratchpad_lab.engine.studies.promptlab import Matrix, PromptVariant, Snapshot
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
     server.default = behaviour

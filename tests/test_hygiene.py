@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from scratchpad_lab import cli
-from scratchpad_lab.engine.promptlab import check_prompt
+from scratchpad_lab.engine.studies.promptlab import check_prompt
 from scratchpad_lab.engine.strategies import make_spec, run_strategies
 from scratchpad_lab.model.config import MAX_PROMPT_CHARS, ConfigError, RunConfig
 from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool

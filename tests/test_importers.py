@@ -15,9 +15,9 @@ import pytest
 from scratchpad_lab.analysis.metrics import compressions
 from scratchpad_lab.engine import importers
 from scratchpad_lab.engine.importers import TraceImportError
-from scratchpad_lab.engine.loader import load_bytes, load_file
-from scratchpad_lab.engine.reply import read_reply
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.files.loader import load_bytes, load_file
+from scratchpad_lab.engine.run.reply import read_reply
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 
 POLICY = ("# Airline agent policy\nThe current time is 2024-05-15 15:00 EST. Before any booking, list the details "

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from scratchpad_lab.engine.compare import Setting, compare
+from scratchpad_lab.engine.studies.compare import Setting, compare
 from scratchpad_lab.engine.jobs import DONE, FAILED, Job, StopFlag, Stopped, abandonable
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.engine.strategies import make_spec, names, run_strategies, strategy
 from scratchpad_lab.engine.strategies.engine import message_baseline
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.model.config import RunConfig
 from synthetic import synthetic_trace
 

@@ -85,12 +85,12 @@ def test_every_module_lives_in_a_layer_folder():
 
 def test_a_face_is_recognised_only_when_it_defines_nothing(tmp_path):
     face = tmp_path / "face.py"
-    face.write_text('"""A face."""\nfrom scratchpad_lab.engine.recorder import TraceRecorder\n\n'
+    face.write_text('"""A face."""\nfrom scratchpad_lab.engine.run.recorder import TraceRecorder\n\n'
                     '__all__ = ["TraceRecorder"]\n')
     assert _is_face(face)
-    for body in ("def helper():\n    return 1\n", "X = 3\n", "from scratchpad_lab.engine.recorder import *\n",
+    for body in ("def helper():\n    return 1\n", "X = 3\n", "from scratchpad_lab.engine.run.recorder import *\n",
                  "import os\n", "class Thing:\n    pass\n"):
-        face.write_text('"""Not a face."""\nfrom scratchpad_lab.engine.recorder import TraceRecorder\n' + body)
+        face.write_text('"""Not a face."""\nfrom scratchpad_lab.engine.run.recorder import TraceRecorder\n' + body)
         assert not _is_face(face), body
     assert "scratchpad_lab.record" in _faces()
 
@@ -174,9 +174,9 @@ def test_no_page_module_builds_a_job():
 
 def test_the_layer_checks_see_a_page_reaching_behind_the_door(tmp_path):
     page = tmp_path / "page.py"
-    page.write_text("def start():\n    from scratchpad_lab.engine.runner import Run\n    return Run(None)\n")
-    assert list(_imports("scratchpad_lab.ui.page", page)) == ["scratchpad_lab.engine.runner",
-                                                              "scratchpad_lab.engine.runner.Run"]
+    page.write_text("def start():\n    from scratchpad_lab.engine.run.runner import Run\n    return Run(None)\n")
+    assert list(_imports("scratchpad_lab.ui.page", page)) == ["scratchpad_lab.engine.run.runner",
+                                                              "scratchpad_lab.engine.run.runner.Run"]
     assert "Run" in list(_calls(page))
 
 
@@ -210,3 +210,24 @@ def test_no_private_name_is_imported_across_modules_in_src():
                 crossing += [f"{path.relative_to(SRC)}:{node.lineno} {node.module}.{a.name}" for a in node.names
                              if a.name.startswith("_") and not a.name.startswith("__")]
     assert crossing == [], crossing
+
+
+WINGS = ("run", "summarize", "net", "files", "importers", "strategies", "studies", "cells", "store", "tasks")
+
+
+def test_the_engine_is_wings_a_newcomer_can_see_and_no_file_name_is_used_twice():
+    """engine/ holds only its wings (each a folder whose face says what it owns and names its modules) and the job
+    and limit modules; no two files in src/ share a name, so a name leads to one file."""
+    loose = sorted(p.name for p in SRC.joinpath("engine").glob("*.py") if p.name != "__init__.py")
+    assert loose == ["jobs.py", "limits.py"], loose
+    folders = sorted(p.name for p in SRC.joinpath("engine").iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(WINGS), folders
+    for wing in WINGS:
+        face = SRC / "engine" / wing / "__init__.py"
+        tree = ast.parse(face.read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), f"engine/{wing}/__init__.py says what the wing owns"
+    names: dict = {}
+    for path in SRC.rglob("*.py"):
+        if path.name != "__init__.py":
+            names.setdefault(path.name, []).append(str(path.relative_to(SRC)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}

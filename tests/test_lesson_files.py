@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.lessons import LESSONS, LESSONS_DIR, LESSONS_DIR_ENV, MOMENTS, all_lessons, read_lesson
+from scratchpad_lab.engine.run.lesson_runs import LESSONS, LESSONS_DIR, LESSONS_DIR_ENV, MOMENTS, all_lessons, read_lesson
 from scratchpad_lab.model.datafile import DataFileError
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import LESSON_RUN

@@ -2,9 +2,9 @@
 import pytest
 
 from scratchpad_lab.model.events import Event
-from scratchpad_lab.engine.lessons import LESSONS, find_moment, first_disarmed, lesson, nth_compression, probe_flips
+from scratchpad_lab.engine.run.lesson_runs import LESSONS, find_moment, first_disarmed, lesson, nth_compression, probe_flips
 from scratchpad_lab.analysis.metrics import compressions
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 
 
 @pytest.fixture(scope="module")

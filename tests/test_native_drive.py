@@ -31,9 +31,9 @@ import pytest
 from conftest import shared_file
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.recommend import Point, plan
-from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES
-from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
+from scratchpad_lab.engine.studies.recommender import Point, plan
+from scratchpad_lab.engine.strategies.spec import MAX_STRATEGIES
+from scratchpad_lab.engine.strategies.chat_summarizer import extractive_chat_model
 from scratchpad_lab.model.trace import ConversationMessage, Trace
 
 pytestmark = pytest.mark.usefixtures("no_network")

@@ -10,10 +10,10 @@ from autourgos_summarizer import middleware as summarizer_middleware
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT, RunConfig
 from scratchpad_lab.analysis.metrics import compressions, trims
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from conftest import wait_until
 from synthetic import synthetic_trace
-from scratchpad_lab.engine.tokens import count_tokens, encoding_name_for_model
+from scratchpad_lab.engine.run.tokens import count_tokens, encoding_name_for_model
 
 TRIM_MARKER = "[...earlier steps trimmed...]\n"
 
@@ -340,7 +340,7 @@ def test_presigned_hooks_get_the_same_arguments_and_the_agent_stops_inspecting_t
     from autourgos_agent.base import CallbackHandler, CallbackManager
     from autourgos_summarizer import AutoSummarizeMiddleware
 
-    from scratchpad_lab.engine.observe import presign_hooks
+    from scratchpad_lab.engine.run.observe import presign_hooks
 
     class Narrow(CallbackHandler):
         def on_tool_end(self, tool_name, result):  # no agent=, no **kwargs

@@ -15,8 +15,8 @@ from conftest import rerun_until
 
 from fake_openai import STEP, FakeOpenAI
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.providers import EndpointLLM, scrub
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.net.providers import EndpointLLM, scrub
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
@@ -273,7 +273,7 @@ def test_the_strategies_page_shows_no_key_a_server_echoed(server, trace_file, mo
 
 
 def test_stop_in_the_prompt_matrix_closes_the_calls_in_flight(server):
-    from scratchpad_lab.engine.promptlab import Matrix, PromptVariant, Snapshot
+    from scratchpad_lab.engine.studies.promptlab import Matrix, PromptVariant, Snapshot
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
     threads = threading.active_count()

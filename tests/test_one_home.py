@@ -12,20 +12,20 @@ from autourgos_summarizer import middleware as package_middleware
 
 from conftest import package_fires
 from scratchpad_lab.analysis import triggers
-from scratchpad_lab.engine.compare import Setting, baseline_for, compare, row
+from scratchpad_lab.engine.studies.compare import Setting, baseline_for, compare, row
 from scratchpad_lab.model.config import RunConfig, package_prompt_fields
 from scratchpad_lab.model.events import Event
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer, salient_facts
+from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer, salient_facts
 from scratchpad_lab.analysis.facts import expected_in, line_facts
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.metrics import answer_score
-from scratchpad_lab.engine.observe import RunObserver
+from scratchpad_lab.engine.run.observe import RunObserver
 from scratchpad_lab.model.events import RunLog
-from scratchpad_lab.engine.standins import compose_answer
+from scratchpad_lab.engine.run.standins import compose_answer
 from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.model.scenarios import SCENARIOS
 from synthetic import synthetic_trace
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 
 
 _state = st.tuples(st.integers(1, 40), st.integers(1, 400), st.one_of(st.none(), st.integers(1, 7)),
@@ -113,7 +113,7 @@ def test_one_meaning_of_peak_and_of_tokens_saved_in_summaries_and_compare_rows()
 def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_config_says():
     import pytest
 
-    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.engine.strategies.registry import StrategyError
     from scratchpad_lab.model.config import ConfigError
     from scratchpad_lab.model.endpoint import Endpoint
@@ -141,7 +141,7 @@ def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_con
 
 
 def test_no_page_or_command_builds_a_summarizer_itself():
-    """ui/ and cli/ make a SummarizerChoice; only engine/summarizers.py builds the job's summarizer from it."""
+    """ui/ and cli/ make a SummarizerChoice; only engine/summarize/summarizers.py builds the job's summarizer from it."""
     import ast
     from pathlib import Path
 
@@ -153,4 +153,4 @@ def test_no_page_or_command_builds_a_summarizer_itself():
                     "SummarizerSpec", "MatrixSummarizer"):
                 built.append(str(path.relative_to(src)))
     # engine/strategies/engine.py keeps its default for a direct call (its callers, the tasks, pass a built one)
-    assert sorted(set(built)) == ["engine/strategies/engine.py", "engine/summarizers.py"], built
+    assert sorted(set(built)) == ["engine/strategies/engine.py", "engine/summarize/summarizers.py"], built

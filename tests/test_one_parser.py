@@ -28,7 +28,7 @@ def _cli(value):
 
 
 def _table(value):
-    from scratchpad_lab.engine.settings_table import parse_row
+    from scratchpad_lab.engine.studies.settings_table import parse_row
     return parse_row({"summarize_every": value, "max_scratchpad_chars": 4000}, RunConfig.build()).summarize_every
 
 
@@ -38,7 +38,7 @@ def _strategy(value):
 
 
 def _grid(value):
-    from scratchpad_lab.engine.recommend import parse_grid
+    from scratchpad_lab.engine.studies.recommender import parse_grid
     return parse_grid(f"autourgos-middleware:summarize_every={value}|4")[1]["summarize_every"][0]
 
 
@@ -80,7 +80,7 @@ def test_anything_else_is_refused_with_one_sentence_naming_the_field_and_the_wor
 
 def test_the_widgets_read_the_same_parser():
     """The Playground's picker and the sweep's picker hand their chosen word to parse_every, no rule of their own."""
-    for module in ("ui/settings.py", "ui/compare_page.py"):
+    for module in ("ui/sidebar_settings.py", "ui/compare_page.py"):
         text = (SRC / module).read_text(encoding="utf-8")
         assert "parse_every(" in text, module
         assert '== "off"' not in text, module

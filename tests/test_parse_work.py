@@ -12,9 +12,9 @@ import json
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.loader import load_bytes
-from scratchpad_lab.engine.reply import parse_seconds
-from scratchpad_lab.engine.trace_check import PARSE_BUDGET_S
+from scratchpad_lab.engine.files.loader import load_bytes
+from scratchpad_lab.engine.run.reply import parse_seconds
+from scratchpad_lab.engine.files.trace_check import PARSE_BUDGET_S
 from scratchpad_lab.model.schemas import MAX_STEP_ACTIONS, MAX_STEP_RESPONSE_CHARS
 from scratchpad_lab.model.trace import RecordError
 

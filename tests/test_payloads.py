@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import EVENT_KINDS, Event, RunLog
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 from scratchpad_lab.model.records import load_path
 from scratchpad_lab.model.payloads import PAYLOADS, payload_of
 from scratchpad_lab.engine.strategies import make_spec, names, run_strategies

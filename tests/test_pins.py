@@ -1,6 +1,6 @@
 """Pins (issue 34 item 2): text a person says must survive compression.
 
-The rule of a pin kept (analysis/pins.py) on hand-built text whose answer is known; the limits (model/pins.py)
+The rule of a pin kept (analysis/pin_checks.py) on hand-built text whose answer is known; the limits (model/pins.py)
 as one-line refusals; a run's pins through the figures row, the cards' annotation, `run --json` and `replay
 --json`; "pass pins to the summarizer" through the prompt a scripted model reads (the same run loses the pin
 without it and keeps it with it); and the pins travelling with the run file and the stored run.
@@ -14,7 +14,7 @@ import pytest
 
 from fake_openai import FakeOpenAI, keeps_pins, prompt_of
 
-from scratchpad_lab.analysis import pins as pin_rule
+from scratchpad_lab.analysis import pin_checks as pin_rule
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.cli import main
@@ -197,7 +197,7 @@ LESSON = (ROOT / "src" / "scratchpad_lab" / "data" / "lessons" / "1-periodic.tom
 
 
 def test_a_lesson_carries_pins_into_its_run_and_its_note_and_an_empty_one_is_refused(tmp_path):
-    from scratchpad_lab.engine.lessons import read_lesson
+    from scratchpad_lab.engine.run.lesson_runs import read_lesson
     from scratchpad_lab.model.datafile import DataFileError
 
     path = tmp_path / "pinned.toml"

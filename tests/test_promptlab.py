@@ -10,13 +10,13 @@ from fake_openai import FakeOpenAI, echo_marker, prompt_of
 from scratchpad_lab.cli import main
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError, RunConfig, validate_prompt_template
 from scratchpad_lab.analysis.facts import contains
-from scratchpad_lab.engine.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError,
+from scratchpad_lab.engine.studies.promptlab import (PROMPT_LIBRARY, Matrix, PromptVariant, SnapshotError,
                                       check_prompt, compress_once, differing, snapshot_at_compression,
                                       snapshot_at_iteration)
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_record
 from scratchpad_lab.model.summarizer import SummarizerChoice
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-defaults.json"
 CELL_KEYS = ["prompt", "summarizer", "status", "summary", "before_chars", "after_chars", "before_tokens",
@@ -92,7 +92,7 @@ def test_prompt_is_formatted_as_in_a_real_run():
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, summarizer_prompt=template)).run()
     comp = [e for e in record.events if e.kind == "compression"][1]
     snapshot = snapshot_at_compression(record, 2)
-    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+    from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
     c = compress_once(snapshot, template, ExtractiveSummarizer(1500), "extractive")
     assert c["prompt"] == comp.data["prompt"]
     assert c["after"] == comp.data["after"] and c["response"] == comp.data["response"]

@@ -9,14 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.engine.studies.compare import NEVER
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.facts import contains, extract_facts
 from scratchpad_lab.analysis.quality import annotate, facts_by_step, savings
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.scenarios import SCENARIOS
 from synthetic import synthetic_trace
-from scratchpad_lab.engine.tokens import count_tokens
+from scratchpad_lab.engine.run.tokens import count_tokens
 
 
 def _run(source, reply=None, **settings_):

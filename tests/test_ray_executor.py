@@ -14,8 +14,8 @@ import pytest
 
 import ray_faults
 from conftest import ROOT, shared_file
-from scratchpad_lab.engine.benchmark import BenchmarkRequest, run_benchmark
-from scratchpad_lab.engine.executor import ExecutorChoice
+from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest, run_benchmark
+from scratchpad_lab.engine.cells.executor import ExecutorChoice
 from scratchpad_lab.engine.jobs import StopFlag
 
 ray = pytest.importorskip("ray", reason="needs Ray: pip install -r requirements-ray.txt")
@@ -148,8 +148,8 @@ def test_an_endpoint_summarizer_on_ray_is_one_client_and_its_key_reaches_no_ray_
 
 
 def test_the_recommender_on_ray_finds_the_same_points_and_front_as_on_this_machine(cluster, tau_slice):
-    from scratchpad_lab.engine.dataset import read_dataset
-    from scratchpad_lab.engine.recommend import search
+    from scratchpad_lab.engine.files.dataset import read_dataset
+    from scratchpad_lab.engine.studies.recommender import search
 
     trace = read_dataset(tau_slice, 1).usable[0].trace
     grid = {"trim-only": {"agent_trim_chars": (3000, 5000, 8000)}}
@@ -162,7 +162,7 @@ def test_the_recommender_on_ray_finds_the_same_points_and_front_as_on_this_machi
 def test_the_recommenders_pins_reach_its_ray_tasks(cluster):
     """A search's pins travel in its run's share: each Ray task's point is checked against them, the lost pin counted
     lost, and the points read as on this machine."""
-    from scratchpad_lab.engine.recommend import search
+    from scratchpad_lab.engine.studies.recommender import search
     from scratchpad_lab.model.pins import Pinned
     from scratchpad_lab.model.records import load_record
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from scratchpad_lab.cli import main
-from scratchpad_lab.engine import recommend
-from scratchpad_lab.engine.recommend import SearchStopped, WorkerProcess, parse_grid, plan, search
+from scratchpad_lab.engine.studies import recommender as recommend
+from scratchpad_lab.engine.studies.recommender import SearchStopped, WorkerProcess, parse_grid, plan, search
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.engine import trajectory_text
 from synthetic import synthetic_trace
@@ -326,7 +326,7 @@ def test_a_search_with_pins_keeps_its_pins_kept_in_each_row(trace):
 
 
 def test_the_pins_reach_a_worker_process_and_its_point_counts_the_lost_pin():
-    from scratchpad_lab.engine.replay import recorded_trajectory
+    from scratchpad_lab.engine.run.replay import recorded_trajectory
     from scratchpad_lab.model.pins import Pinned
     from scratchpad_lab.model.records import load_record
     from scratchpad_lab.model.summarizer import SummarizerChoice

@@ -14,9 +14,9 @@ from autourgos_summarizer import AutoSummarizeMiddleware
 
 from bare_reference import _CountingSummarizer, _Recorder, bare_replay
 from scratchpad_lab.analysis.metrics import compressions
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer
-from scratchpad_lab.engine.loader import load_file
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.files.loader import load_file
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.record import TraceRecorder
 

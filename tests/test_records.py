@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.records import RUN_SCHEMA, RunRecord, load_any, load_path, load_record
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from synthetic import synthetic_trace
 from scratchpad_lab.model.trace import MAX_FILE_BYTES, TRACE_SCHEMA, RecordError, Trace
 

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from bare_reference import bare_replay
 from conftest import package_fires
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
 from scratchpad_lab.analysis.metrics import compressions, final_answer, trims
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from synthetic import synthetic_trace
 from scratchpad_lab.model.trace import Trace
 
@@ -110,7 +110,7 @@ def test_a_replay_runs_its_tools_in_order_on_one_worker_and_a_scenario_keeps_the
     from autourgos_agent import Agent
 
     from scratchpad_lab.model.config import RunConfig
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.run.runner import Run, Source
     from synthetic import synthetic_trace
 
     replay = Run(RunConfig.build(scenario=None), Source.for_trace(synthetic_trace(steps=5, seed=1)))

@@ -40,7 +40,7 @@ SHARED_SWEEP = r"""
 import json, sys
 sys.path[:0] = sys.argv[1:3]
 from snapshot import SWEEP, _inputs
-from scratchpad_lab.engine.compare import _can_fork, grid, sweep_rows
+from scratchpad_lab.engine.studies.compare import _can_fork, grid, sweep_rows
 assert _can_fork(), "a fresh process is single-threaded: the pool path is taken"
 print(json.dumps({name: sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), 2)
                   for name, loaded in _inputs()}))
@@ -57,7 +57,7 @@ def test_the_cli_sweep_shared_over_processes_gives_the_recorded_rows(processes):
 
     from snapshot import SWEEP, _inputs
 
-    from scratchpad_lab.engine.compare import grid, sweep_rows
+    from scratchpad_lab.engine.studies.compare import grid, sweep_rows
 
     if processes == 2:
         here = Path(__file__).parent

@@ -4,8 +4,8 @@ import threading
 
 from conftest import wait_until
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.review import RecordedReviews, ReviewGate
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.review import RecordedReviews, ReviewGate
+from scratchpad_lab.engine.run.runner import Run
 
 CONFIG = dict(scenario="support-ticket", summarize_every=2, max_scratchpad_chars=1_000_000)
 EDIT = "My own summary: order A-1001, ticket T-5521."

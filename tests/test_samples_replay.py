@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 
 from scratchpad_lab.analysis.figures import figures
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 from scratchpad_lab.model.records import load_record
 from scratchpad_lab.ui.library import sample_files
 

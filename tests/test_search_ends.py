@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_lab.engine import recommend
+from scratchpad_lab.engine.studies import recommender as recommend
 from scratchpad_lab.engine.jobs import TAB_CLOSED, Job, stop_when_gone
-from scratchpad_lab.engine.recommend import search
+from scratchpad_lab.engine.studies.recommender import search
 from synthetic import synthetic_trace
 
 GRIDS = {"langmem": {"max_tokens": ("15%", "30%", "60%")}, "deepagents": {"trigger_messages": (4, 6, 8, 10)}}
@@ -62,7 +62,7 @@ PARENT = """
 import sys, json, time, threading
 sys.path.insert(0, {tests!r})
 from synthetic import synthetic_trace
-from scratchpad_lab.engine import recommend
+from scratchpad_lab.engine.studies import recommender as recommend
 trace = synthetic_trace(steps=60, seed=5, max_observation_chars=2500, parse_error_rate=0)
 def tell():
     while not any(w.busy for w in list(recommend._LIVE)):

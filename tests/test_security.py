@@ -13,10 +13,10 @@ import pytest
 
 from fake_openai import ANSWER, STEP, FakeOpenAI
 from scratchpad_lab.model.config import ConfigError, RunConfig
-from scratchpad_lab.engine.addresses import forbidden_address
-from scratchpad_lab.engine.providers import EndpointLLM, check_base_url, key_refusal, resolve_key, worth_retrying
+from scratchpad_lab.engine.net.addresses import forbidden_address
+from scratchpad_lab.engine.net.providers import EndpointLLM, check_base_url, key_refusal, resolve_key, worth_retrying
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
-from scratchpad_lab.engine.runner import Run
+from scratchpad_lab.engine.run.runner import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_KEY = "sk-server-own-3c9d"

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import APP
 from scratchpad_lab.model.config import RunConfig
-from scratchpad_lab.engine.settings_table import default_table, parse_table
+from scratchpad_lab.engine.studies.settings_table import default_table, parse_table
 
 GOOD = {"summarize_every": "5", "max_scratchpad_chars": 4000}
 

@@ -12,7 +12,7 @@ from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_any
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, RecordError
 
 END = json.dumps({"thought": "done", "actions": [], "final_answer": "ok"})

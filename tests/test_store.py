@@ -256,7 +256,7 @@ def test_a_version_1_store_is_recounted_by_the_figures_row_when_opened(any_db):
     """Version 1 counted every compression event as a compression: a silent summarizer's 12 empty replies
     were listed as 12. Opening it upgrades the rows to the figures row's count (issue 28, item 4)."""
     from scratchpad_lab.analysis.figures import figures
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.runner import Run
     silent = Run(RunConfig.build(scenario="support-ticket", summarize_every=3, max_scratchpad_chars=2000,
                                  summarizer="silent")).run()
     want = figures(silent.events)

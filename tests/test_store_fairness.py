@@ -75,7 +75,7 @@ def test_the_prompt_limit_holds_in_the_store(lab_db):
 
 
 def test_a_prompt_lab_upload_is_held_to_the_prompt_limit_before_it_is_kept():
-    from scratchpad_lab.engine.promptlab import prompt_from_upload
+    from scratchpad_lab.engine.studies.promptlab import prompt_from_upload
     from scratchpad_lab.model.config import ConfigError
     with pytest.raises(ConfigError, match=f"the limit is {MAX_PROMPT_CHARS:,}"):
         prompt_from_upload("long.txt", ("{scratchpad} " + "x" * 60_000).encode())

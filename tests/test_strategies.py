@@ -6,7 +6,7 @@ import pytest
 from scratchpad_lab.cli import main
 from scratchpad_lab.engine.strategies import ROW_KEYS, make_spec, names, run_strategies
 from scratchpad_lab.engine.strategies.messages import step_messages
-from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
+from scratchpad_lab.engine.strategies.chat_summarizer import extractive_chat_model
 from bare_reference import graph_replay, trace_llm_and_tools
 from synthetic import synthetic_trace
 from scratchpad_lab.model.trace import Trace, TraceStep, TraceTool
@@ -203,7 +203,7 @@ def test_deepagents_strategy_gives_the_same_cut_and_offload_as_the_package_graph
 
 def test_builtin_compressions_fall_where_the_agents_own_code_puts_them():
     from autourgos_agent import Agent
-    from scratchpad_lab.engine.extractive import ExtractiveSummarizer
+    from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
 
     trace = synthetic_trace(steps=30, seed=9, max_observation_chars=3000)
     result = run_strategies(trace, [make_spec("autourgos-builtin", {"summarize_every": 6, "max_scratchpad_chars": 4000})])[0]

@@ -1,5 +1,5 @@
 """Pins on the Strategies replays (issue 34 item 2): every strategy's compressions are checked against the pins by
-the one rule (analysis/pins.py), each row gains the figures row's pin fields only when pins were given, and "pass
+the one rule (analysis/pin_checks.py), each row gains the figures row's pin fields only when pins were given, and "pass
 pins to the summarizer" reaches a package through its own prompt parameter: with a scripted model that keeps only
 what it is asked (fake_openai.keeps_pins), the same strategy loses the pin with the switch off and keeps it on.
 """
@@ -30,7 +30,7 @@ SUMMARIZING = {"langmem": {"max_tokens": 1500, "max_summary_tokens": 300},
 
 
 def _endpoint(server):
-    from scratchpad_lab.engine.summarizers import build_summarizer
+    from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.model.endpoint import Endpoint
     from scratchpad_lab.model.summarizer import SummarizerChoice
 

@@ -15,7 +15,7 @@ from scratchpad_lab import cli
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_any
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 
 STEP = '{"thought": "look \\udfff", "actions": [{"action": "search", "action_input": {"q": "a\\ud800"}}], "final_answer": null}'
 END = '{"thought": "done", "actions": [], "final_answer": "The code is ERR_503 \\udfff."}'

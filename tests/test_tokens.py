@@ -8,8 +8,8 @@ import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
 
-from scratchpad_lab.engine import tokens
-from scratchpad_lab.engine.tokens import TokenCounter, count_tokens, encoding_name_for_model, install_vocabularies
+from scratchpad_lab.engine.run import tokens
+from scratchpad_lab.engine.run.tokens import TokenCounter, count_tokens, encoding_name_for_model, install_vocabularies
 
 
 def _tiktoken_sources():

@@ -13,9 +13,9 @@ from conftest import rerun_until
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab import cli
-from scratchpad_lab.engine.loader import load_bytes, load_file
-from scratchpad_lab.engine.reply import REPLY_FORMAT, read_reply
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.files.loader import load_bytes, load_file
+from scratchpad_lab.engine.run.reply import REPLY_FORMAT, read_reply
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.config import RunConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +147,7 @@ def test_import_of_a_file_it_cannot_read_exits_2_with_one_line(tmp_path, capsys,
 
 def test_a_conversations_trace_is_written_compact_when_indenting_would_pass_the_file_limit_and_refused_past_it(
         monkeypatch):
-    from scratchpad_lab.engine import loader
+    from scratchpad_lab.engine.files import loader
     from scratchpad_lab.engine.importers import import_raw
     from scratchpad_lab.model.trace import RecordError, Trace
     from test_importers import TASKS

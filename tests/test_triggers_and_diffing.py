@@ -2,7 +2,7 @@
 import re
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.analysis.diffing import as_diff_text, diff_lines
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from synthetic import synthetic_trace
 from scratchpad_lab.analysis.triggers import next_periodic, trigger_state
 

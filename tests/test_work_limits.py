@@ -18,7 +18,7 @@ from fake_openai import FakeOpenAI
 from scratchpad_lab.cli import main
 from scratchpad_lab.engine import limits
 from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
-from scratchpad_lab.engine.providers import EndpointLLM
+from scratchpad_lab.engine.net.providers import EndpointLLM
 from scratchpad_lab.engine.strategies import make_spec
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.model.records import load_path
@@ -63,7 +63,7 @@ def test_a_search_keeps_only_its_points_rows_so_it_is_judged_by_the_sum_of_its_p
     # each point of a recommender's search keeps only its row: no collector toll for results kept, and only the
     # points running at once hold their text. The default search on a 150-step trace (about 11 s of CPU here)
     # was judged as one Strategies job of 26 kept results (about 2 minutes: refused).
-    from scratchpad_lab.engine.recommend import plan
+    from scratchpad_lab.engine.studies.recommender import plan
     from scratchpad_lab.engine.strategies.registry import strategy
 
     trace = synthetic_trace(steps=150, seed=8, parse_error_rate=0, max_observation_chars=2000)
@@ -174,8 +174,9 @@ def test_a_job_stops_calling_the_model_at_its_call_cap():
 
 def test_every_task_over_the_limit_is_refused_when_it_is_asked_for_with_the_limits_own_sentence(probe_trace,
                                                                                                  monkeypatch):
-    from scratchpad_lab.engine import compare as compare_room, tasks
-    from scratchpad_lab.engine.compare import Setting
+    from scratchpad_lab.engine.studies import compare as compare_room
+    from scratchpad_lab.engine import tasks
+    from scratchpad_lab.engine.studies.compare import Setting
     from scratchpad_lab.engine.strategies import engine as strategies_engine
     from scratchpad_lab.model.summarizer import SummarizerChoice
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autourgos_agent import Agent
 
-from scratchpad_lab.engine.standins import ScriptedPolicyLLM
+from scratchpad_lab.engine.run.standins import ScriptedPolicyLLM
 from scratchpad_lab.model.scenarios import get_scenario
 
 OUT = Path(__file__).resolve().parent / "autourgos-history-support-ticket.json"

@@ -23,7 +23,7 @@ or sweep row, a Strategies row and the CLI give the same figures, and read them 
   counts (kinds_before, kinds_kept) are the sums the share is read from; facts kept is unchanged by it.
 - health: {check: compressions that failed it} for health.py's five checks (grew the context, fires again,
   dropped the user's newest message, wrote facts not in its input, cost more than it saved).
-- pins: the run's pins (analysis/pins.py: the one rule of a pin kept): pins given, met by a compression, kept
+- pins: the run's pins (analysis/pin_checks.py: the one rule of a pin kept): pins given, met by a compression, kept
   by every compression that met them, and the lost ones (pins_lost); "2 of 3 pins kept" (pins_kept_text). A
   run without pins has 0 and an empty list, and every other figure as before.
 - sizes are "as sent": the scratchpad the agent's LLM received at an iteration (after compression);
@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from scratchpad_lab.analysis import health as health_checks
 from scratchpad_lab.analysis.fact_kinds import kept_by_kind_text, kind_loss, shares, user_turns
 from scratchpad_lab.analysis.facts import retention
-from scratchpad_lab.analysis import pins as pin_checks
+from scratchpad_lab.analysis import pin_checks
 from scratchpad_lab.analysis.metrics import answer_score, final_answer, model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import expected_values

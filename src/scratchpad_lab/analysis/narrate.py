@@ -130,7 +130,7 @@ def quiet_sentence(trigger: Event) -> str:
     chars, cap, every = int(t.chars or 0), int(t.max_scratchpad_chars or 0), t.summarize_every
     if chars == 0:
         return f"At iteration {iteration} the scratchpad is empty: there is nothing to compress."
-    if getattr(t, "skipped", False):  # a fork's point (engine/fork.py): the package's own skip, not its rule
+    if getattr(t, "skipped", False):  # a fork's point (engine/run/forking.py): the package's own skip, not its rule
         return (f"This fork skipped the compression at iteration {iteration}: the middleware found its summarizer "
                 f"busy and did not call it, so the scratchpad ({_n(chars)} chars) goes to the agent as it is.")
     if every is None and cap >= largest("max_scratchpad_chars") and not t.over_cap:  # that cap, no period: off

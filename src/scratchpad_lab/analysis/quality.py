@@ -92,7 +92,7 @@ def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> 
     and the health checks read the whole run."""
     from scratchpad_lab.analysis import health
     from scratchpad_lab.analysis.fact_kinds import kind_loss, loss_words, user_turns
-    from scratchpad_lab.analysis.pins import check as check_pins
+    from scratchpad_lab.analysis.pin_checks import check as check_pins
 
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}

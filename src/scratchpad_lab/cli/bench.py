@@ -1,5 +1,5 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
-[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/benchmark.py) of a dataset of runs.
+[--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/studies/benchmark.py) of a dataset of runs.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is

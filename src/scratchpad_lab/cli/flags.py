@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 
 def add_key_flags(p, both: bool = False) -> None:
-    """Where a model's key comes from (keys only from the environment; the rule is engine/keys.py's).
+    """Where a model's key comes from (keys only from the environment; the rule is engine/net/keys.py's).
     `both`: the command has an agent endpoint and a summarizer endpoint."""
     p.add_argument("--api-key-env", metavar="NAME",
                    help=f"environment variable holding the key{' for both endpoints' if both else ''} (a "
@@ -40,7 +40,7 @@ def add_timeout_flag(p) -> None:
 
 
 def add_executor_flags(p) -> None:
-    """Where a study's cells run (engine/executor.py): this machine's processes, or a Ray cluster."""
+    """Where a study's cells run (engine/cells/executor.py): this machine's processes, or a Ray cluster."""
     p.add_argument("--executor", choices=("local", "ray"), default="local",
                    help="where the cells run: local, this machine's worker processes (the default), or ray, a Ray "
                         "cluster (pip install -r requirements-ray.txt)")

@@ -1,5 +1,5 @@
 """`scratchpad-lab fork RUN_OR_TRACE --at ITERATION [--skip] [--summarize-every N|off] [--max-scratchpad-chars N]`:
-"What if..." from a terminal, by the same task the Playground and the Runs page call (engine/tasks/forks.py).
+"What if..." from a terminal, by the same task the Playground and the Runs page call (engine/tasks/fork_tasks.py).
 
 Streamlit-free. A trace is forked from its replay with the package defaults (the run the Runs page shows for
 it). It prints the fork and the two runs side by side from the fork point on, and, for a parent summarized by a
@@ -62,7 +62,7 @@ def comparison_lines(forked) -> str:
     lines = [f"from iteration {c.at} on:{'':<12}{'original':>20}{'fork':>20}"]
     lines += [f"  {label:<32}{show(c.original):>20}{show(c.fork):>20}" for label, show in rows]
     lines.append(difference_text(c))
-    if forked.notice:  # whose summaries the fork shows, when the parent's were a model's (engine/fork.py)
+    if forked.notice:  # whose summaries the fork shows, when the parent's were a model's (engine/run/forking.py)
         lines.append(forked.notice)
     return "\n".join(lines)
 

@@ -1,7 +1,7 @@
 """`scratchpad-lab recommend FILE [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [summarizer flags] --json`.
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; the search is
-engine/recommend.py's, through the door (engine/tasks: `recommend`). With --json every point is printed (strategy, settings, figures, on_front, why, and
+engine/studies/recommender.py's, through the door (engine/tasks: `recommend`). With --json every point is printed (strategy, settings, figures, on_front, why, and
 the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, two lines per point (its
 figures; then its facts kept by kind, compressions with a problem and, with --pin, its pins kept, worded as the
 Strategies table words them) and the front's sentences. An unknown strategy, key or value is a usage error (exit 2,

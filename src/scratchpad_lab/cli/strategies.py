@@ -119,7 +119,7 @@ def summarizer_from_args(args: argparse.Namespace):
             raise StrategyError("--summarizer endpoint needs --summarizer-model NAME.")
         endpoint = endpoint_for(model, getattr(args, "summarizer_base_url", None), getattr(args, "api_key_env", "") or "",
                                 getattr(args, "timeout", None))
-        # The CLI key rule (engine/keys.py), as every other command follows it.
+        # The CLI key rule (engine/net/keys.py), as every other command follows it.
         return SummarizerChoice("endpoint", args.extractive_budget, endpoint,
                                 key=cli_key(endpoint, vars(args), "summarizer"))
     return SummarizerChoice("extractive", args.extractive_budget)

@@ -17,7 +17,7 @@ functions without a thread. The page side (`ui/live.py`) only reads a job (`prog
   the same flag), and a model call in flight is abandoned. Work that ends by raising `Stopped` ends
   the job as "stopped".
 
-`Run` (engine/runner.py) and the prompt lab's `Matrix` are jobs: they subclass `Job`.
+`Run` (engine/run/runner.py) and the prompt lab's `Matrix` are jobs: they subclass `Job`.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ when it is asked for, before any work starts; the pages and commands call the ta
 - memory: the text the job's results keep (a scratchpad replay keeps the scratchpad of every step), and the
   conversation a message strategy holds as its package's messages while it runs;
 - model calls, with an endpoint summarizer: about one per compression the settings make likely;
-- the built-in model's calls (engine/builtin_model.py) as what they are on this CPU: each likely call at the
+- the built-in model's calls (engine/summarize/builtin_model.py) as what they are on this CPU: each likely call at the
   model's measured speed (its prompt, the scratchpad or window it summarizes, and its reply cap), their sum
   held to the wall clock a job's model calls may take (an endpoint's calls end there too), and counted
   against its model calls;
@@ -29,7 +29,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-from scratchpad_lab.engine.reply import parse_seconds
+from scratchpad_lab.engine.run.reply import parse_seconds
 from scratchpad_lab.engine.strategies.registry import NO_TRIM, strategy
 from scratchpad_lab.model.endpoint import hosted_mode
 from scratchpad_lab.model.errors import LabError
@@ -162,7 +162,7 @@ def builtin_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     steps bring in) at the model's measured speed."""
     if not replay.builtin or not replay.summarizes:
         return 0.0
-    from scratchpad_lab.engine import builtin_model as m
+    from scratchpad_lab.engine.summarize import builtin_model as m
 
     seen = max(sizes.scratchpad or [0]) if replay.kind == "scratchpad" else max(sizes.message_chars or [0])
     chars = min(seen, replay.window_chars)
@@ -249,7 +249,7 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     StrategySpecs of a Strategies job; `settings`: the compare Settings (or change dicts) of a Compare
     or sweep job (`keep_records=False`) over `base` (a RunConfig; default: the record's config or the
     defaults); `replay`: the RunConfig of one replay. `search_workers`: the strategies are a recommender's
-    search (engine/recommend.py), each point keeping only its row, this many running at a time. `endpoint_summarizer`: the summaries are model
+    search (engine/studies/recommender.py), each point keeping only its row, this many running at a time. `endpoint_summarizer`: the summaries are model
     calls. `builtin_summarizer`: the strategies' summaries are the built-in model's (a setting or a replay says
     so itself). `lifted`: the CLI's --no-work-limit (never in hosted mode)."""
     trace = loaded if hasattr(loaded, "steps") else getattr(loaded, "trace", None)
@@ -319,7 +319,7 @@ def _duration(seconds: float) -> str:
 
 def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: bool = False,
                     lifted: bool = False, builtin_summarizer: bool = False) -> Estimate:
-    """A benchmark (engine/benchmark.py) costed as what it is: `runs` are (trace, its points' StrategySpecs),
+    """A benchmark (engine/studies/benchmark.py) costed as what it is: `runs` are (trace, its points' StrategySpecs),
     each run a search that keeps rows only, summed over the runs and shared by `workers` cores. Refused, with
     how to narrow it, when its wall clock would be over a job's, or its summaries over a job's model calls."""
     if lifted and hosted_mode():
@@ -353,7 +353,7 @@ def check_benchmark(runs: Sequence[Any], *, workers: int, endpoint_summarizer: b
 
 def check_decisions(runs: Sequence[Tuple[int, int]], *, builtin: bool, max_tokens: int,
                     lifted: bool = False) -> float:
-    """The next call re-decided (engine/decide.py): `runs` are (model calls at most: the run's checked calls for
+    """The next call re-decided (engine/studies/decide.py): `runs` are (model calls at most: the run's checked calls for
     each row; the context chars each is sent: the run's whole conversation, at most the check's cut). With the
     built-in model they are charged at its measured speed against a job's wall clock; any model's against a
     job's model calls. Returns the seconds charged (0 for an endpoint, whose calls end at the job's wall clock
@@ -363,7 +363,7 @@ def check_decisions(runs: Sequence[Tuple[int, int]], *, builtin: bool, max_token
                                 "running on your own machine).")
     seconds, calls = 0.0, sum(n for n, _ in runs)
     if builtin:
-        from scratchpad_lab.engine.builtin_model import call_seconds
+        from scratchpad_lab.engine.summarize.builtin_model import call_seconds
         seconds = sum(n * call_seconds(chars / CHARS_PER_TOKEN + PROMPT_OVERHEAD_TOKENS * 2, max_tokens)
                       for n, chars in runs)
     if lifted:

@@ -53,7 +53,7 @@ def package_prompt_fields(prompt: str) -> Optional[dict]:
 DEFAULT_PACE_S = 0.6
 
 SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent", "builtin"]  # silent: a stand-in that replies nothing
-# builtin: the lab's own small model on this CPU (engine/builtin_model.py); its id for token counts and records
+# builtin: the lab's own small model on this CPU (engine/summarize/builtin_model.py); its id for token counts and records
 BUILTIN_MODEL_ID = "SmolLM2-135M-Instruct"
 
 

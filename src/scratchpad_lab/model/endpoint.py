@@ -1,7 +1,7 @@
 """Where a model lives: an endpoint (provider, base URL, model, limits), never a key.
 
 Plain data at the bottom of the layers, so the run config, the CLI and the pages share one shape;
-the calls themselves (and the address checks that resolve a host) live in engine/providers.py.
+the calls themselves (and the address checks that resolve a host) live in engine/net/providers.py.
 """
 from __future__ import annotations
 

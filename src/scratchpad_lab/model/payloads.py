@@ -71,7 +71,7 @@ class TriggerData(_Payload):
     predicted_reason: Optional[Literal["periodic", "size"]] = None
     fired: bool = False
     reason: Optional[Literal["periodic", "size"]] = None
-    skipped: bool = Field(False, description="a fork skipped this iteration's compression (engine/fork.py): the "
+    skipped: bool = Field(False, description="a fork skipped this iteration's compression (engine/run/forking.py): the "
                                              "package found its summarizer busy and did not call it")
 
 

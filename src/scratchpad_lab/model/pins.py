@@ -2,7 +2,7 @@
 
 Streamlit-free plain data and rules. A pin is a phrase (a lost fact, a line of the scratchpad, something typed);
 a run carries its pins in its config (RunConfig.pins), so they travel with the run file and the stored run, and
-every compression is checked against them (analysis/pins.py: the one rule of a pin kept).
+every compression is checked against them (analysis/pin_checks.py: the one rule of a pin kept).
 
 The limits are one home for every surface (the Playground, lessons, presets, `--pin`): a pin is not empty, a
 pin is at most MAX_PIN_CHARS, and a run has at most MAX_PINS, because with "pass pins to the summarizer" on

@@ -58,7 +58,7 @@ class RunRecord:
     name: str = ""
     label: str = ""
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-    # a fork (engine/fork.py): {parent_id, parent_name, iteration, skipped, parent_settings, earlier}, as
+    # a fork (engine/run/forking.py): {parent_id, parent_name, iteration, skipped, parent_settings, earlier}, as
     # schemas.ForkSpec reads it; None for every other run (a file from before forks has none)
     forked_from: Optional[Dict[str, Any]] = None
 
@@ -131,7 +131,7 @@ def prompt_label(config: RunConfig) -> str:
 
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:
     """A run record or a trace from untrusted bytes; RecordError on anything wrong. (Files in other
-    formats are imported by the engine's loader, engine/loader.py, which every page and command uses.)"""
+    formats are imported by the engine's loader, engine/files/loader.py, which every page and command uses.)"""
     return load_decoded(parse_json_bytes(data, where), where)
 
 

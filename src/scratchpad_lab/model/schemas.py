@@ -172,7 +172,7 @@ class OutcomeSpec(_Strict):
 
 
 class ForkPointSpec(_Strict):
-    """One fork point (engine/fork.py): at this iteration's compression, skipped or with other triggers."""
+    """One fork point (engine/run/forking.py): at this iteration's compression, skipped or with other triggers."""
 
     iteration: Count = Field(description="the iteration of the parent's compression the fork starts at")
     skipped: bool = Field(description="that compression was skipped (the package found its summarizer busy)")

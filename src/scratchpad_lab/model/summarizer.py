@@ -1,14 +1,14 @@
 """The one summarizer choice: what a person picks for "who writes the summaries", on any page or command.
 
 Plain data (no client, no thread, nothing stored): the kind, the offline summarizer's budget, the endpoint
-and the prompt where they apply. A job builds its summarizer from it with engine/summarizers.py's
+and the prompt where they apply. A job builds its summarizer from it with engine/summarize/summarizers.py's
 `build_summarizer` (the one builder), passing what belongs to the job only: its stop flag, its time left,
 a search's shared replies. A RunConfig carries the same choice in its summarizer fields
 (`run_config_fields`, `SummarizerChoice.of`).
 
 Kinds (model/config.SummarizerKind): "extractive" (offline, no LLM: the salient lines under the budget),
 "same-as-agent" (the package's fallback to the agent's own model), "endpoint" (a model at an
-OpenAI-compatible endpoint), "builtin" (the lab's own small model on this CPU, engine/builtin_model.py),
+OpenAI-compatible endpoint), "builtin" (the lab's own small model on this CPU, engine/summarize/builtin_model.py),
 "silent" (a stand-in that replies nothing, for tests and probes).
 """
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """The Benchmark page: every strategy over a grid of settings on a dataset of runs, measured by the arguments the
-agent's later tool calls needed (engine/benchmark.py; `scratchpad-lab bench` is the same study).
+agent's later tool calls needed (engine/studies/benchmark.py; `scratchpad-lab bench` is the same study).
 
 A dataset is the lab's sample runs, a file or folder in the folder the operator configures
 (SCRATCHPAD_LAB_DATASETS_DIR), or an upload. The study runs as a job (engine/benchmark.benchmark_job) in its own
 slot, drawn by the one live fragment (ui/live.py) with its progress and Stop; a stopped benchmark keeps what
 finished. Where it runs (this machine's processes, or a Ray cluster) is the operator's setting (secrets or
-environment, engine/executor.py), never a visitor's; the page says which. The result: the front chart of dataset
+environment, engine/cells/executor.py), never a visitor's; the page says which. The result: the front chart of dataset
 means with interval whiskers, the table with the chosen points marked (Benchmark.rows(): with each setting's facts
 kept by kind, means over the runs it compressed, and its runs with each problem, in the Strategies table's words),
 the chosen points' sentences, and a
@@ -33,7 +33,7 @@ from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.store import store_result
+from scratchpad_lab.ui.store_view import store_result
 from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
                                      BENCH_STARTED, init_session, page_secrets)
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
@@ -68,7 +68,7 @@ def _dataset(source: str, runs: int):
 
 
 def executor() -> Any:
-    """Where the benchmark runs: the operator's setting (secrets, else the environment; engine/executor.py),
+    """Where the benchmark runs: the operator's setting (secrets, else the environment; engine/cells/executor.py),
     never a visitor's: the page has no widget for it."""
     return choice_from_settings(os.environ, page_secrets())
 

@@ -21,7 +21,7 @@ from scratchpad_lab.model.compression import FORCED_BY_PROMPT_LAB
 from scratchpad_lab.analysis.fact_kinds import KINDS, NAMES
 from scratchpad_lab.analysis.health import CHIPS as HEALTH_CHIPS
 from scratchpad_lab.ui.markup import chips_html, grouped_chips_html, inert_html
-from scratchpad_lab.ui.pins import pin_picker
+from scratchpad_lab.ui.pins_box import pin_picker
 from scratchpad_lab.analysis.narrate import review_outcome
 
 # Badge words are ours, chosen by key; nothing from the event (which may come from a file) is shown as a badge.
@@ -55,7 +55,7 @@ def badges(c: Dict) -> List[tuple]:
     if "grew" in health and FLAG_BADGES["longer_than_input"] in out:  # the same rule, said once
         out.remove(FLAG_BADGES["longer_than_input"])
     out += [(HEALTH_CHIPS[h], "red") for h in health]
-    lost, held = c.get("pins_lost") or [], c.get("pins_held") or []  # analysis/pins.py, via quality.annotate
+    lost, held = c.get("pins_lost") or [], c.get("pins_held") or []  # analysis/pin_checks.py, via quality.annotate
     if lost:
         out.append((f"lost {len(lost)} of {len(held)} pin{'s' if len(held) != 1 else ''}", "red"))
     elif held:

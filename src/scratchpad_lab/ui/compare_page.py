@@ -34,10 +34,10 @@ from scratchpad_lab.ui.problems import show_error, show_problem
 from scratchpad_lab.ui.runs_page import Entry, entries_with_upload, pick_entry
 from scratchpad_lab.ui.state import (CMP_EDITED, CMP_JOB, CMP_RESULT, CMP_SOURCE, CMP_SWEEP, CMP_TABLE,
                                      PLAY_PRICES_BY_MODEL, PL_VERSIONS, init_session)
-from scratchpad_lab.ui.store import show_message, store_result
+from scratchpad_lab.ui.store_view import show_message, store_result
 from scratchpad_lab.ui import live
-from scratchpad_lab.ui.settings import SETTING_LABELS
-from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row, percent_cells, percent_config
+from scratchpad_lab.ui.sidebar_settings import SETTING_LABELS
+from scratchpad_lab.ui.figure_tables import BEST, ROW_LABELS, best_in_row, percent_cells, percent_config
 from scratchpad_lab.ui.view import render_run
 
 if TYPE_CHECKING:  # pandas is imported where a table is built (the first page does without it)
@@ -100,7 +100,7 @@ def _column(index: int, result: ComparisonResult) -> None:
     st.text(_flags_text(result.rows[index]))
 
 
-# The comparison's figure rows, in order; their labels and which way is better are ui/tables.py's (Strategies too).
+# The comparison's figure rows, in order; their labels and which way is better are ui/figure_tables.py's (Strategies too).
 COMPARE_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
                 "summarizer_cost_usd", "peak_context_tokens", "mean_context_tokens", "context_tokens_saved",
                 "net_tokens_saved", "facts_retained", "answer_score")
@@ -137,7 +137,7 @@ def figures_table(result: ComparisonResult, prices: Optional[dict]) -> Dict[str,
     # the figures row's facts kept by kind and health counts, worded as the Strategies table words them
     table[ROW_LABELS["kept_by_kind"]] = {f"Setting {i + 1}": f.kinds_kept_text for i, f in enumerate(summaries)}
     table[ROW_LABELS["health"]] = {f"Setting {i + 1}": counts_text(f.health) for i, f in enumerate(summaries)}
-    if any(f.pins for f in summaries):  # analysis/pins.py's count, once the run has pins
+    if any(f.pins for f in summaries):  # analysis/pin_checks.py's count, once the run has pins
         table[LABELS["pins"]] = {f"Setting {i + 1}": f.pins_kept_text for i, f in enumerate(summaries)}
     return table
 

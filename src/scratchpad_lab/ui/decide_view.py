@@ -1,4 +1,4 @@
-"""The Benchmark page's "Re-decide the next call with a model" switch (engine/decide.py, the CLI's
+"""The Benchmark page's "Re-decide the next call with a model" switch (engine/studies/decide.py, the CLI's
 `bench --decide-with builtin|endpoint`; issue 33 item 5).
 
 With the switch on, when the benchmark ends the page starts the door's `decide_next` on the same runs, strategies

@@ -115,7 +115,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
             "agent tokens in": s.agent_tokens_in, "agent tokens out": s.agent_tokens_out,
             "agent $": _usd(s.agent_cost_usd), "summarizer $": _usd(s.summarizer_cost_usd),
         })
-        if c.pins:  # analysis/pins.py's count; the columns are there once a run of the tab has pins
+        if c.pins:  # analysis/pin_checks.py's count; the columns are there once a run of the tab has pins
             rows[-1]["pins kept"] = s.pins_kept_text
             rows[-1]["pins to summarizer"] = "on" if c.pins_to_summarizer else "off"
     frame = pd.DataFrame(rows)
@@ -133,7 +133,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
 def runs_table(frame: pd.DataFrame, key: str) -> None:
     """The runs table: the first columns sized to be read at 1280 px, the run's name pinned; the answer
     score as a whole percentage, as the run view's sentence says it."""
-    from scratchpad_lab.ui.tables import PERCENT_FORMAT, percent_cells
+    from scratchpad_lab.ui.figure_tables import PERCENT_FORMAT, percent_cells
     st.dataframe(percent_cells(frame, ["answer score"]), hide_index=True, key=key, column_config={
         "#": st.column_config.NumberColumn(width=40, pinned=True),
         "run": st.column_config.TextColumn(width="medium", pinned=True),

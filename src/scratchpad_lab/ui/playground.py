@@ -23,14 +23,14 @@ from scratchpad_lab.ui import live
 from scratchpad_lab.ui.endpoints import price_table
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.library import download_button, run_label, runs_frame, runs_table, sample_picker
-from scratchpad_lab.ui.pins import pin_picker, scratchpad_lines
+from scratchpad_lab.ui.pins_box import pin_picker, scratchpad_lines
 from scratchpad_lab.ui.problems import show_problem
-from scratchpad_lab.ui.settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
+from scratchpad_lab.ui.sidebar_settings import (K_PRESET, K_SCENARIO, config_from_state, current_config, prompt_name_for,
                                         sidebar_settings, use_preset)
 from scratchpad_lab.ui.state import (PLAY_ACTIVE, PLAY_JOB, PLAY_PRICES_BY_MODEL, PLAY_RUNS, PLAY_SHOWN,
                                      PLAY_START_ERROR, PRESENTER, init_session, play_picker_key, shown_play_index)
 from scratchpad_lab.ui.review_panel import review_on, review_panel, review_switch
-from scratchpad_lab.ui.store import autosave_switch, not_stored_note, show_message, store_finished
+from scratchpad_lab.ui.store_view import autosave_switch, not_stored_note, show_message, store_finished
 from scratchpad_lab.ui.style import PAGE_CSS
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def page() -> None:
             download_button(record, key=f"play_download_{index}", index=index)
         pin_picker(scratchpad_lines(record.events), key=f"play_pin_line_{index}", label="Pin a line of the scratchpad")
         render_cards(record.events, key=f"shown_{index}", prices=prices, pinnable=True)
-        from scratchpad_lab.ui.fork import what_if
-        from scratchpad_lab.ui.store import stored_id
+        from scratchpad_lab.ui.what_if import what_if
+        from scratchpad_lab.ui.store_view import stored_id
         what_if(record, key=f"play_fork_{index}", parent_id=stored_id(record), parent_name=record.name or f"run {index + 1}")
         loss_panel(record, key=f"loss_{index}", model_factory=_probe_model(config, keys))

@@ -68,7 +68,7 @@ def presenter_toggle(page_title: str = "") -> None:
         st.button("Leave presenter mode", key="presenter_leave", on_click=_leave)
         if page_title == "Playground":
             from scratchpad_lab.model.presets import presets  # lazy: only in presenter mode
-            from scratchpad_lab.ui.settings import K_PRESET, use_preset
+            from scratchpad_lab.ui.sidebar_settings import K_PRESET, use_preset
             st.session_state[PRESENTER_PRESET] = st.session_state.get(K_PRESET, next(iter(presets())))
             st.selectbox("Preset", list(presets()), key=PRESENTER_PRESET, width=260,
                          on_change=lambda: use_preset(st.session_state[PRESENTER_PRESET]),

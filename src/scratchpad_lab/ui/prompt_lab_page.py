@@ -29,8 +29,8 @@ from scratchpad_lab.ui.endpoints import endpoint_from_state, endpoint_values, en
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
-from scratchpad_lab.ui.settings import K_PROMPT, K_SUMMARIZER, PLAY_SUMMARIZER_EP
-from scratchpad_lab.ui.store import prompt_history, save_prompt_version, show_message, stored_prompts
+from scratchpad_lab.ui.sidebar_settings import K_PROMPT, K_SUMMARIZER, PLAY_SUMMARIZER_EP
+from scratchpad_lab.ui.store_view import prompt_history, save_prompt_version, show_message, stored_prompts
 from scratchpad_lab.ui.state import (PL_JOB, PL_KEPT, PL_OPEN, PL_SOURCE, PL_UPLOAD_SEEN, PL_USED, PL_VERSIONS,
                     PLAY_PRICES_BY_MODEL, PLAY_PROMPT_NAME, init_session)
 

@@ -1,6 +1,6 @@
 """The Strategies page's Recommend view: which compression, with which settings, for this trajectory.
 
-It runs engine/recommend.py's search (every strategy over its grid), draws every point in one chart (one
+It runs engine/studies/recommender.py's search (every strategy over its grid), draws every point in one chart (one
 colour per strategy, the Pareto front large and ringed), lists the front with one sentence each, and opens any
 point as a run (its events through the existing run view: `view.render_run` for the autourgos strategies,
 the compression cards and timeline for the others, whose triggers the autourgos trigger panel does not
@@ -36,17 +36,17 @@ from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import show_error, show_problem
-from scratchpad_lab.ui.settings import EVERY_CHOICES, SETTING_LABELS, preset_label_for
+from scratchpad_lab.ui.sidebar_settings import EVERY_CHOICES, SETTING_LABELS, preset_label_for
 from scratchpad_lab.ui.state import (K_BUDGET, K_CAP, K_EVERY, K_PRESET, K_SCENARIO, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
                                      STRAT_RECOMMEND)
-from scratchpad_lab.ui.store import store_result
-from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer
+from scratchpad_lab.ui.store_view import store_result
+from scratchpad_lab.ui.pins_box import pins_from_state, pins_to_summarizer
 from scratchpad_lab.ui.strategies_chart import POINT_TEXTS, front_chart, points_frame
 from scratchpad_lab.ui.view import render_cards, render_run, timeline_frame
 
 OWN_PRICE = "the summarizer's own price"
 PLAYGROUND = ("autourgos-middleware", "trim-only")  # the Playground runs the middleware and the agent's trim
-SEARCH_WORKERS = 2  # the page's search runs on both cores (engine/recommend.py)
+SEARCH_WORKERS = 2  # the page's search runs on both cores (engine/studies/recommender.py)
 SEARCH_ERRORS = (LabError,)  # every error a person can cause
 SEARCH_PROBLEM = "The search could not run on this trajectory."
 OPEN_PROBLEM = "This point could not run on this trajectory."

@@ -33,7 +33,7 @@ from scratchpad_lab.ui.state import (LIB_OPENED, PLAY_PRICES_BY_MODEL, PLAY_RUNS
                                      RUNS_UPLOAD_HASHES,
                                      RUNS_STEP_OF, RUNS_UPLOADS, RUNS_UPLOAD_SEEN, init_session, upload_added,
                                      upload_slot)
-from scratchpad_lab.ui.store import (library_section, opened_entries, remember, results_section, run_id_for_entry,
+from scratchpad_lab.ui.store_view import (library_section, opened_entries, remember, results_section, run_id_for_entry,
                                      show_message, store_upload, stored_id)
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
@@ -154,7 +154,7 @@ def open_stored(run_id: str) -> str:
         key = f"stored:{run_id}"
         opened = st.session_state[LIB_OPENED]
         if key not in opened:
-            from scratchpad_lab.ui.store import get_store
+            from scratchpad_lab.ui.store_view import get_store
             loaded = get_store().load(run_id)
             number = len(opened) + 1
             if isinstance(loaded, Trace):
@@ -309,7 +309,7 @@ def kind_note(entry: Entry) -> str:
     if entry.is_trace:
         return TRACE_NOTE
     origin = entry.record.forked_from
-    if origin:  # a fork (engine/fork.py): where it was forked from, in our words (the name is shown as text)
+    if origin:  # a fork (engine/run/forking.py): where it was forked from, in our words (the name is shown as text)
         how = "that compression skipped" if origin["skipped"] else "other triggers from there"
         return (f"A fork of {origin['parent_name'] or 'a run'} at iteration {origin['iteration']} ({how}): the same "
                 "steps replayed, a run of its own.")
@@ -392,7 +392,7 @@ def page() -> None:
     end = [e for e in record.events if e.kind == "finish"]
     render_run(record.events, record.config, live=False, key="runs_view", upto=step, prices=prices,
                elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)
-    from scratchpad_lab.ui.fork import what_if  # lazy: only an opened run draws it
+    from scratchpad_lab.ui.what_if import what_if  # lazy: only an opened run draws it
     what_if(record, key="runs_fork", parent_id=run_id_for_entry(entry.key),
             parent_name=entry.file_name or record.name or entry.title)
     if st.session_state.pop(RUNS_SCROLL, False):

@@ -7,7 +7,7 @@ only when a LangChain strategy runs. The strategies run as a job, drawn by the o
 session state, so moving the step slider never replays. Text from a run, a file or a summarizer is shown
 only with st.code / st.text or in dataframe cells; headings and quirk lines are our own words, numbers and
 package-made file paths. Under the results, What if... forks the autourgos middleware's run as the Playground forks
-a run (ui/fork.py); every other strategy says in one line why it is not forked.
+a run (ui/what_if.py); every other strategy says in one line why it is not forked.
 """
 from __future__ import annotations
 
@@ -21,17 +21,17 @@ from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, Strat
 from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.analysis.figures import figures, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import counts_text
-from scratchpad_lab.analysis.pins import over_compressions
+from scratchpad_lab.analysis.pin_checks import over_compressions
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.ui.fork import what_if
+from scratchpad_lab.ui.what_if import what_if
 from scratchpad_lab.ui.markup import escape
-from scratchpad_lab.ui.pins import pins_from_state, pins_to_summarizer, sidebar_pins
+from scratchpad_lab.ui.pins_box import pins_from_state, pins_to_summarizer, sidebar_pins
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.recommend_view import recommend_view
 from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
-from scratchpad_lab.ui.tables import BEST, ROW_LABELS, best_in_row
+from scratchpad_lab.ui.figure_tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.strategies_chart import chart, colour
@@ -39,7 +39,7 @@ from scratchpad_lab.ui.worst_runs import opened_note
 
 DEFAULT_PICK = ["autourgos-middleware", "deepagents", "langmem"]
 SHOW_CHARS = 40_000   # a sent context longer than this is shown cut, and the page says so
-# The table's rows, in order (their labels and which way is better: ui/tables.py, shared with Compare).
+# The table's rows, in order (their labels and which way is better: ui/figure_tables.py, shared with Compare).
 STRATEGY_ROWS = ("compressions", "summarizer_calls", "summarizer_tokens_in", "summarizer_tokens_out",
                  "summarizer_cost_usd", "peak_context_tokens", "peak_share", "mean_context_tokens", "mean_share",
                  "context_tokens_saved", "saved_share", "facts_at_answer", "facts_recoverable", "answer_facts_kept",
@@ -190,7 +190,7 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
         st.caption(result.seen_as)
     for label, text in _row_texts(result, texts).items():
         st.text(f"{label}: {text}")
-    lost = over_compressions(result.events)[2]  # analysis/pins.py: the one rule (cheap: no fact search)
+    lost = over_compressions(result.events)[2]  # analysis/pin_checks.py: the one rule (cheap: no fact search)
     if lost:  # the person's own text: shown as text
         st.text("pins lost: " + "; ".join(lost))
     why = result.why_no_compression()
@@ -210,7 +210,7 @@ def _column(result, texts: Dict[str, Dict[str, str]], shown_quirks: int = 4) -> 
 
 def _what_if(shown: StrategiesOutcome, result) -> None:
     """Under a strategy whose result is a run (the autourgos middleware's), the Playground's What if... control
-    (ui/fork.py), forking that run with the summarizer it was made with; under any other, the one line saying why
+    (ui/what_if.py), forking that run with the summarizer it was made with; under any other, the one line saying why
     it is not forked (the registry's fork_note: our words and the registry's titles)."""
     run = shown.run_of(result)
     if run is None:

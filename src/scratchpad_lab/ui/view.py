@@ -25,7 +25,7 @@ from scratchpad_lab.analysis.narrate import narrate, sentence_for, waiting_for
 from scratchpad_lab.analysis.figures import (Figures, LABELS, NO_COMPRESSION, compression_counts, failed_call_events,
                                              figures, percent)
 from scratchpad_lab.analysis.metrics import final_answer, model_ids
-from scratchpad_lab.analysis import pins as pin_checks
+from scratchpad_lab.analysis import pin_checks
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
 from scratchpad_lab.analysis.triggers import trigger_state
@@ -79,7 +79,7 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         st.metric(LABELS["compressions"], compressions, width="content")
         if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
             st.metric(LABELS["summarizer_calls"], calls, width="content")
-        if config.pins:  # analysis/pins.py's count, in its words (numbers and ours only)
+        if config.pins:  # analysis/pin_checks.py's count, in its words (numbers and ours only)
             pins, met, lost = pin_checks.over_compressions(events)
             color = "red" if lost else ("green" if met else "gray")
             st.markdown(f":{color}-badge[{pin_checks.pins_text(len(pins), len(met), len(met) - len(lost))}]",

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.importers import Imported, ImportReport, TraceImportError
 from scratchpad_lab.engine.importers.chat import json_type
-from scratchpad_lab.engine.reply import build_reply
+from scratchpad_lab.engine.run.reply import build_reply
 from scratchpad_lab.model.schemas import MAX_STEP_ACTIONS, MAX_STEP_RESPONSE_CHARS, MAX_STEPS
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.model.untrusted import clean_text

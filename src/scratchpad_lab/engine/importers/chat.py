@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.importers import ImportReport, Imported, TraceImportError
-from scratchpad_lab.engine.reply import build_reply
+from scratchpad_lab.engine.run.reply import build_reply
 from scratchpad_lab.model.schemas import MAX_STEP_ACTIONS, MAX_STEP_RESPONSE_CHARS, MAX_STEPS, MAX_TOOLS
 from scratchpad_lab.model.trace import RecordError, Trace
 from scratchpad_lab.model.untrusted import clean_text

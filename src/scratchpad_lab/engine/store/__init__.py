@@ -8,7 +8,7 @@
 Streamlit-free. SQLAlchemy is imported with this package, so the pages import it where a run is stored or
 the library is drawn, never on the first page.
 """
-from scratchpad_lab.engine.store.errors import StoreError
+from scratchpad_lab.engine.store.store_error import StoreError
 from scratchpad_lab.engine.store.location import DB_ENV, Limits, default_path, limits_from_env, store_url
 from scratchpad_lab.engine.store.store import (PromptVersion, ResultSummary, RunSummary, Saved, Store, forget, new_id,
                                                owner_of, secret_values, shown_url, strategy_of)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
-from scratchpad_lab.engine.store.errors import StoreError
+from scratchpad_lab.engine.store.store_error import StoreError
 
 DB_ENV = "SCRATCHPAD_LAB_DB"
 SECRETS_SECTION = "scratchpad_lab"   # st.secrets: [scratchpad_lab] db = "postgresql+psycopg://..."

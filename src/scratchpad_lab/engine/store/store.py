@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from scratchpad_lab.engine.store import tables as t
-from scratchpad_lab.engine.store.errors import StoreError
+from scratchpad_lab.engine.store.store_error import StoreError
 from scratchpad_lab.engine.store.location import DB_ENV, Limits, limits_from_env, normalized, sqlite_file, store_url
 from scratchpad_lab.model.config import prompt_too_long
 from scratchpad_lab.model.endpoint import hosted_mode
@@ -725,7 +725,7 @@ def _columns(loaded: Union[RunRecord, Trace], name: str) -> dict:
 
 def secret_values(configs: Iterable, keys: Optional[Dict[str, str]] = None, secrets: Optional[dict] = None) -> List[str]:
     """Every key a run could have used: the typed ones and the server's variables its endpoints resolve to."""
-    from scratchpad_lab.engine.providers import resolve_key
+    from scratchpad_lab.engine.net.providers import resolve_key
     from scratchpad_lab.model.endpoint import NO_KEY_PLACEHOLDER
     found = [v for v in (keys or {}).values() if v]
     for config in configs:

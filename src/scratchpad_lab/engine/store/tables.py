@@ -24,7 +24,7 @@ from sqlalchemy import (BigInteger, Column, Index, Integer, MetaData, String, Ta
 from sqlalchemy.engine import Connection
 
 from scratchpad_lab.analysis.figures import compression_counts
-from scratchpad_lab.engine.store.errors import StoreError
+from scratchpad_lab.engine.store.store_error import StoreError
 from scratchpad_lab.model.events import Event
 
 SCHEMA_VERSION = 3

@@ -17,14 +17,14 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional
 
-from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.engine.studies.compare import NEVER
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from scratchpad_lab.engine.strategies.result import StrategyResult
-from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.spec import StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
 
 
 class _RecordingSummarizer:

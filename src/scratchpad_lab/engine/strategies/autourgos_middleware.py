@@ -4,7 +4,7 @@ Streamlit-free. The trajectory is replayed step for step through the lab's obser
 (`runner.Run` with the trace as its source), so its events are exactly the lab's usual ones. With "pass pins to
 the summarizer" the pins go in its RunConfig as a run's do (RunConfig.pins_to_summarizer), so the middleware's own
 prompt asks for them, exactly as in a run. The result keeps that run (`StrategyResult.run`, less its copy of the
-trajectory): it is the run What if... forks on the Strategies page (engine/fork.py's rule holds this middleware's
+trajectory): it is the run What if... forks on the Strategies page (engine/run/forking.py's rule holds this middleware's
 lock and triggers).
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.model.pins import NO_PINS, Pinned
-from scratchpad_lab.engine.runner import Run, Source
+from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
-from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import ReusedReplies, SummarizerSpec
+from scratchpad_lab.engine.strategies.spec import StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import ReusedReplies, SummarizerSpec
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)

@@ -19,15 +19,15 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.jobs import StopFlag
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
 from scratchpad_lab.engine.strategies.messages import (MessageCounter, RecordedModel, content_text, render_all,
                                                     results_after, step_messages, system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, message_run_log
-from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec, extractive_chat_model
+from scratchpad_lab.engine.strategies.spec import StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec, extractive_chat_model
 
 TRIGGER = "clear-tool-uses: conversation over its token trigger"
 

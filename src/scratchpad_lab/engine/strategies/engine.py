@@ -18,7 +18,7 @@ rendered as text, with the recording's system prompt (a real agent sends it with
 nor what a package adds to the system prompt itself (deepagents' filesystem instructions). The agent's cut of each tool result to
 max_tool_output_chars is a cut like any other: it counts as part of what the autourgos strategies save.
 Pins (model/pins.py) are one set for every strategy of a job: each strategy's compressions are checked against
-them by the one rule (analysis/pins.py, through the figures row), and with the switch on they reach a strategy
+them by the one rule (analysis/pin_checks.py, through the figures row), and with the switch on they reach a strategy
 whose package takes a prompt through that prompt (its registry entry's `prompt_parameter`; the others get none).
 On the page this runs as a job (engine/jobs.py): `progress` is told before each strategy, and `stop`
 ends the run within a step: between strategies, between a replay's iterations, between the message
@@ -35,14 +35,14 @@ from scratchpad_lab.analysis.kept import fact_values
 from scratchpad_lab.engine.jobs import StopFlag, abandonable
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.engine.replay import recorded_trajectory
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.replay import recorded_trajectory
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import StrategyResult
 from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 from scratchpad_lab.engine.strategies.messages import seen_as
-from scratchpad_lab.engine.strategies.settings import MAX_STRATEGIES, StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.spec import MAX_STRATEGIES, StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
 
 BASELINE = "no compression"
 
@@ -118,8 +118,8 @@ def _scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, counter: Toke
     the last call's scratchpad is kept: every earlier one is dropped from its event as the next is emitted,
     so a long trajectory's uncut scratchpads are never all held at once. A replay that ends early (its step
     cap, say) ends so for the strategies too: its calls are theirs."""
-    from scratchpad_lab.engine.compare import UNCUT
-    from scratchpad_lab.engine.runner import Run, Source
+    from scratchpad_lab.engine.studies.compare import UNCUT
+    from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for
 
     config = base_config(summarizer).replace(**UNCUT, step_delay_s=0.0)

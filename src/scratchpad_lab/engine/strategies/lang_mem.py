@@ -19,14 +19,14 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from scratchpad_lab.engine.jobs import StopFlag
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.model.compression import compression_data
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages, system_message, with_system
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
-from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.spec import StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
 
 
 TRIGGER = "langmem: over max_tokens_before_summary"

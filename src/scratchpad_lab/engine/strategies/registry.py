@@ -70,7 +70,7 @@ class Strategy:
     context: Literal["scratchpad", "messages"]
     knobs: Tuple[Knob, ...] = ()
     check: Optional[Callable[[Dict[str, Any]], None]] = None  # raises StrategyError for a bad combination
-    # The recommender's default search (engine/recommend.py): the values tried for the main settings, every
+    # The recommender's default search (engine/studies/recommender.py): the values tried for the main settings, every
     # combination. A value "30%" is that share of the trajectory's no-compression peak in the setting's unit
     # (the autourgos strategies' scratchpad is held under the agent's own trim, so theirs are absolute).
     grid: Tuple[Tuple[str, Tuple[Any, ...]], ...] = ()
@@ -92,7 +92,7 @@ class Strategy:
     # row and the page say ("not a summarizer", "no prompt parameter"). register() refuses an entry with neither.
     prompt_parameter: str = ""
     no_prompt: str = ""
-    # "What if..." (engine/fork.py) forks a run of the agent with the middleware, at one of its compressions: a
+    # "What if..." (engine/run/forking.py) forks a run of the agent with the middleware, at one of its compressions: a
     # strategy whose result keeps such a run (StrategyResult.run: the autourgos middleware's) is forked; for every
     # other, `no_fork` says why not, in a clause the Strategies page shows where the control would be (fork_note).
     no_fork: str = ""
@@ -296,7 +296,7 @@ register(Strategy(
     never=(("summarize_every", None), ("max_scratchpad_chars", _largest("agent_trim_chars")), _WHOLE_TOOL_RESULTS),
     no_prompt=NO_PROMPT_PARAMETER,  # the agent's built-in summarizer formats its own fixed prompt
     # the package's Agent._maybe_summarize: its own triggers and its own _summarizer_lock, which the middleware's
-    # lock and triggers that a fork holds (engine/fork.py) do not reach, and a RunConfig cannot switch it on
+    # lock and triggers that a fork holds (engine/run/forking.py) do not reach, and a RunConfig cannot switch it on
     no_fork="the agent's built-in summarizer compresses inside the agent, with its own triggers and lock, not in "
             "the middleware whose lock and triggers a fork holds", own_count="chars"))
 

@@ -17,7 +17,7 @@ from scratchpad_lab.analysis.figures import figures, kinds_recoverable
 from scratchpad_lab.analysis.kept import answer_facts_kept, facts_at_answer, facts_recoverable, probes_answerable
 from scratchpad_lab.analysis.metrics import model_ids, of_kind
 from scratchpad_lab.analysis.pricing import cost_usd
-from scratchpad_lab.engine.tokens import TokenCounter
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import MessageCounter, render_all
 
 ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summarizer_tokens_in",
@@ -30,7 +30,7 @@ ROW_KEYS = ("strategy", "settings", "compressions", "summarizer_calls", "summari
             # the figures row's facts kept per kind (fact_kinds.py) and its health counts (health.py)
             "kept_by_kind", "recoverable_by_kind", "health")
 # A run given pins adds these (none without, so a run without pins gives the row it gave before pins): the figures
-# row's pin figures (analysis/pins.py's rule), and what "pass pins to the summarizer" is for this strategy (True or
+# row's pin figures (analysis/pin_checks.py's rule), and what "pass pins to the summarizer" is for this strategy (True or
 # False, or why it does nothing here: registry.pins_switch).
 PIN_KEYS = ("pins", "pins_met", "pins_kept", "pins_lost", "pins_to_summarizer")
 
@@ -49,7 +49,7 @@ def start_message_run(trace: Any, spec: Any, summarizer: Any, counter: Optional[
     """What a strategy over chat messages starts from: (its resolved settings, the message token counter,
     the recorded summarizer chat model, its calls, the run log opened with run_start).
     `input_limit` names the setting that caps the summarizer's input, if the strategy has one."""
-    from scratchpad_lab.engine.strategies.summarizer import recorded_chat_model
+    from scratchpad_lab.engine.strategies.chat_summarizer import recorded_chat_model
 
     settings = spec.resolved()
     count = counter or TokenCounter(None)
@@ -108,7 +108,7 @@ class StrategyResult:
     summarizer_model: str = ""
     error: Optional[str] = None
     config: Any = None                          # the autourgos strategies: the RunConfig their replay ran with
-    # The autourgos middleware: its replay as the run it made (What if... forks it, engine/fork.py), without the
+    # The autourgos middleware: its replay as the run it made (What if... forks it, engine/run/forking.py), without the
     # run's copy of the trajectory, so a result shipped between processes weighs what it weighed before (its
     # events are this result's own list); StrategiesOutcome.run_of gives it back its trajectory.
     run: Any = field(default=None, repr=False, compare=False)

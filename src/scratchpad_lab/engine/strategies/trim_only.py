@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from scratchpad_lab.engine.compare import NEVER
+from scratchpad_lab.engine.studies.compare import NEVER
 from scratchpad_lab.engine.jobs import StopFlag
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, observed_run
 from scratchpad_lab.engine.strategies.result import StrategyResult
-from scratchpad_lab.engine.strategies.settings import StrategySpec
-from scratchpad_lab.engine.strategies.summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.spec import StrategySpec
+from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],

@@ -51,7 +51,7 @@ def _request(trace: Trace) -> int:
 
     from scratchpad_lab.engine.strategies.deep_agents import tool_dicts
     from scratchpad_lab.engine.strategies.messages import system_message
-    from scratchpad_lab.engine.strategies.summarizer import extractive_chat_model
+    from scratchpad_lab.engine.strategies.chat_summarizer import extractive_chat_model
 
     seen: List[Any] = []
     with tempfile.TemporaryDirectory(prefix="scratchpad-lab-count-") as tmp:

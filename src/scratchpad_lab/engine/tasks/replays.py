@@ -57,7 +57,7 @@ def compare(request: CompareRequest) -> Job:
     keys = dict(request.keys) if request.keys is not None else None
 
     def work(report, stop) -> ComparisonResult:
-        from scratchpad_lab.engine import compare as rooms
+        from scratchpad_lab.engine.studies import compare as rooms
 
         def progress(index: int, total: int, label: str) -> None:
             report(index, total, f"Replayed {index} of {total} {what}" + (f"; now {label}" if index < total else ""))
@@ -76,7 +76,7 @@ def compare(request: CompareRequest) -> Job:
 
 def _figures(label: str, record: Any, baselines: Dict[int, Any]) -> Dict:
     from scratchpad_lab.analysis.quality import FLAGS, annotate
-    from scratchpad_lab.engine import compare as rooms
+    from scratchpad_lab.engine.studies import compare as rooms
 
     flags = Counter(f for c in annotate(record.events) for f in c["flags"])
     return {"setting": label, **rooms.row(record, rooms.baseline_for(record, baselines)),
@@ -100,7 +100,7 @@ def sweep(request: SweepRequest) -> Job:
     check_work(request.loaded, settings=settings, keep_records=False, lifted=request.lifted)
 
     def work(report, stop) -> List[Dict]:
-        from scratchpad_lab.engine.compare import sweep_rows
+        from scratchpad_lab.engine.studies.compare import sweep_rows
         rows = sweep_rows(request.loaded, settings)
         report(len(settings), len(settings), f"Swept {len(settings)} cells")
         return rows
@@ -115,20 +115,20 @@ class ReplayRequest:
     loaded: Any
     label: str
     changes: Mapping[str, Any] = field(default_factory=dict)
-    key_flags: Mapping[str, Any] = field(default_factory=dict)  # the CLI's key flags (engine/keys.py's rule)
+    key_flags: Mapping[str, Any] = field(default_factory=dict)  # the CLI's key flags (engine/net/keys.py's rule)
     name: str = ""
     lifted: bool = False
 
 
 def replay(request: ReplayRequest):
     """The replay as a Run (a Job): a reviewed run, replayed as it was, keeps the person's verdicts; a fork keeps
-    its fork points (engine/fork.py) unless the replay changes the triggers they set."""
-    from scratchpad_lab.engine.fork import TRIGGERS, hold, points_of
-    from scratchpad_lab.engine.keys import cli_keys
+    its fork points (engine/run/forking.py) unless the replay changes the triggers they set."""
+    from scratchpad_lab.engine.run.forking import TRIGGERS, hold, points_of
+    from scratchpad_lab.engine.net.keys import cli_keys
     from scratchpad_lab.engine.limits import check_work
-    from scratchpad_lab.engine.replay import replay_source
-    from scratchpad_lab.engine.review import replay_reviews
-    from scratchpad_lab.engine.runner import Run
+    from scratchpad_lab.engine.run.replay import replay_source
+    from scratchpad_lab.engine.run.review import replay_reviews
+    from scratchpad_lab.engine.run.runner import Run
 
     found = replay_source(request.loaded, label=request.label)
     config = found.config.replace(**dict(request.changes))
@@ -153,7 +153,7 @@ class TraceReplayRequest:
 def replay_trace(request: TraceReplayRequest) -> Job:
     """The replay as a job returning its RunRecord (replay.replay_with_defaults)."""
     from scratchpad_lab.engine.limits import check_work
-    from scratchpad_lab.engine.replay import replay_source, replay_with_defaults
+    from scratchpad_lab.engine.run.replay import replay_source, replay_with_defaults
 
     # within the file limits this always fits; checked alike, like every task
     check_work(request.trace, replay=replay_source(request.trace, request.label).config)
@@ -177,7 +177,7 @@ def compression_off(request: CompressionOffRequest) -> Job:
     record = request.record
 
     def work(report, stop):
-        from scratchpad_lab.engine.compare import compression_off as replay_off
+        from scratchpad_lab.engine.studies.compare import compression_off as replay_off
         return replay_off(record, stop=stop, report=report)
 
     return Job(work, name="scratchpad-lab-loss", tag=record, text="Replaying this run with compression off…")

