@@ -231,3 +231,30 @@ def test_the_engine_is_wings_a_newcomer_can_see_and_no_file_name_is_used_twice()
         if path.name != "__init__.py":
             names.setdefault(path.name, []).append(str(path.relative_to(SRC)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+def test_every_name_of_the_door_resolves_to_its_real_type_for_a_checker():
+    """The door resolves its names at first use (the first page stays light), and its TYPE_CHECKING block gives a
+    checker and an editor each name from its real module: mypy reveals no name of it as Any, and the block names
+    exactly what the runtime tables do."""
+    import importlib
+    import tempfile
+
+    from mypy import api
+
+    door = importlib.import_module("scratchpad_lab.engine.tasks")
+    tree = ast.parse((SRC / "engine" / "tasks" / "__init__.py").read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    typed = {a.asname or a.name: (node.module, a.name) for node in block.body if isinstance(node, ast.ImportFrom)
+             for a in node.names}
+    runtime = {**{name: (module, name) for name, module in door._TASKS.items()}, **door._ROOMS}
+    assert typed == runtime
+    names = sorted(door.__all__)
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe.py"
+        probe.write_text("import scratchpad_lab.engine.tasks as door\n" + "".join(f"reveal_type(door.{n})\n" for n in names))
+        out, err, code = api.run([str(probe), "--config-file", str(SRC.parents[1] / "pyproject.toml"),
+                                  "--no-incremental"])
+    revealed = [line.split("Revealed type is ", 1)[1] for line in out.splitlines() if "Revealed type is " in line]
+    assert code == 0 and len(revealed) == len(names), out + err
+    assert [n for n, t in zip(names, revealed) if t == '"Any"'] == []

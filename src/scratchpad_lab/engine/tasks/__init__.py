@@ -32,7 +32,7 @@ without the runner, the tokenizer and the store, and `scratchpad-lab --help` wit
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Tuple
 
 _HERE = "scratchpad_lab.engine.tasks"
 
@@ -128,3 +128,90 @@ def __getattr__(name: str) -> Any:
 
 def __dir__():
     return __all__
+
+
+if TYPE_CHECKING:  # what a checker and an editor see: every name of the door from its real module (the two
+    # tables above are what runs; tests/test_layers.py holds this block to them, name for name)
+    from scratchpad_lab.engine.tasks.run_tasks import (run as run, RunRequest as RunRequest,
+                                                       prompt_matrix as prompt_matrix, MatrixRequest as MatrixRequest,
+                                                       import_file as import_file, ImportRequest as ImportRequest,
+                                                       fetch_model as fetch_model,
+                                                       FetchModelRequest as FetchModelRequest)
+    from scratchpad_lab.engine.tasks.replays import (replay as replay, ReplayRequest as ReplayRequest,
+                                                     compare as compare, CompareRequest as CompareRequest,
+                                                     ComparisonResult as ComparisonResult, sweep as sweep,
+                                                     SweepRequest as SweepRequest, replay_trace as replay_trace,
+                                                     TraceReplayRequest as TraceReplayRequest,
+                                                     compression_off as compression_off,
+                                                     CompressionOffRequest as CompressionOffRequest)
+    from scratchpad_lab.engine.tasks.studies import (strategies as strategies, StrategiesRequest as StrategiesRequest,
+                                                     StrategiesOutcome as StrategiesOutcome, recommend as recommend,
+                                                     RecommendRequest as RecommendRequest, open_point as open_point,
+                                                     OpenPointRequest as OpenPointRequest, benchmark as benchmark,
+                                                     decide_next as decide_next)
+    from scratchpad_lab.engine.tasks.fork_tasks import (fork as fork, ForkRequest as ForkRequest, Forked as Forked,
+                                                        ForkRefused as ForkRefused)
+    from scratchpad_lab.engine.store import (Store as Store, StoreError as StoreError, owner_of as owner_of,
+                                             store_url as store_url, secret_values as secret_values)
+    from scratchpad_lab.engine.files.loader import (Loaded as Loaded, load_bytes as load_bytes,
+                                                    load_file as load_file, FORMATS as FORMATS,
+                                                    trace_json as trace_json)
+    from scratchpad_lab.engine.importers import names as importer_names  # noqa: F401 (the door's name for it)
+    from scratchpad_lab.engine.run.replay import (Replay as Replay, replay_source as replay_source,
+                                                  summarizer_notice as summarizer_notice,
+                                                  recorded_trajectory as recorded_trajectory,
+                                                  replay_with_defaults as replay_with_defaults)
+    from scratchpad_lab.engine.run.runner import (Run as Run, Source as Source)
+    from scratchpad_lab.engine.run.review import (ReviewGate as ReviewGate, replay_reviews as replay_reviews)
+    from scratchpad_lab.engine.run.lesson_runs import (all_lessons as all_lessons, catalogue as catalogue,
+                                                       lesson as lesson, Lesson as Lesson, find_moment as find_moment,
+                                                       probe_flips as probe_flips, read_lesson as read_lesson,
+                                                       DEFAULT_PACE_S as DEFAULT_PACE_S,
+                                                       LESSONS_DIR_ENV as LESSONS_DIR_ENV)
+    from scratchpad_lab.engine.studies.promptlab import (LIBRARY as LIBRARY, MAX_PROMPTS as MAX_PROMPTS,
+                                                         MAX_SUMMARIZERS as MAX_SUMMARIZERS,
+                                                         PLACEHOLDER_HELP as PLACEHOLDER_HELP,
+                                                         PROMPT_LIBRARY as PROMPT_LIBRARY, Cell as Cell,
+                                                         Matrix as Matrix, PromptVariant as PromptVariant,
+                                                         Snapshot as Snapshot, check_prompt as check_prompt,
+                                                         prompt_from_upload as prompt_from_upload,
+                                                         compressions_of as compressions_of, differing as differing,
+                                                         iterations_of as iterations_of,
+                                                         prompt_file_name as prompt_file_name,
+                                                         record_for as record_for,
+                                                         snapshot_at_compression as snapshot_at_compression,
+                                                         snapshot_at_iteration as snapshot_at_iteration)
+    from scratchpad_lab.engine.net.providers import (EndpointLLM as EndpointLLM, check_connection as check_connection,
+                                                     key_missing as key_missing, key_refusal as key_refusal,
+                                                     resolve_key as resolve_key)
+    from scratchpad_lab.engine.run.tokens import TokenCounter as TokenCounter
+    from scratchpad_lab.engine.summarize.builtin_model import LABEL as BUILTIN_LABEL  # noqa: F401 (the door's name)
+    from scratchpad_lab.engine.summarize.builtin_model import fetchable as builtin_fetchable  # noqa: F401 (its name)
+    from scratchpad_lab.engine.summarize.builtin_model import missing as builtin_missing  # noqa: F401 (the door's name)
+    from scratchpad_lab.engine.net.keys import (cli_keys as cli_keys, cli_key as cli_key,
+                                                endpoint_for as endpoint_for)
+    from scratchpad_lab.engine.studies.compare import (Setting as Setting, grid as grid, MAX_GRID as MAX_GRID)
+    from scratchpad_lab.engine.studies.settings_table import (COMPARE_SUMMARIZERS as COMPARE_SUMMARIZERS,
+                                                              SUMMARIZER_CHOICES as SUMMARIZER_CHOICES,
+                                                              default_table as default_table,
+                                                              parse_table as parse_table)
+    from scratchpad_lab.engine.strategies.spec import (make_spec as make_spec, parse_spec as parse_spec,
+                                                       knobs as knobs, MAX_STRATEGIES as MAX_STRATEGIES)
+    from scratchpad_lab.engine.studies.recommender import (MAX_POINTS as MAX_POINTS, Search as Search,
+                                                           default_grid as default_grid, parse_grid as parse_grid)
+    from scratchpad_lab.engine.studies.benchmark import (Benchmark as Benchmark, BenchmarkRequest as BenchmarkRequest,
+                                                         SEED as SEED, run_benchmark as run_benchmark,
+                                                         KINDS_COLUMN as KINDS_COLUMN,
+                                                         PROBLEMS_COLUMN as PROBLEMS_COLUMN)
+    from scratchpad_lab.engine.files.dataset import (read_dataset as read_dataset,
+                                                     read_dataset_bytes as read_dataset_bytes)
+    from scratchpad_lab.engine.studies.benchmark_report import (write_report as write_report)
+    from scratchpad_lab.engine.studies.decide import CALLS_PER_RUN as DECIDE_CALLS_PER_RUN  # noqa: F401 (its name)
+    from scratchpad_lab.engine.studies.decide import DecideRequest as DecideRequest
+    from scratchpad_lab.engine.studies.decide import MAX_TOKENS as DECIDE_MAX_TOKENS  # noqa: F401 (the door's name)
+    from scratchpad_lab.engine.studies.decide import table as decisions_table  # noqa: F401 (the door's name)
+    from scratchpad_lab.engine.cells.executor import (ExecutorChoice as ExecutorChoice,
+                                                      choice_from_args as choice_from_args,
+                                                      choice_from_settings as choice_from_settings,
+                                                      EXECUTORS as EXECUTORS)
+    from scratchpad_lab.engine.limits import (LIFT_FLAG as LIFT_FLAG, WorkLimitExceeded as WorkLimitExceeded)
