@@ -101,7 +101,7 @@ from scratchpad_lab.engine.studies.benchmark import plan_settings, unit_of
 from scratchpad_lab.engine.studies.run_calls import measure_for
 from scratchpad_lab.engine.studies.recommender import point_context, run_point
 from scratchpad_lab.engine.strategies.registry import strategy
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec, extractive_chat_model
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer, extractive_chat_model
 from scratchpad_lab.engine.run.tokens import TokenCounter
 import importlib
 import langchain.agents, langchain_core.language_models.fake_chat_models, langgraph.graph.message
@@ -115,7 +115,7 @@ for _, name, _ in settings:
         importlib.import_module(module)
 counter = TokenCounter(None)
 counter("warm the vocabulary")
-plain = SummarizerSpec().plain()
+plain = BuiltSummarizer().plain()
 
 def direct(trace, name, s):
     if name == "autourgos-middleware":
@@ -155,7 +155,7 @@ from scratchpad_lab.engine.strategies.spec import make_spec
 lab, bare = {}, {}
 for run in read_dataset(sys.argv[2], int(sys.argv[3])).usable:
     unit = unit_of(0, run, settings)
-    context = point_context(run.trace, SummarizerSpec(), None, measure_for(unit.calls), counter)
+    context = point_context(run.trace, BuiltSummarizer(), None, measure_for(unit.calls), counter)
     for label, name, s in unit.points:
         started = time.perf_counter()
         run_point(name, s, None, context)

@@ -411,7 +411,7 @@ def fair_store() -> None:
 
 def strategies_stop() -> None:
     from scratchpad_lab.engine.jobs import Job
-    from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
+    from scratchpad_lab.engine.strategies import BuiltSummarizer, make_spec, run_strategies
     from scratchpad_lab.model.endpoint import Endpoint
     from scratchpad_lab.model.records import load_record
     record = load_record(REPO / "sample_runs" / "support-ticket-tight.json")
@@ -420,7 +420,7 @@ def strategies_stop() -> None:
                            ("langchain-summarization", {"trigger_messages": 4})]:
         with FakeOpenAI() as server:
             server.default = ("stall", 60)
-            summarizer = SummarizerSpec(kind="endpoint", api_key="k", endpoint=Endpoint(
+            summarizer = BuiltSummarizer(kind="endpoint", api_key="k", endpoint=Endpoint(
                 provider="custom", base_url=server.url, model="m", retries=2))
             job = Job(lambda report, stop: run_strategies(record, [make_spec(name, settings)], summarizer,
                                                           stop=stop)).start()

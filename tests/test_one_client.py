@@ -17,7 +17,7 @@ from fake_openai import STEP, FakeOpenAI
 from scratchpad_lab.cli import main
 from scratchpad_lab.engine.net.providers import EndpointLLM, scrub
 from scratchpad_lab.engine.run.runner import Run, Source
-from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
+from scratchpad_lab.engine.strategies import BuiltSummarizer, make_spec, run_strategies
 from scratchpad_lab.model.config import RunConfig
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from synthetic import synthetic_trace
@@ -129,7 +129,7 @@ def test_one_breaker_serves_every_strategy_of_a_job(server, trace_file):
              make_spec("langmem", {"max_tokens": 1500, "max_summary_tokens": 256, "max_tokens_before_summary": 2000}),
              make_spec("autourgos-builtin", {})]
     from scratchpad_lab.model.records import load_path
-    results = run_strategies(load_path(trace_file), specs, SummarizerSpec("endpoint", 1500, endpoint, "k"))
+    results = run_strategies(load_path(trace_file), specs, BuiltSummarizer("endpoint", 1500, endpoint, "k"))
     assert len(server.requests) == 3
     assert "server error (500)" in results[0].error and "server error (500)" in results[1].error
 
@@ -138,7 +138,7 @@ def test_stop_ends_a_langchain_summarizer_call_in_flight(server, trace_file):
     server.default = ("drip", 0.5)
     endpoint = Endpoint(provider="custom", base_url=server.url, model="m", retries=1)
     stop = threading.Event()
-    summarizer = SummarizerSpec("endpoint", 1500, endpoint, "k", stop_event=stop)
+    summarizer = BuiltSummarizer("endpoint", 1500, endpoint, "k", stop_event=stop)
     from scratchpad_lab.model.records import load_path
     box = {}
     worker = threading.Thread(target=lambda: box.update(results=run_strategies(
@@ -218,7 +218,7 @@ def test_the_keys_exact_value_is_scrubbed_from_any_sentence():
 def test_the_jobs_deadline_bounds_a_langchain_summarizer_call(server, trace_file):
     server.default = ("stall", 60)
     ends = time.monotonic() + 2
-    summarizer = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url=server.url, model="m"), "k",
+    summarizer = BuiltSummarizer("endpoint", 1500, Endpoint(provider="custom", base_url=server.url, model="m"), "k",
                                 time_left=lambda: ends - time.monotonic())
     from scratchpad_lab.model.records import load_path
     [result] = run_strategies(load_path(trace_file), [make_spec("langmem", {
@@ -232,7 +232,7 @@ def test_hosted_langchain_path_connects_only_to_the_checked_address(monkeypatch,
 
     monkeypatch.setenv("SCRATCHPAD_LAB_HOSTED", "1")
     lookups, connects = rebinding_dns
-    summarizer = SummarizerSpec("endpoint", 1500, Endpoint(provider="custom", base_url="https://rebind.example/v1",
+    summarizer = BuiltSummarizer("endpoint", 1500, Endpoint(provider="custom", base_url="https://rebind.example/v1",
                                                            model="m"), "k")
     from scratchpad_lab.model.records import load_path
     results = run_strategies(load_path(trace_file), [make_spec(n, s) for n, s in (

@@ -150,7 +150,7 @@ def test_no_page_or_command_builds_a_summarizer_itself():
     for path in src.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in (
-                    "SummarizerSpec", "MatrixSummarizer"):
+                    "BuiltSummarizer", "MatrixSummarizer"):
                 built.append(str(path.relative_to(src)))
     # engine/strategies/engine.py keeps its default for a direct call (its callers, the tasks, pass a built one)
     assert sorted(set(built)) == ["engine/strategies/engine.py", "engine/summarize/summarizers.py"], built

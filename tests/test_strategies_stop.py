@@ -14,7 +14,7 @@ import pytest
 
 from fake_openai import FakeOpenAI
 from scratchpad_lab.engine.jobs import Job
-from scratchpad_lab.engine.strategies import SummarizerSpec, make_spec, run_strategies
+from scratchpad_lab.engine.strategies import BuiltSummarizer, make_spec, run_strategies
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.model.records import load_record
 
@@ -28,7 +28,7 @@ def test_stop_closes_the_call_in_flight_and_sends_no_retry(name, settings):
     record = load_record(SAMPLE)
     with FakeOpenAI() as server:
         server.default = ("stall", 60)
-        summarizer = SummarizerSpec(kind="endpoint", api_key="k",
+        summarizer = BuiltSummarizer(kind="endpoint", api_key="k",
                                     endpoint=Endpoint(provider="custom", base_url=server.url, model="m", retries=2))
         job = Job(lambda report, stop: run_strategies(record, [make_spec(name, settings)], summarizer,
                                                       stop=stop)).start()

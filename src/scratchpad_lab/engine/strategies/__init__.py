@@ -8,7 +8,7 @@ from scratchpad_lab.engine.strategies.engine import run_strategies
 from scratchpad_lab.engine.strategies.result import ROW_KEYS, Quirk, StrategyResult
 from scratchpad_lab.engine.strategies.registry import STRATEGIES, Knob, Strategy, StrategyError, names, register, strategy
 from scratchpad_lab.engine.strategies.spec import StrategySpec, make_spec, parse_spec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 __all__ = ["ROW_KEYS", "STRATEGIES", "Knob", "Quirk", "Strategy", "StrategyError", "StrategyResult", "StrategySpec",
-           "SummarizerSpec", "make_spec", "names", "parse_spec", "register", "run_strategies", "strategy"]
+           "BuiltSummarizer", "make_spec", "names", "parse_spec", "register", "run_strategies", "strategy"]

@@ -24,7 +24,7 @@ from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, keys_for, observed_run, trim_quirks
 from scratchpad_lab.engine.strategies.result import StrategyResult
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 
 class _RecordingSummarizer:
@@ -48,7 +48,7 @@ class _RecordingSummarizer:
         return reply
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["max_scratchpad_chars"],

@@ -19,17 +19,17 @@ from scratchpad_lab.engine.run.runner import Run, Source
 from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import ReusedReplies, SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import ReusedReplies, BuiltSummarizer
 
 TRIM_MARKER = "[...earlier steps trimmed...]"
 SUMMARY_MARKERS = ("[Summarized up to step",)
 
 
-def base_config(summarizer: SummarizerSpec) -> RunConfig:
+def base_config(summarizer: BuiltSummarizer) -> RunConfig:
     return RunConfig.build(scenario=None, **summarizer.run_config_fields())
 
 
-def keys_for(summarizer: SummarizerSpec) -> Optional[Dict[str, str]]:
+def keys_for(summarizer: BuiltSummarizer) -> Optional[Dict[str, str]]:
     return {"summarizer": summarizer.key()} if summarizer.kind == "endpoint" else None
 
 
@@ -70,7 +70,7 @@ def trim_quirks(events: List[Event]) -> List[Quirk]:
     return out
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         stop: Optional[StopFlag] = None, pins: Pinned = NO_PINS) -> StrategyResult:
     s = spec.resolved()
     changes = {key: s[key] for key in ("summarize_every", "max_scratchpad_chars", "agent_trim_chars",

@@ -31,8 +31,10 @@ _MESSAGES_BLOCK = re.compile(r"<messages>\s*(?:Messages to summarize:\s*)?(.*)</
 
 
 @dataclass
-class SummarizerSpec:
-    """extractive (offline), endpoint or builtin; the key is used for this run only and stored nowhere.
+class BuiltSummarizer:
+    """The summarizer a job built from the person's SummarizerChoice (model/summarizer.py: the choice; this: the
+    built thing, engine/summarize/summarizers.build_summarizer): extractive (offline), endpoint or builtin; the
+    key is used for this run only and stored nowhere.
     Every strategy of one job shares one endpoint client (`client()`), so its circuit breaker spans
     the job; a job sets `stop_event` (Stop: no new call, a call in flight ends) and `time_left`
     (a function giving the job's seconds left) before it starts."""
@@ -213,7 +215,7 @@ def _endpoint_chat_class():
 _ENDPOINT_CLASS: List[Any] = []
 
 
-def recorded_chat_model(summarizer: "SummarizerSpec", counter: TokenCounter,
+def recorded_chat_model(summarizer: "BuiltSummarizer", counter: TokenCounter,
                         max_input_tokens: Optional[int] = None):
     """(model, calls): the LangChain chat model a message-based strategy summarizes with, every call it
     makes recorded in `calls.calls`."""

@@ -27,7 +27,7 @@ from scratchpad_lab.engine.strategies.messages import (MessageCounter, RecordedM
                                                     results_after, step_messages, system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, message_run_log
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec, extractive_chat_model
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer, extractive_chat_model
 
 TRIGGER = "clear-tool-uses: conversation over its token trigger"
 
@@ -40,7 +40,7 @@ def build_middleware(s: Dict[str, Any]):
     return ContextEditingMiddleware(edits=[edit])
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None) -> StrategyResult:
     from langchain.agents.middleware.types import ModelRequest
 

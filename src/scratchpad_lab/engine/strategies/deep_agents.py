@@ -36,7 +36,7 @@ from scratchpad_lab.engine.strategies.messages import (RecordedModel, content_te
                                                     system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 
 TRIGGER = "deepagents: context over its token trigger"
@@ -148,7 +148,7 @@ class _Files:
         return out
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
         pins: Pinned = NO_PINS) -> StrategyResult:
     from deepagents.backends.filesystem import FilesystemBackend

@@ -42,7 +42,7 @@ from scratchpad_lab.engine.strategies.result import StrategyResult
 from scratchpad_lab.engine.strategies.registry import StrategyError, strategy
 from scratchpad_lab.engine.strategies.messages import seen_as
 from scratchpad_lab.engine.strategies.spec import MAX_STRATEGIES, StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 BASELINE = "no compression"
 
@@ -107,12 +107,12 @@ class Baseline:
         return cls(form, tokens, last_context, _Once(lambda: fact_values(last_context)))
 
 
-def _messages_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
+def _messages_baseline(trace: Trace, summarizer: BuiltSummarizer, counter: TokenCounter,
                        stop: Optional[StopFlag]) -> Baseline:
     return Baseline.of("messages", message_baseline(trace, counter, stop), trajectory_text(trace))
 
 
-def _scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, counter: TokenCounter,
+def _scratchpad_baseline(trace: Trace, summarizer: BuiltSummarizer, counter: TokenCounter,
                          stop: Optional[StopFlag]) -> Baseline:
     """The real agent's replay with nothing cut (the scratchpad strategies' own path, compare.UNCUT). Only
     the last call's scratchpad is kept: every earlier one is dropped from its event as the next is emitted,
@@ -143,11 +143,11 @@ def _scratchpad_baseline(trace: Trace, summarizer: SummarizerSpec, counter: Toke
 
 
 # How each form's no-compression baseline is made (a strategy's form is its registry entry's `context`).
-BASELINES: Dict[str, Callable[[Trace, SummarizerSpec, TokenCounter, Optional[StopFlag]], Baseline]] = {
+BASELINES: Dict[str, Callable[[Trace, BuiltSummarizer, TokenCounter, Optional[StopFlag]], Baseline]] = {
     "messages": _messages_baseline, "scratchpad": _scratchpad_baseline}
 
 
-def shared_work(trace: Trace, form: str, summarizer: SummarizerSpec, counter: TokenCounter,
+def shared_work(trace: Trace, form: str, summarizer: BuiltSummarizer, counter: TokenCounter,
                 baselines: Dict[str, Any], stop: Optional[StopFlag] = None) -> Baseline:
     """The no-compression baseline of `form` for this trajectory, worked out once (the first strategy of that
     form asks; the others, also on other threads of a search, share it)."""
@@ -155,7 +155,7 @@ def shared_work(trace: Trace, form: str, summarizer: SummarizerSpec, counter: To
     return once()
 
 
-def run_one(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baselines: Dict[str, Any],
+def run_one(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baselines: Dict[str, Any],
             counter: TokenCounter, scenario: Optional[str] = None, stop: Optional[StopFlag] = None,
             pinned: Pinned = NO_PINS) -> StrategyResult:
     entry = strategy(spec.name)  # the registry says which module runs it and how it is called
@@ -194,7 +194,7 @@ def scenario_of(loaded: Union[RunRecord, Trace]) -> Optional[str]:
 
 
 def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec],
-                   summarizer: Optional[SummarizerSpec] = None,
+                   summarizer: Optional[BuiltSummarizer] = None,
                    progress: Optional[Callable[[int, int, str], None]] = None,
                    stop: Optional[StopFlag] = None, pinned: Pinned = NO_PINS) -> List[StrategyResult]:
     """Each strategy in turn. `progress(strategies done, strategies, the one running now)` before each and
@@ -202,7 +202,7 @@ def run_strategies(loaded: Union[RunRecord, Trace], specs: Sequence[StrategySpec
     if not 1 <= len(specs) <= MAX_STRATEGIES:
         raise StrategyError(f"pick 1 to {MAX_STRATEGIES} strategies, not {len(specs)}.")
     trace = recorded_trajectory(loaded)
-    summarizer = summarizer or SummarizerSpec()
+    summarizer = summarizer or BuiltSummarizer()
     if stop is not None and summarizer.stop_event is None:
         # The job's flag reaches the endpoint client (summarizer.client()), so Stop closes a summary call in
         # flight and cancels its retries on every path: the runner's (scratchpad strategies) and the chat

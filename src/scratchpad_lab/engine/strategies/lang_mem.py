@@ -26,7 +26,7 @@ from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.messages import render_all, step_messages, system_message, with_system
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 
 TRIGGER = "langmem: over max_tokens_before_summary"
@@ -56,7 +56,7 @@ def pin_prompts(pins: Pinned) -> Dict[str, Any]:
             "existing_summary_prompt": asking(DEFAULT_EXISTING_SUMMARY_PROMPT)}
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
         pins: Pinned = NO_PINS) -> StrategyResult:
     from langchain_core.messages import SystemMessage

@@ -26,7 +26,7 @@ from scratchpad_lab.engine.strategies.messages import (content_text, render_all,
                                                     system_message, with_system)
 from scratchpad_lab.engine.strategies.result import Quirk, StrategyResult, failed_summarizer_call, start_message_run
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 TRIGGER = "langchain-summarization: conversation over its trigger"
 # What the package writes instead of a summary when the trim before summarizing leaves no message.
@@ -57,7 +57,7 @@ def build_middleware(model: Any, s: Dict[str, Any], pins: Pinned = NO_PINS):
     return SummarizationMiddleware(model, **kwargs)
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         counter: Optional[TokenCounter] = None, stop: Optional[StopFlag] = None,
         pins: Pinned = NO_PINS) -> StrategyResult:
     from langgraph.graph.message import add_messages

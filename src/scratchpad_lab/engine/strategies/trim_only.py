@@ -12,10 +12,10 @@ from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.strategies.autourgos_middleware import base_config, observed_run
 from scratchpad_lab.engine.strategies.result import StrategyResult
 from scratchpad_lab.engine.strategies.spec import StrategySpec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
 
-def run(trace: Trace, spec: StrategySpec, summarizer: SummarizerSpec, baseline: List[int],
+def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
         stop: Optional[StopFlag] = None) -> StrategyResult:
     s = spec.resolved()
     config = base_config(summarizer).replace(**NEVER, agent_trim_chars=s["agent_trim_chars"],

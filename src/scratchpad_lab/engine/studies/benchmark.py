@@ -57,7 +57,7 @@ from scratchpad_lab.engine.studies.recommender import (Grid, WorkerProcess, chos
                                              run_point)
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.spec import knobs, make_spec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 from scratchpad_lab.engine.summarize.summarizers import build_summarizer
 from scratchpad_lab.model.results import RECOVERABLE_COLUMN, Result
 from scratchpad_lab.model.summarizer import SummarizerChoice
@@ -502,7 +502,7 @@ def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dic
     return context
 
 
-def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summarizer: SummarizerSpec,
+def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summarizer: BuiltSummarizer,
              price_model: Optional[str], collect: Callable[[Unit, str, Any], None], stop: Any,
              placement: Placement) -> None:
     """Run every unit's points: `workers` - 1 worker processes take whole runs from the end of the list, this

@@ -68,7 +68,7 @@ from scratchpad_lab.engine.studies.front import Chosen, choose_budgets
 from scratchpad_lab.engine.run.replay import recorded_trajectory
 from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, names, strategy
 from scratchpad_lab.engine.strategies.spec import StrategySpec, knobs, make_spec
-from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec, SummaryStore
+from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer, SummaryStore
 from scratchpad_lab.engine.summarize.summarizers import build_summarizer
 from scratchpad_lab.model.summarizer import SummarizerChoice
 
@@ -349,7 +349,7 @@ class Search:
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
 
-def point_context(trace: Trace, summarizer: SummarizerSpec, scenario: Optional[str],
+def point_context(trace: Trace, summarizer: BuiltSummarizer, scenario: Optional[str],
              measure: Optional[Callable[[Any], Dict[str, Any]]] = None, counter: Any = None,
              pinned: Pinned = NO_PINS) -> Dict[str, Any]:
     """What the points of one search share within a process: the trajectory, the summarizer with its store of

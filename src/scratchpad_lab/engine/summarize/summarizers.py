@@ -7,7 +7,7 @@ flag and clock), and `build_summarizer` what the strategies' packages are summar
 Streamlit-free. Every task that runs strategies (Strategies, Recommend and its worker processes, opening a
 point) builds its summarizer here; what belongs to the job only is passed in, not kept in the choice: its
 stop flag (Stop: no new call, a call in flight ends), its time left, a search's shared replies. What is built
-is engine/strategies' SummarizerSpec: the offline extractive summarizer, the job's one endpoint client or the
+is engine/strategies' BuiltSummarizer: the offline extractive summarizer, the job's one endpoint client or the
 built-in model (the process's one, engine/summarize/builtin_model.py),
 as an `.invoke(prompt)` model (`plain()`) or a LangChain chat model (`chat_model()`).
 """
@@ -22,7 +22,7 @@ from scratchpad_lab.model.summarizer import SummarizerChoice
 def build_summarizer(choice: Optional[SummarizerChoice] = None, *, stop: Optional[threading.Event] = None,
                      time_left: Optional[Callable[[], float]] = None, store: Any = None):
     """A job's summarizer for `choice` (None: the offline extractive one, at its default budget)."""
-    from scratchpad_lab.engine.strategies.chat_summarizer import SummarizerSpec
+    from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 
     choice = choice or SummarizerChoice()
     if choice.kind not in ("extractive", "endpoint", "builtin"):
@@ -35,7 +35,7 @@ def build_summarizer(choice: Optional[SummarizerChoice] = None, *, stop: Optiona
         if gap:
             raise BuiltinModelMissing(gap)
     endpoint = choice.endpoint if choice.kind == "endpoint" else None
-    built = SummarizerSpec(choice.kind, int(choice.budget_chars), endpoint, choice.key if endpoint else None,
+    built = BuiltSummarizer(choice.kind, int(choice.budget_chars), endpoint, choice.key if endpoint else None,
                            stop_event=stop if isinstance(stop, threading.Event) else None, time_left=time_left)
     if store is not None:
         built.store = store
