@@ -331,7 +331,8 @@ def test_a_file_in_a_known_format_that_cannot_be_used_says_what_is_wrong(raw, sa
 def test_a_forced_format_refuses_a_file_of_another_format_with_its_reason():
     with pytest.raises(TraceImportError, match=r"run.json is not autourgos-agent history: not a JSON object"):
         load_bytes(json.dumps(TRANSCRIPT), "run.json", format="autourgos-history")
-    assert importers.names() == ["autourgos-history", "openai-chat", "langchain"]
+    assert importers.names() == ["autourgos-history", "mini-swe-agent", "openai-chat", "swe-agent", "langchain",
+                                 "claude-code"]
 
 
 def test_a_file_that_is_not_json_nor_json_lines_is_refused_as_before():

@@ -75,7 +75,8 @@ def test_a_brace_in_a_pin_is_sent_as_written_in_a_package_s_own_prompt():
 def test_every_strategy_names_its_prompt_or_why_the_switch_does_nothing():
     assert {n: pins_switch(n, True) for n in STRATEGIES} == {
         "autourgos-middleware": True, "autourgos-builtin": NO_PROMPT_PARAMETER, "trim-only": NOT_A_SUMMARIZER,
-        "deepagents": True, "langmem": True, "clear-tool-uses": NOT_A_SUMMARIZER, "langchain-summarization": True}
+        "deepagents": True, "langmem": True, "clear-tool-uses": NOT_A_SUMMARIZER, "langchain-summarization": True,
+        "recorded-compaction": "its summary is the recording's"}
 
 
 def _cli(capsys, *argv):

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import List
 
-from scratchpad_lab.engine.strategies.registry import StrategyError, names
+from scratchpad_lab.engine.strategies.registry import StrategyError, default_names, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
 from scratchpad_lab.model.config import field_bounds, field_default
 from scratchpad_lab.cli.flags import add_key_flags, add_pin_flags, add_timeout_flag, strategy_argument
@@ -59,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.cli.import_trace import load
     from scratchpad_lab.engine.tasks import StrategiesRequest, strategies
 
-    specs = list(getattr(args, "strategy", None) or []) or default_specs()
     summarizer = summarizer_from_args(args)
     loaded = load(args.file)
+    trace = getattr(loaded, "trace", loaded)  # a run record's trajectory, or the trace itself
+    specs = list(getattr(args, "strategy", None) or []) or default_specs(bool(getattr(trace, "compactions", None)))
     # The task refuses a job over the work limit, with what it would cost, before anything runs.
     results = strategies(StrategiesRequest(loaded, tuple(specs), summarizer,
                                            lifted=getattr(args, "no_work_limit", False),
@@ -98,9 +99,12 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def default_specs() -> list:
-    """No --strategy given: every registered strategy with its own defaults (the help says so)."""
-    return [parse_spec(name) for name in names()][:MAX_STRATEGIES]
+def default_specs(has_compaction: bool = False) -> list:
+    """No --strategy given: every registered strategy with its own defaults (the help says so), the recording's own
+    compaction first where the run carries one."""
+    chosen = default_names(has_compaction)
+    chosen.sort(key=lambda n: not strategy(n).recorded)
+    return [parse_spec(name) for name in chosen][:MAX_STRATEGIES]
 
 
 def summarizer_from_args(args: argparse.Namespace):

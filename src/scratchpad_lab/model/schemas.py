@@ -116,6 +116,7 @@ class CompactionSpec(_Strict):
     trigger: Name = ""
     tokens_before: Optional[Count] = None
     summary: Text = ""
+    by: Name = Field("", description="the agent that made it (\"Claude Code\")")
 
 
 class TraceFile(_Strict):

@@ -93,10 +93,11 @@ class Compaction:
     trigger: str = ""
     tokens_before: Optional[int] = None
     summary: str = ""
+    by: str = ""          # the agent that made it ("Claude Code")
 
     def to_dict(self) -> Dict[str, Any]:
         return {"at": self.at, "replaced": self.replaced, "trigger": self.trigger,
-                "tokens_before": self.tokens_before, "summary": self.summary}
+                "tokens_before": self.tokens_before, "summary": self.summary, "by": self.by}
 
 
 @dataclass
@@ -162,7 +163,8 @@ class Trace:
             ids = [c["id"] for m in messages for c in m.calls]
             if len(set(ids)) != len(ids):
                 raise RecordError("the trace's conversation uses a tool call id twice; each call needs its own id.")
-        compactions = [Compaction(c.at, c.replaced, c.trigger, c.tokens_before, c.summary) for c in spec.compactions]
+        compactions = [Compaction(c.at, c.replaced, c.trigger, c.tokens_before, c.summary, c.by)
+                       for c in spec.compactions]
         if messages is not None and any(c.at > len(messages) for c in compactions):
             raise RecordError("a compaction of the trace is placed after the end of its conversation.")
         return cls(task=spec.task, tools=tools, steps=steps, system=spec.system, messages=messages,

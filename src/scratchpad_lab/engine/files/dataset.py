@@ -20,9 +20,10 @@ from typing import Any, Dict, List, Optional, Union
 
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.records import RunRecord
-from scratchpad_lab.model.trace import RecordError, Trace, read_file_bytes
+from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, read_file_bytes
 
-SUFFIXES = (".json", ".jsonl")
+SUFFIXES = (".json", ".jsonl", ".traj")   # .traj: SWE-agent's runs (JSON)
+LABELS_FILE = "labels.json"   # beside a folder's runs: {run id: true (passed) / false, or a number}
 MAX_RUNS = 5_000
 OUTCOME_NUMBERS = ("reward", "score")
 OUTCOME_FLAGS = ("passed", "pass", "success", "solved")
@@ -107,7 +108,33 @@ def name_of(item: Any, where: str, index: int, count: int) -> str:
     if isinstance(item, dict) and "task_id" in item:
         trial = f", trial {item['trial']}" if "trial" in item else ""
         return f"task {item['task_id']}{trial}"
+    if isinstance(item, dict) and isinstance(item.get("instance_id"), str) and count == 1:
+        return item["instance_id"][:200]  # a SWE-bench run (mini-swe-agent)
     return f"{where} #{index + 1}" if count > 1 else where
+
+
+def read_labels(folder: Path) -> Dict[str, float]:
+    """A folder's `labels.json` ({run id: true/false or a number}, as a SWE-bench harness report gives the runs'
+    resolved / unresolved), as outcomes; {} when there is none or it is not such a mapping."""
+    path = folder / LABELS_FILE
+    if not path.is_file():
+        return {}
+    try:
+        raw = parse_json_bytes(read_file_bytes(path), str(path))
+    except RecordError:
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): (1.0 if v else 0.0) if isinstance(v, bool) else float(v) for k, v in raw.items()
+            if isinstance(v, (bool, int, float))}
+
+
+def _label_for(labels: Dict[str, float], run: "DatasetRun", file: Path) -> Optional[float]:
+    stem = file.name.split(".")[0]
+    for key in (run.name, stem):
+        if key in labels:
+            return labels[key]
+    return None
 
 
 def read_run(item: Any, name: str) -> DatasetRun:
@@ -138,7 +165,9 @@ def read_run(item: Any, name: str) -> DatasetRun:
 
 def _files(path: Path) -> List[Path]:
     if path.is_dir():
-        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES)
+        labelled = bool(read_labels(path))
+        return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES
+                      and not (labelled and p.name == LABELS_FILE))
     return [path]
 
 
@@ -170,13 +199,19 @@ def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset
     if not files:
         raise DatasetError(f"{path} holds no .json or .jsonl file.")
     dataset = Dataset(str(path))
+    labels = read_labels(path) if path.is_dir() else {}
     for file in files:
         try:
             data = read_file_bytes(file)
         except RecordError as exc:
             dataset.runs.append(DatasetRun(file.name, error=exc.sentence))
             continue
-        if not _add_runs(dataset, data, file.name, limit):
+        before = len(dataset.runs)
+        more = _add_runs(dataset, data, file.name, limit)
+        for run in dataset.runs[before:]:  # the folder's labels give an outcome the run file does not carry
+            if run.outcome is None:
+                run.outcome = _label_for(labels, run, file)
+        if not more:
             break
     if not dataset.runs:
         raise DatasetError(f"{path} holds no run.")

@@ -59,7 +59,7 @@ class JsonLines(list):
     """The decoded lines of a JSON Lines file (a list, marked so an importer can say where it came from)."""
 
 
-_BUILT_IN = ("autourgos_history", "openai_chat", "langchain_messages")
+_BUILT_IN = ("autourgos_history", "mini_swe_agent", "openai_chat", "swe_agent", "langchain_messages", "claude_code")
 _REGISTRY: Dict[str, Importer] = {}
 
 

@@ -158,8 +158,10 @@ class _Counts:
 
 def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "messages",
              declared: Optional[List[Dict[str, Any]]] = None, task: Optional[str] = None,
-             notes: Optional[List[str]] = None) -> Imported:
-    """The trace of one conversation and the report; TraceImportError when it has no assistant message."""
+             notes: Optional[List[str]] = None, compactions: Optional[List[Dict[str, Any]]] = None) -> Imported:
+    """The trace of one conversation and the report; TraceImportError when it has no assistant message.
+    `compactions`: the recording's own ({"before": index in `messages` of the first message after it, "trigger",
+    "tokens_before", "summary"}), kept with the conversation at the same place."""
     counts = _Counts()
     first = next((i for i, m in enumerate(messages) if m.role == "assistant"), None)
     if first is None:
@@ -245,11 +247,18 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
                                 {"properties": {"message": {"type": "string"}}, "required": ["message"]}))
     if len(tools) > MAX_TOOLS:
         raise TraceImportError(f"{where}: {len(tools)} tools; a trace may declare at most {MAX_TOOLS}.")
-    conversation, unanswered, orphans = _conversation(messages, first)
+    conversation, unanswered, orphans, where_in = _conversation(messages, first)
+    kept_compactions = []
+    for c in compactions or []:
+        at = where_in[c["before"]] if c["before"] < len(where_in) else len(conversation)
+        kept_compactions.append({"at": at, "replaced": at - (kept_compactions[-1]["at"] if kept_compactions else 0),
+                                 "trigger": clean_text(str(c.get("trigger") or ""))[:200],
+                                 "tokens_before": c.get("tokens_before"), "summary": clean_text(c.get("summary") or ""),
+                                 "by": clean_text(str(c.get("by") or ""))[:200]})
     raw = {"schema": "scratchpad-lab/trace@1", "task": clean_text(own_task), "tools": tools,
            "steps": [{"response": _response(s, counts), "observations": [clean_text(o) for o in s.observations]}
                      for s in steps],
-           "system": clean_text(system), "messages": conversation}
+           "system": clean_text(system), "messages": conversation, "compactions": kept_compactions}
     try:
         trace = Trace.from_dict(raw, where)
     except RecordError as exc:
@@ -259,9 +268,9 @@ def to_trace(messages: List[Message], *, label: str, where: str, unit: str = "me
     return Imported(trace, ImportReport(label, summary, report_notes, cut=counts.cut_steps))
 
 
-def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, Any]], int, int]:
+def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, Any]], int, int, List[int]]:
     """The conversation as a LangChain agent would hold it: (messages as the trace's `messages`, calls no result
-    answered, results that answered no call). System messages before the first assistant message are the system
+    answered, results that answered no call, where each input message starts in the output). System messages before the first assistant message are the system
     prompt (not messages); user turns stay user turns; each call gets an id of its own (two recorded runs reuse
     an id across turns), and each tool result is paired with its call by the mapping the steps use (its
     tool_call_id among the open calls of the assistant message before it, else its tool's name, else position).
@@ -272,6 +281,7 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
     open_calls: List[Dict[str, Any]] = []   # the latest assistant message's calls still without a result
     last_ai: Optional[Dict[str, Any]] = None
     unanswered = orphans = 0
+    where_in: List[int] = []
 
     def fresh(wanted: Optional[str]) -> str:
         base = wanted or f"call_{len(used) + 1}"
@@ -290,6 +300,9 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
         open_calls.clear()
 
     for index, message in enumerate(messages):
+        if message.role != "tool":
+            close_open()  # a call no result answered gets its empty one before the next message
+        where_in.append(len(out))
         if index < first and message.role == "system":
             continue  # the system prompt: the trace's `system`
         text = clean_text(message.text)
@@ -322,7 +335,7 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
             close_open()
             out.append({"role": "system" if message.role == "system" else "user", "text": text})
     close_open()
-    return out, unanswered, orphans
+    return out, unanswered, orphans, where_in
 
 
 def _shape_notes(system: str, conversation: List[Dict[str, Any]], user_tool: str, counts: "_Counts") -> List[str]:

@@ -100,6 +100,9 @@ class Strategy:
     # autourgos scratchpad), "messages" (the conversation's messages, approximately) or "request" (deepagents: the
     # messages, the system message and the tool schemas). A share setting ("30%") is of the run's peak by this count.
     own_count: str = "messages"
+    # A row of what the recording itself did (the recorded compaction): offered where a run carries one, and not one
+    # of the strategies a study runs by default (default_names).
+    recorded: bool = False
 
 
 NOT_A_SUMMARIZER = "not a summarizer"
@@ -148,6 +151,12 @@ def register(strategy: Strategy) -> Strategy:
 
 def names() -> List[str]:
     return list(STRATEGIES)
+
+
+def default_names(has_compaction: bool = False) -> List[str]:
+    """The strategies a study runs when none is named: every registered one, the recording's own compaction only
+    where a run carries one."""
+    return [n for n, s in STRATEGIES.items() if not s.recorded or has_compaction]
 
 
 def strategy(name: str) -> Strategy:
@@ -466,3 +475,17 @@ register(Strategy(
     imports=("langchain.agents.middleware", "langgraph.graph.message", "langchain_core.messages", CHAT_MODEL),
     never=(("trigger_tokens", None), ("trigger_messages", None), ("trigger_fraction", None)),
     prompt_parameter="summary_prompt", no_fork=_message_loop("LangChain's summarization")))
+
+
+register(Strategy(
+    "recorded-compaction", "the recording's own compaction",
+    "The compaction the recorded agent itself made (Claude Code's), replayed as it happened: before it, the whole "
+    "conversation; from it on, the summary the agent wrote and what came after. Measured like every strategy, on "
+    "the same calls. A run that carries no compaction of its own reads as doing nothing.",
+    "scratchpad_lab.engine.strategies.recorded", "messages",
+    knobs=(_int("use_summary", 1, 0, 1,
+                "1: replay the recording's compaction; 0: leave it out (the session as if it never compacted)."),),
+    cost=lambda s: WorkCost("clear-tool-uses", NO_TRIM, keeps_text=False, summarizes=False),
+    colour="#17becf", imports=("langchain_core.messages",), never=(("use_summary", 0),),
+    no_prompt="its summary is the recording's", no_fork=_message_loop("the recording's compaction"),
+    recorded=True))

@@ -110,9 +110,11 @@ def settings_of(name: str, grid: Grid) -> List[Tuple[str, Dict[str, Any]]]:
     return out
 
 
-def plan_settings(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]]) -> List[Tuple[str, str, Dict[str, Any]]]:
-    """(label, strategy, values as written) for every setting of the benchmark."""
-    chosen = chosen_strategies(strategies, grids, "benchmarked")
+def plan_settings(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]],
+                  has_compaction: bool = False) -> List[Tuple[str, str, Dict[str, Any]]]:
+    """(label, strategy, values as written) for every setting of the benchmark (with the recording's own compaction
+    by default where a run carries one)."""
+    chosen = chosen_strategies(strategies, grids, "benchmarked", has_compaction)
     out = []
     for name in chosen:
         grid = {**default_grid(name), **(grids or {}).get(name, {})}
@@ -398,8 +400,8 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     dataset = dataset.first(request.runs)
     choice = request.summarizer or SummarizerChoice()
     summarizer = build_summarizer(choice)
-    settings = plan_settings(request.strategies, request.grids)
     usable = dataset.usable
+    settings = plan_settings(request.strategies, request.grids, any(r.trace.compactions for r in usable))
     if not usable:
         raise StrategyError(f"{dataset.source}: no run could be imported: "
                             + "; ".join(f"{r.name}: {r.error}" for r in dataset.broken[:3]))

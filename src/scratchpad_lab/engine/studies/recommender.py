@@ -66,7 +66,7 @@ from scratchpad_lab.model.trace import Trace
 from scratchpad_lab.engine.studies import front
 from scratchpad_lab.engine.studies.front import Chosen, choose_budgets
 from scratchpad_lab.engine.run.replay import recorded_trajectory
-from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, names, strategy
+from scratchpad_lab.engine.strategies.registry import Knob, StrategyError, default_names, strategy
 from scratchpad_lab.engine.strategies.spec import StrategySpec, knobs, make_spec
 from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer, SummaryStore
 from scratchpad_lab.engine.summarize.summarizers import build_summarizer
@@ -573,10 +573,12 @@ def _check(stop: Any) -> None:
     raise SearchStopped("the search was stopped")
 
 
-def chosen_strategies(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]], verb: str) -> List[str]:
-    """The strategies a study runs (all registered when none is named), each checked; a grid for one that is
-    not run is a StrategyError ("--grid NAME: that strategy is not <verb>")."""
-    chosen = list(strategies or names())
+def chosen_strategies(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]], verb: str,
+                      has_compaction: bool = False) -> List[str]:
+    """The strategies a study runs (all registered when none is named: the recording's own compaction only where a
+    run carries one, registry.default_names), each checked; a grid for one that is not run is a StrategyError
+    ("--grid NAME: that strategy is not <verb>")."""
+    chosen = list(strategies or default_names(has_compaction))
     for name in chosen:
         strategy(name)
     for name in (grids or {}):
@@ -593,7 +595,7 @@ def plan(trace: Trace, strategies: Optional[Sequence[str]] = None, grids: Option
     from scratchpad_lab.engine.strategies.units import peaks_for
 
     peak_chars = len(trajectory_text(trace)) if peak_chars is None else peak_chars
-    chosen = chosen_strategies(strategies, grids, "searched")
+    chosen = chosen_strategies(strategies, grids, "searched", bool(trace.compactions))
     points: List[Point] = []
     skipped: List[Tuple[str, Dict[str, Any], str]] = []
     for name in chosen:
