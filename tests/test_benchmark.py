@@ -328,3 +328,24 @@ def test_bench_save_keeps_the_pages_table_in_the_store_and_a_store_that_fails_ex
     assert main(["bench", str(dataset_file), "--strategy", "trim-only", "--workers", "1", "--save"]) == 2
     captured = capsys.readouterr()
     assert "the benchmark was not stored" in captured.err and "no compression" in captured.out
+
+
+def test_a_benchmark_says_whether_argument_recall_separates_passed_from_failed_runs():
+    """The difference of the passed and failed runs' mean argument recall, with its bootstrap interval, per setting;
+    one sentence for the dataset: it separates them only where the interval is above 0, else it says it measures
+    what the context holds, not success; without outcomes, nothing is said."""
+    from scratchpad_lab.engine.studies.benchmark import SettingSummary, difference, separation_sentence
+
+    apart = difference([0.9, 0.95, 1.0, 0.92], [0.5, 0.6, 0.55, 0.4], 31, "a")
+    assert apart["difference"] == pytest.approx(0.4300, abs=1e-4) and apart["low"] > 0
+    mixed = difference([0.9, 0.5, 0.7], [0.8, 0.6, 0.7], 31, "b")
+    assert mixed["low"] < 0 < mixed["high"]
+    assert difference([0.9], [], 31, "c")["difference"] is None
+    one = SettingSummary("trim-only:x", "trim-only", runs=8, runs_compressed=8, separation=apart)
+    other = SettingSummary("langmem:y", "langmem", runs=6, runs_compressed=6, separation=mixed)
+    said = separation_sentence([one, other], True)
+    assert said.startswith("Argument recall separates the passed runs from the failed ones under 1 of 2 settings")
+    assert "under trim-only:x the passed runs keep +43.0 points" in said
+    assert separation_sentence([other], True).endswith("it is what the context still holds, not a predictor of "
+                                                       "success.")
+    assert separation_sentence([one], False) == ""

@@ -178,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         print("Chosen points:")
         for chosen in result.chosen:
             print(f"  {chosen.sentence}")
+        if result.separation:
+            print(f"\n{result.separation}")
         if decided:
             from scratchpad_lab.engine.tasks import decisions_table
             how = ", constrained by the tools' JSON schema" if decided.constrained else ""

@@ -129,6 +129,8 @@ def show(result: Benchmark) -> None:
         st.warning("Stopped: the figures cover the runs that finished.")
     for chosen in result.chosen:
         st.text(chosen.sentence)
+    if result.separation:  # our own words and numbers: does argument recall tell passed from failed runs here?
+        st.info(result.separation, icon=":material/compare_arrows:")
     event = st.altair_chart(front_chart(result), key="bench_chart", on_select="rerun", selection_mode="point")
     st.dataframe(table(result), hide_index=True, key="bench_table", width="stretch")
     labels = [s.label for s in result.settings if s.worst]

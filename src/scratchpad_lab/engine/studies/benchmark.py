@@ -171,6 +171,7 @@ class SettingSummary:
     runs_with_problem: Dict[str, int] = field(default_factory=dict)     # health check -> runs failing it at least once
     refused: int = 0                                                    # runs on which its package refused the setting
     recoverable_by_kind: Dict[str, float] = field(default_factory=dict)  # kind -> mean share in a named file
+    separation: Dict[str, Any] = field(default_factory=dict)   # passed minus failed argument recall, with its interval
 
     def mean(self, measure: str) -> Optional[float]:
         return (self.means.get(measure) or {}).get("mean")
@@ -193,7 +194,8 @@ class SettingSummary:
                 "by_outcome": self.by_outcome, "never_compressed": self.never_compressed, "errors": self.errors,
                 "on_front": self.on_front, "worst_runs": self.worst, "runs_compressed": self.runs_compressed,
                 "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem,
-                "refused_on": self.refused, "recoverable_by_kind": self.recoverable_by_kind}
+                "refused_on": self.refused, "recoverable_by_kind": self.recoverable_by_kind,
+                "separation": self.separation}
 
 
 @dataclass
@@ -212,6 +214,11 @@ class Benchmark:
     skipped: List[Tuple[str, str, str]] = field(default_factory=list)   # (run, setting, why)
     placement: Placement = field(default_factory=Placement)             # where the cells ran
     seen: List[Tuple[str, str]] = field(default_factory=list)           # (strategies, how they saw the runs)
+
+    @property
+    def separation(self) -> str:
+        """Whether argument recall separates passed from failed runs here (separation_sentence); "" without outcomes."""
+        return separation_sentence(self.settings, any(r.get("outcome") is not None for r in self.runs))
 
     def setting(self, label: str) -> SettingSummary:
         return next(s for s in self.settings if s.label == label)
@@ -249,7 +256,8 @@ class Benchmark:
                 "runs": self.runs, "points": self.points, "points_done": self.points_done,
                 "elapsed_s": round(self.elapsed_s, 2), "workers": self.workers, "seed": self.seed,
                 "stopped": self.stopped, "placement": self.placement.to_dict(),
-                "seen_as": [{"strategies": who, "seen_as": how} for who, how in self.seen]}
+                "seen_as": [{"strategies": who, "seen_as": how} for who, how in self.seen],
+                "separation": self.separation}
 
 
 # ── aggregates ─────────────────────────────────────────────────────────────────────────────────────
@@ -275,6 +283,48 @@ def interval(values: Sequence[float], seed: int, name: str, draws: int = BOOTSTR
             "n": int(len(data))}
 
 
+def difference(passed: Sequence[float], failed: Sequence[float], seed: int, name: str,
+               draws: int = BOOTSTRAP) -> Dict[str, Any]:
+    """The passed runs' mean minus the failed runs' and its 95 % percentile bootstrap interval (each group resampled
+    on its own, seeded by (seed, name)); None figures when a group is empty."""
+    import numpy as np
+
+    if not passed or not failed:
+        return {"difference": None, "low": None, "high": None, "passed": len(passed), "failed": len(failed)}
+    a, b = np.asarray(passed, dtype=float), np.asarray(failed, dtype=float)
+    rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))])
+    diffs = (a[rng.integers(0, len(a), size=(draws, len(a)))].mean(axis=1)
+             - b[rng.integers(0, len(b), size=(draws, len(b)))].mean(axis=1))
+    low, high = np.percentile(diffs, [2.5, 97.5])
+    return {"difference": round(float(a.mean() - b.mean()), 4), "low": round(float(low), 4),
+            "high": round(float(high), 4), "passed": len(a), "failed": len(b)}
+
+
+def separation_sentence(settings: Sequence[SettingSummary], has_outcomes: bool) -> str:
+    """Whether argument recall separates the passed runs from the failed ones on this dataset, in a sentence: under
+    how many of the settings that compressed the passed runs' recall is higher with an interval above 0, and the
+    largest difference; "" for a dataset without outcomes."""
+    if not has_outcomes:
+        return ""
+    judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.runs_compressed
+              and (s.separation or {}).get("difference") is not None]
+    if not judged:
+        return ("The runs carry outcomes, but no setting has argument recall on both passed and failed runs (no "
+                "tool call needed a value the run had learned earlier, or one group is empty), so it cannot say "
+                "whether argument recall separates them here.")
+    best = max(judged, key=lambda s: s.separation["difference"])
+    sep = best.separation
+    said = (f"under {best.label} the passed runs keep {100 * sep['difference']:+.1f} points of needed arguments "
+            f"against the failed (95 % interval {100 * sep['low']:+.1f} to {100 * sep['high']:+.1f}; "
+            f"{sep['passed']} passed, {sep['failed']} failed runs)")
+    apart = [s for s in judged if s.separation["low"] > 0]
+    if apart:
+        return (f"Argument recall separates the passed runs from the failed ones under {len(apart)} of "
+                f"{len(judged)} settings that compressed: {said}.")
+    return (f"Argument recall does not separate the passed runs from the failed ones on this dataset ({said}): it is "
+            "what the context still holds, not a predictor of success.")
+
+
 def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, Any]]], seed: int) -> SettingSummary:
     """A setting's aggregates over (run, its row) pairs."""
     done = [(run, row) for run, row in rows if "error" not in row or row.get("peak_context_tokens") is not None]
@@ -290,6 +340,10 @@ def summarize(label: str, name: str, rows: List[Tuple[Dict[str, Any], Dict[str, 
                 values = [v for v in (measure_of(r, measure) for r in part) if v is not None]
                 figures[measure] = round(sum(values) / len(values), 4) if values else None
             out.by_outcome[group] = figures
+    groups = {group: [v for v in (measure_of(row, "argument_recall") for run, row in done
+                                  if run.get("outcome") is not None and test(run["outcome"])) if v is not None]
+              for group, test in (("passed", lambda o: o >= 0.5), ("failed", lambda o: o < 0.5))}
+    out.separation = difference(groups["passed"], groups["failed"], seed, f"{label}|separation")
     if done:
         out.never_compressed = round(sum(1 for _, row in done if row.get("cut_nothing")) / len(done), 4)
     compressed = [row for _, row in done if row.get("compressions")]
