@@ -72,8 +72,11 @@ def _is_message(item: Any) -> bool:
 
 
 def items_of(raw: Any) -> List[Any]:
-    """The runs a decoded file holds: a list of messages is one conversation; any other list, each item."""
-    if isinstance(raw, list) and raw and not all(_is_message(m) for m in raw):
+    """The runs a decoded file holds: a list of messages is one conversation, and so are a session file's records
+    (Claude Code's JSON Lines); any other list, each item."""
+    from scratchpad_lab.engine.importers.claude_code import IMPORTER as CLAUDE_CODE
+
+    if isinstance(raw, list) and raw and not all(_is_message(m) for m in raw) and CLAUDE_CODE.refuses(raw) is not None:
         return list(raw)
     return [raw]
 
