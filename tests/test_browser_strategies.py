@@ -124,3 +124,33 @@ def test_each_column_says_how_its_strategy_saw_an_uploaded_conversation(watched,
                     "as a LangChain agent: system prompt, 3 user turns, 1 tool result",
                     "as a LangChain agent: system prompt, 3 user turns, 1 tool result"], seen
     errors.check("the Strategies page on a conversation")
+
+
+def test_a_long_claude_code_session_opens_with_its_own_compaction_as_a_row_and_every_chart_drawn(watched):
+    """The real Claude Code session in ../shared (397,828 characters, 217 replies, a manual compaction): uploaded as
+    it is, it replays under the recording's own compaction (put in the pick by itself) and the default strategies,
+    the chart is drawn whole at 1280x800, what each strategy sent is shown in bounded panes, and nothing errs."""
+    from conftest import shared_file
+
+    session = shared_file("datasets", "long-runs", "claude-code", "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+    page, errors = watched
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Strategies").click()
+    page.get_by_role("heading", name="Scratchpad Lab · Strategies").wait_for()
+    wait_for(page, IDLE_JS, "opening Strategies")
+    upload_trace(page, session, "Trajectory", "upload #1 · a Claude Code session")
+    page.get_by_text("This run carries Claude Code's own compaction, manual at 142,431 tokens").wait_for()
+    after_rerun(page, page.get_by_role("button", name="Run strategies", exact=True).click, "pressing Run strategies",
+                timeout=RUN_TIMEOUT_MS)
+    page.get_by_role("heading", name="What each strategy sent").wait_for(timeout=RUN_TIMEOUT_MS)
+    wait_for(page, IDLE_JS, "the results did not settle", RUN_TIMEOUT_MS)
+    captions = page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+    assert any(c.startswith("Claude Code's own compaction, manual at 142,431 tokens; as a LangChain agent") for c in
+               captions), captions
+    page.get_by_role("heading", name="Context sent at each step").scroll_into_view_if_needed()
+    after_layout(page)
+    charts_drawn_whole(page, 1, "1280px")
+    panes = page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-strat_sent_"] [data-testid="stCode"]')]
+        .map(e => e.innerText.length)""")
+    assert len(panes) == 2 and max(panes) < 60_000, panes  # a 180,000-character context is not drawn whole
+    page.screenshot(path=str(ARTIFACTS / "strategies-long-session-1280x800.png"))
+    errors.check("the Strategies page on a long Claude Code session")

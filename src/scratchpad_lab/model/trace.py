@@ -171,6 +171,16 @@ class Trace:
                    compactions=compactions)
 
 
+def compaction_words(trace: Trace) -> str:
+    """The recording's own compaction in words: "Claude Code's own compaction, manual at 142,431 tokens"."""
+    if not trace.compactions:
+        return "no compaction of its own (the recording carries none)"
+    c = trace.compactions[0]
+    said = f"{c.by or 'the recording' + chr(39) + 's agent'}'s own compaction" + (f", {c.trigger}" if c.trigger else "")
+    said += f" at {c.tokens_before:,} tokens" if c.tokens_before else ""
+    return said + (f" (and {len(trace.compactions) - 1} more)" if len(trace.compactions) > 1 else "")
+
+
 def validated(model: Type[M], raw: Any, where: str) -> M:
     """`raw` checked against one of the file models in schemas.py; RecordError with sentences if it does not fit."""
     try:

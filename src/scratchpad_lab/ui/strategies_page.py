@@ -23,6 +23,7 @@ from scratchpad_lab.analysis.figures import figures, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pin_checks import over_compressions
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.trace import Trace, compaction_words as recorded_who
 from scratchpad_lab.ui.what_if import what_if
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.pins_box import pins_from_state, pins_to_summarizer, sidebar_pins
@@ -243,7 +244,19 @@ def page() -> None:
                "tool results in full. The autourgos systems see one task and a scratchpad, with the system prompt "
                "as the agent's own; later user turns reach them as results of a `user` tool. Each column says how "
                "it saw this run.")
-    picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), default=DEFAULT_PICK, key="strat_pick",
+    trajectory = entry.loaded if isinstance(entry.loaded, Trace) else getattr(entry.loaded, "trace", None)
+    if trajectory is not None and trajectory.compactions:  # our own words and the recording's numbers
+        offered = st.session_state.setdefault("strat_recorded_offered", set())
+        pick = list(st.session_state.get("strat_pick", DEFAULT_PICK))
+        if entry.key not in offered and "recorded-compaction" not in pick and len(pick) < MAX_STRATEGIES:
+            st.session_state["strat_pick"] = ["recorded-compaction", *pick]  # once per run opened: it is the point
+        offered.add(entry.key)
+        st.info(f"This run carries {recorded_who(trajectory)}: \"{strategy('recorded-compaction').title}\" replays it "
+                "as a row beside the strategies, on the same calls.", icon=":material/history:")
+    # its first value in Session State, not as the widget's default: other code sets it (a worst run opened from the
+    # Benchmark, a run with its own compaction), and a widget given both warns on the server
+    st.session_state.setdefault("strat_pick", list(DEFAULT_PICK))
+    picked = st.multiselect(f"Strategies (two to {MAX_STRATEGIES})", names(), key="strat_pick",
                             max_selections=MAX_STRATEGIES, format_func=lambda n: strategy(n).title)
     settings: Dict[str, Dict[str, Any]] = {}
     cols = st.columns(max(len(picked), 1))

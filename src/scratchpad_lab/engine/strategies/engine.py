@@ -171,8 +171,8 @@ def run_one(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, basel
     result.facts_of_trajectory, result.task, result.scenario = base.facts, trace.task, scenario
     result.seen_as = seen_as(trace, entry.context)
     if entry.recorded:  # whose compaction it is, where it fired
-        from scratchpad_lab.engine.strategies.recorded import who
-        result.seen_as = f"{who(trace)}; {result.seen_as}"
+        from scratchpad_lab.model.trace import compaction_words
+        result.seen_as = f"{compaction_words(trace)}; {result.seen_as}"
     if entry.own_count != "chars":  # what "why it never fired" sets its rule against (once per trace and count)
         from scratchpad_lab.engine.strategies.units import own_peak
         result.own_peak_tokens = own_peak(trace, entry.own_count)

@@ -22,20 +22,9 @@ from scratchpad_lab.engine.strategies.messages import (MessageCounter, content_t
 from scratchpad_lab.engine.strategies.result import StrategyResult, message_run_log
 from scratchpad_lab.engine.strategies.spec import StrategySpec
 from scratchpad_lab.model.compression import compression_data
-from scratchpad_lab.model.trace import Trace
+from scratchpad_lab.model.trace import Trace, compaction_words as who
 
 SUMMARY_ID = "recorded-summary-{n}"
-
-
-def who(trace: Trace) -> str:
-    """The recording's compaction in words: "Claude Code's own compaction, manual at 142,431 tokens"."""
-    if not trace.compactions:
-        return "no compaction of its own (the recording carries none)"
-    c = trace.compactions[0]
-    tool = c.by or "the recording's agent"
-    said = f"{tool}'s own compaction" + (f", {c.trigger}" if c.trigger else "") + (
-        f" at {c.tokens_before:,} tokens" if c.tokens_before else "")
-    return said + (f" (and {len(trace.compactions) - 1} more)" if len(trace.compactions) > 1 else "")
 
 
 def run(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, baseline: List[int],
