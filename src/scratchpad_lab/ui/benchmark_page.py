@@ -24,7 +24,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.strategies.registry import default_names, names, strategy
 from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark, choice_from_settings, read_dataset,
                                          read_dataset_bytes)
 from scratchpad_lab.model.errors import LabError
@@ -191,7 +191,7 @@ def page() -> None:
     sources: List[str] = [SAMPLES] + ([CONFIGURED] if datasets_dir() else []) + [UPLOAD]
     source = st.radio("Dataset", sources, key="bench_source", horizontal=True)
     runs = int(st.number_input("Runs (the first N of the dataset)", 1, 5_000, DEFAULT_RUNS, key="bench_runs"))
-    picked = st.multiselect("Strategies", names(), default=names(), key="bench_pick",
+    picked = st.multiselect("Strategies", names(), default=default_names(), key="bench_pick",
                             format_func=lambda n: strategy(n).title)
     summarizer = summarizer_picker("bench", "Summarizer (serves every strategy on every run)")
     deciding, decide = decide_view.decide_inputs(summarizer.kind)

@@ -27,7 +27,7 @@ import streamlit as st
 
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.jobs import Job
-from scratchpad_lab.engine.strategies.registry import names, strategy
+from scratchpad_lab.engine.strategies.registry import default_names, names, strategy
 from scratchpad_lab.engine.tasks import (MAX_POINTS, OpenPointRequest, RecommendRequest, Search, default_grid,
                                          open_point, parse_grid, recommend)
 from scratchpad_lab.model.summarizer import SummarizerChoice
@@ -102,7 +102,7 @@ def _scenario_of(entry: Any) -> Optional[str]:
 
 def _inputs(summarizer: SummarizerChoice):
     """(strategies picked, their grids (None while a grid's text is wrong), the price model)."""
-    picked = st.multiselect("Strategies to search", names(), default=names(), key="strat_rec_pick",
+    picked = st.multiselect("Strategies to search", names(), default=default_names(), key="strat_rec_pick",
                             format_func=lambda n: strategy(n).title)
     grids: Dict[str, Dict[str, tuple]] = {}
     bad = False

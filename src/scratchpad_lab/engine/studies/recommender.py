@@ -579,6 +579,8 @@ def chosen_strategies(strategies: Optional[Sequence[str]], grids: Optional[Dict[
     run carries one, registry.default_names), each checked; a grid for one that is not run is a StrategyError
     ("--grid NAME: that strategy is not <verb>")."""
     chosen = list(strategies or default_names(has_compaction))
+    if has_compaction and "recorded-compaction" not in chosen:  # the recording's own compaction: the row to beat
+        chosen.insert(0, "recorded-compaction")
     for name in chosen:
         strategy(name)
     for name in (grids or {}):
