@@ -5,10 +5,14 @@ code has no fault switch): a trim-only cell with one of these agent_trim_chars v
 - DIES_ONCE: the worker process running it exits at once, the first time only (a marker file in the folder
   SCRATCHPAD_LAB_TEST_FAULTS names says it has died once): Ray runs the cell again, and it then succeeds.
 - DIES_ALWAYS: the worker exits every time: after Ray's one retry the cell is reported as lost.
+- SLOW: the cell takes half a second more (a long run's cell), so a Stop finds cells still outstanding however
+  fast the machine is (a trim-only cell on a short tau-bench run takes a few milliseconds).
 """
 import os
+import time
 
 RAISES, DIES_ONCE, DIES_ALWAYS = 4321, 4322, 4323
+SLOW = tuple(range(7001, 7009))   # 8 trim-only settings whose cells each take half a second more
 FAULTS_ENV = "SCRATCHPAD_LAB_TEST_FAULTS"
 REASON = "a fault the test put into this cell"
 
@@ -24,6 +28,8 @@ def install() -> None:
             raise RuntimeError(REASON)
         if trim == DIES_ALWAYS:
             os._exit(1)
+        if trim in SLOW:
+            time.sleep(0.5)
         if trim == DIES_ONCE:
             marker = os.path.join(os.environ[FAULTS_ENV], "died-once")
             if not os.path.exists(marker):
