@@ -172,3 +172,16 @@ def test_the_recordings_own_compaction_is_a_row_measured_at_its_boundary_like_ev
     assert off.row()["cut_nothing"] and off.row()["peak_share"] == 1.0
     assert default_specs(has_compaction=True)[0].name == "recorded-compaction"
     assert "recorded-compaction" not in [s.name for s in default_specs()]
+
+
+def test_the_recordings_own_compaction_is_read_beside_the_strategies_and_gets_no_star():
+    """Its summarizer's calls and tokens are not in the recording: its 0 is unknown, not a win."""
+    from scratchpad_lab.engine.strategies import make_spec, run_strategies
+    from scratchpad_lab.ui.strategies_page import BEST, table_texts
+
+    trace = load_bytes(_jsonl(CLAUDE), "session.jsonl").item
+    results = run_strategies(trace, [make_spec("recorded-compaction", {}),
+                                     make_spec("clear-tool-uses", {"trigger": 50, "keep": 0})])
+    assert all(not r.row()["cut_nothing"] for r in results)
+    texts = table_texts(results)
+    assert not any(t.endswith(BEST) for t in texts["the recording's own compaction"].values())
