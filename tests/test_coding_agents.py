@@ -181,7 +181,7 @@ def test_the_recordings_own_compaction_is_read_beside_the_strategies_and_gets_no
 
     trace = load_bytes(_jsonl(CLAUDE), "session.jsonl").item
     results = run_strategies(trace, [make_spec("recorded-compaction", {}),
-                                     make_spec("clear-tool-uses", {"trigger": 50, "keep": 0})])
+                                     make_spec("clear-tool-uses", {"trigger": 100, "keep": 0})])
     assert all(not r.row()["cut_nothing"] for r in results)
     texts = table_texts(results)
     assert not any(t.endswith(BEST) for t in texts["the recording's own compaction"].values())
