@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import (ARTIFACTS, IDLE_JS, PAGE_STATE_JS, after_layout, after_rerun, browser,  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, IDLE_JS, METRIC_JS, PAGE_STATE_JS, after_layout, after_rerun, browser,  # noqa: F401 (fixtures)
                              charts_drawn_whole, server, upload_trace, wait_for, wait_for_charts_drawn, watched)
 
 pytestmark = pytest.mark.browser
@@ -154,3 +154,33 @@ def test_a_long_claude_code_session_opens_with_its_own_compaction_as_a_row_and_e
     assert len(panes) == 2 and max(panes) < 60_000, panes  # a 180,000-character context is not drawn whole
     page.screenshot(path=str(ARTIFACTS / "strategies-long-session-1280x800.png"))
     errors.check("the Strategies page on a long Claude Code session")
+
+
+def test_the_runs_page_opens_the_long_claude_code_session_and_moves_through_its_calls(watched):
+    """The 397,828-character session uploaded on the Runs page: it opens at its last step with its chart drawn, and
+    the step slider moves back through its calls, each step drawn without a script error."""
+    from conftest import shared_file
+
+    session = shared_file("datasets", "long-runs", "claude-code", "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+    page, errors = watched
+    page.locator('[data-testid="stSidebarNav"] [data-testid="stSidebarNavLink"]', has_text="Runs").click()
+    page.get_by_role("heading", name="Scratchpad Lab · Runs").wait_for()
+    wait_for(page, IDLE_JS, "opening Runs")
+    page.locator('[data-testid="stFileUploaderDropzone"] input[type=file]').first.set_input_files(str(session))
+    page.wait_for_function("""() => [...document.querySelectorAll('input[role="combobox"]')]
+        .some(e => e.value.startsWith('upload #1'))""", timeout=RUN_TIMEOUT_MS)
+    wait_for(page, IDLE_JS, "the session's replay did not settle", RUN_TIMEOUT_MS)
+    slider = page.get_by_role("slider", name="Step: show the run as it was at iteration")
+    thumb = page.locator('[data-testid="stSlider"]').filter(has=slider).locator('[data-testid="stSliderThumbValue"]')
+    last = int(thumb.inner_text().strip())
+    assert last >= 217, last  # its 217 replies (the replay's own last step, a message, may follow)
+    wait_for_charts_drawn(page, 1)
+    slider.focus()
+    for _ in range(3):
+        after_rerun(page, lambda: page.keyboard.press("ArrowLeft"), "moving back one step")
+    assert int(thumb.inner_text().strip()) == last - 3
+    page.get_by_text(f"Scratchpad sent at iteration {last - 3}:", exact=False).first.wait_for()
+    assert page.evaluate(f"({METRIC_JS})('iteration')") == f"{last - 3} of {last}"  # not the config's 30
+    wait_for_charts_drawn(page, 1)
+    page.screenshot(path=str(ARTIFACTS / "runs-long-session-1280x800.png"))
+    errors.check("the Runs page on a long Claude Code session")

@@ -60,7 +60,7 @@ def _paused(events: Sequence[Event]) -> bool:
 
 def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, live: bool,
                 controls: Optional[Callable[[], None]] = None, name: Optional[str] = None,
-                status: Optional[str] = None) -> None:
+                status: Optional[str] = None, of: Optional[int] = None) -> None:
     """Iteration k of max, compressions, status and elapsed time, with the run's controls beside them.
     `status` says it instead of the events (a moment of a run: "paused" in a lesson, "in progress")."""
     given = status
@@ -74,7 +74,10 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
     with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
-        st.metric("iteration", f"{state.iteration} of {config.max_iterations}", width="content")
+        # of the run's cap: a replay's is its trace's steps, past the config's max_iterations (a session of 217
+        # replies read "214 of 30"); `of` is the whole run's last iteration when the row shows an earlier moment
+        cap = max([config.max_iterations, of or 0] + [int(e.iteration or 0) for e in events if e.kind == "iteration"])
+        st.metric("iteration", f"{state.iteration} of {cap}", width="content")
         compressions, calls, _ = compression_counts(events)
         st.metric(LABELS["compressions"], compressions, width="content")
         if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
@@ -271,12 +274,13 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
     size chart and the timeline. With `upto`, all of it as the run was at that iteration (a step of the
     Runs page, a lesson's pause): the status row, the final answer and the clock too."""
     later = upto is not None and any(e.iteration is not None and e.iteration > upto for e in events)
+    whole = max([int(e.iteration or 0) for e in events if e.kind == "iteration"] + [0])
     if later:  # a moment before the end: its clock is the time of its last event, its status unfinished
         events = as_of(events, upto)
         elapsed_s = max((e.t for e in events), default=0.0)
         status = status or ("running" if live else "in progress")
     with st.container(key=f"{key}_status"):
-        status_line(events, config, elapsed_s, live, controls, name, status)
+        status_line(events, config, elapsed_s, live, controls, name, status, of=whole)
     failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
     shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
     # The live story on one screen: the scratchpad and the triggers beside the newest compression and the
