@@ -258,9 +258,10 @@ def test_the_loss_panels_replay_with_compression_off_shows_its_progress_stops_an
     from scratchpad_lab.engine.run.runner import Run, Source
     from scratchpad_lab.model.config import RunConfig
 
-    # 1,000 steps: over the 400 the panel works out by itself (ui/loss.py), so it waits to be asked, and long
-    # enough that its replay is still going when Stop is pressed (2,000 took 44 s of a loaded CI worker)
-    trace = synthetic_trace(steps=1000, seed=7, parse_error_rate=0, max_observation_chars=400)
+    # 1,500 steps: over the 400 the panel works out by itself (ui/loss.py), so it waits to be asked, and long
+    # enough that its replay is still going when Stop is pressed (2,000 took 44 s of a loaded CI worker; 1,000 once
+    # finished before the Stop landed, in one CI run of seven)
+    trace = synthetic_trace(steps=1500, seed=7, parse_error_rate=0, max_observation_chars=400)
     record = Run(RunConfig.build(scenario=None, summarizer="extractive"), Source.for_trace(trace), name="long").run()
     app.session_state["play_runs"] = [record]
     app.session_state["play_shown_run"] = 0
