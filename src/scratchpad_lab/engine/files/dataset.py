@@ -166,9 +166,9 @@ def read_run(item: Any, name: str) -> DatasetRun:
     return run
 
 
-def _files(path: Path) -> List[Path]:
+def _files(path: Path, labelled: bool = False) -> List[Path]:
+    """A folder's run files (its labels file, when it is one, is not a run), or the one file."""
     if path.is_dir():
-        labelled = bool(read_labels(path))
         return sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in SUFFIXES
                       and not (labelled and p.name == LABELS_FILE))
     return [path]
@@ -198,11 +198,11 @@ def read_dataset(path: Union[str, Path], limit: Optional[int] = None) -> Dataset
     path = Path(path)
     if not path.exists():
         raise DatasetError(f"{path} does not exist: give a dataset file or a folder of run files.")
-    files = _files(path)
+    labels = read_labels(path) if path.is_dir() else {}
+    files = _files(path, bool(labels))
     if not files:
         raise DatasetError(f"{path} holds no .json or .jsonl file.")
     dataset = Dataset(str(path))
-    labels = read_labels(path) if path.is_dir() else {}
     for file in files:
         try:
             data = read_file_bytes(file)

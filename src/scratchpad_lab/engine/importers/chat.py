@@ -307,7 +307,6 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
             continue  # the system prompt: the trace's `system`
         text = clean_text(message.text)
         if message.role == "assistant":
-            close_open()
             calls = []
             for call in message.calls:
                 arguments, _ = arguments_of(call.arguments)
@@ -332,7 +331,6 @@ def _conversation(messages: List[Message], first: int) -> Tuple[List[Dict[str, A
                 open_calls.remove(match)
             out.append({"role": "tool", "text": text, "call_id": match["id"], "name": match["name"]})
         else:  # a user turn, a later system message, or a tool message before any assistant (part of the task)
-            close_open()
             out.append({"role": "system" if message.role == "system" else "user", "text": text})
     close_open()
     return out, unanswered, orphans, where_in

@@ -173,7 +173,8 @@ def run_one(trace: Trace, spec: StrategySpec, summarizer: BuiltSummarizer, basel
     if entry.recorded:  # whose compaction it is, where it fired
         from scratchpad_lab.model.trace import compaction_words
         result.seen_as = f"{compaction_words(trace)}; {result.seen_as}"
-    if entry.own_count != "chars":  # what "why it never fired" sets its rule against (once per trace and count)
+    # what "why it never fired" sets its rule against: only for a run that never compressed (once per trace and count)
+    if entry.own_count != "chars" and not any(e.kind == "compression" for e in result.events):
         from scratchpad_lab.engine.strategies.units import own_peak
         result.own_peak_tokens = own_peak(trace, entry.own_count)
     if pinned.pins:

@@ -96,12 +96,16 @@ def step_parts(trace: Trace) -> List[List[PlainMessage]]:
     kept = _PARTS.get(id(trace))
     if kept is not None and kept[0] is trace:
         return kept[1]
-    if trace.messages is not None:
-        out = _conversation_parts(trace)
-        _PARTS[id(trace)] = (trace, out)
-        while len(_PARTS) > _PARTS_KEPT:
-            _PARTS.pop(next(iter(_PARTS)))
-        return out
+    out = _conversation_parts(trace) if trace.messages is not None else _scratchpad_parts(trace)
+    _PARTS[id(trace)] = (trace, out)
+    while len(_PARTS) > _PARTS_KEPT:
+        _PARTS.pop(next(iter(_PARTS)))
+    return out
+
+
+def _scratchpad_parts(trace: Trace) -> List[List[PlainMessage]]:
+    """A trace of the lab's own (one task, scratchpad steps) as messages: the task, then each step's reply and
+    results (the module's docstring says how)."""
     out = [[PlainMessage("human", "task", trace.task)]]
     for step, s in enumerate(trace.steps, start=1):
         thought, actions, final = _parse(s.response)
@@ -122,9 +126,6 @@ def step_parts(trace: Trace) -> List[List[PlainMessage]]:
             text = s.observations[k] if k < len(s.observations) else ""
             msgs.append(PlainMessage("tool", f"tool-{step}-{k}", text, name=call["name"], tool_call_id=call["id"]))
         out.append(msgs)
-    _PARTS[id(trace)] = (trace, out)
-    while len(_PARTS) > _PARTS_KEPT:
-        _PARTS.pop(next(iter(_PARTS)))
     return out
 
 
