@@ -91,6 +91,9 @@ _ROOMS: Dict[str, Tuple[str, str]] = {
                                                                                "MAX_STRATEGIES")},
     **{name: ("scratchpad_lab.engine.studies.recommender", name) for name in ("MAX_POINTS", "Search", "default_grid",
                                                                      "parse_grid")},
+    # a chosen point taken to a person's agent: its figures and the package's code (engine/strategies/snippets.py)
+    **{name: ("scratchpad_lab.engine.strategies.snippets", name) for name in ("TakeAway", "take_away_for_trace",
+                                                                           "take_away_for_label")},
     # the benchmark over a dataset of runs (engine/studies/benchmark.py, engine/files/dataset.py, engine/studies/benchmark_report.py):
     # its request and result, the study itself (the CLI runs it in place with a progress line), datasets, the report
     **{name: ("scratchpad_lab.engine.studies.benchmark", name) for name in ("Benchmark", "BenchmarkRequest", "SEED",
@@ -199,6 +202,9 @@ if TYPE_CHECKING:  # what a checker and an editor see: every name of the door fr
                                                        knobs as knobs, MAX_STRATEGIES as MAX_STRATEGIES)
     from scratchpad_lab.engine.studies.recommender import (MAX_POINTS as MAX_POINTS, Search as Search,
                                                            default_grid as default_grid, parse_grid as parse_grid)
+    from scratchpad_lab.engine.strategies.snippets import (TakeAway as TakeAway,
+                                                           take_away_for_trace as take_away_for_trace,
+                                                           take_away_for_label as take_away_for_label)
     from scratchpad_lab.engine.studies.benchmark import (Benchmark as Benchmark, BenchmarkRequest as BenchmarkRequest,
                                                          SEED as SEED, run_benchmark as run_benchmark,
                                                          KINDS_COLUMN as KINDS_COLUMN,
