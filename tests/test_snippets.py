@@ -159,7 +159,7 @@ def test_each_snippet_builds_its_object_with_the_real_package_holding_the_number
         read = _langmem({"code": take.code}, monkeypatch)
     else:
         read = READ_BACK[name](built(take.code))
-    numbers = {k: v for k, v in shown(take).items() if k != "system_in_messages"}  # how to call, not a number set
+    numbers = shown(take)
     if name == "clear-tool-uses":  # its text settings are in the code as given
         assert (read.pop("exclude_tools"), read.pop("placeholder")) == (tuple(take.settings["exclude_tools"]),
                                                                         take.settings["placeholder"])
@@ -231,3 +231,43 @@ def test_a_share_without_the_runs_peaks_is_refused_with_what_to_give():
 
     with pytest.raises(StrategyError, match="give the runs' peaks"):
         take_away("langmem", {"max_tokens": "30%"})
+
+
+# ── where it is shown: the CLI under each chosen point, and the Benchmark page ──────────────────────
+
+def test_recommend_prints_each_chosen_points_figures_and_code(traces, tmp_path, capsys):
+    from scratchpad_lab.cli import main
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(traces[2].to_dict()), encoding="utf-8")
+    assert main(["recommend", str(path), "--strategy", "clear-tool-uses", "--grid", "clear-tool-uses:trigger=30%,keep=1",
+                 "--workers", "1"]) == 0
+    out = capsys.readouterr().out.split("\nChosen points:\n")[1]
+    peak = peaks_of(traces[2], "clear-tool-uses")["tokens"]
+    trigger = round(0.3 * peak)
+    take = take_away_for_trace("clear-tool-uses", {"trigger": trigger, "keep": 1}, traces[2])
+    assert f"    trigger: {trigger:,} tokens, 30% of this run's peak of {peak:,} tokens\n" in out
+    assert "\n".join("    " + line if line else "" for line in take.code.splitlines()) in out
+    assert f"ClearToolUsesEdit(trigger={trigger}, keep=1," in out
+
+
+def test_the_benchmark_page_shows_each_chosen_points_code(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import rerun_until
+
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    monkeypatch.delenv("SCRATCHPAD_LAB_DATASETS_DIR", raising=False)
+    at = AppTest.from_file("../pages/benchmark.py", default_timeout=180).run()
+    at.multiselect(key="bench_pick").set_value(["trim-only"]).run()
+    at.number_input(key="bench_runs").set_value(2).run()
+    rerun_until(at.button(key="bench_run").click().run())
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    chosen = [t.value for t in at.text if t.value.startswith("For the ") and "trim-only:agent_trim_chars=" in t.value]
+    assert chosen, [t.value for t in at.text]
+    trim = int(chosen[0].split("trim-only:agent_trim_chars=")[1].split(" ")[0])
+    codes = [c.value for c in at.code if c.language == "python"]
+    assert any(f"agent = Agent(llm=your_model, max_scratchpad_chars={trim}, max_tool_output_chars=5000)" in c
+               for c in codes), codes
+    figures = [t.value for t in at.text if t.value.startswith("Take it to your agent:\n")]
+    assert figures and f"agent_trim_chars: {trim:,} chars, " in figures[0], figures

@@ -118,7 +118,7 @@ def words(result: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.cli.strategies import summarizer_from_args
-    from scratchpad_lab.engine.tasks import SEED, BenchmarkRequest, run_benchmark
+    from scratchpad_lab.engine.tasks import SEED, BenchmarkRequest, read_dataset, run_benchmark
 
     if not 1 <= args.workers <= 8:
         raise StrategyError("--workers is out of range (1 to 8).")
@@ -129,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
     for name, grid in getattr(args, "grid", None) or []:
         grids.setdefault(name, {}).update(grid)
     seed = getattr(args, "seed", None)
-    request = BenchmarkRequest(args.dataset, getattr(args, "strategy", None) or None, grids,
+    # read here, not in the study: its runs' traces give each chosen setting's figures on their own peaks
+    dataset = read_dataset(args.dataset, runs)
+    request = BenchmarkRequest(dataset, getattr(args, "strategy", None) or None, grids,
                                summarizer_from_args(args), getattr(args, "price_model", None), runs, args.workers,
                                getattr(args, "no_work_limit", False), SEED if seed is None else seed,
                                executor_from_args(args))
@@ -176,8 +178,7 @@ def run(args: argparse.Namespace) -> int:
         print(words(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
         print("Chosen points:")
-        for chosen in result.chosen:
-            print(f"  {chosen.sentence}")
+        _chosen(result, dataset)
         if result.separation:
             print(f"\n{result.separation}")
         if decided:
@@ -189,6 +190,21 @@ def run(args: argparse.Namespace) -> int:
             print(decisions_table(decided))
     return (EXIT_STOPPED if result.stopped or (decided and decided.stopped)
             else EXIT_USAGE if not_stored else EXIT_OK)
+
+
+def _chosen(result: Any, dataset: Any) -> None:
+    """Each chosen point's sentence, then its figures on the peaks of the runs it was measured on (a share's tokens on
+    each run, their median and range: the one number to configure) and the package's code."""
+    from scratchpad_lab.cli.strategies import print_take_away
+    from scratchpad_lab.engine.tasks import take_away_for_label
+
+    by_name = {run.name: run.trace for run in dataset.usable}
+    seen: set = set()
+    for chosen in result.chosen:
+        print(f"  {chosen.sentence}")
+        if chosen.setting:
+            traces = [by_name[r["name"]] for r in result.runs if chosen.setting in r["cells"] and r["name"] in by_name]
+            print_take_away(lambda label=chosen.setting, t=traces: take_away_for_label(label, t), seen, chosen.setting)
 
 
 def _decide(args: argparse.Namespace, benchmark: Any) -> Any:

@@ -52,8 +52,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import LABELS
     from scratchpad_lab.cli.import_trace import load
-    from scratchpad_lab.cli.strategies import summarizer_from_args
-    from scratchpad_lab.engine.tasks import RecommendRequest, recommend
+    from scratchpad_lab.cli.strategies import print_take_away, summarizer_from_args
+    from scratchpad_lab.engine.tasks import RecommendRequest, recommend, recorded_trajectory, take_away_for_trace
 
     if not 1 <= args.workers <= 8:
         raise StrategyError("--workers is out of range (1 to 8).")
@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     if chosen and any(name not in chosen for name in grids):
         missing = next(name for name in grids if name not in chosen)
         raise StrategyError(f"--grid {missing}: that strategy is not searched; add --strategy {missing}.")
-    _, found, _ = recommend(RecommendRequest(load(args.file), tuple(chosen) if chosen else None, grids, summarizer,
+    loaded = load(args.file)
+    _, found, _ = recommend(RecommendRequest(loaded, tuple(chosen) if chosen else None, grids, summarizer,
                                              getattr(args, "price_model", None), workers=args.workers,
                                              lifted=getattr(args, "no_work_limit", False),
                                              executor=executor_from_args(args),
@@ -93,8 +94,13 @@ def run(args: argparse.Namespace) -> int:
     for p in found.front:
         print(f"  {p.cli_arg()}: {p.why}")
     print("\nChosen points:")
+    seen: set = set()
     for chosen in found.chosen:
         print(f"  {chosen.sentence}")
+        point = next((p for p in found.points if chosen.setting and p.cli_arg() == chosen.setting), None)
+        if point is not None:  # its settings are this trajectory's numbers; the figures set them against its peak
+            print_take_away(lambda p=point: take_away_for_trace(p.strategy, p.settings, recorded_trajectory(loaded)),
+                            seen, point.cli_arg())
     for name, settings, reason in found.skipped[:10]:
         print(f"  skipped {name} {settings}: {reason}")
     return EXIT_OK

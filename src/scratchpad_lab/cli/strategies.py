@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import List
+from typing import List, Optional
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, default_names, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
@@ -96,7 +96,32 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    lost pins: {'; '.join(f.pins_lost)}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
+        from scratchpad_lab.engine.tasks import recorded_trajectory, take_away_for_trace
+
+        print("\nTake a setting to your agent (each strategy as it ran here):")
+        for result in results:
+            print(f"  {result.name}:")
+            print_take_away(lambda r=result: take_away_for_trace(r.name, r.settings, recorded_trajectory(loaded)))
     return EXIT_OK
+
+
+def print_take_away(make, seen: Optional[set] = None, key: str = "") -> None:
+    """A chosen setting taken to a person's agent (engine/strategies/snippets.py): its figures in absolute units and the
+    package's code, indented under the line that chose it; one already printed (`key` in `seen`) says so; a setting
+    the package refuses on every run says why in one line."""
+    from scratchpad_lab.model.errors import LabError
+
+    if seen is not None and key in seen:
+        print("    Take it to your agent: as above.")
+        return
+    try:
+        take = make()
+    except LabError as exc:
+        print(f"    No snippet: {exc}")
+        return
+    if seen is not None:
+        seen.add(key)
+    print(take.text("    "))
 
 
 def default_specs(has_compaction: bool = False) -> list:

@@ -33,12 +33,13 @@ COUNTED = {"chars": "characters of the scratchpad, as the autourgos agent counts
            "request": "tokens by deepagents' own count of the request (messages, system prompt and tools)"}
 # A count setting's noun (a setting without a size unit).
 NOUNS = {"summarize_every": "iterations", "trigger_messages": "messages", "keep_messages": "messages",
-         "keep": "tool results", "truncate_max_length": "chars", "system_in_messages": "",
+         "keep": "tool results", "truncate_max_length": "chars",
          "trigger_fraction": "of max_input_tokens", "keep_fraction": "of max_input_tokens"}
 # Sizes of one piece (a tool result, the summary, what is sent to be summarized, what is reclaimed), not of the
 # context: a number given for one is not set against the context's peak.
 PER_PIECE = ("max_tool_output_chars", "max_summary_tokens", "trim_tokens_to_summarize", "clear_at_least",
              "tool_token_limit_before_evict", "truncate_max_length")
+SWITCHES = ("system_in_messages",)  # how to call the package, said in the code's comment, not a number it takes
 NO_SNIPPET = {"recorded-compaction": "The recording's own compaction is what its agent did by itself (Claude Code's "
                                      "compaction): there is no setting of a package to take to your agent."}
 
@@ -172,7 +173,7 @@ def take_away(name: str, settings: Mapping[str, Any], peaks: Sequence[Mapping[st
         return TakeAway(name, configured, why_none=f"No one setting to configure: {exc}")
     figures = []  # every number the code sets, in the registry's order: the ones given and the defaults kept
     for key, knob in table.items():
-        if configured[key] is None or knob.kind not in ("int", "int_or_none", "fraction"):
+        if configured[key] is None or knob.kind not in ("int", "int_or_none", "fraction") or key in SWITCHES:
             continue
         sized = knob.unit in SIZE_UNITS and used[0] is not None
         figures.append(Figure(key, knob.unit, shares.get(key), tuple(r[key] for r in runs),
@@ -196,11 +197,12 @@ def _fires(name: str, configured: Dict[str, Any], peaks: List[Mapping[str, int]]
     return tuple(out)
 
 
-def take_away_for_trace(name: str, settings: Mapping[str, Any], trace: Any) -> TakeAway:
-    """One trajectory's point (Recommend, the Strategies verdict): its settings against that run's peak."""
+def take_away_for_trace(name: str, settings: Mapping[str, Any], trace: Any = None) -> TakeAway:
+    """One trajectory's point (Recommend, the Strategies verdict): its settings against that run's peak (without a
+    trace, numbers alone: no share of a peak is said)."""
     if name in NO_SNIPPET:
         return TakeAway(name, dict(settings), why_none=NO_SNIPPET[name])
-    return take_away(name, settings, [peaks_of(trace, name)])
+    return take_away(name, settings, [peaks_of(trace, name)] if trace is not None else [])
 
 
 def take_away_for_label(label: str, traces: Sequence[Any]) -> TakeAway:
