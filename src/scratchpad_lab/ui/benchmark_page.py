@@ -26,13 +26,14 @@ import streamlit as st
 
 from scratchpad_lab.engine.strategies.registry import default_names, names, strategy
 from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark, choice_from_settings, read_dataset,
-                                         read_dataset_bytes)
+                                         read_dataset_bytes, take_away_for_label)
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import decide_view, live
 from scratchpad_lab.ui.charts import LEVEL
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
+from scratchpad_lab.ui.recommend_view import show_take_away
 from scratchpad_lab.ui.store_view import store_result
 from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
                                      BENCH_STARTED, init_session, page_secrets)
@@ -127,8 +128,13 @@ def show(result: Benchmark) -> None:
         st.caption(f"{who} saw each run {how}.")
     if result.stopped:
         st.warning("Stopped: the figures cover the runs that finished.")
-    for chosen in result.chosen:
+    ran = st.session_state.get(BENCH_RAN)  # the request it ran: its dataset's traces give each run's peak
+    by_name = {run.name: run.trace for run in getattr(getattr(ran, "dataset", None), "usable", [])}
+    for i, chosen in enumerate(result.chosen):
         st.text(chosen.sentence)
+        traces = [by_name[r["name"]] for r in result.runs if chosen.setting in r["cells"] and r["name"] in by_name]
+        if chosen.setting and traces:  # its figures on the runs it was measured on, and the package's code
+            show_take_away(lambda label=chosen.setting, t=traces: take_away_for_label(label, t), f"bench_take_{i}")
     if result.separation:  # our own words and numbers: does argument recall tell passed from failed runs here?
         st.info(result.separation, icon=":material/compare_arrows:")
     event = st.altair_chart(front_chart(result), key="bench_chart", on_select="rerun", selection_mode="point")

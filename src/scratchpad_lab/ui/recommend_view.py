@@ -21,15 +21,16 @@ A finished search is kept in the lab's store as a "recommendation" result, liste
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 import streamlit as st
 
 from scratchpad_lab.analysis.pricing import DEFAULT_PRICES
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.engine.strategies.registry import default_names, names, strategy
-from scratchpad_lab.engine.tasks import (MAX_POINTS, OpenPointRequest, RecommendRequest, Search, default_grid,
-                                         open_point, parse_grid, recommend)
+from scratchpad_lab.engine.tasks import (MAX_POINTS, OpenPointRequest, RecommendRequest, Search, TakeAway,
+                                         default_grid, open_point, parse_grid, recommend, recorded_trajectory,
+                                         take_away_for_trace)
 from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.model.config import largest
 from scratchpad_lab.model.errors import LabError
@@ -185,8 +186,13 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
                 f"sidebar's Pins, as Run strategies checks every strategy"
                 + (", and asked its summarizer to keep them where its package takes a prompt."
                    if found.pins_to_summarizer else "."))
-    for pick in found.chosen:  # one recommended point per budget, a sentence each (settings may be a person's text)
+    here = st.session_state.get(STRAT_RECOMMEND, (None,))[0] == entry.key  # else its shares of a peak are not said
+    for i, pick in enumerate(found.chosen):  # one point per budget, a sentence each (settings may be a person's text)
         st.text(pick.sentence)
+        point = next((p for p in found.points if pick.setting and p.cli_arg() == pick.setting), None)
+        if point is not None:
+            show_take_away(lambda p=point: take_away_for_trace(
+                p.strategy, p.settings, recorded_trajectory(entry.loaded) if here else None), f"strat_rec_take_{i}")
     picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
                              on_select="rerun", selection_mode="point")
     rows = points_frame(found.points, titles)
@@ -221,6 +227,24 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
         st.success(escape(used))
         st.page_link("pages/playground.py", label="Open the Playground")
     _open(point, entry, summarizer, found)
+
+
+def show_take_away(make: Callable[[], TakeAway], key: str) -> None:
+    """A chosen point taken to a person's agent (engine/strategies/snippets.py), under the line that chose it: its
+    figures in absolute units (our words, the registry's keys and numbers) and the package's own code, as code; a
+    setting its package refuses says so. Recommend, the Strategies verdict and the Benchmark's chosen points."""
+    try:
+        take = make()
+    except LabError as exc:
+        st.caption(escape(f"No snippet for this point: {exc}"))
+        return
+    with st.container(key=key):
+        if take.lines():
+            st.text("Take it to your agent:\n" + "\n".join(take.lines()))
+        if take.code:
+            st.code(take.code, language="python")
+        else:
+            st.caption(escape(take.why_none))
 
 
 def _selected(picked: Any) -> Optional[int]:

@@ -17,7 +17,8 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.engine.strategies.registry import fork_note, names, strategy
-from scratchpad_lab.engine.tasks import MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec
+from scratchpad_lab.engine.tasks import (MAX_STRATEGIES, StrategiesOutcome, StrategiesRequest, knobs, make_spec,
+                                         take_away_for_trace)
 from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.analysis.figures import figures, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import counts_text
@@ -30,7 +31,7 @@ from scratchpad_lab.ui.pins_box import pins_from_state, pins_to_summarizer, side
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
-from scratchpad_lab.ui.recommend_view import recommend_view
+from scratchpad_lab.ui.recommend_view import recommend_view, show_take_away
 from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.ui.figure_tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
@@ -158,15 +159,14 @@ def verdict(results) -> str:
     Judged among the strategies that cut something, by what the last call still held (facts at the answer) and
     by the peak context against doing nothing in the same form; the ones that cut nothing are named apart."""
     rows = [(strategy(r.name).title, r.row()) for r in results]
-    cut = [(t, row) for t, row in rows if not row["cut_nothing"] and row["peak_share"] is not None]
     idle = [t for t, row in rows if row["cut_nothing"]]
     idle_text = (f" {', '.join(idle)} cut nothing here (the caps never fired), so "
                  f"{'it reads' if len(idle) == 1 else 'they read'} exactly the baseline.") if idle else ""
-    if not cut:
+    picked = verdict_picks(results, rows)
+    if picked is None:
         return "Verdict: none of these strategies cut anything on this trajectory: lower their caps to compare them." \
             + idle_text
-    keeps = max(cut, key=lambda x: (x[1]["facts_at_answer"] or 0, -x[1]["peak_share"]))
-    small = min(cut, key=lambda x: (x[1]["peak_share"], -(x[1]["facts_at_answer"] or 0)))
+    keeps, small = [(t, row) for t, row, _ in picked]
 
     def said(row) -> str:
         facts = "-" if row["facts_at_answer"] is None else percent(row["facts_at_answer"])
@@ -176,6 +176,19 @@ def verdict(results) -> str:
         return f"Verdict: {keeps[0]} keeps the most and sends the least here ({said(keeps[1])}): use it." + idle_text
     return (f"Verdict: to keep the facts, {keeps[0]} ({said(keeps[1])}); for the smallest context, {small[0]} "
             f"({said(small[1])})." + idle_text)
+
+
+def verdict_picks(results, rows=None):
+    """(the one that keeps the most facts at the answer, the one with the smallest peak), each (title, row, result),
+    among the strategies that cut something; None when none did. The verdict names these, and their settings are
+    shown under it as code (ui/recommend_view.show_take_away)."""
+    rows = rows if rows is not None else [(strategy(r.name).title, r.row()) for r in results]
+    cut = [(t, row, r) for (t, row), r in zip(rows, results) if not row["cut_nothing"] and row["peak_share"] is not None]
+    if not cut:
+        return None
+    keeps = max(cut, key=lambda x: (x[1]["facts_at_answer"] or 0, -x[1]["peak_share"]))
+    small = min(cut, key=lambda x: (x[1]["peak_share"], -(x[1]["facts_at_answer"] or 0)))
+    return keeps, small
 
 
 def _row_texts(result, texts: Dict[str, Dict[str, str]]) -> Dict[str, str]:
@@ -303,6 +316,11 @@ def page() -> None:
     results = shown.results
     with st.container(key="strat_verdict"):
         st.markdown(f"**{escape(verdict(results))}**")  # titles and numbers: escaped all the same
+    named = {id(r): (t, r) for t, _, r in verdict_picks(results) or ()}  # one when it is both
+    for i, (title, result) in enumerate(named.values()):
+        st.text(f"{title}, as it ran here:")
+        show_take_away(lambda r=result: take_away_for_trace(r.name, r.settings, shown.trajectory),
+                       f"strat_verdict_take_{i}")
     st.subheader("Context sent at each step")
     st.caption(baseline_caption(results))
     with_base = st.toggle("Draw the no-compression baselines", key="strat_chart_baseline")
