@@ -43,10 +43,10 @@ def sweep(trace):
     timings = {"baseline": 0.0, "cells": 0.0}
     real_replay_one = compare_mod.replay_one
 
-    def timed_replay_one(source, base, changes, keys=None):
+    def timed_replay_one(source, base, changes, keys=None, **kwargs):
         started = time.perf_counter()
         try:
-            return real_replay_one(source, base, changes, keys)
+            return real_replay_one(source, base, changes, keys, **kwargs)
         finally:
             # compare() builds a baseline with the NEVER settings; every other call is a cell.
             is_baseline = changes.get("max_scratchpad_chars") == compare_mod.NEVER["max_scratchpad_chars"] \

@@ -173,3 +173,31 @@ def test_the_recommenders_pins_reach_its_ray_tasks(cluster):
     assert [p.to_dict() for p in on_ray.points] == [p.to_dict() for p in local.points]
     assert on_ray.points_in_workers == 2
     assert [p.figures["pins_lost"] for p in on_ray.points] == [["A-1001"], []]
+
+
+@pytest.mark.parametrize("run", ["support-ticket-tight.json", "tau-slice"])
+def test_a_sweep_on_ray_gives_the_rows_it_gives_on_this_machine(cluster, tau_slice, run, monkeypatch):
+    """The sweep's cells go through the same executor (engine/cells/executor.py): on Ray, every cell a Ray task over
+    the run's share (a scenario's record, re-run by its policy, or a recorded trajectory), the rows the same, in the
+    same order, as in this process."""
+    from scratchpad_lab.engine.cells import dispatch as executor
+    from scratchpad_lab.engine.files.dataset import read_dataset
+    from scratchpad_lab.engine.studies.compare import grid, sweep_rows
+    from scratchpad_lab.model.records import load_record
+
+    loaded = (read_dataset(tau_slice, 1).usable[0].trace if run == "tau-slice"
+              else load_record(ROOT / "sample_runs" / run))
+    places, real = [], executor.Cells.run
+
+    def counted(self, *args, **kwargs):
+        places.append(args[7])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(executor.Cells, "run", counted)
+    settings = grid([2, None], [1000, 4000])
+    local = sweep_rows(loaded, settings, 1)
+    on_ray = sweep_rows(loaded, settings, executor=RAY)
+    assert on_ray == local and len(local) == 4
+    assert [r["max_scratchpad_chars"] for r in on_ray] == [1000, 4000, 1000, 4000]
+    assert places[1].executor == "ray" and sum(places[1].counts.values()) == 4
+    assert os.getpid() not in {pid for _, pid in places[1].counts}

@@ -12,8 +12,9 @@ import pytest
 
 from scratchpad_lab.cli import main
 from scratchpad_lab.engine.studies import recommender as recommend
-from scratchpad_lab.engine.studies.recommender import SearchStopped, WorkerProcess, parse_grid, plan, search
-from scratchpad_lab.engine.strategies.registry import StrategyError
+from scratchpad_lab.engine.cells import local_pool
+from scratchpad_lab.engine.cells.local_pool import CellWorker
+from scratchpad_lab.engine.studies.recommender import SearchStopped, parse_grid, plan, search
 from scratchpad_lab.engine.strategies.engine import trajectory_text
 from synthetic import synthetic_trace
 
@@ -117,14 +118,14 @@ def _children():
 def worker_answered(monkeypatch):
     """Set when a worker process has answered a point (so this thread can wait for the workers to be busy)."""
     answered = threading.Event()
-    run = WorkerProcess.run
+    run = CellWorker.run
 
     def counted(self, *args):
         out = run(self, *args)
         answered.set()
         return out
 
-    monkeypatch.setattr(WorkerProcess, "run", counted)
+    monkeypatch.setattr(CellWorker, "run", counted)
     return answered
 
 
@@ -156,14 +157,14 @@ def test_workers_never_run_the_callers_main_module(trace, tmp_path, monkeypatch,
 @pytest.mark.parametrize("ending", ["stopped", "raised"])
 def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, worker_answered, ending):
     stop = threading.Event()
-    run_point = recommend.run_point
+    outcome = local_pool._cell_outcome
     here = []
 
-    def failing(*args):
+    def failing(*args):  # a point this thread runs: the second one fails with a bug
         here.append(args)
         if ending == "raised" and len(here) == 2:
-            raise StrategyError("this point cannot run")
-        return run_point(*args)
+            raise RuntimeError("a bug at this point")
+        return outcome(*args)
 
     def progress(done, total, text):
         if done == 1:  # a worker is busy with its next point when the search ends
@@ -171,9 +172,9 @@ def test_a_search_that_ends_early_leaves_no_worker_behind(trace, monkeypatch, wo
             if ending == "stopped":
                 stop.set()
 
-    monkeypatch.setattr(recommend, "run_point", failing)
+    monkeypatch.setattr(local_pool, "_cell_outcome", failing)
     before = _children()
-    with pytest.raises(SearchStopped if ending == "stopped" else StrategyError):
+    with pytest.raises(SearchStopped if ending == "stopped" else RuntimeError):
         search(trace, ["langmem", "trim-only"], GRIDS, workers=2, progress=progress, stop=stop)
     assert not _children() - before, "every worker was ended and waited for"
 
@@ -183,13 +184,16 @@ def test_the_worker_reads_only_what_its_search_sends(tmp_path):
     secret = tmp_path / "secret.json"
     secret.write_text(json.dumps({"schema": "scratchpad-lab/trace@1", "task": "SECRET-TASK", "steps": []}))
     src = str(Path(recommend.__file__).resolve().parents[2])
-    done = subprocess.run([sys.executable, "-c", recommend._WORKER_CODE], capture_output=True, text=True, timeout=120,
-                          input=json.dumps({"trace": str(secret), "budget": 600}) + "\n" +
-                          json.dumps({"strategy": "trim-only", "settings": {}, "price_model": None}) + "\n",
-                          env={**os.environ, "PYTHONPATH": src})
+    work = local_pool.work_name(recommend.POINTS)
+    done = subprocess.run([sys.executable, "-c", local_pool.WORKER_CODE], capture_output=True, text=True, timeout=120,
+                          input=json.dumps({"share": {"trace": str(secret), "budget": 600}, "work": work}) + "\n" +
+                          json.dumps({"strategy": "trim-only", "settings": {}, "price_model": None}) + "\n" +
+                          json.dumps({"share": {"trace": None, "budget": 600}, "work": ["os:system", "os:system"]})
+                          + "\n", env={**os.environ, "PYTHONPATH": src})
     assert done.returncode == 0
-    reply, = [json.loads(line) for line in done.stdout.splitlines()]
-    assert "refused" in reply and "SECRET" not in done.stdout + done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(replies) == 3 and all("refused" in r for r in replies), replies
+    assert "lab's own functions" in replies[2]["refused"] and "SECRET" not in done.stdout + done.stderr
 
 
 def test_a_share_of_the_peak_is_that_share_in_the_settings_unit(trace):
@@ -326,16 +330,19 @@ def test_a_search_with_pins_keeps_its_pins_kept_in_each_row(trace):
 
 
 def test_the_pins_reach_a_worker_process_and_its_point_counts_the_lost_pin():
+    from scratchpad_lab.engine.cells.executor import RunShare, StudyCell
     from scratchpad_lab.engine.run.replay import recorded_trajectory
     from scratchpad_lab.model.pins import Pinned
     from scratchpad_lab.model.records import load_record
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
     record, pinned = load_record(TIGHT), Pinned((PIN,))
-    worker = WorkerProcess()
+    worker = CellWorker()
     try:
-        assert worker.start(recorded_trajectory(record), SummarizerChoice().budget_chars, record.scenario, pinned=pinned)
-        figures, error, _ = worker.run("clear-tool-uses", {"trigger": 500, "keep": 1}, None)
+        share = RunShare("pins", recorded_trajectory(record), record.scenario, budget_chars=SummarizerChoice().budget_chars,
+                         pins=pinned.pins)
+        assert worker.start(share, recommend.POINTS)
+        figures, error, _ = worker.run(StudyCell(0, "0", "clear-tool-uses", {"trigger": 500, "keep": 1}), None)
     finally:
         worker.end(True)
         worker.reap()

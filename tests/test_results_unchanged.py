@@ -2,6 +2,8 @@
 synthetic trajectories equals what the code gave before the performance work
 (tests/data/results_snapshot.json, written by tests/snapshot.py from that code)."""
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -36,40 +38,45 @@ def test_every_sweep_row_is_the_recorded_row(name, now):
     assert now[name]["sweep"] == RECORDED[name]["sweep"]
 
 
-SHARED_SWEEP = r"""
-import json, sys
-sys.path[:0] = sys.argv[1:3]
-from snapshot import SWEEP, _inputs
-from scratchpad_lab.engine.studies.compare import _can_fork, grid, sweep_rows
-assert _can_fork(), "a fresh process is single-threaded: the pool path is taken"
-print(json.dumps({name: sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), 2)
-                  for name, loaded in _inputs()}))
-"""
-
-
 @pytest.mark.parametrize("processes", [1, 2])
 def test_the_cli_sweep_shared_over_processes_gives_the_recorded_rows(processes):
-    """Over two processes the cells fork from a single-threaded process, as the CLI is; a test worker may hold
-    threads another test left (the built-in model, loaded once per process, keeps its own), where the sweep
-    rightly runs in place, so the two-process sweep runs in a fresh interpreter."""
-    import subprocess
-    import sys
-
+    """Over two processes (a worker process of the local executor beside this thread, engine/cells/local_pool.py)
+    the rows are the recorded ones, in the recorded order, as in one."""
     from snapshot import SWEEP, _inputs
 
+    from scratchpad_lab.engine.cells import dispatch as executor
     from scratchpad_lab.engine.studies.compare import grid, sweep_rows
 
-    if processes == 2:
-        here = Path(__file__).parent
-        done = subprocess.run([sys.executable, "-c", SHARED_SWEEP, str(here), str(here.parent / "src")],
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr[-2000:]
-        rows = json.loads(done.stdout)
-        for name in RECORDED:
-            if "sweep" in RECORDED[name]:
-                assert rows[name] == RECORDED[name]["sweep"], name
-        return
-    for name, loaded in _inputs():
-        if "sweep" in RECORDED[name]:
-            rows = sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), processes)
-            assert json.loads(json.dumps(rows)) == RECORDED[name]["sweep"], name
+    from scratchpad_lab.engine.cells import local_pool
+
+    seen, places = [], []
+    real = executor.Cells.run
+    answered, in_worker, here = threading.Event(), local_pool.CellWorker.run, local_pool._cell_outcome
+
+    def worker_ran(self, *args):
+        out = in_worker(self, *args)
+        answered.set()
+        return out
+
+    def after_a_worker(*args):  # this thread waits for a worker's first answer, so both ran cells
+        assert answered.wait(120), "a worker process answered a cell"
+        return here(*args)
+
+    def counted(self, *args, **kwargs):
+        seen.append(self.workers)
+        places.append(args[7])
+        return real(self, *args, **kwargs)
+
+    executor.Cells.run = counted
+    local_pool.CellWorker.run, local_pool._cell_outcome = worker_ran, after_a_worker if processes == 2 else here
+    try:
+        runs = [(name, sweep_rows(loaded, grid(SWEEP["summarize_every"], SWEEP["max_scratchpad_chars"]), processes))
+                for name, loaded in _inputs() if "sweep" in RECORDED[name]]
+    finally:
+        executor.Cells.run = real
+        local_pool.CellWorker.run, local_pool._cell_outcome = in_worker, here
+    assert runs and set(seen) == {processes}, "every sweep ran on the executor with the processes asked for"
+    for name, rows in runs:
+        assert json.loads(json.dumps(rows)) == RECORDED[name]["sweep"], name
+    elsewhere = {pid for placement in places for (_, pid) in placement.counts} - {os.getpid()}
+    assert bool(elsewhere) == (processes == 2), "with two processes a worker process ran cells; with one none did"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_lab.engine.studies import recommender as recommend
+from scratchpad_lab.engine.cells import local_pool
 from scratchpad_lab.engine.jobs import TAB_CLOSED, Job, stop_when_gone
 from scratchpad_lab.engine.studies.recommender import search
 from synthetic import synthetic_trace
@@ -47,9 +47,9 @@ def test_a_closed_session_stops_its_search_and_its_workers(trace):
                                           progress=lambda done, total, text: report(done, total, text))).start()
     stop_when_gone(job, there.is_set, grace_s=0.5, poll_s=0.1)
     deadline = time.monotonic() + 60
-    while not (any(w.busy for w in list(recommend._LIVE)) or job.finished) and time.monotonic() < deadline:
+    while not (any(w.busy for w in list(local_pool._LIVE)) or job.finished) and time.monotonic() < deadline:
         time.sleep(0.05)
-    workers = [w.proc.pid for w in list(recommend._LIVE)]
+    workers = [w.proc.pid for w in list(local_pool._LIVE)]
     assert workers and not job.finished, "the search ended before its workers were busy"
     closed = time.monotonic()
     there.clear()  # the tab closes
@@ -63,11 +63,12 @@ import sys, json, time, threading
 sys.path.insert(0, {tests!r})
 from synthetic import synthetic_trace
 from scratchpad_lab.engine.studies import recommender as recommend
+from scratchpad_lab.engine.cells import local_pool
 trace = synthetic_trace(steps=60, seed=5, max_observation_chars=2500, parse_error_rate=0)
 def tell():
-    while not any(w.busy for w in list(recommend._LIVE)):
+    while not any(w.busy for w in list(local_pool._LIVE)):
         time.sleep(0.05)
-    print(json.dumps([w.proc.pid for w in recommend._LIVE]), flush=True)
+    print(json.dumps([w.proc.pid for w in local_pool._LIVE]), flush=True)
 threading.Thread(target=tell, daemon=True).start()
 recommend.search(trace, ["deepagents"], {{"deepagents": {{"trigger_messages": (4, 6, 8, 10, 12, 14)}}}}, workers=2)
 """

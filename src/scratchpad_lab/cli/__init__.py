@@ -29,7 +29,7 @@ from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
-from scratchpad_lab.cli.flags import add_key_flags, add_pin_flags, add_timeout_flag
+from scratchpad_lab.cli.flags import add_executor_flags, add_key_flags, add_pin_flags, add_timeout_flag, executor_from_args
 from scratchpad_lab.engine.tasks import Replay, replay_source, summarizer_notice
 from scratchpad_lab.model.scenarios import list_scenarios
 
@@ -162,6 +162,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     from scratchpad_lab.cli.import_trace import add_parser as add_import_parser  # cheap: no engine run
     add_import_parser(sub)
     _add_work_limit(sweep)
+    add_executor_flags(sweep)
     if command in _LIGHT_COMMANDS:
         sub.add_parser("prompt-lab")
         sub.add_parser("strategies")
@@ -215,7 +216,8 @@ def _sweep(args: argparse.Namespace) -> int:
     loaded = load(args.file)
     _say_summarizer(replay_source(loaded), extra)
     # the task refuses a job too big before any replay starts
-    rows = sweep(SweepRequest(loaded, tuple(settings), lifted="no_work_limit" in given)).run_here()
+    rows = sweep(SweepRequest(loaded, tuple(settings), lifted="no_work_limit" in given,
+                             executor=executor_from_args(args))).run_here()
     if "json" in given:
         print(json.dumps(rows, ensure_ascii=False))
     else:

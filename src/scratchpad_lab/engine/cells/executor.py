@@ -1,18 +1,20 @@
-"""The executor seam: where a study's cells run. One choice, read by the benchmark (engine/studies/benchmark.py) and the
-recommender (engine/studies/recommender.py), made by a flag (`--executor local|ray`, `--ray-address`) or by the operator's
-settings (environment or Streamlit secrets), never by a visitor.
+"""The executor seam: where a study's cells run. Every study (the sweep, the recommender, the benchmark) runs its
+cells through `dispatch.opened(choice, workers)` (engine/cells/dispatch.py): one choice, made by a flag (`--executor local|ray`, `--ray-address`) or by
+the operator's settings (environment or Streamlit secrets), never by a visitor.
 
 Streamlit-free, and Ray-free: Ray is imported only by engine/cells/ray_cluster.py, only when the Ray executor runs.
 
-- local (the default, no extra install): today's worker processes on this machine (recommend.WorkerProcess
-  beside the calling thread), exactly as before.
+- local (the default, no extra install): worker processes on this machine beside the calling thread
+  (engine/cells/local_pool.py).
 - ray: the cells as Ray tasks on a cluster (engine/cells/ray_cluster.py): at an address (`--ray-address`, or
-  RAY_ADDRESS), or, with none, a cluster of this machine's cores that the job starts and ends itself.
+  RAY_ADDRESS), or, with none, a cluster of this machine's cores that the study starts and ends itself.
 
-A cell is (run, strategy, settings) to its figures: `recommend.run_point` over a `RunShare`, the per-run work
-every cell of that run shares (the trajectory, its scenario and gold actions, the summarizer's budget, whether
-the argument measures are wanted). A share is plain, picklable data, made once per run; each process that
-takes the run's cells works out the run's baselines once.
+A cell is (run, strategy, settings) to its outcome (figures, the run's error, summaries reused): the study's `Work`
+(two module-level functions: make a run's context, run a cell in it) over a `RunShare`, the per-run data every cell
+of that run shares (the trajectory or run record, its scenario and gold actions, the summarizer's budget, whether
+the argument measures are wanted, the pins). A share is plain, picklable data, made once per run; each process that
+takes a run's cells makes the run's context once. The same Work runs on either executor, so a row reads the same
+whichever ran it.
 
 `Placement` is what a study reports of where its cells ran: how many in each process on each node, and how many
 a lost worker made Ray run again.
@@ -20,11 +22,15 @@ a lost worker made Ray run again.
 from __future__ import annotations
 
 import os
+import uuid
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.model.trace import Trace
+
+if TYPE_CHECKING:
+    from scratchpad_lab.model.records import RunRecord
 
 EXECUTORS = ("local", "ray")
 EXECUTOR_ENV = "SCRATCHPAD_LAB_EXECUTOR"        # the operator's choice for the pages: local or ray
@@ -82,13 +88,36 @@ class RunShare:
     """What every cell of one run shares, made once per run (ray.put once on Ray): plain and picklable."""
 
     key: str                                   # unique per run of a study: a worker's cache of its baselines
-    trace: Trace
+    trace: Optional[Trace]                     # the fixed trajectory (None only for a sweep of a scenario's run)
     scenario: Optional[str] = None
     gold: Optional[List[Dict[str, Any]]] = None
     arguments: bool = False                    # the benchmark's argument measures on each row
     budget_chars: int = 0                      # the offline summarizer's budget
     pins: Tuple[str, ...] = ()                 # a search's pins, every cell checked against them (model/pins.py)
     pins_to_summarizer: bool = False           # ... and asked for in the prompt of each package that takes one
+    record: Optional["RunRecord"] = None       # a sweep's run record (its settings, a scenario's policy)
+
+
+Outcome = Tuple[Dict[str, Any], Optional[str], int]   # a cell's figures, the run's error, summaries reused
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a study's cell does, as two module-level functions (a worker process imports them by name, a Ray task
+    gets them by reference): `make_context(share, summarizer, counter)`, what a run's cells share in one process,
+    and `run(strategy, settings, price_model, context)`, one cell's Outcome."""
+
+    make_context: Callable[..., Any]
+    run: Callable[..., Outcome]
+
+
+def plain(value: Any) -> Any:
+    """Tuples as lists, all the way down: a row reads the same from this thread as from a worker's JSON."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [plain(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
@@ -135,3 +164,8 @@ class Placement:
         return {"executor": self.executor, "processes": self.processes, "nodes": self.nodes,
                 "cells": [{"node": n, "pid": p, "cells": c} for (n, p), c in sorted(self.counts.items())],
                 "lost": self.lost, "started_cluster": self.started_cluster}
+
+
+def new_key() -> str:
+    """A study's prefix for its runs' share keys: unique, so a worker never mixes two studies' runs."""
+    return uuid.uuid4().hex

@@ -33,12 +33,12 @@ import os
 import socket
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
-from scratchpad_lab.engine.cells.executor import RAY_REQUIREMENTS, StudyCell, ExecutorChoice, ExecutorError, Placement, RunShare
+from scratchpad_lab.engine.cells.executor import (RAY_REQUIREMENTS, ExecutorChoice, ExecutorError, Outcome, Placement,
+                                                 RunShare, StudyCell, Work, plain)
 
 REACH_S = 3.0                 # how long an address may take to answer a TCP connection
 JOIN_S = 30                   # how long joining a reachable cluster may take
@@ -166,11 +166,10 @@ class HostedClient:
         return text
 
 
-def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_context: Callable) -> Dict[str, Any]:
+def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, work: Work) -> Any:
     from scratchpad_lab.engine.summarize.summarizers import build_summarizer
     from scratchpad_lab.model.summarizer import SummarizerChoice
     from scratchpad_lab.engine.run.tokens import TokenCounter
-    from scratchpad_lab.model.pins import Pinned
 
     found = _CONTEXTS.get(share.key)
     if found is not None:
@@ -184,12 +183,7 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
         spec.hosted = HostedClient(host, summarizer["endpoint"])
     else:
         spec = build_summarizer(SummarizerChoice("extractive", share.budget_chars))
-    measure = None
-    if share.arguments:
-        from scratchpad_lab.engine.studies.run_calls import measure_for, run_calls
-        measure = measure_for(run_calls(share.trace, share.gold))
-    pinned = Pinned(tuple(share.pins), share.pins_to_summarizer)
-    context = make_context(share.trace, spec, share.scenario, measure, _COUNTERS[model], pinned)
+    context = work.make_context(share, spec, _COUNTERS[model])
     _CONTEXTS[share.key] = context
     while len(_CONTEXTS) > KEPT_RUNS:
         _CONTEXTS.popitem(last=False)
@@ -197,20 +191,19 @@ def _context_for(share: RunShare, summarizer: Dict[str, Any], host: Any, make_co
 
 
 def run_cell(share: RunShare, strategy: str, settings: Dict[str, Any], price_model: Optional[str],
-             summarizer: Dict[str, Any], host: Any, work: Tuple[Callable, Callable]) -> Tuple[Dict[str, Any], Optional[str], int, str, int]:
+             summarizer: Dict[str, Any], host: Any, work: Work) -> Tuple[Dict[str, Any], Optional[str], int, str, int]:
     """One cell in a worker: (figures, the run's error, summaries reused, node id, process id). `work` is the
-    study's (make a run's context, run a point in it): recommend's `point_context` and `run_point`, the very ones a
-    local worker runs (sent by name), so a row reads the same whichever executor ran it."""
+    study's (engine/cells/executor.Work), the very functions a local worker process runs, so a row reads the same
+    whichever executor ran it."""
     import ray
     from scratchpad_lab.engine.strategies.registry import StrategyError
 
-    make_context, run_point = work
-    context = _context_for(share, summarizer, host, make_context)
+    context = _context_for(share, summarizer, host, work)
     try:
-        figures, error, hits = run_point(strategy, settings, price_model, context)
+        figures, error, hits = work.run(strategy, settings, price_model, context)
     except StrategyError as exc:
         figures, error, hits = {"strategy": strategy, "settings": settings}, str(exc), 0
-    return figures, error, hits, ray.get_runtime_context().get_node_id(), os.getpid()
+    return plain(figures), error, hits, ray.get_runtime_context().get_node_id(), os.getpid()
 
 
 class SummarizerHost:
@@ -249,8 +242,8 @@ def _reason(exc: BaseException) -> str:
 
 
 def run_cells(shares: Sequence[RunShare], cells: Sequence[StudyCell], summarizer: Any, price_model: Optional[str],
-              collect: Callable[[StudyCell, Tuple[Dict[str, Any], Optional[str], int]], None], stop: Any,
-              deadline_s: float, placement: Placement, work: Tuple[Callable, Callable]) -> None:
+              collect: Callable[[StudyCell, Outcome], None], stop: Any,
+              deadline_s: float, placement: Placement, work: Work) -> None:
     """Run every cell as a Ray task on the joined cluster, calling `collect(cell, (figures, error, hits))` in
     this thread as each finishes (in the order they finish). Stop (`stop.is_set()`), Ctrl-C or the deadline
     cancel what is left, and the exception (the stop flag's, KeyboardInterrupt, or Stopped) goes on up."""
@@ -301,8 +294,3 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[StudyCell], summarizer
             ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
         if host is not None:
             ray.kill(host)
-
-
-def new_key() -> str:
-    """A study's prefix for its runs' share keys: unique, so a worker never mixes two studies' runs."""
-    return uuid.uuid4().hex

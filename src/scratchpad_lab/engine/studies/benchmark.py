@@ -13,12 +13,13 @@ actions, and which values were lost (or offloaded) at which call.
 - shared work: per run, the import (once, in engine/files/dataset.py), the calls and what the run learned, the
   baselines and the token counter are worked out once and shared by that run's cells; a run's cells all run in
   one process, which imports the packages once for every run it takes.
-- where (engine/cells/executor.py): with the local executor (the default), `workers` - 1 worker processes
-  (recommend.WorkerProcess, sent each run's trajectory in turn) beside the calling thread, which runs whole runs
-  too; a run is the unit handed out, and an endpoint summarizer runs every cell in this process (a worker never
-  calls a network). With the Ray executor (engine/cells/ray_cluster.py) every cell is a Ray task over its run's share,
-  put in the object store once; an endpoint summarizer's calls go to one actor holding the job's client.
-  The result's `placement` says how many cells ran in which process on which node.
+- where (engine/cells/executor.py, the one executor every study runs its cells through): with the local executor
+  (the default), `workers` - 1 worker processes (engine/cells/local_pool.py, each taking batches of one run's
+  cells) beside the calling thread; a summarizer that calls a model runs every cell in this process (a worker never
+  calls a network). With the Ray executor (engine/cells/ray_cluster.py) every cell is a Ray task over its run's
+  share, put in the object store once; an endpoint summarizer's calls go to one actor holding the job's client.
+  Either runs the recommender's `POINTS` work, so a cell reads the same wherever it ran. The result's `placement`
+  says how many cells ran in which process on which node.
 - the work limit: the whole benchmark, as it is, through limits.check_benchmark before any cell runs.
 - progress and stop: `progress(points done, points, "k of n runs done, d of t points; about T left")` after each point;
   `stop` (a threading.Event, such as jobs.StopFlag) or Ctrl-C (KeyboardInterrupt) ends it between points,
@@ -36,8 +37,6 @@ actions, and which values were lost (or offloaded) at which call.
 from __future__ import annotations
 
 import itertools
-import os
-import queue
 import threading
 import time
 import zlib
@@ -48,16 +47,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from scratchpad_lab.analysis.fact_kinds import KINDS
 from scratchpad_lab.analysis.figures import LABELS, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import CHECKS, counts_text
-from scratchpad_lab.engine.studies.run_calls import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
+from scratchpad_lab.engine.studies.run_calls import RunCalls, argument_figures, no_compression_sent, run_calls
 from scratchpad_lab.engine.files.dataset import Dataset, DatasetRun, read_dataset
-from scratchpad_lab.engine.cells.executor import StudyCell, ExecutorChoice, Placement, RunShare
+from scratchpad_lab.engine.cells.dispatch import opened
+from scratchpad_lab.engine.cells.executor import ExecutorChoice, Placement, RunShare, StudyCell, new_key
 from scratchpad_lab.engine.jobs import Job, Stopped
+from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.engine.studies.front import Chosen, choose_budgets, on_front
-from scratchpad_lab.engine.studies.recommender import (Grid, WorkerProcess, chosen_strategies, default_grid, point_context, resolve,
-                                             run_point)
+from scratchpad_lab.engine.studies.recommender import POINTS, Grid, chosen_strategies, default_grid, resolve, share_context
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.spec import knobs, make_spec
-from scratchpad_lab.engine.strategies.chat_summarizer import BuiltSummarizer
 from scratchpad_lab.engine.summarize.summarizers import build_summarizer
 from scratchpad_lab.model.results import RECOVERABLE_COLUMN, Result
 from scratchpad_lab.model.summarizer import SummarizerChoice
@@ -492,32 +491,26 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
                                            f"{total:,} points; about {_duration(left)} left")
 
     stopped = None
-    if executor.kind == "ray":
-        from scratchpad_lab.engine.cells import ray_cluster
-        from scratchpad_lab.engine.limits import budget
+    key = new_key()
+    shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
+                       summarizer.extractive_budget_chars) for u in units]
+    plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
+    counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
 
-        with ray_cluster.connected(executor) as cluster:
-            workers = cluster["cpus"]
-            placement.started_cluster = cluster["started"]
-            check(workers)
-            key = ray_cluster.new_key()
-            shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
-                               summarizer.extractive_budget_chars) for u in units]
-            plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
-            try:
-                ray_cluster.run_cells(shares, plan, choice, request.price_model,
-                                      lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop,
-                                      1e12 if request.lifted else budget("job_wall_s"), placement,
-                                      (point_context, run_point))
-            except Stopped as exc:
-                stopped = str(exc) or "stopped"
-            except KeyboardInterrupt:
-                stopped = "interrupted (Ctrl-C)"
-    else:
-        workers = 1 if endpoint else max(1, min(int(request.workers), len(units)))
+    def here(share: RunShare) -> Dict[str, Any]:
+        """A run's context in this process: the benchmark's own summarizer (an endpoint's, the built-in model)."""
+        context = share_context(share, build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None),
+                                counter)
+        context["stop"] = stop if hasattr(stop, "check") else None
+        return context
+
+    with opened(executor, 1 if endpoint else max(1, min(int(request.workers), len(units)))) as cells_here:
+        workers = cells_here.workers
         check(workers)
         try:
-            _execute(units, workers, choice, summarizer, request.price_model, collect, stop, placement)
+            cells_here.run(shares, plan, POINTS, choice, request.price_model,
+                           lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop, placement,
+                           here=here, deadline_s=1e12 if request.lifted else None)
         except Stopped as exc:
             stopped = str(exc) or "stopped"
         except KeyboardInterrupt:
@@ -542,113 +535,6 @@ def seen_by_form(traces: Sequence[Any], names: Sequence[str]) -> List[Tuple[str,
 
 def _duration(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds < 120 else f"{seconds / 60:,.1f} minutes"
-
-
-def _check(stop: Any) -> None:
-    if stop is not None and stop.is_set():
-        if hasattr(stop, "check"):
-            stop.check()
-        raise Stopped("stopped")  # Stop asked through a plain Event, not a job's StopFlag
-
-
-def _local(unit: Unit, choice: SummarizerChoice, counter: Any, stop: Any) -> Dict[str, Any]:
-    shared = build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None)
-    context = point_context(unit.run.trace, shared, unit.run.scenario, measure_for(unit.calls), counter)
-    context["stop"] = stop if hasattr(stop, "check") else None
-    return context
-
-
-def _execute(units: List[Unit], workers: int, choice: SummarizerChoice, summarizer: BuiltSummarizer,
-             price_model: Optional[str], collect: Callable[[Unit, str, Any], None], stop: Any,
-             placement: Placement) -> None:
-    """Run every unit's points: `workers` - 1 worker processes take whole runs from the end of the list, this
-    thread takes them from the front and is the only one that collects. However it ends, every worker is
-    ended and waited for."""
-    from scratchpad_lab.engine.run.tokens import TokenCounter
-
-    counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
-    pending = list(units)
-    procs: List[WorkerProcess] = []
-    for _ in range(workers - 1):
-        try:
-            procs.append(WorkerProcess())
-        except OSError:
-            break
-    lock, halted = threading.Lock(), threading.Event()
-    answers: "queue.Queue[Tuple[Unit, str, Any, Optional[BaseException], int]]" = queue.Queue()
-    budget = summarizer.extractive_budget_chars
-
-    def feed(proc: WorkerProcess) -> None:
-        unit = None
-        try:
-            while not halted.is_set():
-                with lock:
-                    if not pending:
-                        return
-                    unit = pending.pop()
-                if not proc.start(unit.run.trace, budget, unit.run.scenario, unit.run.gold, arguments=True):
-                    with lock:
-                        pending.insert(0, unit)  # this thread runs it
-                    return
-                for label, name, settings in unit.points:
-                    if halted.is_set():
-                        return
-                    try:
-                        outcome = proc.run(name, settings, price_model)
-                    except StrategyError as exc:
-                        outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
-                    answers.put((unit, label, outcome, None, proc.proc.pid))
-        except BaseException as exc:  # noqa: BLE001 - handed to the collecting thread, which raises it
-            if not halted.is_set():
-                answers.put((unit, "", None, exc, 0))
-
-    def drain(block: bool) -> None:
-        while True:
-            try:
-                unit, label, outcome, exc, pid = answers.get(timeout=0.25) if block else answers.get_nowait()
-            except queue.Empty:
-                return
-            if exc is not None:
-                raise exc
-            placement.add("this machine", pid)
-            collect(unit, label, outcome)
-            block = False
-
-    feeders = [threading.Thread(target=feed, args=(p,), name="scratchpad-lab-benchmark", daemon=True) for p in procs]
-    finished = False
-    try:
-        for thread in feeders:
-            thread.start()
-        while True:
-            drain(False)
-            _check(stop)
-            with lock:
-                unit = pending.pop(0) if pending else None
-            if unit is not None:
-                context = _local(unit, choice, counter, stop)
-                for label, name, settings in unit.points:
-                    drain(False)
-                    _check(stop)
-                    try:
-                        outcome = run_point(name, settings, price_model, context)
-                    except StrategyError as exc:
-                        outcome = ({"strategy": name, "settings": settings}, str(exc), 0)
-                    placement.add("this machine", os.getpid())
-                    collect(unit, label, outcome)
-                continue
-            if not any(t.is_alive() for t in feeders) and answers.empty():
-                break
-            drain(True)
-        finished = True
-    finally:
-        halted.set()
-        for proc in procs:
-            proc.end(finished)
-        for thread in feeders:
-            if thread.ident is not None:
-                thread.join(5)
-        for proc in procs:
-            proc.reap()
 
 
 # ── the door's job ─────────────────────────────────────────────────────────────────────────────────

@@ -12,21 +12,22 @@ callback and a stop flag; a replay stops at its next iteration, and a stopped co
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
-import threading
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, largest
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.analysis.quality import savings
+from scratchpad_lab.engine.cells.dispatch import opened
+from scratchpad_lab.engine.cells.executor import (ExecutorChoice, Outcome, Placement, RunShare, StudyCell, Work,
+                                                 new_key, plain)
 from scratchpad_lab.engine.jobs import Report, StopFlag
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.engine.run.replay import replay_source
 from scratchpad_lab.engine.run.runner import Run, Source
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.model.trace import Trace
 
 MAX_SETTINGS = 6
@@ -135,43 +136,55 @@ def compare(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], *, key
     return records, baselines, keeps_answer
 
 
-_SWEEP: Dict = {}  # the sweep a forked worker replays cells of (inherited, never pickled)
+def sweep_context(share: RunShare, summarizer: Any = None, counter: Any = None) -> Dict[str, Any]:
+    """What a sweep's cells share in one process: how to replay the run (its record, else its trajectory), and the
+    compression-off baselines, worked out at the first cell that needs each agent trim. The study's summarizer is
+    the run's own setting, so `summarizer` and `counter` are not used."""
+    loaded = share.record if share.record is not None else share.trace
+    if loaded is None:
+        raise ValueError("a sweep needs the run's record or trajectory.")
+    source, base, _, _ = replay_source(loaded)
+    return {"source": source, "base": base, "baselines": {}}
 
 
-def _cell_row(changes: Dict) -> Dict:
-    record = replay_one(_SWEEP["source"], _SWEEP["base"], changes)
-    return row(record, baseline_for(record, _SWEEP["baselines"]))
+def sweep_cell(strategy: str, settings: Dict[str, Any], price_model: Optional[str],
+               context: Dict[str, Any]) -> Outcome:
+    """One cell of a sweep: the run replayed with `settings` and its row (`row`) against its baseline."""
+    source, base, baselines = context["source"], context["base"], context["baselines"]
+    trim = settings.get("agent_trim_chars", base.agent_trim_chars)
+    if trim not in baselines:
+        baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
+    return plain(row(replay_one(source, base, settings), baselines[trim])), None, 0
 
 
-def _can_fork() -> bool:
-    """Fork only from a single-threaded process (the CLI): a fork of a threaded server could copy a
-    lock some other thread holds. Elsewhere the cells run in this process."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+SWEEP = Work(sweep_context, sweep_cell)   # a sweep's cell, run where the executor puts it
 
 
-def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None) -> List[Dict]:
-    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells
-    shared between processes on a multi-core machine. Same rows, in the same order, either way."""
+def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], processes: Optional[int] = None,
+               executor: Optional[ExecutorChoice] = None) -> List[Dict]:
+    """The rows of `compare` + `row` for every setting (what `scratchpad-lab sweep` prints), the cells run through
+    the one executor (engine/cells/executor.py): on a multi-core machine in worker processes beside this thread, or
+    on Ray. Same rows, in the same order, either way."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
         raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
-    source, base, _, _ = replay_source(loaded)
+    replay_source(loaded)  # a record with nothing to replay is refused here, before any process starts
     changes = [setting.changes() for setting in settings]
-    baselines: Dict[int, RunRecord] = {}
-    for change in changes:
-        trim = change.get("agent_trim_chars", base.agent_trim_chars)
-        if trim not in baselines:
-            baselines[trim] = replay_one(source, base, {**NEVER, "agent_trim_chars": trim})
-    _SWEEP.update(source=source, base=base, baselines=baselines)
-    try:
-        processes = min(2, os.cpu_count() or 1) if processes is None else processes
-        if processes > 1 and len(changes) >= 4 and _can_fork():
-            # Neighbouring cells share a summarize_every and so their summaries: hand them out in runs.
-            chunk = max(1, -(-len(changes) // (processes * 3)))
-            with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("fork")) as pool:
-                return list(pool.map(_cell_row, changes, chunksize=chunk))
-        return [_cell_row(change) for change in changes]
-    finally:
-        _SWEEP.clear()
+    share = RunShare(new_key(), loaded if isinstance(loaded, Trace) else loaded.trace,
+                     budget_chars=SummarizerChoice().budget_chars, record=None if isinstance(loaded, Trace) else loaded)
+    cells = [StudyCell(0, str(k), "sweep", change) for k, change in enumerate(changes)]
+    rows: List[Optional[Dict]] = [None] * len(cells)
+    # A setting naming a model of its own (never a worker's: it holds no key) runs here, in this thread.
+    offline = all(c.get("summarizer") in (None, "extractive", "silent") and "summarizer_endpoint" not in c for c in changes)
+    processes = min(2, os.cpu_count() or 1) if processes is None else processes
+    here = sweep_context(share)
+
+    def collect(cell: StudyCell, outcome: Outcome) -> None:
+        rows[int(cell.label)] = outcome[0]
+
+    with opened(executor, processes if offline and len(changes) >= 4 else 1) as cells_here:
+        cells_here.run([share], cells, SWEEP, SummarizerChoice(), None, collect, None, Placement(),
+                       here=lambda _share: here)
+    return [r for r in rows if r is not None]
 
 
 def baseline_for(record: RunRecord, baselines: Dict[int, RunRecord]) -> RunRecord:

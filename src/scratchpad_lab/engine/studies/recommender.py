@@ -40,19 +40,11 @@ point reads the same here, in `strategies --json` and on the Strategies page.
 """
 from __future__ import annotations
 
-import atexit
 import itertools
-import json
 import math
 import os
-import subprocess
-import sys
 import threading
-import time
-import weakref
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from scratchpad_lab.analysis.figures import kinds_kept_text, percent
@@ -60,6 +52,10 @@ from scratchpad_lab.analysis.health import counts_text
 from scratchpad_lab.analysis.pin_checks import pins_text
 from scratchpad_lab.model.config import is_off_word
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.engine.cells.dispatch import opened
+from scratchpad_lab.engine.cells.executor import Placement, RunShare, StudyCell, Work, new_key, plain
+from scratchpad_lab.engine.cells.local_pool import short
+from scratchpad_lab.engine.jobs import Stopped
 from scratchpad_lab.model.pins import NO_PINS, Pinned
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import Trace
@@ -208,16 +204,8 @@ class Point:
         return self.figures.get(key)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"strategy": self.strategy, "settings": _plain(self.settings), "figures": _plain(self.figures),
+        return {"strategy": self.strategy, "settings": plain(self.settings), "figures": plain(self.figures),
                 "on_front": self.on_front, "why": self.why, "error": self.error, "cli": self.cli_arg()}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 def objectives_for(points: Sequence[Point]) -> List[Tuple[str, str]]:
@@ -338,7 +326,7 @@ class Search:
     def to_dict(self) -> Dict[str, Any]:
         return {"points": [p.to_dict() for p in self.points],
                 "objectives": [{"figure": k, "direction": d} for k, d in self.objectives],
-                "skipped": [{"strategy": n, "settings": _plain(s), "why": w} for n, s, w in self.skipped],
+                "skipped": [{"strategy": n, "settings": plain(s), "why": w} for n, s, w in self.skipped],
                 "baseline_peak_tokens": self.baseline_peak_tokens, "price_model": self.price_model,
                 "workers": self.workers, "summaries_reused": self.summaries_reused,
                 "points_in_workers": self.points_in_workers,
@@ -364,6 +352,18 @@ def point_context(trace: Trace, summarizer: BuiltSummarizer, scenario: Optional[
             "pinned": pinned}
 
 
+def share_context(share: RunShare, summarizer: BuiltSummarizer, counter: Any = None) -> Dict[str, Any]:
+    """A run's context from its share (engine/cells/executor.RunShare), wherever its points run: its argument
+    measure when the share asks for one (a benchmark's), its pins."""
+    from scratchpad_lab.engine.studies.run_calls import measure_for, run_calls
+
+    if share.trace is None:
+        raise ValueError("a strategy point needs the run's trajectory.")
+    measure = measure_for(run_calls(share.trace, share.gold)) if share.arguments else None
+    return point_context(share.trace, summarizer, share.scenario, measure, counter,
+                         Pinned(tuple(share.pins), share.pins_to_summarizer))
+
+
 def run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
                context: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str], int]:
     """(the strategies row as JSON data, the run's error, summaries it reused) for one point."""
@@ -377,200 +377,10 @@ def run_point(name: str, settings: Dict[str, Any], price_model: Optional[str],
     row = result.row(price_model)
     if context.get("measure") is not None:
         row.update(context["measure"](result))
-    return _plain(row), result.error, store.hits - hits
+    return plain(row), result.error, store.hits - hits
 
 
-# The worker's command line: Ctrl-C in a terminal reaches the whole process group, and the search (the
-# parent) is the one that answers it, ending its workers; the cwd is never on the worker's path.
-_WORKER_CODE = ("import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-                "from scratchpad_lab.engine.studies.recommender import worker_main; worker_main()")
-
-
-class WorkerError(RuntimeError):
-    """A search worker failed at a point (a bug: its traceback is the message) or ended before answering."""
-
-
-_LIVE: "weakref.WeakSet" = weakref.WeakSet()  # every worker started and not yet reaped (for `_reap_at_exit`)
-
-
-class WorkerProcess:
-    """One worker: a fresh Python process running `worker_main`, sent the trajectory once, then one point at a
-    time, each answered with its row, as JSON lines over its own stdin and stdout. A plain child process, not
-    multiprocessing's: spawn runs the caller's main module again in the child (a page script under
-    Streamlit or AppTest, whose `st.Page` breaks outside a page run), which no library may assume is safe.
-    Started at once (its imports take seconds); `start` and `run` are called from one feeding thread."""
-
-    def __init__(self) -> None:
-        import scratchpad_lab
-
-        root = str(Path(scratchpad_lab.__file__).resolve().parents[1])  # this very copy of the package
-        paths = [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONSAFEPATH": "1"}
-        env["SCRATCHPAD_LAB_SEARCH_PARENT"] = str(os.getpid())  # the worker ends when this process is gone
-        self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, text=True, encoding="ascii")
-        _LIVE.add(self)
-        self.ready = False   # it read the trajectory
-        self.busy = False    # a point was sent and not yet answered
-
-    def _send(self, data: Dict[str, Any]) -> None:
-        self.proc.stdin.write(json.dumps(data) + "\n")  # ASCII: any string, lone surrogates too, goes through
-        self.proc.stdin.flush()
-
-    def _reply(self) -> Dict[str, Any]:
-        line = self.proc.stdout.readline()
-        if not line:
-            raise WorkerError(f"a search worker ended (exit status {self.proc.wait()}) before it answered.")
-        return json.loads(line)
-
-    def start(self, trace: Trace, budget_chars: int, scenario: Optional[str],
-              gold: Optional[List[Any]] = None, arguments: bool = False, pinned: Pinned = NO_PINS) -> bool:
-        """Send the trajectory (again for each run of a benchmark: the worker and its imports are kept);
-        False when the worker refused it (the other threads then run its share). `arguments`: each point's
-        row also gets its argument recall (engine/studies/run_calls.py), against `gold` actions where given. `pinned`:
-        the search's pins, which every point the worker runs is checked against (and asks for, with the switch)."""
-        self._send({"trace": trace.to_dict(), "budget": budget_chars, "scenario": scenario,
-                    **({"arguments": True, "gold": gold} if arguments else {}),
-                    **({"pins": list(pinned.pins), "pins_to_summarizer": pinned.to_summarizer} if pinned.pins else {})})
-        self.ready = "ready" in self._reply()
-        return self.ready
-
-    def run(self, name: str, settings: Dict[str, Any], price_model: Optional[str]):
-        self.busy = True
-        self._send({"strategy": name, "settings": _plain(settings), "price_model": price_model})
-        reply = self._reply()
-        self.busy = False
-        if "raised" in reply:
-            raise StrategyError(reply["raised"])
-        if "failed" in reply:
-            raise WorkerError(f"a search worker failed at {name} {_short(settings)}:\n{reply['failed']}")
-        return reply["figures"], reply["error"], reply["hits"]
-
-    def end(self, finished: bool) -> None:
-        """Ask it to end: an idle worker of a finished search reads the end of its input and exits; any other
-        (stopped or failed search, a point or the trajectory in flight) is killed, its work of no use."""
-        if finished and self.ready and not self.busy:
-            try:
-                self.proc.stdin.close()
-            except OSError:
-                pass
-        else:
-            self.proc.kill()
-
-    def reap(self) -> None:
-        """Wait for it (no zombie left), killing it if it has not exited within a second; close the pipes.
-        Called after its feeding thread has returned."""
-        try:
-            self.proc.wait(timeout=1)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            try:
-                pipe.close()
-            except OSError:
-                pass
-        _LIVE.discard(self)
-
-
-def _reap_at_exit() -> None:
-    """A server stopping (SIGTERM runs Streamlit's shutdown, then this) kills the workers of a search still
-    going, quietly, instead of leaving them to finish a point for a parent that is gone."""
-    for worker in list(_LIVE):
-        try:
-            worker.proc.kill()
-            worker.proc.wait(timeout=1)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-
-
-atexit.register(_reap_at_exit)
-
-
-def _end_with_parent(parent: int, poll_s: float = 0.2) -> None:
-    """In a worker: exit at once, silently, when the search's process is gone (killed, or a server stopped
-    without its exit handlers running): the worker is then re-parented, and its work is of no use."""
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(poll_s)
-        os._exit(0)
-    threading.Thread(target=watch, name="scratchpad-lab-parent-watch", daemon=True).start()
-
-
-def worker_main() -> None:
-    """The worker's side of WorkerProcess. It reads only its stdin (from the search that started it): first the
-    trajectory, checked as a trace file is (Trace.from_dict), then points; it writes one JSON line per message
-    to stdout and nothing else (whatever a package prints goes to stderr). Its summarizer is always the
-    offline one: a worker never calls a network or holds a key. It reads no file: deepagents' files are in a
-    temporary directory of its own. It ends at the end of its input."""
-    import traceback
-
-    out = sys.stdout
-    sys.stdout = sys.stderr
-    parent = os.environ.get("SCRATCHPAD_LAB_SEARCH_PARENT", "")
-    if parent.isdigit():
-        _end_with_parent(int(parent))
-
-    def answer(data: Dict[str, Any]) -> None:
-        try:
-            out.write(json.dumps(data) + "\n")
-            out.flush()
-        except (BrokenPipeError, OSError):  # the search is gone (stopped, or its server): nobody to answer
-            os._exit(0)
-
-    def trajectory(first: Any, counter: Any = None) -> Dict[str, Any]:
-        if not isinstance(first, dict) or type(first.get("budget")) is not int:
-            raise ValueError("expected the search's first message: the trajectory and the summarizer's budget.")
-        scenario = first.get("scenario")
-        trace = Trace.from_dict(first.get("trace"), "the search's trajectory")
-        measure = None
-        if first.get("arguments"):
-            from scratchpad_lab.engine.studies.run_calls import measure_for, run_calls
-            gold = first.get("gold")
-            measure = measure_for(run_calls(trace, gold if isinstance(gold, list) else None))
-        pins = first.get("pins") or []
-        if not isinstance(pins, list):
-            raise ValueError("the search's pins must be a list of text.")
-        pinned = Pinned(tuple(pins), first.get("pins_to_summarizer") is True)  # its limits: ValueError, refused
-        return point_context(trace, build_summarizer(SummarizerChoice("extractive", first["budget"])),
-                        scenario if isinstance(scenario, str) else None, measure, counter, pinned)
-
-    try:
-        context = trajectory(json.loads(sys.stdin.readline() or "null"))
-    except (LabError, ValueError) as exc:
-        answer({"refused": str(exc)})
-        return
-    answer({"ready": True})
-    for line in sys.stdin:
-        try:
-            asked = json.loads(line)
-            if isinstance(asked, dict) and "trace" in asked:  # a benchmark's next run: same process, new trajectory
-                try:
-                    context = trajectory(asked, context["counter"])
-                except (LabError, ValueError) as exc:
-                    answer({"refused": str(exc)})
-                    continue
-                answer({"ready": True})
-                continue
-            figures, error, hits = run_point(asked["strategy"], asked["settings"], asked["price_model"], context)
-            answer({"figures": figures, "error": error, "hits": hits})
-        except LabError as exc:
-            answer({"raised": str(exc)})
-        except Exception:  # a bug: the search raises it with this traceback
-            answer({"failed": traceback.format_exc()})
-    # The end of its input: every reply is written and flushed and it holds nothing else (deepagents' temporary
-    # directories are gone with their points), so it exits at once: the interpreter's own teardown of the
-    # packages' modules takes a third of a second, which the search would wait for.
-    sys.stderr.flush()
-    os._exit(0)
-
-
-def _check(stop: Any) -> None:
-    if stop is None or not stop.is_set():
-        return
-    if hasattr(stop, "check"):
-        stop.check()
-    raise SearchStopped("the search was stopped")
+POINTS = Work(share_context, run_point)   # a strategy point: what the recommender and the benchmark run in a cell
 
 
 def chosen_strategies(strategies: Optional[Sequence[str]], grids: Optional[Dict[str, Grid]], verb: str,
@@ -644,32 +454,25 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
         counts["done"] += 1
         counts["reused"] += hits
         if progress:
-            progress(counts["done"], total, f"{point.strategy} {_short(point.settings)}")
+            progress(counts["done"], total, f"{point.strategy} {short(point.settings)}")
 
-    pending = list(points)
-    placement = None
-    if executor is not None and executor.kind == "ray":
-        placement, workers = _on_ray(executor, pending, trace, scenario, summarizer, price_model, collect, stop,
-                                     pinned)
-        counts["in_workers"] = sum(placement.counts.values())
-    elif threads and workers > 1:
-        with ThreadPoolExecutor(workers, thread_name_prefix="scratchpad-lab-recommend") as pool:
-            futures = {pool.submit(run_point, p.strategy, p.settings, price_model, here): p for p in pending}
-            try:
-                for future in _as_done(futures, stop):
-                    collect(futures[future], future.result())
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
-    elif workers == 1 or threads:
-        for point in pending:
-            _check(stop)
-            collect(point, run_point(point.strategy, point.settings, price_model, here))
-    else:
-        counts["in_workers"] = _in_processes(pending, workers - 1, trace, summarizer.budget_chars, scenario,
-                      lambda point: run_point(point.strategy, point.settings, price_model, here),
-                      price_model, collect, stop, pinned)
+    cells = [StudyCell(0, str(k), p.strategy, p.settings) for k, p in enumerate(points)]
+    share = RunShare(new_key(), trace, scenario, None, False, summarizer.budget_chars, pinned.pins,
+                     pinned.to_summarizer)
+    placement = Placement()
+    local_workers = workers if threads or not shared.calls_a_model else 1  # the built-in model: this process only
+    try:
+        with opened(executor, local_workers) as cells_here:
+            workers = cells_here.workers
+            cells_here.run([share], cells, POINTS, summarizer, price_model,
+                           lambda cell, outcome: collect(points[int(cell.label)], outcome), stop, placement,
+                           here=lambda _share: here, threads=threads)
+    except Stopped:
+        if stop is not None and not hasattr(stop, "check"):
+            raise SearchStopped("the search was stopped") from None
+        raise
+    counts["in_workers"] = sum(n for (node, pid), n in placement.counts.items()
+                               if placement.executor == "ray" or pid != os.getpid())
     objectives = objectives_for(points)
     mark_front(points, objectives)
     front = [p for p in points if p.on_front]
@@ -681,120 +484,5 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
             base_peak.setdefault(strategy(p.strategy).context, p.figures["baseline_peak_tokens"])
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
-                  points_in_workers=counts["in_workers"], placement=placement,
+                  points_in_workers=counts["in_workers"], placement=placement if placement.executor == "ray" else None,
                   chosen=choose_points(points), pins=pinned.pins, pins_to_summarizer=pinned.to_summarizer)
-
-
-def _on_ray(executor: Any, pending: List[Point], trace: Trace, scenario: Optional[str], summarizer: SummarizerChoice,
-            price_model: Optional[str], collect: Callable[[Point, Any], None], stop: Any,
-            pinned: Pinned = NO_PINS) -> Tuple[Any, int]:
-    """Every point as a Ray task over one share of the trajectory (engine/cells/ray_cluster.py): (placement, CPUs)."""
-    from scratchpad_lab.engine.cells import ray_cluster
-    from scratchpad_lab.engine.cells.executor import StudyCell, Placement, RunShare
-    from scratchpad_lab.engine.limits import budget
-
-    placement = Placement("ray")
-    with ray_cluster.connected(executor) as cluster:
-        placement.started_cluster = cluster["started"]
-        share = RunShare(ray_cluster.new_key(), trace, scenario, None, False, summarizer.budget_chars,
-                         pinned.pins, pinned.to_summarizer)
-        cells = [StudyCell(0, str(k), p.strategy, p.settings) for k, p in enumerate(pending)]
-        ray_cluster.run_cells([share], cells, summarizer, price_model,
-                              lambda cell, outcome: collect(pending[int(cell.label)], outcome), stop,
-                              budget("job_wall_s"), placement, (point_context, run_point))
-        return placement, cluster["cpus"]
-
-
-def _in_processes(pending: List[Point], count: int, trace: Trace, budget_chars: int, scenario: Optional[str],
-                  run_here: Callable[[Point], Any], price_model: Optional[str],
-                  collect: Callable[[Point, Any], None], stop: Any, pinned: Pinned = NO_PINS) -> int:
-    """Run `pending` on `count` worker processes and this thread at once: each worker has a feeding thread
-    that takes points from the end of the list, this thread takes them from the front and is the only one
-    that collects (progress is called here). However it ends (done, stopped, raised), every worker is ended
-    and waited for, and every feeding thread has returned. Returns how many points the workers ran."""
-    import queue
-
-    total = len(pending)
-    procs: List[WorkerProcess] = []
-    for _ in range(count):
-        try:
-            procs.append(WorkerProcess())
-        except OSError:
-            break  # no process can be started now: the ones started (maybe none) and this thread search
-    lock, halted = threading.Lock(), threading.Event()
-    answers: "queue.Queue[Tuple[Point, Any, Optional[BaseException]]]" = queue.Queue()
-
-    def feed(proc: WorkerProcess) -> None:
-        point = None
-        try:
-            if not proc.start(trace, budget_chars, scenario, pinned=pinned):
-                return
-        except (OSError, ValueError, WorkerError):
-            return  # it could not start (its stderr says why): this thread's points are run by the others
-        try:
-            while not halted.is_set():
-                with lock:
-                    if not pending:
-                        return
-                    point = pending.pop()
-                answers.put((point, proc.run(point.strategy, point.settings, price_model), None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the collecting thread, which raises it
-            if not halted.is_set():
-                answers.put((point, None, exc))
-
-    feeders = [threading.Thread(target=feed, args=(proc,), name="scratchpad-lab-recommend", daemon=True)
-               for proc in procs]
-    done, theirs, finished = 0, 0, False
-
-    def take(point: Point, outcome: Any, exc: Optional[BaseException]) -> None:
-        nonlocal done, theirs
-        if exc is not None:
-            raise exc
-        done, theirs = done + 1, theirs + 1
-        collect(point, outcome)
-
-    try:
-        for thread in feeders:
-            thread.start()
-        while done < total:
-            while True:
-                try:
-                    take(*answers.get_nowait())
-                except queue.Empty:
-                    break
-            _check(stop)
-            with lock:
-                point = pending.pop(0) if pending else None
-            if point is not None:
-                outcome = run_here(point)
-                done += 1
-                collect(point, outcome)
-            elif done < total:
-                try:
-                    take(*answers.get(timeout=0.25))
-                except queue.Empty:
-                    pass
-        finished = True
-        return theirs
-    finally:
-        halted.set()
-        for proc in procs:
-            proc.end(finished)
-        for thread in feeders:
-            if thread.ident is not None:
-                thread.join(5)  # a killed worker's pipe ends at once, so its thread returns
-        for proc in procs:
-            proc.reap()
-
-
-def _as_done(futures: Dict[Future, Point], stop: Any):
-    left = set(futures)
-    while left:
-        _check(stop)
-        finished, left = wait(left, timeout=0.25, return_when=FIRST_COMPLETED)
-        yield from finished
-
-
-def _short(settings: Dict[str, Any]) -> str:
-    return ", ".join(f"{k}={'none' if v is None else v}" for k, v in settings.items())
-

@@ -90,6 +90,7 @@ class SweepRequest:
     loaded: Any
     settings: Tuple[Any, ...]
     lifted: bool = False
+    executor: Any = None   # engine/cells/executor.ExecutorChoice: where the cells run (None: this machine)
 
 
 def sweep(request: SweepRequest) -> Job:
@@ -101,7 +102,7 @@ def sweep(request: SweepRequest) -> Job:
 
     def work(report, stop) -> List[Dict]:
         from scratchpad_lab.engine.studies.compare import sweep_rows
-        rows = sweep_rows(request.loaded, settings)
+        rows = sweep_rows(request.loaded, settings, executor=request.executor)
         report(len(settings), len(settings), f"Swept {len(settings)} cells")
         return rows
 
