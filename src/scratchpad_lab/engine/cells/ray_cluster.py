@@ -93,6 +93,28 @@ def _package_root() -> str:
     return os.path.dirname(os.path.abspath(scratchpad_lab.__file__))
 
 
+USAGE_STATS_ENV = "RAY_USAGE_STATS_ENABLED"  # "0": Ray's usage reporting off in the clusters the lab starts
+
+
+@contextmanager
+def _without_api_server() -> Iterator[None]:
+    """Ray starts its cluster without its API server process. With the dashboard off, that process serves only
+    Ray's usage module, which as it starts asks the cloud metadata addresses (169.254.169.254,
+    metadata.google.internal) which cloud it is on, even with usage reporting off (Ray 2.60's
+    `UsageStatsHead.run`): hosts nobody named. Nothing the lab does needs the process."""
+    try:
+        from ray._private.node import Node
+    except ImportError:  # another Ray: start as Ray does (tests/test_nothing_sent_home.py would see a probe)
+        yield
+        return
+    start = Node.start_api_server
+    Node.start_api_server = lambda self, **kwargs: None
+    try:
+        yield
+    finally:
+        Node.start_api_server = start
+
+
 def _join(ray: Any, choice: ExecutorChoice) -> None:
     """Join (or start) the cluster, the workers running this very copy of the lab: on this machine from its
     folder (PYTHONPATH), on a cluster shipped with the job (Ray's `py_modules`: its workers need the lab's
@@ -110,10 +132,13 @@ def _join(ray: Any, choice: ExecutorChoice) -> None:
                                 + (f" This lab has Ray {ray.__version__}; a worker needs the same."
                                    if "version" in first.lower() else "")) from None
         return
-    ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
-             logging_level="ERROR", object_store_memory=LOCAL_OBJECT_STORE, _node_ip_address="127.0.0.1",
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(
-                 [os.path.dirname(_package_root())] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}})
+    # Ray's processes inherit this process's environment; Ray 2.60 sets the same itself for a release, not a nightly
+    os.environ[USAGE_STATS_ENV] = "0"
+    with _without_api_server():
+        ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
+                 logging_level="ERROR", object_store_memory=LOCAL_OBJECT_STORE, _node_ip_address="127.0.0.1",
+                 runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(
+                     [os.path.dirname(_package_root())] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}})
 
 
 @contextmanager
