@@ -155,6 +155,7 @@ def test_each_snippet_builds_its_object_with_the_real_package_holding_the_number
                                                                                           monkeypatch):
     take = take_away(name, _settings(name, case), [peaks_of(t, name) for t in traces])
     assert take.code and "api_key" not in take.code and "sk-" not in take.code
+    assert max(len(line) for line in take.code.splitlines()) <= 88, take.code  # pasted as it is, drawn whole
     if name == "langmem":
         read = _langmem({"code": take.code}, monkeypatch)
     else:
@@ -223,7 +224,7 @@ def test_a_benchmark_labels_setting_reads_the_values_the_benchmark_ran_on_each_r
     take = take_away_for_label(label, [by_name[run["name"]] for run in ran])
     [trigger] = [f for f in take.figures if f.key == "trigger"]
     assert list(trigger.values) == [run["cells"][label]["settings"]["trigger"] for run in ran] and len(ran) == 3
-    assert f"ClearToolUsesEdit(trigger={trigger.value}, keep=1," in take.code
+    assert f"edit = ClearToolUsesEdit(\n    trigger={trigger.value},\n    keep=1,\n" in take.code
 
 
 def test_a_share_without_the_runs_peaks_is_refused_with_what_to_give():
@@ -248,7 +249,7 @@ def test_recommend_prints_each_chosen_points_figures_and_code(traces, tmp_path, 
     take = take_away_for_trace("clear-tool-uses", {"trigger": trigger, "keep": 1}, traces[2])
     assert f"    trigger: {trigger:,} tokens, 30% of this run's peak of {peak:,} tokens\n" in out
     assert "\n".join("    " + line if line else "" for line in take.code.splitlines()) in out
-    assert f"ClearToolUsesEdit(trigger={trigger}, keep=1," in out
+    assert f"    edit = ClearToolUsesEdit(\n        trigger={trigger},\n        keep=1,\n" in out
 
 
 def test_the_benchmark_page_shows_each_chosen_points_code(monkeypatch):

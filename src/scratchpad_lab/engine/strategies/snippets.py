@@ -242,18 +242,20 @@ def _pct(share: float) -> str:
 
 # ── the code: one builder per strategy, each the package's own constructor or call ─────────────────
 
-MODEL_NOTE = f"# {MODEL}: your own LangChain chat model (e.g. from init_chat_model); no key in this snippet."
+WIDTH = 88  # a snippet's longest line: pasted into a file as it is, and drawn whole in a page's code block
+MODEL_NOTE = f"# {MODEL}: your own LangChain chat model (e.g. init_chat_model); no key here."
 AUTOURGOS_MODEL = "\n".join([
-    f"# {MODEL}: your own model, any object with .invoke() (e.g. autourgos_openaichat's OpenAIChatModel);",
-    "# no key in this snippet. Keep tool_calling_mode=\"prompt\" (the default): \"native\" sends no scratchpad."])
+    f"# {MODEL}: your own model, any object with .invoke() (e.g. autourgos_openaichat's",
+    "# OpenAIChatModel); no key here. Keep tool_calling_mode=\"prompt\" (the default):",
+    "# in \"native\" mode the agent sends no scratchpad."])
 
 
-def _call(head: str, args: List[str], tail: str = ")") -> str:
-    """`head(arg, arg, ...)`, on one line when it fits in 110 characters, else one argument a line."""
-    flat = f"{head}({', '.join(args)}{tail}"
-    if len(flat) <= 110:
+def _call(head: str, args: List[str], width: int = WIDTH) -> str:
+    """`head(arg, arg, ...)`, on one line when it fits in `width`, else one argument a line."""
+    flat = f"{head}({', '.join(args)})"
+    if len(flat) <= width:
         return flat
-    return f"{head}(\n" + "".join(f"    {a},\n" for a in args) + tail
+    return f"{head}(\n" + "".join(f"    {a},\n" for a in args) + ")"
 
 
 def _autourgos_middleware(s: Dict[str, Any]) -> str:
@@ -264,15 +266,14 @@ def _autourgos_middleware(s: Dict[str, Any]) -> str:
                                     f"max_scratchpad_chars={s['agent_trim_chars']}",
                                     f"max_tool_output_chars={s['max_tool_output_chars']}"])
     return "\n".join(["from autourgos_agent import Agent", "from autourgos_summarizer import AutoSummarizeMiddleware",
-                      "", AUTOURGOS_MODEL,
-                      "# Two settings: the middleware's trigger, and the agent's own hard trim (Agent's max_scratchpad_chars).",
+                      "", AUTOURGOS_MODEL, "# The middleware's trigger and the Agent's own hard trim are two settings.",
                       summarizer, agent])
 
 
 def _autourgos_builtin(s: Dict[str, Any]) -> str:
-    note = ("# summarize_every=None: the built-in summarizer is off, only the trim at max_scratchpad_chars cuts."
+    note = ("# summarize_every=None: no summarizer; only the trim at max_scratchpad_chars cuts."
             if s["summarize_every"] is None else
-            "# One number, max_scratchpad_chars, is both the summarizer's size trigger and the agent's hard trim.")
+            "# max_scratchpad_chars is both the summarizer's size trigger and the agent's hard trim.")
     agent = _call("agent = Agent", [f"llm={MODEL}", f"summarize_every={s['summarize_every']!r}",
                                     f"max_scratchpad_chars={s['max_scratchpad_chars']}", f"summarizer_llm={MODEL}",
                                     f"max_tool_output_chars={s['max_tool_output_chars']}"])
@@ -283,7 +284,7 @@ def _trim_only(s: Dict[str, Any]) -> str:
     agent = _call("agent = Agent", [f"llm={MODEL}", f"max_scratchpad_chars={s['agent_trim_chars']}",
                                     f"max_tool_output_chars={s['max_tool_output_chars']}"])
     return "\n".join(["from autourgos_agent import Agent", "", AUTOURGOS_MODEL,
-                      "# No summarizer: the agent keeps the last max_scratchpad_chars characters of its scratchpad.",
+                      "# No summarizer: the agent keeps the last max_scratchpad_chars chars of its scratchpad.",
                       agent])
 
 
@@ -291,8 +292,8 @@ def _profile(s: Dict[str, Any]) -> List[str]:
     """The model profile's input window the lab ran with, set on the model (where LangChain and deepagents read it)."""
     if s.get("max_input_tokens") is None:
         return []
-    return ["# The input window the lab ran with, in the model's profile (where the package reads it; a real model's "
-            "profile usually carries its own).",
+    return ["# The input window the lab ran with, in the model's profile, where the package reads it",
+            "# (a real model's profile usually carries its own).",
             f"{MODEL}.profile = {{**({MODEL}.profile or {{}}), \"max_input_tokens\": {s['max_input_tokens']}}}"]
 
 
@@ -320,15 +321,16 @@ def _deepagents(s: Dict[str, Any]) -> str:
     lines = ["", MODEL_NOTE, *_profile(s), "backend = StateBackend()"]
     if trigger is None and keep is None and length in (None, 2000):
         head.append("from deepagents.middleware.summarization import create_summarization_middleware")
-        lines += ["# deepagents' own defaults for your model's profile (what create_deep_agent builds by itself)",
+        lines += ["# deepagents' own, for your model's profile (what create_deep_agent builds itself)",
                   f"summarization = create_summarization_middleware({MODEL}, backend)"]
     else:
-        head.append("from deepagents.middleware.summarization import SummarizationMiddleware, "
-                    "compute_summarization_defaults")
+        head += ["from deepagents.middleware.summarization import SummarizationMiddleware",
+                 "from deepagents.middleware.summarization import compute_summarization_defaults"]
         truncate = ('defaults["truncate_args_settings"]' if length in (None, 2000) else
                     f'{{**defaults["truncate_args_settings"], "max_length": {length}}}')
-        lines += [f"defaults = compute_summarization_defaults({MODEL})  # deepagents' own, for your model's profile",
-                  "# trim_tokens_to_summarize=None: all it evicts is summarized, as in create_deep_agent's own.",
+        lines += ["# deepagents' own defaults for your model's profile, for what is not set here",
+                  f"defaults = compute_summarization_defaults({MODEL})",
+                  "# trim_tokens_to_summarize=None: all it evicts is summarized, as create_deep_agent does.",
                   _call("summarization = SummarizationMiddleware", [
                       f"model={MODEL}", "backend=backend", "trigger=" + (trigger or 'defaults["trigger"]'),
                       "keep=" + (keep or 'defaults["keep"]'),
@@ -346,14 +348,13 @@ def _langmem(s: Dict[str, Any]) -> str:
             f"max_summary_tokens={s['max_summary_tokens']}"]
     if s.get("max_tokens_before_summary") is not None:
         args.append(f"max_tokens_before_summary={s['max_tokens_before_summary']}")
-    system = ("# Give your system prompt as the first message (a SystemMessage): LangMem keeps it out of the summary "
-              "and takes it off max_tokens." if s.get("system_in_messages") else
-              "# Keep your system prompt out of `messages` and send it in front of the messages returned.")
-    call = textwrap.indent(_call("result = summarize_messages", args), "    ")
-    return "\n".join(["from langmem.short_term import summarize_messages", "", MODEL_NOTE, system, "",
+    system = (["# Give your system prompt as the first message (a SystemMessage): LangMem keeps it",
+               "# out of the summary and takes it off max_tokens."] if s.get("system_in_messages") else
+              ["# Keep your system prompt out of `messages`; send it in front of what is returned."])
+    call = textwrap.indent(_call("result = summarize_messages", args, WIDTH - 4), "    ")
+    return "\n".join(["from langmem.short_term import summarize_messages", "", MODEL_NOTE, *system, "",
                       "def compress(messages, running_summary=None):",
-                      '    """Before each model call: send the messages returned; keep the running summary for the '
-                      'next call."""', call,
+                      '    """Call before each model call; keep the running summary for the next call."""', call,
                       "    return result.messages, result.running_summary"])
 
 
@@ -363,8 +364,8 @@ def _clear_tool_uses(s: Dict[str, Any]) -> str:
         f"exclude_tools={tuple(s['exclude_tools'] or ())!r}", f"placeholder={s['placeholder']!r}"])
     return "\n".join(["from langchain.agents import create_agent",
                       "from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware", "",
-                      MODEL_NOTE, "# No summarizer: past the trigger (LangChain's approximate token count), older tool "
-                                  "results become the placeholder.",
+                      MODEL_NOTE, "# No summarizer: past the trigger (LangChain's approximate tokens), older tool",
+                      "# results become the placeholder.",
                       edit, "context_editing = ContextEditingMiddleware(edits=[edit])",
                       f"agent = create_agent({MODEL}, middleware=[context_editing])  # and your tools=[...]"])
 
