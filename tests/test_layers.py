@@ -258,3 +258,17 @@ def test_every_name_of_the_door_resolves_to_its_real_type_for_a_checker():
     revealed = [line.split("Revealed type is ", 1)[1] for line in out.splitlines() if "Revealed type is " in line]
     assert code == 0 and len(revealed) == len(names), out + err
     assert [n for n, t in zip(names, revealed) if t == '"Any"'] == []
+
+
+def test_no_request_field_of_the_door_is_typed_any():
+    """Every request a page or the CLI builds names what each field holds (a RunRecord or a Trace, a SummarizerChoice,
+    an ExecutorChoice, ...), so a checker catches a page passing the wrong thing; settings maps may hold Any values."""
+    import dataclasses
+    import importlib
+
+    door = importlib.import_module("scratchpad_lab.engine.tasks")
+    requests = {name: getattr(door, name) for name in door.__all__ if name.endswith("Request")}
+    assert len(requests) >= 10
+    loose = [f"{name}.{f.name}" for name, cls in requests.items() if dataclasses.is_dataclass(cls)
+             for f in dataclasses.fields(cls) if str(f.type).replace(" ", "") in ("Any", "Optional[Any]")]
+    assert loose == []

@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 PENDING, RUNNING, DONE, STOPPED, FAILED = "pending", "running", "done", "stopped", "error"
 ENDED = (DONE, STOPPED, FAILED)
 
-Report = Callable[[int, int, str], None]   # report(done, total, what it is doing now)
+Report = Callable[[int, Optional[int], Optional[str]], None]   # report(done, total, what it is doing now); None: as before
 USER_STOP = "stopped by the user"          # the reason a Stop button gives
 _SERIALS = itertools.count(1)
 

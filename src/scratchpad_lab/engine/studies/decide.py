@@ -33,11 +33,14 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from scratchpad_lab.analysis.arguments import ToolCall
-from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.endpoint import Endpoint, EndpointError
 from scratchpad_lab.model.trace import Trace
+
+if TYPE_CHECKING:
+    from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest
 
 NO_COMPRESSION = "no compression"
 CONTEXT_CHARS = 6_000     # the tail of what was sent: about 1,500 tokens, room for the tools and the answer
@@ -342,9 +345,9 @@ def table(result: DecideResult) -> str:
 class DecideRequest:
     """The benchmark's runs and settings (engine/benchmark.BenchmarkRequest) and the model that decides."""
 
-    benchmark: Any                       # a BenchmarkRequest: dataset, strategies, grids, summarizer, runs
+    benchmark: BenchmarkRequest          # dataset, strategies, grids, summarizer, runs
     decide_with: str = "builtin"         # "builtin" or "endpoint"
-    endpoint: Any = None                 # with "endpoint": its Endpoint
+    endpoint: Optional[Endpoint] = None  # with "endpoint": its Endpoint
     key: Optional[str] = field(default=None, repr=False)
     calls_per_run: int = CALLS_PER_RUN
     max_tokens: int = MAX_TOKENS

@@ -14,10 +14,15 @@ now, never a file's).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from scratchpad_lab.engine.jobs import Job
 from scratchpad_lab.model.errors import LabError
+
+if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
+    from scratchpad_lab.analysis.forks import ForkComparison
+    from scratchpad_lab.model.records import RunRecord
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
 
 class ForkRefused(LabError, ValueError):
@@ -26,7 +31,7 @@ class ForkRefused(LabError, ValueError):
 
 @dataclass(frozen=True)
 class ForkRequest:
-    parent: Any                            # the RunRecord forked (a trace: its replay with the package defaults)
+    parent: RunRecord                      # the RunRecord forked (a trace: its replay with the package defaults)
     at: int                                # the iteration of one of its compressions
     skip: bool = True                      # that compression skipped
     changes: Mapping[str, Any] = field(default_factory=dict)  # summarize_every / max_scratchpad_chars from `at` on
@@ -36,19 +41,19 @@ class ForkRequest:
     # Who writes the fork's summaries, when a person chose it for this fork (the Strategies page: the summarizer
     # its strategies ran with, StrategiesOutcome.fork_summarizer; its key this job's only); None: the replay
     # rule's (a model a file names is never called: the offline extractive one writes them).
-    summarizer: Any = None
+    summarizer: Optional[SummarizerChoice] = None
 
 
 @dataclass
 class Forked:
-    parent: Any                            # the original's RunRecord
-    record: Any                            # the fork's RunRecord
-    comparison: Any                        # analysis.forks.ForkComparison
+    parent: RunRecord                      # the original's RunRecord
+    record: RunRecord                      # the fork's RunRecord
+    comparison: ForkComparison
     notice: Optional[str] = None           # whose summaries the fork shows, when the parent's were another's
 
 
-def _iterations(record: Any) -> list:
-    return sorted({int(e.iteration) for e in record.events if e.kind == "iteration"})
+def _iterations(record: RunRecord) -> list:
+    return sorted({e.iteration for e in record.events if e.kind == "iteration" and e.iteration is not None})
 
 
 def check(request: ForkRequest) -> None:

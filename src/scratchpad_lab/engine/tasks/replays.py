@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from scratchpad_lab.engine.jobs import Job, abandonable
+
+if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
+    from scratchpad_lab.engine.cells.executor import ExecutorChoice
+    from scratchpad_lab.engine.studies.compare import Setting
+    from scratchpad_lab.model.records import RunRecord
+    from scratchpad_lab.model.trace import Trace
 
 
 @dataclass
@@ -35,8 +41,8 @@ class ComparisonResult:
 class CompareRequest:
     """Replay one trajectory under each setting (compare.Setting), keeping every record (the page shows them)."""
 
-    loaded: Any                            # a RunRecord or a Trace
-    settings: Tuple[Any, ...]
+    loaded: Union[RunRecord, Trace]
+    settings: Tuple[Setting, ...]
     labels: Tuple[str, ...]
     what: str = "settings"                 # what the progress text counts: "settings", or a sweep's "cells"
     signature: tuple = ()
@@ -87,10 +93,10 @@ def _figures(label: str, record: Any, baselines: Dict[int, Any]) -> Dict:
 class SweepRequest:
     """`scratchpad-lab sweep`: every cell's figures row, no records kept (the cells may run in processes)."""
 
-    loaded: Any
-    settings: Tuple[Any, ...]
+    loaded: Union[RunRecord, Trace]
+    settings: Tuple[Setting, ...]
     lifted: bool = False
-    executor: Any = None   # engine/cells/executor.ExecutorChoice: where the cells run (None: this machine)
+    executor: Optional[ExecutorChoice] = None   # where the cells run (None: this machine)
 
 
 def sweep(request: SweepRequest) -> Job:
@@ -113,7 +119,7 @@ def sweep(request: SweepRequest) -> Job:
 class ReplayRequest:
     """`scratchpad-lab replay FILE`: the file's trajectory under its own settings with `changes` made."""
 
-    loaded: Any
+    loaded: Union[RunRecord, Trace]
     label: str
     changes: Mapping[str, Any] = field(default_factory=dict)
     key_flags: Mapping[str, Any] = field(default_factory=dict)  # the CLI's key flags (engine/net/keys.py's rule)
@@ -145,10 +151,10 @@ def replay(request: ReplayRequest):
 class TraceReplayRequest:
     """A trace (uploaded, stored or an imported sample) replayed once with the package defaults, to be shown."""
 
-    trace: Any
+    trace: Trace
     name: str
     label: str = "trace"
-    tag: Any = None                        # the page's note of which upload it is
+    tag: object = None                     # the page's note of which upload it is
 
 
 def replay_trace(request: TraceReplayRequest) -> Job:
@@ -169,7 +175,7 @@ def replay_trace(request: TraceReplayRequest) -> Job:
 class CompressionOffRequest:
     """The run on show, replayed with compression off and the same agent trim (the loss panel's baseline)."""
 
-    record: Any
+    record: RunRecord
 
 
 def compression_off(request: CompressionOffRequest) -> Job:

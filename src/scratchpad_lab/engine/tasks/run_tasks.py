@@ -9,16 +9,21 @@ first page does without the runner).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
 
 from scratchpad_lab.engine.jobs import Job
+
+if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
+    from scratchpad_lab.engine.studies.promptlab.matrix import PromptVariant, Snapshot
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
 
 @dataclass(frozen=True)
 class RunRequest:
     """One run of the agent under one RunConfig (a scenario's scripted agent, or a real model)."""
 
-    config: Any                            # a RunConfig
+    config: RunConfig
     keys: Optional[Mapping[str, str]] = None   # {"agent": ..., "summarizer": ...}: this run's only
     key_flags: Optional[Mapping[str, Any]] = None  # the CLI's key flags instead (engine/net/keys.py's rule)
     pace: bool = False                     # a page's run waits config.step_delay_s between steps
@@ -49,9 +54,9 @@ def run(request: RunRequest):
 class MatrixRequest:
     """The prompt lab's matrix: prompt variants x summarizers on one scratchpad snapshot, with probes."""
 
-    snapshot: Any                          # promptlab.Snapshot
-    prompts: Tuple[Any, ...]               # PromptVariant
-    summarizers: Tuple[Any, ...]           # SummarizerChoice, one per column
+    snapshot: Snapshot
+    prompts: Tuple[PromptVariant, ...]
+    summarizers: Tuple[SummarizerChoice, ...]   # one per column
     probes: Tuple[Any, ...] = ()
     prices: Optional[Mapping[str, Any]] = None
 

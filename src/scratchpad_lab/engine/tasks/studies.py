@@ -8,9 +8,19 @@ runs it in place. The strategies' packages are imported by the job's work, never
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
 
 from scratchpad_lab.engine.jobs import Job
+
+if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
+    from scratchpad_lab.engine.cells.executor import ExecutorChoice
+    from scratchpad_lab.engine.strategies.result import StrategyResult
+    from scratchpad_lab.engine.strategies.spec import StrategySpec
+    from scratchpad_lab.engine.studies.benchmark import BenchmarkRequest
+    from scratchpad_lab.engine.studies.decide import DecideRequest
+    from scratchpad_lab.model.records import RunRecord
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+    from scratchpad_lab.model.trace import Trace
 
 
 @dataclass
@@ -19,12 +29,12 @@ class StrategiesOutcome:
     the process that ran the job (the page's session): the runs What if... forks are built from it here."""
 
     signature: tuple
-    results: List[Any]                     # StrategyResult, one per spec
+    results: List[StrategyResult]          # one per spec
     title: str
-    trajectory: Any = None                 # the Trace every strategy replayed (the file's own object, no copy)
-    summarizer: Any = None                 # the SummarizerChoice that wrote every summary (its key: this job's only)
+    trajectory: Optional[Trace] = None     # the Trace every strategy replayed (the file's own object, no copy)
+    summarizer: Optional[SummarizerChoice] = None  # the one that wrote every summary (its key: this job's only)
 
-    def run_of(self, result: Any) -> Optional[Any]:
+    def run_of(self, result: StrategyResult) -> Optional[RunRecord]:
         """The run a strategy's replay made, as the RunRecord What if... forks (engine/tasks/fork_tasks.py): the
         autourgos middleware's (the one result that keeps its run), given back its trajectory; None for any
         other strategy (the registry's fork_note says why). The same run at every call: its `created` and
@@ -36,7 +46,7 @@ class StrategiesOutcome:
             return None
         return replace(run, trace=self.trajectory)
 
-    def fork_summarizer(self, result: Any) -> Optional[Any]:
+    def fork_summarizer(self, result: StrategyResult) -> Optional[SummarizerChoice]:
         """Who writes a fork's summaries: the summarizer this strategy's run was made with (its config's choice,
         with the key this job was given), so up to the fork point the fork is that run again."""
         from scratchpad_lab.model.summarizer import SummarizerChoice
@@ -48,9 +58,9 @@ class StrategiesOutcome:
 
 @dataclass(frozen=True)
 class StrategiesRequest:
-    loaded: Any                            # a RunRecord or a Trace
-    specs: Tuple[Any, ...]                 # StrategySpec, from make_spec / parse_spec
-    summarizer: Any                        # the one summarizer every strategy uses (a SummarizerChoice)
+    loaded: Union[RunRecord, Trace]
+    specs: Tuple[StrategySpec, ...]        # from make_spec / parse_spec
+    summarizer: SummarizerChoice           # the one summarizer every strategy uses
     signature: tuple = ()
     title: str = ""
     lifted: bool = False                   # the CLI's --no-work-limit
@@ -91,16 +101,16 @@ def strategies(request: StrategiesRequest) -> Job:
 
 @dataclass(frozen=True)
 class RecommendRequest:
-    loaded: Any
+    loaded: Union[RunRecord, Trace]
     strategies: Optional[Tuple[str, ...]] = None   # None: every registered strategy
     grids: Mapping[str, Mapping[str, tuple]] = field(default_factory=dict)
-    summarizer: Any = None                 # SummarizerChoice; None: the offline one
+    summarizer: Optional[SummarizerChoice] = None   # None: the offline one
     price_model: Optional[str] = None
     workers: int = 2
-    key: Any = None                        # the page's name for the trajectory, returned with the search
+    key: object = None                     # the page's name for the trajectory, returned with the search
     title: str = ""
     lifted: bool = False
-    executor: Any = None                   # engine/executor.ExecutorChoice; None: this machine's processes
+    executor: Optional[ExecutorChoice] = None   # None: this machine's processes
     pins: Tuple[str, ...] = ()             # every point is checked against them, as a Strategies job's strategies
     pins_to_summarizer: bool = False       # ... and asks for them in the prompt of each package that takes one
 
@@ -158,11 +168,11 @@ def recommend(request: RecommendRequest) -> Job:
 class OpenPointRequest:
     """One point of a search, replayed once more as a run (the same run the search made: deterministic)."""
 
-    loaded: Any
-    spec: Any                              # the point's StrategySpec
+    loaded: Union[RunRecord, Trace]
+    spec: StrategySpec                     # the point's
     label: str                             # its --strategy argument (maybe a person's grid values)
-    summarizer: Any
-    tag: Any = None                        # what the page calls the point; returned with its run
+    summarizer: SummarizerChoice
+    tag: object = None                        # what the page calls the point; returned with its run
     pins: Tuple[str, ...] = ()             # the search's pins, so the opened run is the point's run
     pins_to_summarizer: bool = False
 
@@ -193,7 +203,7 @@ def open_point(request: OpenPointRequest) -> Job:
     return Job(work, name="scratchpad-lab-open-point", total=1, text=f"Opening {label} as a run…", tag=request.tag)
 
 
-def benchmark(request: Any) -> Job:
+def benchmark(request: BenchmarkRequest) -> Job:
     """A benchmark (engine/studies/benchmark.py's BenchmarkRequest) as a job returning its Benchmark. Its work limit is
     checked by the job's work itself, once the dataset has been read (its cost depends on every run's size),
     before any point is run; a refusal ends the job with WorkLimitExceeded as its error, and nothing ran."""
@@ -202,7 +212,7 @@ def benchmark(request: Any) -> Job:
     return benchmark_job(request)
 
 
-def decide_next(request: Any) -> Job:
+def decide_next(request: DecideRequest) -> Job:
     """The next call re-decided (engine/studies/decide.py's DecideRequest) as a job returning its DecideResult. Like the
     benchmark, its work limit is checked by the work once the dataset is read, before any model call."""
     from scratchpad_lab.engine.studies.decide import decide_benchmark
