@@ -272,3 +272,26 @@ def test_the_benchmark_page_shows_each_chosen_points_code(monkeypatch):
                for c in codes), codes
     figures = [t.value for t in at.text if t.value.startswith("Take it to your agent:\n")]
     assert figures and f"agent_trim_chars: {trim:,} chars, " in figures[0], figures
+
+
+def test_the_recommend_view_shows_each_chosen_points_code_with_this_trajectorys_numbers():
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP, rerun_until
+    from scratchpad_lab.ui.state import STRAT_RECOMMEND
+
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page("pages/strategies.py").run()
+    at.toggle(key="strat_rec_on").set_value(True).run()
+    at.multiselect(key="strat_rec_pick").set_value(["trim-only"]).run()
+    rerun_until(at.button(key="strat_rec_run").click().run())
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    found = at.session_state[STRAT_RECOMMEND][1]
+    picked = [c.setting for c in found.chosen if c.setting]
+    assert picked, [c.sentence for c in found.chosen]
+    trim = int(picked[0].split("agent_trim_chars=")[1])
+    codes = [c.value for c in at.code if c.language == "python"]
+    assert any(f"agent = Agent(llm=your_model, max_scratchpad_chars={trim}, max_tool_output_chars=5000)" in c
+               for c in codes), codes
+    figures = [t.value for t in at.text if t.value.startswith("Take it to your agent:\n")]
+    assert any(f"agent_trim_chars: {trim:,} chars, " in f and "of this run's peak of " in f for f in figures), figures
