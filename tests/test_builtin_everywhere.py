@@ -13,10 +13,11 @@ def no_model(monkeypatch, tmp_path):
     monkeypatch.setenv(PATH_ENV, str(tmp_path / "absent.gguf"))
 
 
-def test_the_threads_default_to_all_cores_but_one_and_a_bad_setting_says_what_to_write(monkeypatch):
+def test_the_threads_default_to_one_whatever_the_cores_and_a_bad_setting_says_what_to_write(monkeypatch):
+    """One thread everywhere: another count writes another summary of the same prompt (issue 45)."""
     monkeypatch.delenv(THREADS_ENV, raising=False)
     monkeypatch.setattr(builtin_model.os, "cpu_count", lambda: 4)
-    assert builtin_model.default_threads() == 3
+    assert builtin_model.default_threads() == 1
     monkeypatch.setattr(builtin_model.os, "cpu_count", lambda: 1)
     assert builtin_model.default_threads() == 1
     monkeypatch.setenv(THREADS_ENV, "2")

@@ -229,3 +229,78 @@ def test_the_operators_reply_cap_is_read_at_each_client_and_refused_out_of_range
             builtin_model.BuiltinLLM()
     monkeypatch.delenv(builtin_model.MAX_TOKENS_ENV)
     assert builtin_model.BuiltinLLM().max_tokens == builtin_model.DEFAULT_MAX_TOKENS
+
+
+# ── issue 45 item 2: told the truth about the model ────────────────────────────────────────────────
+
+def test_two_prompt_lab_runs_of_the_same_prompt_and_scratchpad_give_the_same_summary(monkeypatch):
+    """Greedy, seeded, one thread and no prompt cache: a prompt read again from llama.cpp's cache (all but its last
+    token) wrote another summary than the same prompt read whole, so two runs an hour apart disagreed."""
+    from scratchpad_lab.engine.studies.promptlab.matrix import Matrix, PromptVariant
+    from scratchpad_lab.model.summarizer import SummarizerChoice
+
+    monkeypatch.setenv(builtin_model.MAX_TOKENS_ENV, "16")
+    prompts = [PromptVariant("terse", TERSE), PromptVariant("french", FRENCH)]
+
+    def lab_run() -> Matrix:
+        return Matrix(SNAPSHOT, prompts, [SummarizerChoice("builtin")]).run(timeout=240)
+
+    first, second = lab_run(), lab_run()  # the second reads prompts the first left in the model's slot
+    assert [c.status for c in first.cells + second.cells] == ["ok"] * 4
+    assert [c.summary for c in first.cells] == [c.summary for c in second.cells]
+    assert first.cells[0].summary != first.cells[1].summary  # and the prompt still makes the difference
+    model = BuiltinLLM(max_tokens=2)
+    model.invoke(TERSE.format(scratchpad=SCRATCHPAD))
+    assert model.last_request["cache_prompt"] is False and model.last_request["temperature"] == 0
+    assert model.last_timings["cache_n"] == 0  # read whole, though the same prompt was just read
+    assert builtin_model._SERVER["n_threads"] == 1
+
+
+def test_a_prompt_longer_than_the_context_is_refused_in_words_before_the_model_reads_it():
+    model = BuiltinLLM(max_tokens=8)
+    long_logs = "2026-05-03T10:00:01Z ERROR disk /dev/sda1 97% full on host web-17 (ticket T-4870)\n" * 400
+    started = time.perf_counter()
+    with pytest.raises(builtin_model.PromptTooLong) as refused:
+        model.invoke("Summarize:\n" + long_logs)
+    assert time.perf_counter() - started < 10  # counted, not read: reading 4,096 tokens takes 30 s or more here
+    said = str(refused.value)
+    assert "tokens and the model reads at most 4,096" in said and "nothing was summarized" in said
+    assert "characters of this text fit" in said
+
+
+def test_the_prompt_labs_default_scratchpad_with_the_built_in_model_is_refused_and_never_reads_as_kept():
+    """The Prompt lab's first sample (log-triage, compression 1) overflows SmolLM2's context with every library
+    prompt. Before Run the page says so; after, each built-in cell reads "failed: no summary", never "facts kept",
+    and no winner is named. The column is headed as what it is: a model that follows the prompt."""
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP, rerun_until
+    from scratchpad_lab.model.summarizer import HEADINGS
+    from scratchpad_lab.ui.markup import escape
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/prompt_lab.py").run()
+    at.selectbox(key="pl_entry").set_value("sample:log-triage-defaults.json").run()
+    at.number_input(key="pl_n_summarizers").set_value(2).run()
+    at.selectbox(key="pl_sum_kind_1").set_value("builtin").run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = [w.value for w in at.warning if escape("for the built-in model: about ") in w.value]
+    assert len(warned) == 2 and all(escape("characters of this text fit") in w for w in warned)  # one a prompt
+    at.button(key="pl_run").click().run()
+    rerun_until(at, lambda a: a.session_state["pl_matrix"] is not None and a.session_state["pl_matrix"].finished,
+                timeout_s=120, what="the matrix", wait_on=lambda a: a.session_state["pl_matrix"])
+    at.run()
+    matrix = at.session_state["pl_matrix"]
+    model_cells = [matrix.cell(i, 1) for i in range(2)]
+    assert [c.status for c in model_cells] == ["error", "error"]
+    assert all("was refused before the model read it" in c.compression["error"] for c in model_cells)
+    texts = [t.value for t in at.text]
+    assert HEADINGS["builtin"] in texts and HEADINGS["extractive"] in texts  # the columns' headings
+    assert "ignores the prompt" not in HEADINGS["builtin"]
+    cell_badges = [m.value for m in at.markdown if "badge[" in m.value]
+    failed = [b for b in cell_badges if "failed: no summary" in b]
+    assert len(failed) == 2 and all("facts kept" not in b and "facts: not scored" in b for b in failed)
+    assert sum("facts kept " in b for b in cell_badges) == 2  # the extractive cells only
+    assert [t for t in texts if t.startswith("Winning prompt")] == [
+        f"Winning prompt with {HEADINGS['builtin']}: none, no prompt got a summary (each reply failed, was empty or "
+        "was flagged as no summary)."]

@@ -20,6 +20,12 @@ from scratchpad_lab.model.config import BUILTIN_MODEL_ID, ConfigError, Summarize
 from scratchpad_lab.model.endpoint import Endpoint
 
 EXTRACTIVE_NAME = "extractive summarizer (offline)"  # what the offline summarizer is called in a label
+# What one summary by the built-in model takes, everywhere the lab says it (measured: docs/models.md, "How slow").
+BUILTIN_SPEED = "about 25-40 s a summary on a quiet 2-core CPU, 60-120 s on a busy one"
+# A Prompt lab column's heading: what the summarizer is, and whether it follows the prompt (issue 45: only the
+# extractive summarizer ignores it).
+HEADINGS = {"extractive": f"{EXTRACTIVE_NAME}: ignores the prompt",
+            "builtin": f"built-in {BUILTIN_MODEL_ID} (this CPU): follows the prompt, weakly"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,16 @@ class SummarizerChoice:
             return BUILTIN_MODEL_ID
         return self.endpoint.model if self.kind == "endpoint" and self.endpoint else "extractive"
 
+    @property
+    def heading(self) -> str:
+        """The column's heading in the Prompt lab: the endpoint's model as the person named it, else what it is."""
+        return self.model_id if self.kind == "endpoint" else HEADINGS.get(self.kind, self.kind)
+
+    @property
+    def follows_prompt(self) -> bool:
+        """Does the prompt reach a model? The extractive summarizer and the silent stand-in never read it."""
+        return self.kind in ("endpoint", "builtin", "same-as-agent")
+
     def run_config_fields(self) -> Dict[str, Any]:
         """The RunConfig fields that make this choice (the prompt only when one was given)."""
         fields: Dict[str, Any] = {"summarizer": self.kind, "extractive_budget_chars": int(self.budget_chars)}
@@ -59,3 +75,19 @@ class SummarizerChoice:
         if self.prompt is not None:
             fields["summarizer_prompt"] = self.prompt
         return fields
+
+    @property
+    def measured_with(self) -> str:
+        """Which summarizer a study's figures were measured with, and what that means for them: the sentence a
+        benchmark, a search and a Strategies verdict give beside their picks (and keep in the store)."""
+        if self.kind == "endpoint":
+            return (f"Measured with the model {self.model_id} as the summarizer: another model writes other "
+                    "summaries, so the summarizing strategies' figures may move with it.")
+        if self.kind == "builtin":
+            return (f"Measured with the built-in model ({BUILTIN_MODEL_ID} on this CPU) as the summarizer: a weak "
+                    "model; a capable one writes other summaries, so the summarizing strategies' figures may move.")
+        if self.kind == "silent":
+            return "Measured with the silent stand-in as the summarizer: every summary is empty."
+        return ("Measured with the offline extractive summarizer (it copies the most fact-dense lines and ignores "
+                "prompts): an endpoint model writes other summaries, so the summarizing strategies' figures may "
+                "move with one; the strategies that only trim or clear read the same.")

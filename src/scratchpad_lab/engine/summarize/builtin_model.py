@@ -14,9 +14,16 @@ Constraints kept here:
   status meanwhile), and one call at a time (one llama.cpp slot), shared by every tab and job: callers queue
   in arrival order, a waiting call's status says its place ("2 calls ahead of yours"), and it gives up
   waiting at Stop or at its deadline, leaving the queue (a stopped call frees the model for the next).
-- Threads: max(1, cores - 1) unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise (the tests set 1): one
-  core stays free for the app, and on a busy 2-core machine llama.cpp's pool with 2 threads collapsed to a
-  tenth of the speed (bench/builtin_model.py measures both).
+- The same prompt gives the same summary (issue 45): greedy decoding (temperature 0, a fixed seed), one thread
+  unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise, and no prompt cache. Each of these changed a summary
+  here: 2 threads wrote another summary than 1 of the same prompt, and a prompt read again from llama.cpp's
+  cache (all but its last token, which is then read alone) wrote another summary than the same prompt read
+  whole, so two runs an hour apart disagreed. One thread is also the fast choice on a busy 2-core machine,
+  where llama.cpp's pool of 2 collapsed to a tenth of the speed (bench/builtin_model.py measures both). The
+  cost: every call reads its whole prompt (about 15 s for 1,900 tokens here).
+- A prompt longer than the context (N_CTX tokens) is refused by llama.cpp as it counts the prompt's tokens,
+  before it reads any of them (a few milliseconds): `PromptTooLong`, a sentence with the count and how much
+  of the text fits. `too_long_for_model` says the same before a job starts, from an estimate.
 - The work limit counts its calls at their measured speed: every call records llama.cpp's own prompt and
   generation tokens per second (`speed()`, seeded with figures measured here until a call has been made),
   and `call_seconds` is what engine/limits.py charges a job for each call it will make.
@@ -72,10 +79,19 @@ MEASURED_GENERATION_TOK_S = 5.9
 DEFAULT_MAX_TOKENS = 160  # about 25 s at ~6 tokens/s: a short summary
 DEFAULT_TIMEOUT_S = 180.0
 WAIT_POLL_S = 0.1
+SEED = 0  # with temperature 0 the seed picks nothing; it is fixed so no sampler setting ever varies between calls
+# How many of SmolLM2's tokens a text has, from the lab's own count (engine/run/tokens.py, o200k): measured on
+# the sample runs' scratchpads and the library's prompts, SmolLM2 counts 1.08 to 1.40 times as many.
+SMOL_PER_COUNTED = (1.05, 1.45)
+TEMPLATE_TOKENS = 30    # the chat template's own tokens around a one-message prompt
 
 
 class BuiltinModelMissing(LabError):
     """xllamacpp or the model file is not installed; the message says the one command that installs them."""
+
+
+class PromptTooLong(EndpointError):
+    """The prompt has more tokens than the model's context: refused before the model read any of it."""
 
 
 def fetched_path() -> Path:
@@ -105,15 +121,15 @@ def model_path() -> Optional[Path]:
 
 
 def default_threads() -> int:
-    """$SCRATCHPAD_LAB_BUILTIN_THREADS, else max(1, cores - 1); a value that is not a whole number from 1 to the
-    cores here is refused with what to write."""
+    """$SCRATCHPAD_LAB_BUILTIN_THREADS, else 1 (another count writes other summaries of the same prompt); a value
+    that is not a whole number from 1 to the cores here is refused with what to write."""
     cores = os.cpu_count() or 1
     given = os.environ.get(THREADS_ENV, "").strip()
     if not given:
-        return max(1, cores - 1)
+        return 1
     if not given.isdigit() or not 1 <= int(given) <= cores:
         raise LabError(f"${THREADS_ENV} is {given!r}: write a whole number of threads from 1 to {cores} (this "
-                       "machine's cores), or leave it unset for cores - 1.")
+                       "machine's cores), or leave it unset for 1 (the same prompt then gives the same summary).")
     return int(given)
 
 
@@ -127,6 +143,25 @@ def reply_cap() -> int:
         raise LabError(f"${MAX_TOKENS_ENV} is {given!r}: write a whole number of tokens from 1 to 1,024, or leave "
                        f"it unset for {DEFAULT_MAX_TOKENS}.")
     return int(given)
+
+
+def too_long_for_model(prompt: str, what: str = "This prompt") -> Optional[str]:
+    """A sentence when `prompt` is likely too long for the model's context with room for its reply, else None.
+    From an estimate (SMOL_PER_COUNTED), before anything runs: "is" when even the low estimate is over, "may be"
+    when only the high one is. The model's own count, at the call, is exact (PromptTooLong)."""
+    from scratchpad_lab.engine.run.tokens import TokenCounter
+
+    counted = TokenCounter(None)(prompt)
+    room = N_CTX - reply_cap()
+    low, high = (TEMPLATE_TOKENS + counted * ratio for ratio in SMOL_PER_COUNTED)
+    if high <= room:
+        return None
+    fits = int(len(prompt) * room / high) // 100 * 100
+    verdict = "is too long" if low > room else "may be too long"
+    return (f"{what} {verdict} for the built-in model: about {low:,.0f} to {high:,.0f} of its tokens, and it reads "
+            f"{room:,} at most (its {N_CTX:,}-token context less its {reply_cap()}-token reply). Take a shorter "
+            f"scratchpad (an earlier compression or iteration) or a shorter prompt: about {fits:,} characters of "
+            "this text fit.")
 
 
 def _xllamacpp_installed() -> bool:
@@ -256,6 +291,7 @@ class BuiltinLLM:
         # told what the call is doing while it is not yet answering ("Loading the built-in model", its place in
         # the queue), then "" once it holds the model: the run's status line and a job's progress show it
         self.on_status: Optional[Callable[[str], None]] = None
+        self.status_listeners: List[Callable[[str], None]] = []  # told the same (a Prompt lab cell): give a new list
         self.max_calls: Optional[int] = None  # a job's cap on its calls (engine/limits.py), None: no cap
         self.calls = 0
 
@@ -274,8 +310,9 @@ class BuiltinLLM:
             self._status("Loading the built-in model")
         server = load()["server"]  # the first call loads the model (a second or so), counted in its deadline
         messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": str(prompt)}]
+        # greedy, seeded, and the whole prompt read every time: a cached prefix gave another summary (above)
         request = {"messages": messages, "max_tokens": int(max_tokens or self.max_tokens), "temperature": 0,
-                   "stream": True, "stream_options": {"include_usage": True}}
+                   "seed": SEED, "cache_prompt": False, "stream": True, "stream_options": {"include_usage": True}}
         if response_format is not None:
             request["response_format"] = response_format
         self.last_request = request
@@ -289,6 +326,8 @@ class BuiltinLLM:
         if why:
             raise EndpointError(why)
         error = final.get("error")
+        if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+            raise PromptTooLong(_too_long(self.model_name, messages, error))
         if error:
             message = error.get("message") if isinstance(error, dict) else error
             raise EndpointError(f"{self.model_name} could not answer: {message} (its context holds {N_CTX:,} "
@@ -311,8 +350,8 @@ class BuiltinLLM:
         return self.stop_event is not None and self.stop_event.is_set()
 
     def _status(self, text: str) -> None:
-        if self.on_status is not None:
-            self.on_status(text)
+        for tell in ([self.on_status] if self.on_status is not None else []) + list(self.status_listeners):
+            tell(text)
 
     def _wait_turn(self, ticket: object, deadline: float) -> None:
         """Join the queue and wait until this call is first; give up at Stop or at the deadline (leaving the
@@ -364,6 +403,18 @@ class BuiltinLLM:
 
         server.handle_chat_completions(request, on_chunk)
         return pieces, final, (why[0] if why else None)
+
+
+def _too_long(model_name: str, messages: List[Dict[str, Any]], error: Dict[str, Any]) -> str:
+    """The sentence for a prompt the model refused as longer than its context, with its own count."""
+    tokens = int(error.get("n_prompt_tokens") or 0)
+    chars = sum(len(str(m.get("content", ""))) for m in messages)
+    room = N_CTX - reply_cap()
+    fits = int(chars * room / tokens) // 100 * 100 if tokens else 0
+    return (f"{model_name}: the prompt is {tokens:,} tokens and the model reads at most {N_CTX:,} (its context), "
+            f"so it was refused before the model read it: nothing was summarized. Take a shorter scratchpad (an "
+            f"earlier compression or iteration) or a shorter prompt: about {fits:,} characters of this text fit "
+            f"with room for the reply.")
 
 
 def _leave(ticket: object) -> None:
