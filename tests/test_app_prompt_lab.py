@@ -90,16 +90,13 @@ def test_a_two_by_two_matrix_with_the_fake_model(lab):
     assert badges.count("facts kept ") == 4 and ":green-badge[summary]" in badges
     # issue 30 item 13: no cell says green "summary" beside a red "not a summary"
     assert not [m.value for m in lab.markdown if ":green-badge[summary]" in m.value and "not a summary" in m.value]
-    # ... and the page names the winning prompt for the model column (the extractive one ignores the prompt)
-    scores = {i: (len(matrix.cell(i, 1).compression["facts_before"]) - len(matrix.cell(i, 1).compression["facts_lost"]),
-                  sum(p.answerable_after for p in matrix.cell(i, 1).probes)) for i in range(2)}
-    winning = [t for t in texts if t.startswith("Winning prompt: ")]
-    assert len(winning) == 1 and winning[0].startswith("Winning prompt: With fake-model, ")
-    if scores[0] != scores[1]:
-        best = max(scores, key=scores.get)
-        assert f"{matrix.prompts[best].name} kept the most: {scores[best][0]} of " in winning[0]
-    else:
-        assert "every prompt kept the same" in winning[0]
+    # ... and under the matrix one sentence for the model column (the extractive one ignores the prompt): the fake
+    # model's replies keep the agent's "Action:" lines, so each is flagged "not a summary" and none wins (issue 45)
+    assert all(not matrix.cell(i, 1).is_summary and "not_a_summary" in matrix.cell(i, 1).compression["flags"]
+               for i in range(2))
+    winning = [t for t in texts if t.startswith("Winning prompt")]
+    assert winning == ["Winning prompt with fake-model: none, no prompt got a summary (each reply failed, was empty "
+                       "or was flagged as no summary)."]
     assert "onerror" not in badges  # the model's text never reaches markdown
     # open a cell as a compression card
     lab.button(key="pl_open_1_1").click().run()

@@ -214,3 +214,80 @@ def test_differing_hides_cells_with_the_same_summary():
     matrix = Matrix(snapshot, [PromptVariant("a", PACKAGE_PROMPT), PromptVariant("b", PROMPT_LIBRARY["One paragraph"])],
                     [SummarizerChoice()]).run(timeout=30)
     assert matrix.finished and differing(matrix.cells) == []  # extractive ignores the prompt
+
+
+# ── issue 45: a winner only among summaries; a slow cell's time left; a prompt too long for the built-in model ──
+
+def _scored(matrix: Matrix, row: int, col: int, status: str, kept: int, flags=()) -> None:
+    """A finished cell of a known score: `kept` of 4 facts kept, no probes."""
+    cell = matrix.cell(row, col)
+    facts = ["A-1001", "T-5521", "84.50", "Pune"]
+    cell.status, cell.probes = status, []
+    cell.compression = {"facts_before": facts, "facts_lost": facts[kept:], "flags": list(flags)}
+
+
+def _two_by_two() -> Matrix:
+    snapshot = snapshot_at_compression(load_record(SAMPLE), 1)
+    model = SummarizerChoice("endpoint", endpoint=Endpoint(model="m", base_url="http://localhost:9/v1"))
+    return Matrix(snapshot, [PromptVariant("P1", "{scratchpad}"), PromptVariant("P2", "Short.\n{scratchpad}")],
+                  [SummarizerChoice(), model])
+
+
+@pytest.mark.parametrize("cells, sentence", [
+    ([("ok", 3, ()), ("ok", 2, ())], "Winning prompt with m: P1, which kept the most: 3 of 4 facts."),
+    ([("ok", 2, ()), ("ok", 2, ())], "Winning prompt with m: none, every prompt kept the same: 2 of 4 facts."),
+    # a reply flagged as no summary never wins, however many facts its text still holds
+    ([("ok", 4, ("not_a_summary",)), ("ok", 1, ())],
+     "Winning prompt with m: P2, the only prompt that got a summary: 1 of 4 facts."),
+    # every cell of the would-be winner is no summary, or failed (the scratchpad kept whole): no winner is named
+    ([("ok", 4, ("not_a_summary",)), ("error", 4, ("error_text",))],
+     "Winning prompt with m: none, no prompt got a summary (each reply failed, was empty or was flagged as no "
+     "summary)."),
+    ([("empty", 4, ("empty",)), ("error", 4, ("error_text",))],
+     "Winning prompt with m: none, no prompt got a summary (each reply failed, was empty or was flagged as no "
+     "summary)."),
+])
+def test_the_winner_is_named_only_among_summaries(cells, sentence):
+    matrix = _two_by_two()
+    for row, (status, kept, flags) in enumerate(cells):
+        _scored(matrix, row, 0, "ok", 4)
+        _scored(matrix, row, 1, status, kept, flags)
+    assert matrix.winners() == [sentence]  # the extractive column ignores the prompt: no sentence
+
+
+def test_a_failed_or_empty_cell_is_not_a_summary():
+    matrix = _two_by_two()
+    _scored(matrix, 0, 1, "error", 4, ("error_text",))
+    _scored(matrix, 1, 1, "empty", 4, ("empty",))
+    assert not matrix.cell(0, 1).is_summary and not matrix.cell(1, 1).is_summary
+    _scored(matrix, 1, 1, "ok", 4)
+    assert matrix.cell(1, 1).is_summary
+
+
+def test_a_running_cell_says_what_it_waits_for_and_its_time_left(monkeypatch):
+    from scratchpad_lab.engine.studies.promptlab import matrix as matrix_module
+    cell = _two_by_two().cell(0, 1)
+    cell.status, cell.started_s, cell.limit_s = "running", 100.0, 180.0
+    monkeypatch.setattr(matrix_module.time, "monotonic", lambda: 145.0)
+    assert cell.waiting_text() == "waiting for m, 45 s; it gives up in 135 s"
+    cell.model_status = "1 call ahead of yours on the built-in model"
+    assert cell.waiting_text() == ("waiting for m, 45 s (1 call ahead of yours on the built-in model); it gives up "
+                                   "in 135 s")
+    cell.limit_s = None  # an endpoint's tries: no single limit to count down
+    cell.model_status = ""
+    assert cell.waiting_text() == "waiting for m, 45 s"
+
+
+def test_a_scratchpad_too_long_for_the_built_in_model_is_said_before_the_matrix_runs():
+    """The Prompt lab's own default scratchpad (log-triage, compression 1: 8,535 characters of logs) is 4,431 of
+    SmolLM2's tokens with the package prompt, over its 4,096: said in words, with how much fits, before any call."""
+    record = load_record(SAMPLE.with_name("log-triage-defaults.json"))
+    snapshot = snapshot_at_compression(record, 1)
+    prompts = [PromptVariant("Package default", PACKAGE_PROMPT)]
+    said = snapshot.too_long(prompts, [SummarizerChoice("builtin")])
+    assert len(said) == 1 and said[0].startswith("This scratchpad with the prompt “Package default” may be too long "
+                                                 "for the built-in model: about ")
+    assert "characters of this text fit" in said[0]
+    assert snapshot.too_long(prompts, [SummarizerChoice()]) == []  # no built-in column: nothing to say
+    short = snapshot_at_compression(load_record(SAMPLE), 1)  # support-ticket: 1,934 tokens, it fits
+    assert short.too_long(prompts, [SummarizerChoice("builtin")]) == []

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from scratchpad_lab.model.config import PACKAGE_PROMPT, ConfigError
-from scratchpad_lab.model.summarizer import SummarizerChoice
+from scratchpad_lab.model.summarizer import BUILTIN_SPEED, SummarizerChoice
 from scratchpad_lab.engine.tasks import (prompt_from_upload, LIBRARY, MAX_PROMPTS, MAX_SUMMARIZERS, PLACEHOLDER_HELP, PROMPT_LIBRARY, Cell, Matrix,
                          MatrixRequest, PromptVariant, Snapshot, check_prompt, prompt_matrix, compressions_of,
                          differing, iterations_of, prompt_file_name, snapshot_at_compression, snapshot_at_iteration)
@@ -49,15 +49,18 @@ EXTRACTIVE_ONLY = (
     "http://localhost:8080/v1) or vLLM (`vllm serve MODEL`, http://localhost:8000/v1).")
 BUILTIN_NOTE = (
     "The built-in model has 135M parameters: two prompts give two different summaries, which shows how a "
-    "prompt steers a real model, not the quality a large model would reach. It runs one cell at a time on "
-    "this CPU, 10-60 s each.")
+    "prompt steers a real model, not the quality a large model would reach. The same prompt on the same "
+    f"scratchpad gives the same summary again. It runs one cell at a time on this CPU, {BUILTIN_SPEED}, and "
+    "reads at most 4,096 tokens, prompt and reply (about 7,000 characters of logs, 16,000 of prose).")
 # a reply that replaced the scratchpad but that a quality flag says is no summary: the status badge says only
 # that it replied, and the flag's own badge says what is wrong with it
-NOT_A_GOOD_SUMMARY = {"not_a_summary", "error_text", "unchanged"}
 REPLIED_BADGE = ("replied", "gray")
 STATUS_BADGES = {"ok": ("summary", "green"), "empty": ("empty reply: scratchpad kept", "orange"),
-                 "error": ("error", "red"), "running": ("running…", "blue"), "pending": ("waiting", "gray"),
-                 "cancelled": ("stopped", "gray")}
+                 "error": ("failed: no summary", "red"), "running": ("running…", "blue"),
+                 "pending": ("waiting", "gray"), "cancelled": ("stopped", "gray")}
+# a call that failed or replied nothing left the scratchpad as it was: its facts are all there, but none was kept
+# by a summary, so the cell never reads as "facts kept"
+NOT_SCORED_BADGE = ("facts: not scored, no summary was written", "gray")
 
 
 # ── widget state that survives a page switch ─────────────────────────────────────────────────────
@@ -372,18 +375,19 @@ def _cell(cell: Cell, matrix: Matrix, hidden: bool) -> None:
         label, color = STATUS_BADGES.get(cell.status, ("?", "gray"))
         if not cell.done or cell.status == "cancelled" or hidden:
             st.markdown(_badge(label, color))
-            waited = cell.waited_s()
-            if waited is not None:  # the summarizer's name is the person's: plain text
-                st.text(f"waiting for {cell.summarizer}, {waited:.0f} s")
+            if cell.waited_s() is not None:  # the summarizer's name is the person's: plain text
+                st.text(cell.waiting_text())
             if hidden:
                 st.text("Same summary as another cell.")
             return
         c = cell.compression
         before, lost = c.get("facts_before", []), c.get("facts_lost", [])
         kept = len(before) - len(lost)
-        if cell.status == "ok" and set(c.get("flags", [])) & NOT_A_GOOD_SUMMARY:
+        if cell.status == "ok" and not cell.is_summary:
             label, color = REPLIED_BADGE  # never a green "summary" beside a red "not a summary"
-        badges = [_badge(label, color), _badge(f"facts kept {kept} of {len(before)}", _share_color(kept, len(before)))]
+        facts = (_badge(f"facts kept {kept} of {len(before)}", _share_color(kept, len(before))) if cell.status == "ok"
+                 else _badge(*NOT_SCORED_BADGE))
+        badges = [_badge(label, color), facts]
         badges += [_badge(*FLAG_BADGES[f]) for f in c.get("flags", []) if f in FLAG_BADGES]
         st.markdown(" ".join(badges))
         ratio = c.get("after_chars", 0) / c["before_chars"] if c.get("before_chars") else 0
@@ -416,7 +420,7 @@ def _matrix_view(matrix: Matrix) -> None:
                "more, red below.")
     head = st.container(key="pl_matrix_head").columns([1] + [3] * len(matrix.summarizers))
     for j, spec in enumerate(matrix.summarizers):
-        head[j + 1].text(spec.model_id + ("  (ignores the prompt)" if spec.kind != "endpoint" else ""))
+        head[j + 1].text(spec.heading)  # an endpoint's model name is the person's: plain text
     for i, prompt in enumerate(matrix.prompts):
         row = st.columns([1] + [3] * len(matrix.summarizers))
         row[0].text(prompt.name)
@@ -438,41 +442,6 @@ def _matrix_view(matrix: Matrix) -> None:
                              hide_index=True)
 
 
-def _kept_score(cell: Cell) -> Optional[Tuple[int, int, int, int]]:
-    """(facts kept, facts before, probes answerable after, probes) of a finished cell, else None."""
-    if not cell.done or cell.status in ("cancelled", "error") or not cell.compression:
-        return None
-    before = cell.compression.get("facts_before", [])
-    kept = len(before) - len(cell.compression.get("facts_lost", []))
-    return kept, len(before), sum(p.answerable_after for p in cell.probes), len(cell.probes)
-
-
-def winner_sentences(matrix: Matrix) -> List[str]:
-    """Which prompt kept the most facts (then probes) for each summarizer that follows the prompt: one
-    sentence per column, our words and the person's prompt names (plain text)."""
-    out: List[str] = []
-    if len(matrix.prompts) < 2:
-        return out
-    for j, spec in enumerate(matrix.summarizers):
-        if spec.kind == "extractive":
-            continue  # it ignores the prompt: every row is the same summary
-        scored = [(score, i) for i in range(len(matrix.prompts)) if (score := _kept_score(matrix.cell(i, j)))]
-        if len(scored) < 2:
-            continue
-        top = max(scored, key=lambda t: (t[0][0], t[0][2]))
-        ties = [i for s, i in scored if (s[0], s[2]) == (top[0][0], top[0][2])]
-        kept, total, probes, asked = top[0]
-        what = f"{kept} of {total} facts" + (f" and {probes} of {asked} probes" if asked else "")
-        if len(ties) == len(scored):
-            out.append(f"With {spec.model_id}, every prompt kept the same: {what}.")
-        elif len(ties) > 1:
-            out.append(f"With {spec.model_id}, " + ", ".join(matrix.prompts[i].name for i in ties)
-                       + f" kept the most, tied: {what}.")
-        else:
-            out.append(f"With {spec.model_id}, {matrix.prompts[top[1]].name} kept the most: {what}.")
-    return out
-
-
 def _matrix_body(matrix: Optional[Matrix]) -> None:
     """The live fragment's drawing of the matrix (its progress and Stop are the fragment's own)."""
     if matrix is None:
@@ -482,8 +451,8 @@ def _matrix_body(matrix: Optional[Matrix]) -> None:
         st.text(f"{len(matrix.cells)} cells in {matrix.elapsed_s():.2f} s" + (f" ({stopped} stopped)" if stopped else ""))
     _matrix_view(matrix)
     if matrix.finished:
-        for sentence in winner_sentences(matrix):  # prompt names are the person's text: st.text
-            st.text("Winning prompt: " + sentence)
+        for sentence in matrix.winners():  # prompt names are the person's text: st.text
+            st.text(sentence)
 
 
 def page() -> None:
@@ -535,6 +504,9 @@ def page() -> None:
     why += problems
     if why:
         st.text("To run: " + "; ".join(why) + ".")
+    if snapshot is not None and runnable:  # said before the call; the model's own count refuses it at the call
+        for sentence in snapshot.too_long(variants, specs):  # a prompt's name is the person's: escaped
+            st.warning(escape(sentence), icon=":material/content_cut:")
     if st.button("Run the matrix", type="primary", key="pl_run", disabled=bool(why) or running):
         new = prompt_matrix(MatrixRequest(snapshot, tuple(variants), tuple(specs),
                                           tuple(scenario_probes(snapshot.scenario) + probes),

@@ -10,7 +10,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait as wait_futures
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from autourgos_summarizer import AutoSummarizeMiddleware
 
@@ -49,6 +49,25 @@ class Snapshot:
 
     def facts(self) -> List[Fact]:
         return extract_facts(self.scratchpad, self.expected)
+
+    def prompt(self, template: str) -> str:
+        """What a summarizer is sent for this snapshot with `template` (a checked template), as the package fills it."""
+        return template.format(query=self.query, iteration=self.iteration, scratchpad=self.scratchpad)
+
+    def too_long(self, prompts: Sequence["PromptVariant"], summarizers: Sequence[SummarizerChoice]) -> List[str]:
+        """Before a matrix runs: a sentence for each prompt likely too long, with this scratchpad, for the built-in
+        model's context (when a column is the built-in model); the model's own count refuses it at the call."""
+        if not any(s.kind == "builtin" for s in summarizers):
+            return []
+        from scratchpad_lab.engine.summarize.builtin_model import too_long_for_model
+        out = []
+        for p in prompts:
+            check = check_prompt(p.text)
+            if check.ok:
+                said = too_long_for_model(self.prompt(check.template), f"This scratchpad with the prompt “{p.name}”")
+                if said:
+                    out.append(said)
+        return out
 
     @property
     def expected(self) -> List[str]:
@@ -136,6 +155,10 @@ class PromptVariant:
 
 # ── cells ───────────────────────────────────────────────────────────────────────────────────────
 
+# Quality flags (analysis/quality.py) that say a reply is no summary: it replaced the scratchpad, but it is not
+# scored as one, and it never wins.
+NOT_A_SUMMARY = frozenset({"not_a_summary", "error_text", "unchanged"})
+
 class _SnapshotAgent:
     """What the middleware and the observer read from an agent, holding one snapshot."""
 
@@ -158,14 +181,35 @@ class Cell:
     probes: List[ProbeResult] = field(default_factory=list)
     cost: Optional[float] = None
     started_s: Optional[float] = None  # time.monotonic() when its call began: the page says how long it waits
+    limit_s: Optional[float] = None    # the most its call may take (the built-in model's; an endpoint's tries vary)
+    model_status: str = ""             # the built-in model's own words while it waits (loading, its place in the queue)
 
     def waited_s(self) -> Optional[float]:
         """Seconds this cell's call has been going (None unless it is running)."""
         return time.monotonic() - self.started_s if self.status == "running" and self.started_s else None
 
+    def time_left_s(self) -> Optional[float]:
+        """Seconds before its call gives up (None unless it is running with a known limit)."""
+        waited = self.waited_s()
+        return None if waited is None or self.limit_s is None else max(0.0, self.limit_s - waited)
+
+    def waiting_text(self) -> str:
+        """A running cell's line: what it waits for, how long so far, and how long it may still take."""
+        waited = self.waited_s() or 0.0
+        left = self.time_left_s()
+        return (f"waiting for {self.summarizer}, {waited:.0f} s" + (f" ({self.model_status})" if self.model_status else "")
+                + (f"; it gives up in {left:.0f} s" if left is not None else ""))
+
     @property
     def done(self) -> bool:
         return self.status in ("ok", "empty", "error", "cancelled")
+
+    @property
+    def is_summary(self) -> bool:
+        """Did the summarizer write a summary that replaced the scratchpad? Not for a failed call or an empty reply
+        (the package kept the scratchpad as it was: nothing was kept *by a summary*), nor for a reply a quality flag
+        says is no summary."""
+        return self.status == "ok" and not set(self.compression.get("flags", [])) & NOT_A_SUMMARY
 
     @property
     def summary(self) -> str:
@@ -332,6 +376,9 @@ class Matrix(Job):
         template = self.templates[cell.row]
         try:
             summarizer = self._summarizer(cell.col)
+            if getattr(summarizer, "is_builtin_model", False):  # its wait, its place in the queue: on the cell
+                cell.limit_s = float(summarizer.timeout_s)
+                summarizer.status_listeners = [lambda text: setattr(cell, "model_status", text)]
             c = compress_once(self.snapshot, None if template == PACKAGE_PROMPT else template, summarizer,
                               model=getattr(summarizer, "model_name", spec.model_id), stop_event=self.stop_event)
             probes = run_probes(c["before"], c["after"], self.probes)
@@ -348,10 +395,60 @@ class Matrix(Job):
             if cell.status == "cancelled":  # stopped while the call was in flight: the reply is ignored
                 return
             cell.compression, cell.probes, cell.cost, cell.status = c, probes, cost, status
+            cell.model_status = ""
             self._finish_clock()
 
     def to_json(self) -> List[Dict[str, Any]]:
         return [c.to_json() for c in self.cells]
+
+    def winners(self) -> List[str]:
+        """Which prompt kept the most facts (then probes) for each summarizer that follows the prompt: one sentence
+        per column, our words and the person's prompt names (plain text). Only summaries compete: a failed call,
+        an empty reply or a reply flagged as no summary never wins, and a column without two summaries names no
+        winner, saying why when it has none at all."""
+        out: List[str] = []
+        if len(self.prompts) < 2:
+            return out
+        for j, spec in enumerate(self.summarizers):
+            if not spec.follows_prompt:
+                continue  # every row is the same summary
+            cells = [self.cell(i, j) for i in range(len(self.prompts))]
+            if not all(c.done and c.status != "cancelled" for c in cells):
+                continue
+            scored = [(_score(c), i) for i, c in enumerate(cells) if c.is_summary]
+            if not scored:
+                out.append(f"Winning prompt with {spec.heading}: none, no prompt got a summary (each reply failed, "
+                           "was empty or was flagged as no summary).")
+                continue
+            if len(scored) == 1:
+                (kept, total, probes, asked), i = scored[0]
+                out.append(f"Winning prompt with {spec.heading}: {self.prompts[i].name}, the only prompt that got a "
+                           f"summary: {_kept_words(kept, total, probes, asked)}.")
+                continue
+            best = max(score[0::2] for score, _ in scored)
+            ties = [i for score, i in scored if score[0::2] == best]
+            kept, total, probes, asked = next(score for score, i in scored if i == ties[0])
+            what = _kept_words(kept, total, probes, asked)
+            if len(ties) == len(cells):
+                out.append(f"Winning prompt with {spec.heading}: none, every prompt kept the same: {what}.")
+            elif len(ties) > 1:
+                out.append(f"Winning prompt with {spec.heading}: " + ", ".join(self.prompts[i].name for i in ties)
+                           + f", tied: each kept {what}.")
+            else:
+                out.append(f"Winning prompt with {spec.heading}: {self.prompts[ties[0]].name}, which kept the most: "
+                           f"{what}.")
+        return out
+
+
+def _score(cell: Cell) -> Tuple[int, int, int, int]:
+    """(facts kept, facts before, probes answerable after, probes) of a cell that is a summary."""
+    before = cell.compression.get("facts_before", [])
+    return (len(before) - len(cell.compression.get("facts_lost", [])), len(before),
+            sum(p.answerable_after for p in cell.probes), len(cell.probes))
+
+
+def _kept_words(kept: int, total: int, probes: int, asked: int) -> str:
+    return f"{kept} of {total} facts" + (f" and {probes} of {asked} probes" if asked else "")
 
 
 def differing(cells: Sequence[Cell]) -> List[Cell]:
