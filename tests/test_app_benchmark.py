@@ -206,9 +206,9 @@ def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
 
 def test_the_table_gives_each_settings_facts_kept_by_kind_and_runs_with_a_problem(monkeypatch):
     """Issue 34: two columns in the table (and the stored result): each kind's mean share over the runs where the
-    setting compressed, and the runs with each health problem; doing nothing and trim-only (which trims, never
-    compresses) read "no compression happened" and "no problem found"."""
-    from scratchpad_lab.analysis.figures import NO_COMPRESSION
+    setting compressed, and the runs with each health problem; doing nothing reads "no compression happened" and
+    trim-only (which trims, never summarizes) says its trim cut, each with "no problem found"."""
+    from scratchpad_lab.analysis.figures import NO_COMPRESSION, TRIM_ONLY
     from scratchpad_lab.analysis.health import NO_PROBLEM
 
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
@@ -224,7 +224,10 @@ def test_the_table_gives_each_settings_facts_kept_by_kind_and_runs_with_a_proble
     for s in result.settings:
         assert (rows[s.label]["facts kept by kind"], rows[s.label]["runs with a problem"]) == (s.kinds_text,
                                                                                                 s.problems_text)
-    for label in ("no compression", "trim-only:agent_trim_chars=4000"):
-        assert (rows[label]["facts kept by kind"], rows[label]["runs with a problem"]) == (NO_COMPRESSION, NO_PROBLEM)
+    assert (rows["no compression"]["facts kept by kind"], rows["no compression"]["runs with a problem"]) == \
+        (NO_COMPRESSION, NO_PROBLEM)
+    # trim-only never summarizes or clears, but it cut: its row says the trim cut, never "no compression happened"
+    assert (rows["trim-only:agent_trim_chars=4000"]["facts kept by kind"],
+            rows["trim-only:agent_trim_chars=4000"]["runs with a problem"]) == (TRIM_ONLY, NO_PROBLEM)
     langmem = rows["langmem:max_tokens=15%"]["facts kept by kind"]
     assert langmem.startswith("ids ") and langmem.endswith(" (1 run)"), langmem

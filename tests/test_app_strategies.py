@@ -218,4 +218,4 @@ def test_recommends_tables_give_each_points_kinds_problems_and_the_sidebars_pins
         assert [row[w] for w in words] == [column[w] for w in words], row["settings"]
     assert list(every[LABELS["pins"]]) == ["0 of 1 pin kept", "1 pin, none in a compressed scratchpad"]
     assert every[LABELS["kept_by_kind"]][1] == "no compression happened"
-    assert front[LABELS["kept_by_kind"]][0].startswith("ids 0%")
+    assert front[LABELS["kept_by_kind"]][0].startswith("of the tool results it cleared: ids 0%")

@@ -173,7 +173,7 @@ def test_a_settings_kind_share_is_the_mean_over_the_runs_it_compressed_with_that
     assert s.runs_compressed == 3
     assert s.kept_by_kind == {"id": {"mean": 0.5833, "runs": 3}, "amount": {"mean": 0.25, "runs": 2}}
     assert s.runs_with_problem == {"grew": 1, "fires_again": 2, "dropped_user": 0, "invented": 0, "cost_more": 0}
-    assert s.kinds_text == "ids 58% (3 runs), amounts 25% (2 runs)"
+    assert s.kinds_text == "of the tool results it cleared: ids 58% (3 runs), amounts 25% (2 runs) (a placeholder stands for each; the rest stays whole)"
     assert s.problems_text == "grew the context 1, fires again at once 2"  # runs, not compressions (4 failed it)
 
 
@@ -200,7 +200,7 @@ def test_benchmark_rows_json_and_the_cli_give_each_settings_kinds_kept_and_runs_
     done = run_benchmark(BenchmarkRequest(path, ["clear-tool-uses"], grids, workers=1))
     rows = {r["setting"].lstrip("★ "): r for r in done.rows()}
     cleared = rows["clear-tool-uses:trigger=100,keep=0"]
-    assert cleared[KINDS_COLUMN] == "ids 0% (2 runs), amounts 0% (2 runs)"
+    assert cleared[KINDS_COLUMN] == "of the tool results it cleared: ids 0% (2 runs), amounts 0% (2 runs) (a placeholder stands for each; the rest stays whole)"
     assert cleared[PROBLEMS_COLUMN] == "fires again at once 2"
     for idle in ("no compression", "clear-tool-uses:trigger=1000%,keep=0"):
         assert (rows[idle][KINDS_COLUMN], rows[idle][PROBLEMS_COLUMN]) == (NO_COMPRESSION, NO_PROBLEM)

@@ -88,7 +88,7 @@ def test_a_search_picks_one_point_per_budget_from_its_own_points_and_the_cli_pri
     assert any(expected), "this trajectory has a point for some budget"
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "Chosen points:" in text
+    assert "Chosen points. Measured with the offline extractive summarizer" in text
     for c in found["chosen"]:
         assert c["sentence"] in text and c["sentence"].startswith("For the ")
 
@@ -275,7 +275,8 @@ def test_a_point_that_loses_ids_reads_the_strategies_tables_words_for_its_kinds_
     found = search(trace, ["clear-tool-uses", "langmem"], KINDS_GRIDS, workers=1)
     rows = found.rows()
     cleared, idle, langmem = rows
-    assert cleared["kept_by_kind"] == "ids 0%, amounts 0%", "clearing the tool results lost every planted id"
+    assert cleared["kept_by_kind"] == "of the tool results it cleared: ids 0%, amounts 0% (a placeholder stands for each; the rest stays whole)", \
+        "clearing the tool results lost every planted id, and the row says they were the cleared results'"
     assert cleared["health"].startswith("fires again at once ")
     assert (idle["kept_by_kind"], idle["health"]) == (NO_COMPRESSION, NO_PROBLEM)
     assert langmem["kept_by_kind"].startswith("ids ") and "pins_kept" not in langmem  # no pins: no pins column
@@ -290,7 +291,7 @@ def test_a_point_that_loses_ids_reads_the_strategies_tables_words_for_its_kinds_
     [point] = json.loads(capsys.readouterr().out)["points"]
     assert point["figures"]["kept_by_kind"] == {"id": 0.0, "amount": 0.0} and set(point["figures"]["health"]) == set(CHECKS)
     assert main(argv) == 0
-    assert (f"    facts kept by kind: ids 0%, amounts 0%; compressions with a problem: {cleared['health']}\n"
+    assert (f"    facts kept by kind: {cleared['kept_by_kind']}; compressions with a problem: {cleared['health']}\n"
             in capsys.readouterr().out)
 
 

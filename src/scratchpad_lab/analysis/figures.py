@@ -44,6 +44,9 @@ from scratchpad_lab.analysis.quality import expected_values
 from scratchpad_lab.model.events import Event
 
 NO_COMPRESSION = "no compression happened"
+# Facts kept by kind where nothing was summarized or cleared but a hard trim cut (the trim-only strategy, a cap that
+# only trimmed): the trim dropped the oldest text whole, and what it dropped shows in the recall and facts figures.
+TRIM_ONLY = "nothing summarized or cleared: the hard trim cut the oldest text (its loss is in the recall and facts figures)"
 NO_FACTS = "no facts to keep"   # something was compressed, but it held no facts
 NO_TRIM = "no trim"             # facts kept through trims, when no trim recorded its text
 # How each figure is named on a page and in the CLI's lines (the JSON rows use the field names).
@@ -74,14 +77,20 @@ def facts_kept_text(share: Optional[float], compressed: bool) -> str:
 
 
 def kinds_kept_text(kept: Dict[str, float], compressed: bool, runs: Optional[Dict[str, int]] = None,
-                    recoverable: Optional[Dict[str, float]] = None) -> str:
+                    recoverable: Optional[Dict[str, float]] = None, *, cut: bool = False,
+                    compresses_by: str = "summary") -> str:
     """Facts kept by kind as it reads everywhere (a Strategies or Compare cell, a recommended point, a benchmark
     setting): "ids 80%, amounts 50%" (fact_kinds.kept_by_kind_text, with the runs each share is a mean over when
     given, and each kind's share recoverable from a file the context names: "ids 60% (+35% in a named file)");
-    "no compression happened" when nothing was compressed, as facts kept reads then."""
+    "no compression happened" when nothing was compressed, as facts kept reads then, or TRIM_ONLY when a hard trim
+    still `cut`. A strategy that compresses by clearing (registry `compresses_by`) says its shares are of the tool
+    results it cleared, so "ids 0%" never reads as the whole context's loss beside a high argument recall."""
     if not compressed:
-        return NO_COMPRESSION
-    return kept_by_kind_text(kept, runs, recoverable)
+        return TRIM_ONLY if cut else NO_COMPRESSION
+    text = kept_by_kind_text(kept, runs, recoverable)
+    if compresses_by == "clearing":
+        return f"of the tool results it cleared: {text} (a placeholder stands for each; the rest stays whole)"
+    return text
 
 
 # A review verdict that leaves the scratchpad as it was: the person's decision, not the summarizer's failure.

@@ -177,7 +177,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(words(result))
         print("\n* on the front over the dataset means (argument recall against peak, mean and summarizer tokens).")
-        print("Chosen points:")
+        for twin in result.twins:
+            print(twin)
+        print(f"Chosen points. {result.measured_with}")
         _chosen(result, dataset)
         if result.separation:
             print(f"\n{result.separation}")

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{len(found.front)} of {len(found.points)} points on the front (*):")
     for p in found.front:
         print(f"  {p.cli_arg()}: {p.why}")
-    print("\nChosen points:")
+    print(f"\nChosen points. {found.measured_with}")
     seen: set = set()
     for chosen in found.chosen:
         print(f"  {chosen.sentence}")

@@ -29,6 +29,7 @@ class ResultFile(BaseModel):
     name: Name = ""
     source: Name = Field("", description="the run or trace the result was computed from, as the page named it")
     created: Name = ""
+    measured_with: Name = Field("", description="which summarizer wrote the summaries behind the figures, in a sentence")
     labels: List[Name] = Field(default_factory=list, max_length=MAX_RESULT_ROWS)
     rows: List[Dict[Name, Cell]] = Field(default_factory=list, max_length=MAX_RESULT_ROWS)
 
@@ -41,17 +42,19 @@ class Result:
     name: str = ""
     source: str = ""
     created: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    measured_with: str = ""   # model/summarizer.SummarizerChoice.measured_with; "" in a result stored before it
 
     def to_dict(self) -> Dict[str, Any]:
         return {"schema": RESULT_SCHEMA, "kind": self.kind, "name": _cut(self.name), "source": _cut(self.source),
                 "created": self.created, "labels": [_cut(str(label)) for label in self.labels],
-                "rows": [_plain(r) for r in self.rows]}
+                "rows": [_plain(r) for r in self.rows],
+                **({"measured_with": _cut(self.measured_with)} if self.measured_with else {})}
 
     @classmethod
     def from_dict(cls, raw: Any, where: str = "result") -> "Result":
         spec = validated(ResultFile, raw, where)
         return cls(kind=spec.kind, rows=[dict(r) for r in spec.rows], labels=list(spec.labels), name=spec.name,
-                   source=spec.source, created=spec.created)
+                   source=spec.source, created=spec.created, measured_with=spec.measured_with)
 
 
 # A benchmark's column for the share of needed values recoverable from a file the context names: every benchmark made

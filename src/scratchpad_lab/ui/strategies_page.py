@@ -104,7 +104,9 @@ def _cell(key: str, row: Dict[str, Any], f) -> str:
     if key == "trim_facts_retained":
         return f.trim_facts_kept_text
     if key == "kept_by_kind":  # with each kind's share in a file the context names, where a strategy wrote one
-        return kinds_kept_text(f.kept_by_kind, f.compressions > 0, recoverable=row.get("recoverable_by_kind"))
+        return kinds_kept_text(f.kept_by_kind, f.compressions > 0, recoverable=row.get("recoverable_by_kind"),
+                               cut=not row.get("cut_nothing", True),
+                               compresses_by=strategy(row["strategy"]).compresses_by if row.get("strategy") else "summary")
     if key == "health":
         return counts_text(value)
     if value is None:
@@ -159,6 +161,9 @@ def verdict(results) -> str:
     Judged among the strategies that cut something, by what the last call still held (facts at the answer) and
     by the peak context against doing nothing in the same form; the ones that cut nothing are named apart."""
     rows = [(strategy(r.name).title, r.row()) for r in results]
+    if len(rows) < 2:  # a verdict compares: one strategy is not a choice
+        return (f"No verdict: only {rows[0][0] if rows else 'no strategy'} ran. Pick a second strategy (doing nothing "
+                "is already the baseline) and run again to compare them.")
     idle = [t for t, row in rows if row["cut_nothing"]]
     idle_text = (f" {', '.join(idle)} cut nothing here (the caps never fired), so "
                  f"{'it reads' if len(idle) == 1 else 'they read'} exactly the baseline.") if idle else ""
@@ -184,7 +189,7 @@ def verdict_picks(results, rows=None):
     shown under it as code (ui/recommend_view.show_take_away)."""
     rows = rows if rows is not None else [(strategy(r.name).title, r.row()) for r in results]
     cut = [(t, row, r) for (t, row), r in zip(rows, results) if not row["cut_nothing"] and row["peak_share"] is not None]
-    if not cut:
+    if not cut or len(rows) < 2:
         return None
     keeps = max(cut, key=lambda x: (x[1]["facts_at_answer"] or 0, -x[1]["peak_share"]))
     small = min(cut, key=lambda x: (x[1]["peak_share"], -(x[1]["facts_at_answer"] or 0)))
@@ -316,6 +321,8 @@ def page() -> None:
     results = shown.results
     with st.container(key="strat_verdict"):
         st.markdown(f"**{escape(verdict(results))}**")  # titles and numbers: escaped all the same
+        if shown.summarizer is not None and len(results) > 1:
+            st.caption(shown.summarizer.measured_with)  # our own words
     named = {id(r): (t, r) for t, _, r in verdict_picks(results) or ()}  # one when it is both
     for i, (title, result) in enumerate(named.values()):
         st.text(f"{title}, as it ran here:")

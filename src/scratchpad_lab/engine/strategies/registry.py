@@ -103,6 +103,9 @@ class Strategy:
     # A row of what the recording itself did (the recorded compaction): offered where a run carries one, and not one
     # of the strategies a study runs by default (default_names).
     recorded: bool = False
+    # What its compression leaves where the text was: "summary" (a summarizer's words), or "clearing" (a placeholder
+    # for each tool result it cleared: what it "kept" of them is nothing, by design, and the rest stays whole).
+    compresses_by: str = "summary"
 
 
 NOT_A_SUMMARIZER = "not a summarizer"
@@ -410,7 +413,7 @@ register(Strategy(
     "LangChain's ContextEditingMiddleware with ClearToolUsesEdit (observation masking): once the conversation "
     "passes a token trigger, every tool result but the newest few is replaced by a placeholder before the model "
     "call. No summarizer, no model call.",
-    "scratchpad_lab.engine.strategies.clear_tool_uses", "messages",
+    "scratchpad_lab.engine.strategies.clear_tool_uses", "messages", compresses_by="clearing",
     knobs=(
         _int("trigger", 100_000, 100, 10_000_000,
              "Clear when the conversation passes this many tokens (LangChain's approximate count, chars / 4).", unit="tokens"),

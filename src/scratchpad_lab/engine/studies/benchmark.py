@@ -53,7 +53,7 @@ from scratchpad_lab.engine.cells.dispatch import opened
 from scratchpad_lab.engine.cells.executor import ExecutorChoice, Placement, RunShare, StudyCell, new_key
 from scratchpad_lab.engine.jobs import Job, Stopped
 from scratchpad_lab.engine.run.tokens import TokenCounter
-from scratchpad_lab.engine.studies.front import Chosen, choose_budgets, on_front
+from scratchpad_lab.engine.studies.front import Chosen, choose_budgets, on_front, same_as
 from scratchpad_lab.engine.studies.recommender import POINTS, Grid, chosen_strategies, default_grid, resolve, share_context
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.spec import knobs, make_spec
@@ -171,6 +171,7 @@ class SettingSummary:
     refused: int = 0                                                    # runs on which its package refused the setting
     recoverable_by_kind: Dict[str, float] = field(default_factory=dict)  # kind -> mean share in a named file
     separation: Dict[str, Any] = field(default_factory=dict)   # passed minus failed argument recall, with its interval
+    same_as: Optional[str] = None   # an earlier setting with exactly these means (front.same_as): one point, not two
 
     def mean(self, measure: str) -> Optional[float]:
         return (self.means.get(measure) or {}).get("mean")
@@ -179,9 +180,14 @@ class SettingSummary:
     def kinds_text(self) -> str:
         """Facts kept by kind, as the Strategies table words a row (figures.kinds_kept_text), each share the mean
         over the runs said beside it; "no compression happened" for a setting that compressed on no run."""
+        from scratchpad_lab.engine.strategies.registry import strategy
+
+        known = self.strategy != NO_COMPRESSION
         return kinds_kept_text({k: m["mean"] for k, m in self.kept_by_kind.items()}, self.runs_compressed > 0,
                                {k: m["runs"] for k, m in self.kept_by_kind.items()},
-                               recoverable=self.recoverable_by_kind)
+                               recoverable=self.recoverable_by_kind,
+                               cut=known and self.never_compressed is not None and self.never_compressed < 1,
+                               compresses_by=strategy(self.strategy).compresses_by if known else "summary")
 
     @property
     def problems_text(self) -> str:
@@ -194,7 +200,7 @@ class SettingSummary:
                 "on_front": self.on_front, "worst_runs": self.worst, "runs_compressed": self.runs_compressed,
                 "kept_by_kind": self.kept_by_kind, "runs_with_problem": self.runs_with_problem,
                 "refused_on": self.refused, "recoverable_by_kind": self.recoverable_by_kind,
-                "separation": self.separation}
+                "separation": self.separation, "same_as": self.same_as}
 
 
 @dataclass
@@ -213,6 +219,14 @@ class Benchmark:
     skipped: List[Tuple[str, str, str]] = field(default_factory=list)   # (run, setting, why)
     placement: Placement = field(default_factory=Placement)             # where the cells ran
     seen: List[Tuple[str, str]] = field(default_factory=list)           # (strategies, how they saw the runs)
+    measured_with: str = ""              # which summarizer wrote the summaries (SummarizerChoice.measured_with)
+
+    @property
+    def twins(self) -> List[str]:
+        """One sentence per setting that did exactly what an earlier one did (the same means on every measure of
+        the front): it is one point, marked once."""
+        return [f"{s.label} gives exactly the figures of {s.same_as}: one point on the front, marked once."
+                for s in self.settings if s.same_as]
 
     @property
     def separation(self) -> str:
@@ -245,7 +259,8 @@ class Benchmark:
     def result(self, name: str = "") -> Result:
         """The finished benchmark as a stored result (model/results.py): its table, its settings as labels."""
         return Result(kind="benchmark", rows=self.rows(), labels=[s.label for s in self.settings],
-                      name=name or f"benchmark of {len(self.runs)} runs", source=self.source)
+                      name=name or f"benchmark of {len(self.runs)} runs", source=self.source,
+                      measured_with=self.measured_with)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"source": self.source, "settings": [s.to_dict() for s in self.settings],
@@ -256,7 +271,7 @@ class Benchmark:
                 "elapsed_s": round(self.elapsed_s, 2), "workers": self.workers, "seed": self.seed,
                 "stopped": self.stopped, "placement": self.placement.to_dict(),
                 "seen_as": [{"strategies": who, "seen_as": how} for who, how in self.seen],
-                "separation": self.separation}
+                "separation": self.separation, "measured_with": self.measured_with, "twins": self.twins}
 
 
 # ── aggregates ─────────────────────────────────────────────────────────────────────────────────────
@@ -370,7 +385,11 @@ def mark_front(settings: Sequence[SettingSummary]) -> None:
     judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
               and s.never_compressed < 1 and s.mean("argument_recall") is not None]
     objectives = [(m, d) for m, d in MEASURES if m in FRONT]
-    kept = {id(s) for s, on in zip(judged, on_front(judged, objectives, SettingSummary.mean)) if on}
+    twins = same_as(judged, objectives, SettingSummary.mean, lambda s: s.label)
+    for s, twin in zip(judged, twins):
+        s.same_as = twin
+    single = [s for s in judged if s.same_as is None]
+    kept = {id(s) for s, on in zip(single, on_front(single, objectives, SettingSummary.mean)) if on}
     for s in settings:
         s.on_front = id(s) in kept
 
@@ -397,7 +416,8 @@ def choose(settings: Sequence[SettingSummary]) -> List[Chosen]:
     """One point per budget (recommend.choose_budgets, as a single trajectory's), each the best of the settings
     that compressed at least once; with gold actions, also the lowest peak keeping 95 % of their arguments."""
     live = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
-            and s.never_compressed < 1 and s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
+            and s.never_compressed < 1 and s.mean("argument_recall") is not None and s.mean("peak_share") is not None
+            and s.same_as is None]
 
     def peak(s: SettingSummary) -> float:
         return s.mean("peak_share")
@@ -408,7 +428,7 @@ def choose(settings: Sequence[SettingSummary]) -> List[Chosen]:
     if any(s.mean("gold_argument_recall") is not None for s in live):
         gold = [s for s in live if s.mean("gold_argument_recall") is not None]
         out += choose_budgets(gold, keep=lambda s: s.mean("gold_argument_recall"),
-                              kept_what="the gold actions' arguments", best_what="", **common)[:1]
+                              kept_what="the gold actions' arguments", best_what="", before=out, **common)[:1]
     return out
 
 
@@ -519,7 +539,8 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     skipped = [(u.run.name, label, why) for u in units for label, why in u.skipped]
     return Benchmark(dataset.source, runs, [(r.name, r.error or "") for r in dataset.broken], summaries, chosen,
                      total, state["done"], time.monotonic() - started, workers, request.seed, stopped, skipped,
-                     placement, seen_by_form([u.run.trace for u in units], [name for _, name, _ in settings]))
+                     placement, seen_by_form([u.run.trace for u in units], [name for _, name, _ in settings]),
+                     choice.measured_with)
 
 
 def seen_by_form(traces: Sequence[Any], names: Sequence[str]) -> List[Tuple[str, str]]:

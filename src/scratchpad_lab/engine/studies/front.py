@@ -33,6 +33,19 @@ def on_front(judged: Sequence[Any], objectives: Objectives, value: Callable[[Any
     return [not any(dominates(q, p, objectives, value) for q in judged if q is not p) for p in judged]
 
 
+def same_as(judged: Sequence[Any], objectives: Objectives, value: Callable[[Any, str], Optional[float]],
+            label: Callable[[Any], str]) -> List[Optional[str]]:
+    """For each of `judged`, the label of an earlier one with exactly its value on every objective (the same point
+    twice: two settings that did the same thing), else None. Such a twin is one point: the first stands for both."""
+    seen: dict = {}
+    out: List[Optional[str]] = []
+    for point in judged:
+        key = tuple(value(point, k) for k, _ in objectives)
+        out.append(seen.get(key))
+        seen.setdefault(key, label(point))
+    return out
+
+
 @dataclass
 class Chosen:
     """One recommended point: the budget it answers, the setting picked (None: nothing qualifies), a sentence."""
@@ -43,10 +56,11 @@ class Chosen:
 
 def choose_budgets(items: Sequence[Any], *, keep: Callable[[Any], float], peak: Callable[[Any], float],
                    tokens: Callable[[Any], float], label: Callable[[Any], str], describe: Callable[[Any], str],
-                   kept_what: str, best_what: str, nothing: str) -> List[Chosen]:
+                   kept_what: str, best_what: str, nothing: str, before: Sequence[Chosen] = ()) -> List[Chosen]:
     """One point per budget among `items` (each cut something): the lowest peak that keeps at least 95 % of
     `kept_what`; the same at no summarizer cost; the best `best_what` at half the no-compression peak or less. The
-    benchmark and the single-trajectory recommender both pick with it, so a pick means the same in both."""
+    benchmark and the single-trajectory recommender both pick with it, so a pick means the same in both. A point
+    already chosen (here or in `before`) is named again in a few words, not described twice."""
     budgets = [
         (f"the lowest peak that keeps at least 95 % of {kept_what}",
          [s for s in items if keep(s) >= KEEP_AT_LEAST], lambda s: (peak(s), -keep(s))),
@@ -55,11 +69,14 @@ def choose_budgets(items: Sequence[Any], *, keep: Callable[[Any], float], peak: 
         (f"the best {best_what} at half the no-compression peak or less",
          [s for s in items if peak(s) <= HALF_PEAK], lambda s: (-keep(s), peak(s))),
     ]
-    out = []
+    out: List[Chosen] = []
     for budget, candidates, key in budgets:
         if not candidates:
             out.append(Chosen(budget, None, f"For {budget}: {nothing}"))
             continue
         best = min(candidates, key=key)
+        if any(c.setting == label(best) for c in [*before, *out]):  # one point answering two budgets is described once
+            out.append(Chosen(budget, label(best), f"For {budget}: the same point, {label(best)}, as above."))
+            continue
         out.append(Chosen(budget, label(best), f"For {budget}: {describe(best)}"))
     return out

@@ -172,6 +172,7 @@ class Point:
     error: Optional[str] = None
     on_front: bool = False
     why: str = ""
+    same_as: Optional[str] = None            # an earlier point with exactly its objectives (front.same_as)
 
     @property
     def spec(self) -> StrategySpec:
@@ -191,8 +192,9 @@ class Point:
         f = self.figures
         if not f or "health" not in f:
             return {key: None for key in ROW_TEXTS}
-        out: Dict[str, Optional[str]] = {"kept_by_kind": kinds_kept_text(f["kept_by_kind"], f["compressions"] > 0,
-                                                                         recoverable=f.get("recoverable_by_kind")),
+        out: Dict[str, Optional[str]] = {"kept_by_kind": kinds_kept_text(
+            f["kept_by_kind"], f["compressions"] > 0, recoverable=f.get("recoverable_by_kind"),
+            cut=not f.get("cut_nothing", True), compresses_by=strategy(self.strategy).compresses_by),
                                          "health": counts_text(f["health"])}
         if "pins" in f:
             out[PIN_TEXT] = pins_text(f["pins"], f["pins_met"], f["pins_kept"])
@@ -232,11 +234,16 @@ def mark_front(points: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -
     """The front among the points that cut something: a point that did nothing is neither on it nor counted
     against the others (it is no compression, and its form's "nothing" is not another's)."""
     done = [p for p in points if p.error is None and not cut_nothing(p)]
-    kept = {id(p) for p, on in zip(done, front.on_front(done, objectives, Point.objective)) if on}
+    for p, twin in zip(done, front.same_as(done, objectives, Point.objective, Point.cli_arg)):
+        p.same_as = twin
+    single = [p for p in done if p.same_as is None]
+    kept = {id(p) for p, on in zip(single, front.on_front(single, objectives, Point.objective)) if on}
     for p in points:
         p.on_front = id(p) in kept
         if p.error is None and cut_nothing(p):
             p.why = CUT_NOTHING
+        elif p.same_as:
+            p.why = f"exactly the figures of {p.same_as}: one point, marked once."
 
 
 def why(point: Point, front: Sequence[Point], objectives: Sequence[Tuple[str, str]]) -> str:
@@ -280,7 +287,7 @@ def choose_points(points: Sequence[Point]) -> List[Chosen]:
     """The recommender's picks on one trajectory: over the points that ran and cut something, by the facts kept
     for the last call (its keep measure), the peak's share of doing nothing and the summarizer tokens."""
     live = [p for p in points if p.error is None and not cut_nothing(p) and p.figures.get("facts_at_answer") is not None
-            and p.figures.get("peak_share") is not None]
+            and p.figures.get("peak_share") is not None and p.same_as is None]
     return choose_budgets(
         live, keep=lambda p: p.figures["facts_at_answer"], peak=lambda p: p.figures["peak_share"],
         tokens=lambda p: p.objective("summarizer_tokens"), label=lambda p: p.cli_arg(),
@@ -303,6 +310,7 @@ class Search:
     chosen: List[Chosen] = field(default_factory=list)   # one pick per budget (choose_points)
     pins: Tuple[str, ...] = ()   # every point was checked against these (the search's Pinned)
     pins_to_summarizer: bool = False
+    measured_with: str = ""      # which summarizer wrote the summaries (SummarizerChoice.measured_with)
 
     @property
     def front(self) -> List[Point]:
@@ -332,7 +340,8 @@ class Search:
                 "points_in_workers": self.points_in_workers,
                 "placement": self.placement.to_dict() if self.placement is not None else None,
                 "chosen": [{"budget": c.budget, "setting": c.setting, "sentence": c.sentence} for c in self.chosen],
-                "pins": list(self.pins), "pins_to_summarizer": self.pins_to_summarizer}
+                "pins": list(self.pins), "pins_to_summarizer": self.pins_to_summarizer,
+                "measured_with": self.measured_with}
 
 
 # ── running the points ─────────────────────────────────────────────────────────────────────────────
@@ -485,4 +494,5 @@ def search(loaded: Union[RunRecord, Trace], strategies: Optional[Sequence[str]] 
     return Search(points, skipped, objectives, base_peak, peak_chars,
                   price_model or shared.model_id, workers, summaries_reused=counts["reused"],
                   points_in_workers=counts["in_workers"], placement=placement if placement.executor == "ray" else None,
-                  chosen=choose_points(points), pins=pinned.pins, pins_to_summarizer=pinned.to_summarizer)
+                  chosen=choose_points(points), pins=pinned.pins, pins_to_summarizer=pinned.to_summarizer,
+                  measured_with=summarizer.measured_with)
