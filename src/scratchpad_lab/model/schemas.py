@@ -14,8 +14,9 @@ they are kept as they are, and nothing reads them without a model here saying wh
 from __future__ import annotations
 
 import json
+import os
 import sys
-from typing import TYPE_CHECKING, Annotated, Any, Dict, List, Literal, Optional, Type, Union
+from typing import TYPE_CHECKING, Annotated, Any, Dict, List, Literal, Mapping, Optional, Type, Union
 
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator)
 
@@ -32,9 +33,25 @@ RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", RUN_SCHEMA)
 # One file limit everywhere (CLI, loader, store, the pages' uploaders), in the bytes a person's file manager
 # and Streamlit's uploader count: the uploader, in the browser, takes a megabyte as 1,000,000 bytes (1,024 x
 # 1,024 only on Windows), so a limit of 10 x 1,024 x 1,024 refused 10,000,000-10,485,760-byte files on the page
-# that the CLI and the store took. Said the same way everywhere: FILE_LIMIT.
-MAX_FILE_BYTES = 10_000_000
+# that the CLI and the store took. Said the same way everywhere: FILE_LIMIT. 10 MB unless whoever runs the lab
+# raises it (FILE_CAP_ENV, read once at start: a command's or a server's environment, never a visitor's choice);
+# the pages' uploads are also capped by Streamlit's server.maxUploadSize, set beside it in .streamlit/config.toml.
+FILE_CAP_ENV = "SCRATCHPAD_LAB_MAX_FILE_MB"
+DEFAULT_FILE_MB, MAX_FILE_MB = 10, 200
+
+
+def file_cap_mb(environ: Optional[Mapping[str, str]] = None) -> int:
+    """The file limit in megabytes: FILE_CAP_ENV when it is a whole number from 1 to MAX_FILE_MB, else 10."""
+    text = (os.environ if environ is None else environ).get(FILE_CAP_ENV, "").strip()
+    return int(text) if text.isdigit() and 1 <= int(text) <= MAX_FILE_MB else DEFAULT_FILE_MB
+
+
+MAX_FILE_BYTES = file_cap_mb() * 1_000_000
 FILE_LIMIT = f"{MAX_FILE_BYTES // 1_000_000} MB ({MAX_FILE_BYTES:,} bytes)"
+# How to read a bigger file, in the one line that refuses one.
+RAISE_FILE_LIMIT = (f"Use a shorter run or trace, or raise the limit: {FILE_CAP_ENV}=50 scratchpad-lab ... (whole "
+                    f"megabytes, at most {MAX_FILE_MB}); for the pages, set it for the server and raise "
+                    "server.maxUploadSize in .streamlit/config.toml to match.")
 MAX_STEPS = 5000
 MAX_EVENTS = 500_000
 # The longest response one agent step may be, in a file or from a model, in characters. The agent's JSON

@@ -32,7 +32,7 @@ from typing import Any, Dict, List, Optional, Type, TypeVar, Union
 from pydantic import BaseModel, ValidationError
 
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.model.schemas import (FILE_LIMIT, MAX_FILE_BYTES, MAX_STEP_RESPONSE_CHARS, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
+from scratchpad_lab.model.schemas import (FILE_LIMIT, MAX_FILE_BYTES, RAISE_FILE_LIMIT, MAX_STEP_RESPONSE_CHARS, MAX_STEPS, TRACE_SCHEMA, TraceFile,  # noqa: F401
                       explain)
 from scratchpad_lab.model.untrusted import clean_json, may_hold_surrogates
 
@@ -194,7 +194,7 @@ def parse_json_bytes(data: Union[bytes, str], where: str) -> Any:
     size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_FILE_BYTES:
         raise RecordError(
-            f"{where} is {size:,} bytes; the limit is {FILE_LIMIT}. Use a shorter run or trace.")
+            f"{where} is {size:,} bytes; the limit is {FILE_LIMIT}. {RAISE_FILE_LIMIT}")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         raw = json.loads(text)
@@ -217,5 +217,5 @@ def read_file_bytes(path: Union[str, Path]) -> bytes:
     if not p.is_file():
         raise RecordError(f"{p} does not exist or is not a file.")
     if p.stat().st_size > MAX_FILE_BYTES:
-        raise RecordError(f"{p} is {p.stat().st_size:,} bytes; the limit is {FILE_LIMIT}. Use a shorter run or trace.")
+        raise RecordError(f"{p} is {p.stat().st_size:,} bytes; the limit is {FILE_LIMIT}. {RAISE_FILE_LIMIT}")
     return p.read_bytes()
