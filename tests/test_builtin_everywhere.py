@@ -95,3 +95,26 @@ def test_strategies_compare_and_the_benchmark_offer_it_and_say_the_one_line_wher
     at.selectbox(key="cmp_sweep_summarizer").set_value("builtin").run()
     assert not at.exception and any(escape(GET_IT) in w.value for w in at.warning)
     assert at.button(key="cmp_sweep_run").disabled
+
+
+def test_a_run_over_its_wall_clock_names_the_setting_as_each_surface_spells_it():
+    """Issue 45: the guide's built-in command hit the 300 s cap, and the sentence named `wall_clock_s` and "the
+    pacing delay", neither of which the CLI has. It names the CLI's flag and the Playground's setting, both real."""
+    from autourgos_agent import AgentTimeoutError
+
+    from scratchpad_lab.cli import build_parser
+    from scratchpad_lab.engine.run.observe import WallClockExceeded
+    from scratchpad_lab.engine.run.runner import _explain
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.ui.sidebar_settings import LABELS
+    from scratchpad_lab.ui.state import K_WALL
+
+    config = RunConfig.build(scenario="support-ticket", summarizer="builtin")
+    between = _explain(AgentTimeoutError(300.0), config)
+    during = _explain(WallClockExceeded("the wall-clock cap of 300 s passed during a model call"), config)
+    for outcome, sentence in (between, during):
+        assert outcome == "timeout" and sentence.startswith("The run hit its wall-clock cap of 300 s")
+        assert "--wall-clock SECONDS on the command line" in sentence and f"“{LABELS[K_WALL]}”" in sentence
+        assert "wall_clock_s" not in sentence and "pacing delay" not in sentence
+    assert "summarize less often" in between[1] and "summarize less often" in during[1]
+    assert build_parser().parse_args(["run", "--wall-clock", "900"]).wall_clock == 900  # the flag it names is real

@@ -295,6 +295,19 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
     return found
 
 
+# ── a run's wall clock ──────────────────────────────────────────────────────────────────────────
+# The one sentence for a run that hit its wall-clock cap (engine/run/runner.py ends it so). It names the setting
+# as each surface spells it (issue 45: it said `wall_clock_s` and "the pacing delay", which the CLI has neither of).
+WALL_CLOCK_SETTINGS = ("--wall-clock SECONDS on the command line, or “Run's wall clock (s)” in the Playground's "
+                       "settings (with the model's settings, or under Advanced)")
+
+
+def over_wall_clock(wall_clock_s: float, remedy: str, detail: str = "") -> str:
+    """The run hit its wall-clock cap: what it was, how to give it longer on each surface, and `remedy`."""
+    return (f"The run hit its wall-clock cap of {wall_clock_s:g} s{detail}. Give it longer with "
+            f"{WALL_CLOCK_SETTINGS}; or {remedy}.")
+
+
 def _advice(strategies: Sequence[Any], settings: Sequence[Any], search: bool = False) -> str:
     tips = list(dict.fromkeys(f"leave out {s.name} ({strategy(s.name).heavy})" for s in strategies
                               if strategy(s.name).heavy))  # the registry says which strategies are heavy, and why

@@ -241,8 +241,8 @@ def _root(exc: BaseException) -> BaseException:
 
 
 def _over_wall_clock(config: RunConfig, remedy: str, detail: str = "") -> Tuple[str, str]:
-    return "timeout", (f"The run hit its wall-clock cap of {config.wall_clock_s:g} s{detail}; raise wall_clock_s, "
-                       f"or {remedy}.")
+    from scratchpad_lab.engine.limits import over_wall_clock  # the sentence's one home, naming each surface's setting
+    return "timeout", over_wall_clock(config.wall_clock_s, remedy, detail)
 
 
 def _explain(exc: BaseException, config: RunConfig, replaying: bool = False, iteration: int = 0):
@@ -252,13 +252,15 @@ def _explain(exc: BaseException, config: RunConfig, replaying: bool = False, ite
     if isinstance(root, RunStopped):
         return "stopped", f"The run was {root}."
     if isinstance(root, WallClockExceeded):  # the lab's cap, passed during a model call
-        return _over_wall_clock(config, "check that the model's server answers", f" ({root})")
+        return _over_wall_clock(config, "make the model calls fewer or faster (summarize less often; for an endpoint, "
+                                        "check that its server answers)", f" ({root})")
     if isinstance(root, EndpointError):
         return "error", f"The agent's model call failed: {root}"
     if isinstance(root, TraceExhausted):
         return "error", f"The replay ended early: {root}"
     if isinstance(exc, AgentTimeoutError):  # the agent's own check of the same cap, between steps
-        return _over_wall_clock(config, "lower the pacing delay")
+        return _over_wall_clock(config, "summarize less often (each summary is a model call with a model "
+                                        "summarizer), or on a page choose a faster Pacing")
     if isinstance(exc, AgentMaxIterationsError):
         return "max_iterations", (f"The agent used all {config.max_iterations} iterations without a final "
                                   "answer; raise max_iterations.")
