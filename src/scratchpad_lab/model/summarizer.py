@@ -21,7 +21,8 @@ from scratchpad_lab.model.endpoint import Endpoint
 
 EXTRACTIVE_NAME = "extractive summarizer (offline)"  # what the offline summarizer is called in a label
 # What one summary by the built-in model takes, everywhere the lab says it (measured: docs/models.md, "How slow").
-BUILTIN_SPEED = "about 25-40 s a summary on a quiet 2-core CPU, 60-120 s on a busy one"
+# A summary of a 1,900-token prompt (the largest sample scratchpad that fits) and a 160-token reply, 1 thread.
+BUILTIN_SPEED = "about 20-40 s a summary on this 2-core CPU, 90-180 s while other work keeps it busy"
 # A Prompt lab column's heading: what the summarizer is, and whether it follows the prompt (issue 45: only the
 # extractive summarizer ignores it).
 HEADINGS = {"extractive": f"{EXTRACTIVE_NAME}: ignores the prompt",

@@ -50,8 +50,9 @@ EXTRACTIVE_ONLY = (
 BUILTIN_NOTE = (
     "The built-in model has 135M parameters: two prompts give two different summaries, which shows how a "
     "prompt steers a real model, not the quality a large model would reach. The same prompt on the same "
-    f"scratchpad gives the same summary again. It runs one cell at a time on this CPU, {BUILTIN_SPEED}, and "
-    "reads at most 4,096 tokens, prompt and reply (about 7,000 characters of logs, 16,000 of prose).")
+    f"scratchpad gives the same summary again. It runs one cell at a time, {BUILTIN_SPEED} (a cell gives up "
+    "at 300 s), and reads at most 4,096 tokens, prompt and reply: about 7,000 characters of logs or 16,000 of "
+    "prose.")
 # a reply that replaced the scratchpad but that a quality flag says is no summary: the status badge says only
 # that it replied, and the flag's own badge says what is wrong with it
 REPLIED_BADGE = ("replied", "gray")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from scratchpad_lab.engine.tasks import BUILTIN_LABEL
 from scratchpad_lab.model.config import field_bounds, field_default
-from scratchpad_lab.model.summarizer import SummarizerChoice
+from scratchpad_lab.model.summarizer import BUILTIN_SPEED, SummarizerChoice
 from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.markup import escape
@@ -19,8 +19,8 @@ from scratchpad_lab.ui.markup import escape
 KINDS = ("extractive", "builtin", "endpoint")
 LABELS = {"extractive": "offline extractive (no key)", "builtin": "the built-in model (this CPU, weak, slow)",
           "endpoint": "a model endpoint"}
-BUILTIN_CAPTION = (f"The {BUILTIN_LABEL}. One call at a time in this process, shared with every tab: each summary "
-                   "takes 10-60 s, so keep the strategies and the grid small.")
+BUILTIN_CAPTION = (f"The {BUILTIN_LABEL}. One call at a time in this process, shared with every tab, "
+                   f"{BUILTIN_SPEED}: keep the strategies and the grid small.")
 
 
 def summarizer_picker(prefix: str, label: str = "Summarizer (serves every strategy)") -> SummarizerChoice:
