@@ -341,11 +341,16 @@ def test_a_benchmark_says_whether_argument_recall_separates_passed_from_failed_r
     mixed = difference([0.9, 0.5, 0.7], [0.8, 0.6, 0.7], 31, "b")
     assert mixed["low"] < 0 < mixed["high"]
     assert difference([0.9], [], 31, "c")["difference"] is None
-    one = SettingSummary("trim-only:x", "trim-only", runs=8, runs_compressed=8, separation=apart)
-    other = SettingSummary("langmem:y", "langmem", runs=6, runs_compressed=6, separation=mixed)
+    one = SettingSummary("trim-only:x", "trim-only", runs=8, never_compressed=0.0, separation=apart)  # a trim cuts too
+    other = SettingSummary("langmem:y", "langmem", runs=6, runs_compressed=6, never_compressed=0.0, separation=mixed)
     said = separation_sentence([one, other], True)
     assert said.startswith("Argument recall separates the passed runs from the failed ones under 1 of 2 settings")
     assert "under trim-only:x the passed runs keep +43.0 points" in said
     assert separation_sentence([other], True).endswith("it is what the context still holds, not a predictor of "
                                                        "success.")
     assert separation_sentence([one], False) == ""
+    # among many settings, one interval above 0 is what chance gives: said so, not called a separation
+    many = separation_sentence([one] + [other] * 25, True)
+    assert many.startswith("Argument recall does not clearly separate") and "only under 1 of 26 settings" in many
+    assert separation_sentence([one] * 13 + [other] * 13, True).startswith(
+        "Argument recall separates the passed runs from the failed ones under 13 of 26 settings")

@@ -53,3 +53,22 @@ def test_bench_runs_over_the_mini_swe_agent_runs_with_their_resolved_labels(name
     assert len(out["runs"]) == 3 and not out["broken"]
     labels = json.loads((folder / "labels.json").read_text())
     assert {r["name"]: r["outcome"] for r in out["runs"]} == {r["name"]: float(labels[r["name"]]) for r in out["runs"]}
+
+
+def test_a_benchmark_over_the_mini_swe_agent_runs_says_whether_argument_recall_separates_resolved_from_unresolved(capsys):
+    """Every call of these runs is one whole shell command: argument recall reads the identifiers in it that the run
+    learned earlier, so each setting that cut has a figure on both resolved and unresolved runs, and the benchmark's
+    last sentence gives the difference with its 95 % interval."""
+    folder = shared_file("datasets", "long-runs", "mini-swe-agent")
+    assert main(["bench", str(folder), "--strategy", "trim-only", "--grid", "trim-only:agent_trim_chars=8000|15000",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["runs"]) == 10 and {r["outcome"] for r in out["runs"]} == {0.0, 1.0}
+    trims = [s for s in out["settings"] if s["strategy"] == "trim-only"]
+    assert len(trims) == 2
+    for s in trims:
+        assert 0 < s["means"]["argument_recall"]["mean"] < 1 and s["means"]["argument_recall"]["n"] == 10
+        assert s["separation"]["passed"] == 5 and s["separation"]["failed"] == 5
+        assert s["separation"]["low"] <= s["separation"]["difference"] <= s["separation"]["high"]
+    said = out["separation"]
+    assert said.startswith("Argument recall") and "95 % interval" in said and "5 passed, 5 failed runs" in said

@@ -98,3 +98,22 @@ def test_no_verdict_from_a_single_strategy():
     two = run_strategies(record, [make_spec("clear-tool-uses", {"trigger": 500, "keep": 1}),
                                   make_spec("trim-only", {"agent_trim_chars": 3000})])
     assert verdict(two).startswith("Verdict:") and verdict_picks(two) is not None
+
+
+def test_a_shell_command_needs_the_identifiers_in_it_that_the_run_learned_earlier():
+    """A coding agent's call is one whole command, never seen whole before: its needed values are the paths and
+    names inside it that an earlier result showed (plain words never count; the task's own never count)."""
+    from scratchpad_lab.analysis.arguments import Learned, ToolCall, identifiers, needed_at, recall
+
+    learned = [Learned(1, "django/db/models/fields.py:1200: class CharField(Field):\nsee tests/test_fields.py"),
+               Learned(2, "the error says: please check the value")]
+    command = "grep -n CharField django/db/models/fields.py && python -m pytest tests/test_other.py -q"
+    assert identifiers(command) == ["CharField", "django/db/models/fields.py", "tests/test_other.py"]
+    assert needed_at({"command": command}, 3, learned, given="") == ["CharField", "django/db/models/fields.py"]
+    assert needed_at({"command": command}, 3, learned, given="Fix CharField in Django") == \
+        ["django/db/models/fields.py"]
+    assert needed_at({"command": "please check the value"}, 3, learned, given="") == ["please check the value"]
+    assert needed_at({"command": "check the value again"}, 3, learned, given="") == []  # plain words
+    share = recall([ToolCall(3, "bash", {"command": command})], learned, "",
+                   sent=lambda i: "... class CharField(Field) ...").share
+    assert share == 0.5  # the path was cut from the context, the class name kept

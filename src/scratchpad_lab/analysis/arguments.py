@@ -7,6 +7,12 @@ run learned and when, the text that never counts, and what each model call was s
   or a number; never a boolean) that the run learned earlier: it occurs in a user turn or a tool result of
   an earlier step, and not in the text that never counts (the system prompt and the task, which every run
   is given whatever it compresses). Each distinct value counts once per call.
+- a **command or a text** (a string leaf with whitespace in it, that was not learned whole: a coding agent's
+  `bash` command, an edit's old and new text) needs the **identifiers** in it that the run learned earlier: tokens
+  of 4 or more characters with a path or code mark in them (`/`, `.`, `_`, a digit, or a capital after a lower-case
+  letter), such as `django/db/models/fields.py`, `test_fields` or `CharField`. Plain words never count. A tool
+  call that takes one whole shell command then has needed values too (before, almost none of its commands had
+  been seen whole, so coding runs had no argument recall at all).
 - it is **kept** at that call when it is still present, verbatim, in the context sent for the model call
   that made the tool call. A string is looked for as it is; a number as its decimal text (an integral float
   also as the integer), not inside a longer number (12 is not found in 2012).
@@ -131,10 +137,35 @@ def occurs(value: Any, text: str) -> bool:
     return _number_pattern(value).search(text) is not None
 
 
+_TOKEN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
+_MARKED = re.compile(r"[/._]|\d|[a-z][A-Z]")
+MIN_IDENTIFIER_CHARS = 4
+
+
+def identifiers(text: str) -> List[str]:
+    """The identifier-like tokens of a command or a text, in order, each once: paths, file and function names, ids
+    (4 or more characters with a `/`, `.`, `_`, a digit or an inner capital); never a plain word."""
+    out: List[str] = []
+    for token in _TOKEN.findall(text):
+        if len(token) >= MIN_IDENTIFIER_CHARS and _MARKED.search(token) and token not in out:
+            out.append(token)
+    return out
+
+
 def needed_at(arguments: Any, iteration: int, learned: Sequence[Learned], given: str) -> List[Any]:
-    """The leaves of `arguments` learned before model call `iteration` and not in the `given` text."""
+    """The leaves of `arguments` learned before model call `iteration` and not in the `given` text; for a command
+    or a text not learned whole, the identifiers in it learned so (see the module's docstring)."""
     before = [item.text for item in learned if item.iteration < iteration]
-    return [v for v in leaves(arguments) if not occurs(v, given) and any(occurs(v, t) for t in before)]
+    out: List[Any] = []
+    for value in leaves(arguments):
+        if occurs(value, given):
+            continue
+        if any(occurs(value, t) for t in before):
+            out.append(value)
+        elif isinstance(value, str) and any(c.isspace() for c in value.strip()):
+            seen = "\n".join(before)
+            out.extend(t for t in identifiers(value) if t not in out and t in seen and t not in given)
+    return out
 
 
 def recall(targets: Sequence[ToolCall], learned: Sequence[Learned], given: str,

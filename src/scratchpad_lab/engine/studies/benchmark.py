@@ -37,6 +37,7 @@ actions, and which values were lost (or offloaded) at which call.
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import time
 import zlib
@@ -314,14 +315,18 @@ def difference(passed: Sequence[float], failed: Sequence[float], seed: int, name
             "high": round(float(high), 4), "passed": len(a), "failed": len(b)}
 
 
+CHANCE_SETTINGS = 10   # from this many settings on, an interval or two above 0 is what chance alone gives
+
+
 def separation_sentence(settings: Sequence[SettingSummary], has_outcomes: bool) -> str:
     """Whether argument recall separates the passed runs from the failed ones on this dataset, in a sentence: under
-    how many of the settings that compressed the passed runs' recall is higher with an interval above 0, and the
-    largest difference; "" for a dataset without outcomes."""
+    how many of the settings that cut something (a summary, a clearing or a trim) the passed runs' recall is higher
+    with an interval above 0, and the largest difference; "" for a dataset without outcomes. Each 95 % interval
+    misses one time in twenty, so among many settings one or two "apart" by chance is said to be no more than that."""
     if not has_outcomes:
         return ""
-    judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.runs_compressed
-              and (s.separation or {}).get("difference") is not None]
+    judged = [s for s in settings if s.strategy != NO_COMPRESSION and s.never_compressed is not None
+              and s.never_compressed < 1 and (s.separation or {}).get("difference") is not None]
     if not judged:
         return ("The runs carry outcomes, but no setting has argument recall on both passed and failed runs (no "
                 "tool call needed a value the run had learned earlier, or one group is empty), so it cannot say "
@@ -332,6 +337,14 @@ def separation_sentence(settings: Sequence[SettingSummary], has_outcomes: bool) 
             f"against the failed (95 % interval {100 * sep['low']:+.1f} to {100 * sep['high']:+.1f}; "
             f"{sep['passed']} passed, {sep['failed']} failed runs)")
     apart = [s for s in judged if s.separation["low"] > 0]
+    if apart and len(judged) >= CHANCE_SETTINGS and len(apart) <= math.ceil(0.05 * len(judged)):
+        first = apart[0].separation
+        return (f"Argument recall does not clearly separate the passed runs from the failed ones on this dataset: "
+                f"only under {len(apart)} of {len(judged)} settings that compressed is the passed runs' recall higher "
+                f"with an interval above 0 (under {apart[0].label}: {100 * first['difference']:+.1f} points, "
+                f"{100 * first['low']:+.1f} to {100 * first['high']:+.1f}), about what chance gives among "
+                f"{len(judged)} settings (each 95 % interval misses one time in twenty). It is what the context still "
+                "holds, not a predictor of success.")
     if apart:
         return (f"Argument recall separates the passed runs from the failed ones under {len(apart)} of "
                 f"{len(judged)} settings that compressed: {said}.")
