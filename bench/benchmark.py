@@ -6,7 +6,9 @@ settings.
                               [--skip-ratio] [--recommend-runs N] [--executor local|ray] [--ray-address ADDRESS]
 
 The dataset is ../shared/datasets/tau-bench-airline/gpt-4o-airline.json (read from beside the repository,
-never copied in; public source: sierra-research/tau-bench, historical_trajectories/gpt-4o-airline.json).
+never copied in; public source: sierra-research/tau-bench, historical_trajectories/gpt-4o-airline.json), or the one
+--dataset names (a file of runs or a folder: the long coding runs' ratio is
+`--dataset ../shared/datasets/long-runs/mini-swe-agent --skip-whole --ratio-runs 3`).
 
 - whole: one fresh process runs `run_benchmark` (engine/studies/benchmark.py) with the default grid on the first
   --runs runs (default all 148), --workers processes; wall-clock seconds from the request to the result
@@ -186,11 +188,13 @@ def main() -> None:
     parser.add_argument("--recommend-runs", type=int, default=0)
     parser.add_argument("--executor", choices=("local", "ray"), default="local")
     parser.add_argument("--ray-address", default="")
+    parser.add_argument("--dataset", default="", help="another dataset (a file of runs or a folder, e.g. "
+                        "../shared/datasets/long-runs/mini-swe-agent) instead of tau-bench's")
     parser.add_argument("--old-import", action="store_true",
                         help="also run the whole benchmark on the runs folded as the lab imported them before "
                              "conversations kept their own shape, and print both costs")
     args = parser.parse_args()
-    path = str(dataset_path())
+    path = args.dataset or str(dataset_path())
     picked = json.dumps(args.strategy or [])
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     print(f"cores: {os.cpu_count()}; load average at the start: {load_average()}", flush=True)

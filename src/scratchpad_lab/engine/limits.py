@@ -41,6 +41,12 @@ BUDGETS = {"cpu_s": (120.0, 45.0), "held_mb": (900.0, 300.0), "model_calls": (40
 # Measured with bench/work_limits.py (CPU seconds, synthetic traces of 1,800 bytes a step; see README):
 STEP_S = 0.0004            # a scratchpad replay step (the lab's observed replay, package defaults)
 CHAR_S = 5e-9              # each character of scratchpad a step handles (tokens, prompt, trim)
+# The scratchpad strategies' no-compression replay reads every character of the run whole (each result's facts and
+# tokens): at least this much a character, however few its steps. Measured 2026-12-05 on the long coding runs
+# (bench/long_runs.py, CPU seconds): long runs have few, large steps, which the per-step price missed (the autourgos
+# middleware on the 402k-character Claude Code session, its baseline included, was priced 0.40 s and took 0.94 s).
+# On the synthetic 5,000-step probe the per-step price stays the larger, so its figures do not move.
+SCRATCHPAD_CHAR_S = 2.5e-6
 DEEPAGENTS_STEP_S = 0.0093
 DEEPAGENTS_MESSAGE_S = 2.1e-6   # each message in deepagents' graph state, at each step (it keeps them all)
 LANGMEM_STEP_S = 0.0038
@@ -119,7 +125,8 @@ def cpu_seconds(replay: CostedReplay, sizes: Sizes) -> float:
 
 def _work_seconds(replay: CostedReplay, sizes: Sizes) -> float:
     if replay.kind == "scratchpad":
-        return STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
+        work = STEP_S * sizes.steps + CHAR_S * _window_sum(sizes.scratchpad, replay.window_chars)
+        return max(work, SCRATCHPAD_CHAR_S * sizes.chars) if replay.window_chars >= NO_TRIM else work
     window_messages = max(1, int(replay.window_chars / max(sizes.mean_message_chars, 1.0)))
     default_window = 1_000 if replay.kind == "deepagents" else 50
     over = sum(max(0, min(n, window_messages) - default_window) for n in sizes.messages)
