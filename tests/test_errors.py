@@ -18,9 +18,9 @@ RUN_SIGNALS = {"scratchpad_lab.engine.run.observe.RunStopped", "scratchpad_lab.e
                "scratchpad_lab.engine.run.review.ReviewAbandoned", "scratchpad_lab.engine.jobs.Stopped",
                # a fork giving back a parent's failed summarizer call: raised inside the call, the package catches it
                "scratchpad_lab.engine.run.observe.RecordedFailure"}
-# Not a user's error but a bug's messenger: a recommender worker process that crashed, carrying its traceback
+# Not a user's error but a bug's messenger: a study's worker process that crashed, carrying its traceback
 # back to the calling process, where it is shown as the bug it is (a LabError would show it as a sentence).
-BUG_CARRIERS = {"scratchpad_lab.engine.studies.recommender.WorkerError"}
+BUG_CARRIERS = {"scratchpad_lab.engine.cells.local_pool.WorkerError"}
 
 
 def _package_exceptions():
