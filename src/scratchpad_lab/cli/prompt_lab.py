@@ -123,8 +123,10 @@ def run_cli(args) -> int:
         for c in matrix.cells:
             d = c.to_json()
             kept = len(d["facts_before"]) - len(d["facts_lost"])
+            # a failed call or an empty reply replaced nothing: its facts are not scored (never "kept")
+            facts = f"facts kept {kept}/{len(d['facts_before'])}" if c.is_summary else "facts not scored (no summary)"
             print(f"{d['prompt']:<28} {d['summarizer']:<20} {d['status']:<6} {d['before_chars']:>7,} -> "
-                  f"{d['after_chars']:>7,} chars, facts kept {kept}/{len(d['facts_before'])}, "
+                  f"{d['after_chars']:>7,} chars, {facts}, "
                   f"{d['latency_s']:.2f} s" + (f", error: {d['error']}" if d["error"] else ""))
             for r in d["probes"]:
                 print(f"    probe {r['question']!r} (expects {r['expected']!r}): answerable before "

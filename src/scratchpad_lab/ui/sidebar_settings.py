@@ -8,6 +8,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import streamlit as st
 
+from scratchpad_lab.model.summarizer import BUILTIN_SPEED
 from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig, field_bounds, parse_every,
                                          summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
@@ -148,8 +149,8 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "slowly and weakly.")
     if st.session_state[K_SUMMARIZER] == "builtin":
         if builtin_ready(sb, fetch=True):
-            sb.caption("The first summary loads the model (a few seconds); each then takes 10-60 s "
-                       "on this CPU, one at a time.")
+            sb.caption(f"The first summary loads the model (a few seconds); then {BUILTIN_SPEED}, "
+                       "one summary at a time.")
     if st.session_state[K_SUMMARIZER] == "endpoint":
         with sb.expander("Summarizer model", expanded=True):
             endpoint_widgets(st, PLAY_SUMMARIZER_EP, "Summarizer")
