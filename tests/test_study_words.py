@@ -117,3 +117,22 @@ def test_a_shell_command_needs_the_identifiers_in_it_that_the_run_learned_earlie
     share = recall([ToolCall(3, "bash", {"command": command})], learned, "",
                    sent=lambda i: "... class CharField(Field) ...").share
     assert share == 0.5  # the path was cut from the context, the class name kept
+
+
+def test_the_clis_prompt_matrix_never_says_facts_kept_for_a_cell_that_got_no_summary(monkeypatch, capsys, tmp_path):
+    """An endpoint nobody answers: its cell failed, so its facts are not scored (a failed call never reads as kept),
+    beside the extractive column's real count."""
+    from conftest import ROOT
+
+    monkeypatch.setenv("LAB_TEST_KEY", "sk-test-not-a-key")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Summarize: {scratchpad}")
+    code = main(["prompt-lab", str(ROOT / "sample_runs" / "support-ticket-tight.json"), "--compression", "1",
+                 "--prompt-file", str(prompt), "--summarizer", "extractive",
+                 "--summarizer-model", "nobody", "--summarizer-base-url", "http://127.0.0.1:9/v1",
+                 "--api-key-env", "LAB_TEST_KEY"])
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if "chars," in line]
+    failed = [line for line in lines if "nobody" in line]
+    assert code == 0 and failed and all("facts not scored (no summary)" in line for line in failed), out
+    assert any("facts kept" in line for line in lines if "nobody" not in line), out
