@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from scratchpad_lab.analysis.facts import Fact, line_facts, retention
+from scratchpad_lab.analysis.facts import Fact, line_facts, present_in, retention
 from scratchpad_lab.analysis.metrics import of_kind
 
 KINDS = ("id", "amount", "date", "path", "name", "code", "instruction", "other")
@@ -155,15 +155,23 @@ def _instructions(before: str, after: str, turns: tuple) -> tuple:
     if not turns:
         return (), frozenset(), False
     had, has = _norm(before), _norm(after)
+    asked = [instruction_lines(turn) for turn in turns]
+    in_had = _lines_in(had, {line for lines in asked for line in lines})
     held: List[str] = []
     newest_held: List[str] = []
-    for turn in turns:
-        lines = [line for line in instruction_lines(turn) if line in had]
+    for lines in asked:
+        lines = [line for line in lines if line in in_had]
         if lines:
             held += lines
             newest_held = lines
-    kept = frozenset(line for line in held if line in has)
+    kept = _lines_in(has, set(held))
     return tuple(held), kept, bool(newest_held) and not any(line in kept for line in newest_held)
+
+
+def _lines_in(text: str, lines: Set[str]) -> FrozenSet[str]:
+    """The lines that are in `text` (`line in text`), in time linear in the text (facts.present_in)."""
+    asked = list(lines)
+    return frozenset(line for line, there in zip(asked, present_in(text, asked, whole=False)) if there)
 
 
 def loss_words(loss: KindLoss) -> str:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from scratchpad_lab.analysis.occurrences import WORD_CHARS
+
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
 _DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Wed|Thu|Fri|Sat|Sun"
@@ -46,7 +48,7 @@ KINDS = ("url", "email", "path", "datetime", "identifier", "number", "quoted", "
 QUOTED = (3, 80)  # the length of what is inside the quotes for a quoted string to be a fact
 _PATTERNS = [
     ("url", re.compile(r"\bhttps?://[^\s\"'<>)\]}]+[^\s\"'<>)\]}.,;:!?]")),
-    ("email", re.compile(r"\b[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+\b")),
+    ("email", re.compile(r"\b[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\b")),
     ("path", re.compile(r"(?<![\w/.:-])(?:~|\.{1,2})?(?:/[\w.@-]+){2,}/?|(?<![\w/])[A-Za-z]:\\(?:[\w .-]+\\)*[\w.-]+"
                         r"|(?<![\w/.-])[\w.-]+(?:/[\w.-]+)+\.[A-Za-z0-9]{1,6}\b")),
     ("datetime", re.compile(
@@ -58,17 +60,17 @@ _PATTERNS = [
         r"\b[A-Za-z][A-Za-z]*:\d{4}\.\d{4,5}(?:v\d+)?\b"                      # arXiv:2611.04217
         r"|\bv\d+(?:\.\d+){1,3}\b"                                          # v4.18.2
         r"|\b\d+(?:\.\d+){2,}\b"                                             # 10.118.4.21, 1.2.3
-        r"|\b(?=[A-Za-z0-9_.-]*\d)[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+\b"  # A-1001, chk-eu-11, ERR_503
+        r"|\b(?=[A-Za-z0-9_.-]{0,64}\d)[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+\b"  # A-1001, chk-eu-11, ERR_503
         r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"                               # ERR_DB_POOL_EXHAUSTED
         r"|\b[a-z][a-z0-9]*(?:[._][a-z0-9]+){2,}\b"                         # db.pool.max_size
         r"|\b[A-Z]{1,5}\d{2,}[A-Z0-9]*\b")),                               # NX2, INV88213
     ("number", re.compile(
-        rf"{_CURRENCY} ?\d[\d,]*(?:\.\d+)?"
-        rf"|\b\d[\d,]*(?:\.\d+)? ?(?:{_UNITS})(?![A-Za-z])"
+        rf"{_CURRENCY} ?\d[\d,]{{0,40}}+(?:\.\d+)?"
+        rf"|\b\d[\d,]{{0,40}}+(?:\.\d+)? ?(?:{_UNITS})(?![A-Za-z])"
         r"|\b\d+\.\d+\b|\b\d{1,3}(?:,\d{3})+\b|\b\d{3,}\b")),
     # every quoted string is read whole, so a short or long one is passed over as a whole and the next
     # string's opening quote is never taken for a closing one; only 3 to 80 chars inside make a fact (QUOTED)
-    ("quoted", re.compile(r"\"([^\"\n]*)\"|“([^”\n]*)”")),
+    ("quoted", re.compile(r"\"([^\"\n]*)\"|“([^“”\n]*)”")),
     ("name", re.compile(rf"(?<![.!?:] )\b[A-Z]{_LOWER}{{2,}}(?: (?:of |de |van |von )?[A-Z]{_LOWER}+)*\b"
                         rf"|\b[A-Z]{_LOWER}+(?: [A-Z]{_LOWER}+)+\b")),
 ]
@@ -99,12 +101,26 @@ def _trim_name(text: str, m_start: int, m_end: int, value: str) -> tuple:
         return "", 0
     value = " ".join(words)
     if len(words) == 1:
-        line_start = text.rfind("\n", 0, start) + 1
-        before = text[line_start:start].rstrip()
-        if not before.strip(" \t-*•>") or text[m_end:m_end + 1] == ":" or before.endswith(_SENTENCE_OPENERS) \
-                or value.lower() in _COMMON_WORDS:
+        opens_line, last = _before_word(text, start)
+        if opens_line or text[m_end:m_end + 1] == ":" or last in _SENTENCE_OPENERS or value.lower() in _COMMON_WORDS:
             return "", 0
     return value, start
+
+
+_BULLETS = frozenset(" \t-*•>")
+
+
+def _before_word(text: str, start: int) -> tuple:
+    """(whether only whitespace and bullet marks come before `start` on its line, the last other character before
+    it or ""), read back from `start` only as far as it must: a line of many single names costs each name the gap
+    before it, never the whole line before it."""
+    at = start
+    while at > 0 and text[at - 1] != "\n" and text[at - 1].isspace():
+        at -= 1
+    last = text[at - 1] if at > 0 and text[at - 1] != "\n" else ""
+    while at > 0 and text[at - 1] in _BULLETS:
+        at -= 1
+    return at == 0 or text[at - 1] == "\n", last
 
 
 @dataclass(frozen=True)
@@ -168,7 +184,7 @@ _FIRST_CHARS = {"url": "h", "datetime": r"\dMTWFSJAOND", "number": r"\d$€£₹
 # few capitals before two digits; each alternative of the pattern starts so, and a plain word or a
 # plain number like 166.9ms is passed over at once.)
 _AT_WORD_START = {"identifier": r"\d++\.\d++\.|[A-Za-z][A-Za-z0-9]*+[-_.:]|[A-Z]{1,5}\d\d",
-                  "path": r"[~./]|[A-Za-z]:\\|[\w.-]+/"}
+                  "path": r"(?<![\w/.:-])[~./]|(?<![\w/])[A-Za-z]:\\|(?<![\w/.-])[\w.-]+/"}
 
 
 def _searcher(kind: str, pattern: re.Pattern) -> Optional[re.Pattern]:
@@ -205,16 +221,20 @@ def _matches(kind: str, pattern: re.Pattern, text: str):
             yield (*m.span(), *_value_span(m, 1, groups))
         return
     end = 0
-    if kind in _AT_WORD_START:  # a match at the very start has no non-word character before it
+    at_word_start = kind in _AT_WORD_START
+    if at_word_start:  # a match at the very start has no non-word character before it
         m = pattern.match(text, 0)
         if m:
             yield (*m.span(), *_value_span(m, 1, groups))
             end = m.end()
-    for found in searcher.finditer(text):
-        start = found.start(1)
-        if start < end:
-            continue
-        end = found.end(1)
+    # The search goes on from the previous match's end (for a non-word searcher, from the character before it,
+    # which it reads as the one before the next match): a place inside a match is never tried, so a long match
+    # (a line of "1.1.1...", of "Zorba Zorba ...") is read once, not once from each of its characters.
+    while True:
+        found = searcher.search(text, max(0, end - 1) if at_word_start else end)
+        if found is None:
+            return
+        start, end = found.span(1)
         yield (start, end, *_value_span(found, 2, groups + 1)) if groups else (start, end, start, end)
 
 
@@ -298,21 +318,38 @@ def contains(text: str, value: str, relaxed: bool = False) -> bool:
     # What fact_pattern(value, relaxed).search(text) answers, without compiling a pattern per value (a
     # long run has tens of thousands of distinct facts): each occurrence, overlapping ones too, is
     # checked against the same boundaries.
-    left = value[:1].isalnum() or value[:1] == "_"
-    right = value[-1:].isalnum() or value[-1:] == "_"
-    size, end = len(value), len(text)
     at = text.find(value)
     while at >= 0:
-        after = at + size
-        if not (left and at and text[at - 1] in _WORD_CHARS) and not (right and after < end and (
-                text[after] in _WORD_CHARS or (not relaxed and text[after] in ".," and after + 1 < end
-                                               and text[after + 1].isdecimal()))):
+        if _whole_at(text, value, at, relaxed):
             return True
         at = text.find(value, at + 1)
     return False
 
 
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")  # [A-Za-z0-9_]
+def _whole_at(text: str, value: str, at: int, relaxed: bool) -> bool:
+    """Is the occurrence of `value` at `at` of `text` a whole fact (contains' boundaries)?"""
+    after = at + len(value)
+    left = value[:1].isalnum() or value[:1] == "_"
+    right = value[-1:].isalnum() or value[-1:] == "_"
+    return not (left and at and text[at - 1] in _WORD_CHARS) and not (right and after < len(text) and (
+        text[after] in _WORD_CHARS or (not relaxed and text[after] in ".," and after + 1 < len(text)
+                                       and text[after + 1].isdecimal())))
+
+
+_WORD_CHARS = WORD_CHARS  # [A-Za-z0-9_]
+# Past this much work (values x chars of the text), many values are looked for in a text at once
+# (analysis/occurrences.py), not one by one: below it, the one-by-one search is the quicker.
+AT_ONCE_FROM = 20_000_000
+
+
+def present_in(text: str, values: Sequence[str], relaxed: Sequence[bool] = (), whole: bool = True) -> List[bool]:
+    """For each value: is it in `text`, as a whole fact (`contains`, relaxed where told) or, with `whole` False, as
+    plain text (`value in text`)? The same answers as asking one by one, in time linear in the text."""
+    relaxed = list(relaxed) or [False] * len(values)
+    if len(values) * len(text) < AT_ONCE_FROM:
+        return [(contains(text, v, r) if whole else v in text) for v, r in zip(values, relaxed)]
+    from scratchpad_lab.analysis.occurrences import Occurrences
+    return Occurrences(text).found(values, relaxed, whole)
 
 
 def fact_pattern(value: str, relaxed: bool = False) -> re.Pattern:
@@ -368,8 +405,9 @@ def retention(before: str, after: str, expected: Sequence[str] = ()) -> Retentio
         facts = extract_facts(before, expected)
         kept: List[Fact] = []
         lost: List[Fact] = []
-        for f in facts:  # each fact looked for once
-            (kept if is_in(after, f) else lost).append(f)
+        present = present_in(after, [f.text for f in facts], [f.kind == "expected" for f in facts])
+        for f, there in zip(facts, present):  # each fact looked for once
+            (kept if there else lost).append(f)
         if _RETENTIONS_CHARS[0] > 32_000_000:
             _RETENTIONS.clear()
             _RETENTIONS_CHARS[0] = 0

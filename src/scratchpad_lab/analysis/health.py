@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence
 
-from scratchpad_lab.analysis.facts import contains, extract_facts
+from scratchpad_lab.analysis.facts import extract_facts, present_in
 from scratchpad_lab.analysis.fact_kinds import last_instruction_lost, user_turns
 from scratchpad_lab.analysis.metrics import of_kind
 
@@ -57,8 +57,9 @@ def invented_facts(before: str, after: str, prompt: str = "") -> List[str]:
 
 @lru_cache(maxsize=4096)  # a sweep's cells share most of their compressions; a view asks again for those it shows
 def _invented(before: str, after: str, prompt: str) -> tuple:
-    return tuple(f.text for f in extract_facts(_HEADER.sub("", after))
-                 if f.kind in _INVENTED_KINDS and not contains(before, f.text) and not contains(prompt, f.text))
+    values = [f.text for f in extract_facts(_HEADER.sub("", after)) if f.kind in _INVENTED_KINDS]
+    new = [v for v, there in zip(values, present_in(before, values)) if not there]
+    return tuple(v for v, there in zip(new, present_in(prompt, new)) if not there)
 
 
 def _caps(events: Sequence) -> tuple:

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Sequence
 
 from scratchpad_lab.model.events import Event
 from scratchpad_lab.model.config import sections_from_template
-from scratchpad_lab.analysis.facts import Fact, extract_facts, is_in, retention
+from scratchpad_lab.analysis.facts import Fact, extract_facts, present_in, retention
 from scratchpad_lab.analysis.health import grew
 from scratchpad_lab.analysis.metrics import of_kind
 
@@ -139,7 +139,10 @@ def facts_by_step(events: Sequence[Event]) -> List[StepFacts]:
             if fact.text not in seen:
                 seen.add(fact.text)
                 per_step.setdefault(e.iteration or 0, []).append(fact)
-    return [StepFacts(step, len(facts), sum(1 for f in facts if is_in(final_context, f)))
+    every = [f for _, facts in sorted(per_step.items()) for f in facts]
+    kept = {f.text for f, there in zip(every, present_in(final_context, [f.text for f in every],
+                                                         [f.kind == "expected" for f in every])) if there}
+    return [StepFacts(step, len(facts), sum(1 for f in facts if f.text in kept))
             for step, facts in sorted(per_step.items())]
 
 

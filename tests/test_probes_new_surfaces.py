@@ -1,0 +1,54 @@
+"""Issue 46 item 3: the new surfaces attacked (bench/probes.py runs every probe; these are the defects it found,
+each kept from coming back, in the cheapest layer that proves it)."""
+import random
+import time
+
+import pytest
+
+from scratchpad_lab.analysis import fact_kinds, facts, health
+from scratchpad_lab.analysis.facts import contains, extract_facts, retention
+from scratchpad_lab.analysis.occurrences import Occurrences
+
+
+def _seconds(work, *args):
+    facts.clear_caches()
+    fact_kinds._instructions.cache_clear()
+    health._invented.cache_clear()
+    started = time.perf_counter()
+    work(*args)
+    return time.perf_counter() - started
+
+
+# ── facts: long runs, and many distinct facts ──────────────────────────────────────────────────────
+
+@pytest.mark.parametrize("shape", ["1.", "a1-", "Zorba ", "1,", "a.a@", "a./", "v1.1"])
+def test_a_200000_char_run_of_one_shape_has_its_facts_found_in_well_under_two_seconds(shape):
+    # before: "1.1.1..." took 42 s at 100,000 chars, "a1-a1-..." 27 s, "Zorba Zorba ..." 8 s (each place of a
+    # long match was tried again), "1,1,1..." over 20 s at 30,000 (a scan to the end of the run from each digit)
+    text = (shape * 200_000)[:200_000] + (" 1" if shape in ("a./",) else "")
+    assert _seconds(extract_facts, text) < 2.0
+
+
+def test_many_distinct_facts_are_checked_against_a_long_text_in_linear_time():
+    # before: 12,500 distinct ids against another 100,000 chars took 1.1 s, 125,000 against 1,000,000 133 s
+    before = " ".join(f"AB-{i}" for i in range(40_000))
+    after = " ".join(f"CD-{i}" for i in range(40_000))
+    assert _seconds(retention, before, after) < 3.0
+    assert _seconds(health.invented_facts, after, before, "") < 3.0
+    turn = "\n".join(f"please do {i:06d}" for i in range(40_000))
+    assert _seconds(fact_kinds.last_instruction_lost, turn.replace("do", "dont"), "x", [turn]) < 3.0
+
+
+def test_looking_many_values_up_at_once_answers_exactly_as_one_by_one():
+    rnd = random.Random(46)
+    pieces = list("aA1_ .,-/:é٣\n\"$") + ["A-1001", "1.5", "2026-03-14", "Asha Rao", "ERR_503", "100", "1,000",
+                                          "12345678", "1.1.1.1", "abcdefghij", "αβγδεζηθ"]
+    for _ in range(400):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 60)))
+        values = sorted({f.text for f in extract_facts(text)})
+        values += ["".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 4))) for _ in range(8)]
+        values += [text[i:i + rnd.randint(1, 20)] for i in rnd.sample(range(len(text)), min(5, len(text)))]
+        relaxed = [rnd.random() < 0.3 for _ in values]
+        found = Occurrences(text)
+        assert found.found(values, relaxed) == [contains(text, v, r) for v, r in zip(values, relaxed)]
+        assert found.found(values, whole=False) == [v in text for v in values]
