@@ -204,6 +204,9 @@ class RunObserver:
                 reply = self.bounded(inner, sent, waiting_for="the summarizer", iteration=iteration)
         except RecordedFailure:  # the parent's call failed here, and the package sees it fail again
             raise
+        except RunStopped:  # the person's Stop cut the call short: no failure of the summarizer's (see the hook)
+            call["stopped"] = True
+            raise
         except Exception as exc:
             call["latency_s"] = time.perf_counter() - started
             call["error"] = str(exc) if isinstance(exc, EndpointError) else f"{type(exc).__name__}: {exc}"
@@ -331,6 +334,11 @@ class _PostMiddlewareHook:
     def on_iteration_start(self, iteration: int, agent: Any = None, **kwargs: Any) -> None:
         obs = self.obs
         call, obs.summarizer_call = obs.summarizer_call, None
+        if call is not None and call.get("stopped"):
+            # Stopped during this iteration's summarizer call: the run ends before the iteration is sent (the agent
+            # checks for Stop before its model call), so nothing of it is recorded: not a compression that failed,
+            # not a trigger that did not fire. The run reads "stopped" at the iteration before.
+            return
         after = agent.scratchpad
         fired = call is not None
         if fired:  # the state the middleware saw, taken when it called the summarizer
