@@ -38,6 +38,22 @@ section[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [da
 [data-testid="stMain"] [class*="st-key-"][class*="_triggers"] [data-testid="stMarkdownContainer"] p {
   font-size: 1.15rem !important;
 }
+/* the scratchpad pane: view.PRESENTER_PANE_ROWS lines of view.PANE_COLS chars, in text at least 1.25rem */
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stElementContainer"]:has(> [data-testid="stCode"]) {
+  --pane-font: clamp(1.25rem, calc((100cqi - 2rem - 2px) / 25.8), 1.6rem);
+}
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stCode"] pre {
+  height: calc(var(--pane-font) * 1.38 * 4 + 2rem) !important;
+}
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stCode"] pre,
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stCode"] code {
+  font-size: var(--pane-font) !important; line-height: 1.38 !important;
+}
+/* the scratchpad pane's one line (what it shows, and the whole scratchpad's button) stays whole at 1280 px */
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stHorizontalBlock"] [data-testid="stText"],
+[data-testid="stMain"] [class*="st-key-"][class*="_scratchpad"] [data-testid="stHorizontalBlock"] [data-testid="stText"] * {
+  font-size: 1.15rem !important;
+}
 /* the status row stays one line at 1280 px with every metric it can show (summarizer calls too) */
 [data-testid="stMain"] [class*="st-key-"][class*="_status"] [data-testid="stHorizontalBlock"] { gap: 1.1rem !important; }
 @media (max-width: 1440px) {

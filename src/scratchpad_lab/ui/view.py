@@ -6,13 +6,15 @@ with its controls, the scratchpad's newest text and the trigger panel on the lef
 compression and the size chart under it on the right (presenter mode: three columns), each in a keyed
 container (`<key>_status`, `<key>_scratchpad`, `<key>_triggers`, `<key>_diff`, `<key>_chart`); the
 timeline (`<key>_timeline`) below. The compression's box has a fixed height and the trigger panel a
-reserved one, so nothing moves while a run is live. Untrusted text
+reserved one, so nothing moves while a run is live; the status row stays one line at 1280 px whatever appears in it
+(the whole scratchpad opens from the scratchpad pane's own line), and a failed summarizer call's banner is drawn under
+the live story, not above it. Untrusted text
 (scratchpad, tool results, answers, error messages) goes through st.code/st.text, or st.markdown only
 through `scratchpad_lab.ui.markup`.
 """
 from __future__ import annotations
 
-import math
+import textwrap
 from collections import Counter
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -28,7 +30,7 @@ from scratchpad_lab.analysis.metrics import final_answer, model_ids
 from scratchpad_lab.analysis import pin_checks
 from scratchpad_lab.analysis.pricing import cost_usd
 from scratchpad_lab.analysis.quality import annotate
-from scratchpad_lab.analysis.triggers import trigger_state
+from scratchpad_lab.analysis.triggers import periodic_due, trigger_state
 from scratchpad_lab.ui.cards import compression_card
 from scratchpad_lab.ui.charts import size_chart
 from scratchpad_lab.ui.state import PRESENTER
@@ -41,10 +43,13 @@ OUTCOME_TEXT = {"answered": "answered", "stopped": "stopped", "timeout": "wall-c
                 "max_iterations": "out of iterations", "error": "error"}
 
 # The one-screen layout (1280x800 with the sidebar open is the smallest it must fit)
-PANE_ROWS = 8           # visual lines of the scratchpad pane
-PANE_COLS = 38          # chars per visual line in the pane at 1280 px, with room for wrapping at spaces
-PANE_HEIGHT = 200       # px of the scratchpad pane
-PRESENTER_PANE_HEIGHT = 146  # ... in presenter mode (bigger text, same screen, the folded timeline under it)
+# The scratchpad pane holds PANE_COLS chars a line at every width: its text grows with its column (style.PAGE_CSS),
+# and its height with its text, so the newest text the page sends fills it, at 1280 px as at 1500 (issue 45 item 4).
+PANE_ROWS = 7           # visual lines of the scratchpad pane
+PANE_COLS = 43          # chars per visual line (style.PAGE_CSS sizes the text so that they fit)
+PANE_HEIGHT = 200       # px of the scratchpad pane at its smallest (the page's style grows it with its text)
+PRESENTER_PANE_ROWS = 4       # ... in presenter mode (bigger text, same screen, the folded timeline under it)
+PRESENTER_PANE_HEIGHT = 146
 DIFF_HEIGHT = 120       # px of the newest compression's text (in the live view)
 DIFF_BOX = 282          # px of the newest compression's box: fixed, so what is under it never moves
 CHART_HEIGHT = 200      # px of the size chart, its legend included
@@ -71,13 +76,18 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
     else:
         status = given or ("paused" if _paused(events) else ("running" if live else "—"))
     waiting = waiting_for(events) if live and not finish and not given else None
-    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+    # One line at 1280 px whatever appears in it (summarizer calls, pins, a wait): a small gap, a long name cut
+    # short by the page's style (style.PAGE_CSS), and a wait's detail (the built-in model loading) on the Why line.
+    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         if name:  # a sample's name comes from its file name: escaped
             st.markdown(f"**{escape(name)}**", width="content")
         # of the run's cap: a replay's is its trace's steps, past the config's max_iterations (a session of 217
         # replies read "214 of 30"); `of` is the whole run's last iteration when the row shows an earlier moment
         cap = max([config.max_iterations, of or 0] + [int(e.iteration or 0) for e in events if e.kind == "iteration"])
-        st.metric("iteration", f"{state.iteration} of {cap}", width="content")
+        # while the summarizer works on the iteration that has just begun, the row names that iteration, as the
+        # Why line does (its scratchpad is shown once the summarizer has replied)
+        now = max(state.iteration, pending_iteration(events) or 0) if waiting is not None else state.iteration
+        st.metric("iteration", f"{now} of {cap}", width="content")
         compressions, calls, _ = compression_counts(events)
         st.metric(LABELS["compressions"], compressions, width="content")
         if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
@@ -85,22 +95,56 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         if config.pins:  # analysis/pin_checks.py's count, in its words (numbers and ours only)
             pins, met, lost = pin_checks.over_compressions(events)
             color = "red" if lost else ("green" if met else "gray")
-            st.markdown(f":{color}-badge[{pin_checks.pins_text(len(pins), len(met), len(met) - len(lost))}]",
-                        width="content", help="Pins: text that must survive. A pin is kept when every compression "
-                                              "that held it wrote it again; a lost pin is flagged on its card.")
+            whole = pin_checks.pins_text(len(pins), len(met), len(met) - len(lost))
+            # the row says the pins compressions met ("0 of 1 pin kept"), or only how many there are; the whole
+            # sentence (the pins never compressed too) is its help, so the row keeps one line
+            short = pin_checks.pins_text(len(met), len(met), len(met) - len(lost)) if met else \
+                f"{len(pins)} pin{'s' if len(pins) != 1 else ''}"
+            st.markdown(f":{color}-badge[{short}]", width="content",
+                        help=f"{whole}. Pins: text that must survive. A pin is kept when every compression that held "
+                             "it wrote it again; a lost pin is flagged on its card.")
         if waiting is not None:  # a model call in flight: what the run waits for, and for how long
-            st.metric(f"status: waiting for {waiting[0]}", f"{max(0.0, elapsed_s - waiting[1]):.0f} s",
+            st.metric(f"status: waiting for {wait_parts(waiting[0])[0]}", f"{max(0.0, elapsed_s - waiting[1]):.0f} s",
                       width="content")
         else:
             st.metric("status", status, width="content")
         st.metric("elapsed", f"{elapsed_s:.1f} s", width="content")
         if controls is not None:
             controls()
-        iterations = [e for e in events if e.kind == "iteration"]
-        if iterations:
-            with st.popover("Whole scratchpad", width="content"):
-                st.code(str(iterations[-1].payload.scratchpad or "(empty)"), language=None,
-                        wrap_lines=True, height=500)
+
+
+def wait_parts(waiting: str) -> Tuple[str, str]:
+    """What a run waits for, and the detail the model gave ("the summarizer (loading the model…)": the built-in
+    model's loading or its place in the queue, observe.bounded's words): the status row names the first, the Why
+    line says the second, so the row keeps its width while the detail changes."""
+    what, _, detail = waiting.partition(" (")
+    return what, detail[:-1] if detail.endswith(")") else detail
+
+
+def pending_iteration(events: Sequence[Event]) -> Optional[int]:
+    """The iteration the summarizer (or your review) is working on, while a call for an iteration later than the
+    last one sent is in flight: the middleware calls it as that iteration starts, before the iteration is sent."""
+    if waiting_for(events) is None:
+        return None
+    start = next(e for e in reversed(events) if e.kind == "call_start")
+    sent = max([int(e.iteration or 0) for e in events if e.kind == "iteration"] + [0])
+    return int(start.iteration) if start.iteration is not None and int(start.iteration) > sent else None
+
+
+def working_sentence(events: Sequence[Event], config: RunConfig) -> Optional[str]:
+    """The Why line while the summarizer works on the iteration that has just begun (`pending_iteration`): which
+    trigger fired there and what the run waits for, never the sentence of the iteration before."""
+    k = pending_iteration(events)
+    if k is None:
+        return None
+    what, detail = wait_parts(waiting_for(events)[0])
+    if periodic_due(k, config.summarize_every):
+        fired = f"{k} is a multiple of {config.summarize_every}, so the periodic trigger fired"
+    else:
+        fired = (f"the scratchpad is over the {config.max_scratchpad_chars:,} cap and has grown since the last "
+                 "summary, so the size trigger fired")
+    doing = "the proposed summary waits for your review" if what == "your review" else "the summarizer is at work"
+    return f"Iteration {k}: {fired}; {doing}" + (f" ({detail})" if detail else "") + "."
 
 
 def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
@@ -119,7 +163,7 @@ def failure_summary(events: Sequence[Event]) -> Optional[Tuple[int, int, str]]:
 
 
 def failure_banner(events: Sequence[Event]) -> None:
-    """Said once per run, above everything: how many summarizer calls failed and why (the why may quote a
+    """Said once per run, under the live story: how many summarizer calls failed and why (the why may quote a
     server, so it is escaped)."""
     summary = failure_summary(events)
     if summary is None:
@@ -130,44 +174,66 @@ def failure_banner(events: Sequence[Event]) -> None:
              f"and facts kept reads '{NO_COMPRESSION}' for them.")
 
 
+def wrapped_rows(line: str, cols: int = PANE_COLS) -> int:
+    """How many visual lines the pane draws `line` on: wrapped at spaces and after hyphens as the browser wraps a
+    code block's text, a word longer than a line cut where the line ends."""
+    return max(1, len(textwrap.wrap(line, cols, break_on_hyphens=True, drop_whitespace=True, replace_whitespace=False,
+                                    expand_tabs=False)))
+
+
 def scratchpad_tail(text: str, rows: int = PANE_ROWS, cols: int = PANE_COLS) -> Tuple[str, int]:
-    """The newest part of the scratchpad that fits `rows` lines of `cols` chars (wrapped), with its first
+    """The newest part of the scratchpad that fills `rows` lines of `cols` chars (wrapped), with its first
     line kept when it is a package marker ("[Summarized up to step N]", the trim marker) and a line
-    saying how many chars in between are not shown. Returns (text to show, chars left out)."""
+    saying how many chars in between are not shown; the oldest line shown is cut at its start when only its end
+    fits, so the pane is full to its last line. Returns (text to show, chars left out)."""
     lines = text.split("\n")
     head = lines[0] if lines and lines[0].startswith("[") and lines[0].rstrip().endswith("]") else None
     body = lines[1:] if head is not None else lines
 
-    def height(line: str) -> int:
-        return max(1, math.ceil(len(line) / cols))
-
-    if sum(height(line) for line in lines) <= rows:
+    if sum(wrapped_rows(line, cols) for line in lines) <= rows:
         return text, 0
-    budget = rows - 1 - (height(head) if head is not None else 0)
+    budget = rows - 1 - (wrapped_rows(head, cols) if head is not None else 0)
     shown: List[str] = []
     for line in reversed(body):
-        if height(line) > budget:
-            if not shown and budget > 0:  # the newest line alone is longer than the pane: its end
-                shown.append("…" + line[-(budget * cols - 1):])
+        need = wrapped_rows(line, cols)
+        if need > budget:
+            if budget > 0:  # the end of this line fills the rows left
+                end = line[-(budget * cols - 1):]
+                while end and wrapped_rows("…" + end, cols) > budget:
+                    end = end[cols // 2:]
+                if end.strip():
+                    shown.append("…" + end.lstrip())
             break
         shown.append(line)
-        budget -= height(line)
+        budget -= need
     shown.reverse()
     left_out = len(text) - len("\n".join(shown)) - (len(head) + 1 if head is not None else 0)
-    marker = f"… {left_out:,} earlier chars not shown"
+    marker = f"… {max(left_out, 0):,} earlier chars not shown"
     return "\n".join(([head] if head is not None else []) + [marker] + shown), left_out
 
 
-def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None, height: int = PANE_HEIGHT) -> None:
+def _pane_header(text: str, whole: Optional[str]) -> None:
+    """The pane's one line: what it shows, and the whole scratchpad behind a button at its end (drawn disabled
+    before the first step, so the line keeps its height). Here, not in the status row: the row stays one line."""
+    with st.container(horizontal=True, vertical_alignment="center", gap="xsmall"):
+        st.text(text, width="stretch")
+        with st.popover(":material/open_in_full:", type="tertiary", disabled=whole is None,
+                        help="The whole scratchpad, as it was sent at this iteration."):
+            st.code(whole or "(empty)", language=None, wrap_lines=True, height=500)
+
+
+def scratchpad_panel(events: Sequence[Event], upto: Optional[int] = None, height: int = PANE_HEIGHT,
+                     rows: int = PANE_ROWS) -> None:
     shown = [e for e in events if e.kind == "iteration" and (upto is None or e.iteration <= upto)]
     if not shown:
-        st.text("Scratchpad: empty until the first step is done.")
+        _pane_header("Scratchpad: empty until the first step is done.", None)
         st.code("", language=None, height=height)
         return
     last = shown[-1]
     sent = last.payload
-    tail, _ = scratchpad_tail(str(sent.scratchpad or ""))
-    st.text(f"Scratchpad sent at iteration {last.iteration}: {sent.chars:,} chars · {sent.tokens:,} tokens")
+    tail, _ = scratchpad_tail(str(sent.scratchpad or ""), rows)
+    _pane_header(f"Scratchpad sent at iteration {last.iteration}: {sent.chars:,} chars · {sent.tokens:,} tokens",
+                 str(sent.scratchpad or ""))
     st.code(tail or "(empty)", language=None, height=height, wrap_lines=True)
 
 
@@ -181,7 +247,7 @@ FIRED_STATUS = {"ok": "", "empty": " (the summarizer replied nothing)", "error":
 FIRED_REVIEW = {"rejected": " (you rejected it)", "abandoned": " (stopped during your review)"}
 
 
-def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None) -> None:
+def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int] = None, live: bool = False) -> None:
     s = trigger_state(events, config, upto)
     if s.next_periodic is None:
         periodic = "Periodic trigger: off"
@@ -201,7 +267,9 @@ def trigger_panel(events: Sequence[Event], config: RunConfig, upto: Optional[int
              f"last fired: {s.last_fired_reason} at {s.last_fired_iteration}"
              f"{FIRED_REVIEW.get(s.last_fired_review or '') or FIRED_STATUS.get(s.last_fired_status, '')}")
     st.text(f"{size} · {fired}", help=SIZE_HELP)
-    st.text("Why: " + (sentence_for(events, s.iteration) or "the first iteration has not started yet."))  # narrate.py
+    working = working_sentence(events, config) if live and upto is None else None
+    st.text("Why: " + (working or sentence_for(events, s.iteration) or  # narrate.py
+                       "the first iteration has not started yet."))
 
 
 def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
@@ -227,6 +295,18 @@ def timeline_frame(events: Sequence[Event]) -> pd.DataFrame:
     whys = narrate(events)  # one sentence per iteration: why it did or did not compress
     return pd.DataFrame([{**r, "why": whys.get(r["iteration"], "")} for r in rows.values()],
                         columns=["iteration", "chars sent", "tools", "compression", "trim", "why"])
+
+
+# The timeline's columns in px: together they fit the table's width at 1280 px (916 px with the sidebar open), and
+# Streamlit shares out what a wider window adds, so no column runs past the table's right edge at either size; a
+# long "why" is cut inside its cell (the Why line and the cards say it whole).
+TIMELINE_WIDTHS = {"iteration": 72, "chars sent": 84, "tools": 170, "compression": 215, "trim": 110, "why": 240}
+
+
+def timeline_columns() -> dict:
+    return {name: (st.column_config.NumberColumn(name, width=width, format="localized")
+                   if name in ("iteration", "chars sent") else st.column_config.TextColumn(name, width=width))
+            for name, width in TIMELINE_WIDTHS.items()}
 
 
 def _money(value: Optional[float]) -> str:
@@ -281,7 +361,6 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
         status = status or ("running" if live else "in progress")
     with st.container(key=f"{key}_status"):
         status_line(events, config, elapsed_s, live, controls, name, status, of=whole)
-    failure_banner([e for e in events if upto is None or e.iteration is None or e.iteration <= upto])
     shown = [e for e in events if upto is None or e.iteration is None or e.iteration <= upto]
     # The live story on one screen: the scratchpad and the triggers beside the newest compression and the
     # size chart (presenter mode: the same, wider without the sidebar, taller and in bigger text). The compression sits
@@ -290,9 +369,10 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
     story, newest = st.columns([5, 6], gap="medium")
     with story:
         with st.container(key=f"{key}_scratchpad", gap="xsmall"):
-            scratchpad_panel(events, upto, PRESENTER_PANE_HEIGHT if presenting else PANE_HEIGHT)
+            scratchpad_panel(events, upto, *((PRESENTER_PANE_HEIGHT, PRESENTER_PANE_ROWS) if presenting else
+                                             (PANE_HEIGHT, PANE_ROWS)))
         with st.container(key=f"{key}_triggers", gap="xsmall"):
-            trigger_panel(events, config, upto)
+            trigger_panel(events, config, upto, live=live)
     with newest:
         with st.container(key=f"{key}_diff", height=DIFF_BOX, border=True):
             newest_compression(events, key, upto)
@@ -303,13 +383,18 @@ def render_run_top(events: Sequence[Event], config: RunConfig, *, live: bool, el
                 "Chart unit", ["chars", "tokens"], horizontal=True, key=f"{key}_unit", label_visibility="collapsed")
             st.altair_chart(size_chart(events, config, unit, upto, height=height, presenting=presenting),
                             width="stretch", height=height)
+    # Under the live story, not above it: a banner that appears at the first failed call mid-run would push the
+    # scratchpad, the triggers and the chart down while the presenter talks (issue 45 item 3)
+    failure_banner(shown)
     with st.container(key=f"{key}_timeline"):
         if presenting:  # a projector's screen ends with the live story, not with a table cut at its edge
             with st.expander("Timeline"):
-                st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
+                st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT,
+                             column_config=timeline_columns())
         else:
             st.text("Timeline")
-            st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT)
+            st.dataframe(timeline_frame(shown), hide_index=True, height=TIMELINE_HEIGHT,
+                         column_config=timeline_columns())
     answer = final_answer(events)
     if answer is not None:
         st.subheader("Final answer")
