@@ -10,6 +10,7 @@ every character escaped, our styles around escaped pieces), and otherwise st.cod
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, List, Optional, Tuple
 
 import streamlit as st
@@ -87,11 +88,24 @@ def _fact_spans(text: str, facts: List[str]) -> List[Tuple[int, int]]:
     return out
 
 
+_SUMMARY_HEADER = re.compile(r"\[Summarized up to step \d+\]")  # the package's first line of every summary
+
+
+def merged(before: str, after: str) -> List[Tuple[str, str]]:
+    """diffing.merged_words, with the summary's header first: the package writes "[Summarized up to step N]" at the
+    top of the text it sends, so the merged text starts with it, not with the scratchpad's first words struck
+    through above it (a first card opened on a struck "Step 1:")."""
+    head, newline, rest = after.partition("\n")
+    if _SUMMARY_HEADER.fullmatch(head.strip()) and not _SUMMARY_HEADER.match(before):  # (else: the two headers' diff)
+        return [(head + newline, "new")] + merged_words(before, rest)
+    return merged_words(before, after)
+
+
 def merged_pieces(before: str, after: str, lost: List[str]) -> List[Tuple[str, str]]:
     """(text, style) for markup.inert_html: kept plain, dropped struck through, new tinted; a lost fact
     inside dropped text in bold, so a reader finds it at a glance."""
     out: List[Tuple[str, str]] = []
-    for text, status in merged_words(before, after):
+    for text, status in merged(before, after):
         if status != "dropped":
             out.append((text, "plain" if status == "kept" else "new"))
             continue
@@ -157,7 +171,7 @@ def diff_view(c: Dict, key: str, height: int) -> None:
                          help="Before and after in two panes; unchanged lines sit on the same row. "
                               "- dropped, ~ partly kept, + written by the summarizer.")
         if not side:
-            counts = word_counts(merged_words(before, after))
+            counts = word_counts(merged(before, after))
             st.caption(f"words: {counts['kept']:,} kept · :red-background[~~{counts['dropped']:,} dropped~~] · "
                        f":blue-background[{counts['new']:,} new]", width="content",
                        help="Kept words plain; dropped words struck through on red; words the summarizer "
