@@ -1,5 +1,6 @@
 """Issue 46 item 3: the new surfaces attacked (bench/probes.py runs every probe; these are the defects it found,
 each kept from coming back, in the cheapest layer that proves it)."""
+import json
 import random
 import time
 
@@ -52,3 +53,31 @@ def test_looking_many_values_up_at_once_answers_exactly_as_one_by_one():
         found = Occurrences(text)
         assert found.found(values, relaxed) == [contains(text, v, r) for v, r in zip(values, relaxed)]
         assert found.found(values, whole=False) == [v in text for v in values]
+
+
+# ── datasets: a hostile run's outcome and name ─────────────────────────────────────────────────────
+
+CHAT = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]
+
+
+def test_a_reward_too_large_for_a_float_or_infinite_is_no_outcome_and_the_dataset_still_reads():
+    from scratchpad_lab.engine.files.dataset import read_dataset_bytes
+    # before: OverflowError out of read_dataset_bytes (a traceback on the Benchmark page), and 1e999 read as inf
+    data = ('[{"reward": 1' + "0" * 400 + ', "messages": %s}, {"reward": 1e999, "messages": %s}, '
+            '{"reward": 0.5, "messages": %s}]') % ((json.dumps(CHAT),) * 3)
+    assert [r.outcome for r in read_dataset_bytes(data.encode(), "d.json").runs] == [None, None, 0.5]
+
+
+def test_a_folders_labels_too_large_for_a_float_are_left_out(tmp_path):
+    from scratchpad_lab.engine.files.dataset import read_dataset
+    (tmp_path / "a.json").write_text(json.dumps(CHAT))
+    (tmp_path / "labels.json").write_text('{"a": 1' + "0" * 400 + ', "b": true}')
+    assert read_dataset(tmp_path).runs[0].outcome is None
+
+
+def test_a_task_id_of_megabytes_or_an_object_names_its_run_in_at_most_200_characters():
+    from scratchpad_lab.engine.files.dataset import read_dataset_bytes
+    data = json.dumps([{"task_id": "x" * 5_000_000, "messages": CHAT}, {"task_id": {"a": [1] * 100_000},
+                                                                        "trial": "t" * 1_000, "messages": CHAT}])
+    names = [r.name for r in read_dataset_bytes(data.encode(), "d.json").runs]
+    assert all(len(n) <= 5 + 200 + 9 + 200 for n in names) and names[0].startswith("task xxx") and names[0][-1] == "…"

@@ -14,6 +14,7 @@ read from `info.task.actions` (tau-bench) or `gold_actions`: a list of {"name", 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -25,6 +26,7 @@ from scratchpad_lab.model.trace import RecordError, Trace, parse_json_bytes, rea
 SUFFIXES = (".json", ".jsonl", ".traj")   # .traj: SWE-agent's runs (JSON)
 LABELS_FILE = "labels.json"   # beside a folder's runs: {run id: true (passed) / false, or a number}
 MAX_RUNS = 5_000
+NAME_CHARS = 200   # a run's name as the file gives it (a task id, an instance id), cut: it is shown and stored
 OUTCOME_NUMBERS = ("reward", "score")
 OUTCOME_FLAGS = ("passed", "pass", "success", "solved")
 
@@ -81,13 +83,25 @@ def items_of(raw: Any) -> List[Any]:
     return [raw]
 
 
+def _number(value: Any) -> Optional[float]:
+    """A finite number as a float, else None (a JSON integer of 400 digits does not fit a float; 1e999 reads as
+    infinity): an outcome is a reward, not whatever a file wrote."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def outcome_of(item: Any) -> Optional[float]:
     if not isinstance(item, dict):
         return None
     for key in OUTCOME_NUMBERS:
-        value = item.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
-            return float(value)
+        number = _number(item.get(key))
+        if number is not None:
+            return number
     for key in OUTCOME_FLAGS:
         if isinstance(item.get(key), bool):
             return 1.0 if item[key] else 0.0
@@ -108,11 +122,16 @@ def gold_of(item: Any) -> Optional[List[Dict[str, Any]]]:
 
 
 def name_of(item: Any, where: str, index: int, count: int) -> str:
+    """The run's name: its task id (and trial), a SWE-bench instance id, else its place in the file; each cut to
+    NAME_CHARS (a task id is whatever the file holds: 5 MB of text, or an object)."""
+    def cut(value: Any) -> str:
+        text = str(value)
+        return text if len(text) <= NAME_CHARS else text[:NAME_CHARS - 1] + "…"
     if isinstance(item, dict) and "task_id" in item:
-        trial = f", trial {item['trial']}" if "trial" in item else ""
-        return f"task {item['task_id']}{trial}"
+        trial = f", trial {cut(item['trial'])}" if "trial" in item else ""
+        return f"task {cut(item['task_id'])}{trial}"
     if isinstance(item, dict) and isinstance(item.get("instance_id"), str) and count == 1:
-        return item["instance_id"][:200]  # a SWE-bench run (mini-swe-agent)
+        return cut(item["instance_id"])  # a SWE-bench run (mini-swe-agent)
     return f"{where} #{index + 1}" if count > 1 else where
 
 
@@ -128,8 +147,12 @@ def read_labels(folder: Path) -> Dict[str, float]:
         return {}
     if not isinstance(raw, dict):
         return {}
-    return {str(k): (1.0 if v else 0.0) if isinstance(v, bool) else float(v) for k, v in raw.items()
-            if isinstance(v, (bool, int, float))}
+    out = {}
+    for key, value in raw.items():
+        number = (1.0 if value else 0.0) if isinstance(value, bool) else _number(value)
+        if number is not None:
+            out[str(key)] = number
+    return out
 
 
 def _label_for(labels: Dict[str, float], run: "DatasetRun", file: Path) -> Optional[float]:
