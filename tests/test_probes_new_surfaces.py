@@ -81,3 +81,32 @@ def test_a_task_id_of_megabytes_or_an_object_names_its_run_in_at_most_200_charac
                                                                         "trial": "t" * 1_000, "messages": CHAT}])
     names = [r.name for r in read_dataset_bytes(data.encode(), "d.json").runs]
     assert all(len(n) <= 5 + 200 + 9 + 200 for n in names) and names[0].startswith("task xxx") and names[0][-1] == "…"
+
+
+# ── forks: a fork of a fork of ... ─────────────────────────────────────────────────────────────────
+
+def _fork_of_a_run_with(earlier: int, tmp_path):
+    from conftest import ROOT
+    from scratchpad_lab.engine.run.forking import compression_iterations
+    from scratchpad_lab.engine.tasks.fork_tasks import ForkRequest, fork
+    from scratchpad_lab.model.records import load_record
+    raw = json.loads((ROOT / "sample_runs" / "support-ticket-tight.json").read_text(encoding="utf-8"))
+    compressions = compression_iterations(load_record(ROOT / "sample_runs" / "support-ticket-tight.json").events)
+    first, last = compressions[0], compressions[-1]
+    raw["forked_from"] = {"parent_id": None, "parent_name": "p", "iteration": first, "skipped": True,
+                          "parent_settings": {}, "earlier": [{"iteration": 1, "skipped": False, "parent_settings": {}}
+                                                             for _ in range(earlier)]}
+    (tmp_path / "parent.json").write_text(json.dumps(raw))
+    job = fork(ForkRequest(load_record(tmp_path / "parent.json"), last, skip=True, parent_name="p")).start()
+    job.join(60)
+    return job
+
+
+def test_a_fork_whose_record_would_hold_more_fork_points_than_a_file_keeps_is_refused_before_it_replays(tmp_path):
+    from scratchpad_lab.model.records import load_record
+    kept = _fork_of_a_run_with(99, tmp_path)  # 99 earlier, its own, and the new one: 101, a record holds them
+    kept.result.record.save(tmp_path / "fork.json")
+    assert len(load_record(tmp_path / "fork.json").forked_from["earlier"]) == 100
+    # before: the fork replayed, and its record (101 earlier points) could be neither stored nor loaded again
+    refused = _fork_of_a_run_with(100, tmp_path)
+    assert refused.result is None and "the most a run file keeps is 101" in str(refused.error)

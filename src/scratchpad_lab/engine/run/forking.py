@@ -56,13 +56,28 @@ def points_of(record: Any) -> List[ForkPoint]:
     return out
 
 
+def most_points() -> int:
+    """The most fork points a run record holds: its own and the earlier ones its `forked_from` keeps
+    (schemas.ForkSpec.earlier's limit, read from there)."""
+    from annotated_types import MaxLen
+    from scratchpad_lab.model.schemas import ForkSpec
+    return 1 + next(m.max_length for m in ForkSpec.model_fields["earlier"].metadata if isinstance(m, MaxLen))
+
+
 def hold(run: Any, points: Sequence[ForkPoint]) -> None:
     """Make `run` (an engine/runner.Run not yet started) take the fork points: its middleware's hook is wrapped
     (the agent looks it up at every event), its triggers start as the first point's `before`, and the observer
-    records the skipped iterations (a trigger event with `skipped`)."""
+    records the skipped iterations (a trigger event with `skipped`). More points than a record holds (a fork of a
+    fork of ... 101 times) are refused before the run starts, in one sentence (fork_tasks.ForkRefused): its
+    record could be neither stored nor read back."""
     points = sorted(points, key=lambda p: p.iteration)
     if not points:
         return
+    if len(points) > most_points():
+        from scratchpad_lab.engine.tasks.fork_tasks import ForkRefused
+        raise ForkRefused(f"This run already holds {len(points) - 1:,} fork points before this one, the most a run "
+                          f"file keeps is {most_points()}: a fork of it could not be saved. Fork an earlier run of "
+                          "its line instead.")
     mw = run.middleware
     at = {p.iteration: p for p in points}
     for name, value in points[0].before.items():
