@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browser_support import IDLE_JS, blank_page, browser, server  # noqa: F401 (fixtures, taken by name)
+from browser_support import IDLE_JS, blank_page, browser, scaled, server, wait_for  # noqa: F401 (fixtures: by name)
 from scratchpad_lab.analysis.health import CHIPS
 
 pytestmark = pytest.mark.browser
@@ -30,7 +30,7 @@ PLACEHOLDER_SAMPLE = "support-ticket-tight"  # stored under a new id for the `ID
 PLACEHOLDER_STEP = "4"                        # a compression of that sample: good for step=N and card=N
 PLACEHOLDER_LESSON = "1"                      # for lesson=N
 FELL_BACK = ("opened instead", "default page", "has no", "ignored", "not one of")
-TIMEOUT_MS = 60_000
+TIMEOUT_MS = 60_000  # on a quiet machine; every wait is scaled() by the load
 
 
 class GuideLink(NamedTuple):
@@ -114,13 +114,13 @@ def test_a_guide_link_opens_what_the_guide_says(guide, blank_page, server, store
     page.goto(url)
     where = f"{guide.page}:{guide.line} {guide.link}"
     if "lesson" in query:
-        page.get_by_role("heading", name=f"Lesson {query['lesson']}:", exact=False).wait_for(timeout=TIMEOUT_MS)
+        page.get_by_role("heading", name=f"Lesson {query['lesson']}:", exact=False).wait_for(timeout=scaled(TIMEOUT_MS))
     else:
-        page.get_by_role("heading", name="Scratchpad Lab · Runs").wait_for(timeout=TIMEOUT_MS)
+        page.get_by_role("heading", name="Scratchpad Lab · Runs").wait_for(timeout=scaled(TIMEOUT_MS))
         at = query.get("card") or query.get("step")
         shown = rf"^Showing iteration {at} of \d+\.$" if at else r"^Showing the whole run \("
-        page.get_by_text(re.compile(shown)).wait_for(timeout=TIMEOUT_MS)
-    page.wait_for_function(IDLE_JS, timeout=TIMEOUT_MS)
+        page.get_by_text(re.compile(shown)).wait_for(timeout=scaled(TIMEOUT_MS))
+    page.wait_for_function(IDLE_JS, timeout=scaled(TIMEOUT_MS))
     notes = page.locator('[data-testid="stAlert"]').all_inner_texts()
     assert not [n for n in notes if any(words in n for words in FELL_BACK)], (where, notes)
     if "lesson" in query:
@@ -134,18 +134,32 @@ def test_a_guide_link_opens_what_the_guide_says(guide, blank_page, server, store
         assert not guide.chips, f"{where}: the guide names a chip for a link that opens no card"
 
 
+# The step view's card (the compression on screen at that step) is in the window, and the first card below the chart
+# has that compression's heading and every chip asked for (args: [heading, chips]).
+CARD_JS = """([heading, chips]) => {
+  const step = document.querySelector('.st-key-runs_view_newest');
+  const box = step?.getBoundingClientRect();
+  const inWindow = !!box && box.top >= 0 && box.top < innerHeight && step.innerText.includes(heading);
+  const card = document.querySelector('.st-key-runs_view_card_0');
+  const badges = card ? [...card.querySelectorAll('.stMarkdownBadge')].map(b => b.innerText.trim()) : [];
+  return inWindow && !!card && card.innerText.includes(heading) && chips.every(c => badges.includes(c));
+}"""
+CARD_STATE_JS = """() => ({
+  step: document.querySelector('.st-key-runs_view_newest')?.innerText?.slice(0, 80) ?? null,
+  step_top: document.querySelector('.st-key-runs_view_newest')?.getBoundingClientRect()?.top ?? null,
+  window_height: innerHeight,
+  first_card: document.querySelector('.st-key-runs_view_card_0')?.innerText?.slice(0, 80) ?? null,
+  its_chips: [...(document.querySelector('.st-key-runs_view_card_0')?.querySelectorAll('.stMarkdownBadge') ?? [])]
+    .map(b => b.innerText.trim()),
+})"""
+
+
 def _the_card_and_its_chips(page, iteration: int, chips: tuple, notes: list, where: str) -> None:
+    """On arrival the window shows that compression (the step view's newest card, which knows the run only up to
+    that step), and the note says where its card with the whole run's health checks is: the first card below the
+    chart, which must carry the chips the guide names."""
     heading = f"Compression at iteration {iteration}"
-    # On arrival the window shows that compression (the step view's newest card), and the note says where its
-    # card with the run's health checks is: the first card below the chart.
-    step_card = page.locator(".st-key-runs_view_newest")
-    assert step_card.get_by_text(heading, exact=True).is_visible(), where
-    assert step_card.evaluate("e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }"), \
-        f"{where}: the window on arrival does not show the compression of iteration {iteration}"
     assert any(f"The compression card of iteration {iteration} is the first card below the chart." in n
                for n in notes), (where, notes)
-    card = page.locator(".st-key-runs_view_card_0")
-    assert card.get_by_text(heading, exact=True).is_visible(), f"{where}: the first card is not iteration {iteration}"
-    badges = card.locator(".stMarkdownBadge").all_inner_texts()
-    missing = [chip for chip in chips if chip not in badges]
-    assert not missing, f"{where}: the guide names {missing} on this card; the card shows {badges}"
+    wait_for(page, CARD_JS, f"{where}: the window shows {heading!r} and the first card below the chart has it with "
+             f"the chips {list(chips)}", TIMEOUT_MS, arg=[heading, list(chips)], state_js=CARD_STATE_JS)
