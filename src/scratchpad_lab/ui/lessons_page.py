@@ -25,6 +25,7 @@ from scratchpad_lab.ui.state import (LESSON_AT, LESSON_GOTO, LESSON_JOB, LESSON_
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui.style import PAGE_CSS
+from scratchpad_lab.ui.sidebar_settings import SETTING_LABELS, SUMMARIZERS
 from scratchpad_lab.ui.view import DIFF_BOX, as_of, newest_compression, render_run
 
 IDLE_STOP_S = 900.0  # a learner may read a callout for a while; a tab gone this long stops the run
@@ -32,10 +33,19 @@ PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
 
 
 def _settings_lines(item: Lesson) -> str:
+    """The lesson's settings in the Playground's words for them (sidebar_settings), never a field's raw name."""
     c = item.config()
-    return (f"scenario {item.scenario} · summarize_every {every_text(c.summarize_every)} · max_scratchpad_chars {c.max_scratchpad_chars:,} "
-            f"· agent_trim_chars {c.agent_trim_chars:,} · summarizer {c.summarizer} · "
-            f"extractive budget {c.extractive_budget_chars:,} chars")
+    summarizer = SUMMARIZERS.get(c.summarizer) or SUMMARIZER_WORDS.get(c.summarizer, c.summarizer)
+    return " · ".join([f"Scenario: {get_scenario(item.scenario).title}",
+                       f"{SETTING_LABELS['summarize_every']}: {every_text(c.summarize_every)}",
+                       f"{SETTING_LABELS['max_scratchpad_chars']}: {c.max_scratchpad_chars:,}",
+                       f"{SETTING_LABELS['agent_trim_chars']}: {c.agent_trim_chars:,}",
+                       f"Summarizer: {summarizer}",
+                       f"{SETTING_LABELS['extractive_budget_chars']}: {c.extractive_budget_chars:,}"])
+
+
+# A lesson may pick a summarizer the Playground's sidebar does not offer
+SUMMARIZER_WORDS = {"silent": "the silent stand-in (replies nothing)"}
 
 
 def _stop_run() -> None:
@@ -128,6 +138,19 @@ def _ending(item: Lesson, events) -> None:
         st.subheader("Try next")
         st.markdown(item.try_next)
 
+def _progress(run, moment=None) -> None:
+    """The run's progress and Stop above the lesson. Held at a pause, it names the pause's iteration, as the status
+    row under it does (the agent may have begun the next step before it held)."""
+    if run.finished:
+        return
+    if moment is None:
+        live.controls(LESSON_JOB, run)
+        return
+    total = max(run.progress().total, 1)
+    live.controls(LESSON_JOB, run, text=f"paused at iteration {moment.iteration} of at most {total}",
+                  fraction=moment.iteration / total)
+
+
 def _lesson_view(run, number: int) -> None:
     item = lesson(number)
     if run is None or st.session_state[LESSON_OF] != number:
@@ -148,12 +171,14 @@ def _lesson_view(run, number: int) -> None:
             st.session_state[LESSON_AT] = True
             run.pause()
             st.rerun()
+        _progress(run, moment)
         _callout(item, moment, events, stage)
         # frozen on the moment: its iteration, its clock, and "paused" (the lesson holds the agent there)
         render_run(events, run.config, live=not run.finished, elapsed_s=run.elapsed_s(),
                    key=f"lesson_view_{stage}", upto=moment.show_upto,
                    status=None if run.finished else "paused")
         return
+    _progress(run)
     if stage < len(item.pauses):
         st.text(f"Running… the lesson will pause at {item.pauses[stage].name}.")
     elif not run.finished:
@@ -207,4 +232,5 @@ def page() -> None:
             st.text(f"Lesson {st.session_state[LESSON_OF]} is still open; starting this one stops it.")
         return
     # held at a pause point: no refresh until Continue; the end of the run reruns the page once
-    live.show(LESSON_JOB, lambda job: _lesson_view(job, number), hold=st.session_state[LESSON_AT])
+    # its progress and Stop are drawn by the view (_progress), which knows the moment on show
+    live.show(LESSON_JOB, lambda job: _lesson_view(job, number), hold=st.session_state[LESSON_AT], controls=False)

@@ -150,12 +150,20 @@ def _tick(slot: Slot, body: Optional[Body], on_end, hold: bool, controls: bool, 
 
 
 def _controls(slot: Slot, job: Job) -> None:
+    controls(slot, job)
+
+
+def controls(slot: Slot, job: Job, text: Optional[str] = None, fraction: Optional[float] = None) -> None:
+    """The job's progress bar, what it is doing and its Stop button. A page that shows the job as it was at an
+    earlier moment (a lesson held at a pause) says that moment instead (`text`, `fraction`), so the line above the
+    view and the view name the same step; it passes controls=False to `show` and calls this itself."""
     progress = job.progress()
     stopping = job.stop_flag.is_set()
     bar, stop = st.columns([6, 1], vertical_alignment="center")
     with bar:
-        st.progress(progress.fraction)
-        st.text("Stopping…" if stopping else progress.text)  # our words; a label may quote a name: plain text
+        st.progress(min(max(progress.fraction if fraction is None else fraction, 0.0), 1.0))
+        # our words; a label may quote a name: plain text
+        st.text("Stopping…" if stopping else (text or progress.text))
     stop.button("Stop", key=slot.stop_button, disabled=stopping, on_click=_stop, args=(slot, job))
 
 
