@@ -87,6 +87,13 @@ def _apply_preset() -> None:
     st.session_state[K_BUDGET] = chosen["extractive_budget_chars"]
 
 
+def _match_preset() -> None:
+    """A trigger or the summary budget changed by hand: the preset picker names the preset these settings are, or
+    reads Custom (it kept the last preset's name, which no longer said what would run)."""
+    s = st.session_state
+    s[K_PRESET] = preset_label_for(s.get(K_EVERY), s.get(K_CAP), s.get(K_BUDGET))
+
+
 def use_preset(name: str) -> None:
     """Choose a preset as if picked in the sidebar (a button's callback)."""
     st.session_state[K_PRESET] = name
@@ -132,9 +139,9 @@ def sidebar_settings() -> Tuple[Optional[RunConfig], Dict[str, str], Optional[st
                       "when over N chars.\n\n" + "\n".join(f"- **{p.name}**: {p.description}"
                                                              for p in presets().values())
                       + f"\n- **{CUSTOM_PRESET}**: settings that are no preset's (e.g. from Recommend).")
-    sb.selectbox(SETTING_LABELS["summarize_every"], EVERY_CHOICES, key=K_EVERY,
+    sb.selectbox(SETTING_LABELS["summarize_every"], EVERY_CHOICES, key=K_EVERY, on_change=_match_preset,
                  help="Middleware's periodic trigger: compress at iterations N, 2N, 3N… (off: never).")
-    sb.number_input(LABELS[K_CAP], step=500, key=K_CAP,
+    sb.number_input(LABELS[K_CAP], step=500, key=K_CAP, on_change=_match_preset,
                     help="Middleware's size trigger (max_scratchpad_chars): compress when the scratchpad is "
                          "longer than this and has grown since the last summary.")
     _range_message(sb, K_CAP)
@@ -174,8 +181,8 @@ def _advanced(box, models) -> None:
         st.text_area("Summarizer prompt template", key=K_PROMPT, height=220,
                      help="Sent to the summarizer. Must contain {scratchpad}; may use {query} and {iteration}.")
         st.button("Reset to the package's prompt", on_click=_reset_prompt, key="play_reset_prompt")
-        st.number_input(LABELS[K_BUDGET], step=100,
-                        key=K_BUDGET, help="The longest summary the extractive summarizer may write.")
+        st.number_input(LABELS[K_BUDGET], step=100, key=K_BUDGET, on_change=_match_preset,
+                        help="The longest summary the extractive summarizer may write.")
         _range_message(st, K_BUDGET)
         st.number_input(LABELS[K_TOOL_CAP], step=500, key=K_TOOL_CAP,
                         help="The agent cuts every tool result to this many chars before it enters the scratchpad.")
