@@ -125,9 +125,10 @@ def test_an_uploaded_trace_compared_under_two_settings_shows_two_columns_that_co
 
     # the settings table: the two default rows, which compress differently on this trace
     _wait(page, f"() => ({SETTINGS_ROWS_JS})()?.length > 0", "the settings editor was not drawn")
-    rows = [(r["summarize_every"], r["max_scratchpad_chars"]) for r in page.evaluate(SETTINGS_ROWS_JS)
-            if any(r.values())]
-    assert rows == [("5", "15000"), ("2", "2000")], rows
+    from scratchpad_lab.ui.sidebar_settings import SETTING_LABELS  # the headers are the sidebar's words
+    rows = [(r[SETTING_LABELS["summarize_every"]], r[SETTING_LABELS["max_scratchpad_chars"]])
+            for r in page.evaluate(SETTINGS_ROWS_JS) if any(r.values())]
+    assert rows == [("5", "15000"), ("2", "2000")], rows  # (the mirror holds the values; the canvas draws 15,000)
 
     button = page.locator(".st-key-cmp_run").get_by_role("button", name="Compare", exact=True)
     assert button.is_enabled(), f"Compare is disabled: {page.evaluate(STATE_JS)}"

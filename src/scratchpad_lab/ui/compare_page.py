@@ -18,6 +18,7 @@ from scratchpad_lab.engine.tasks import (COMPARE_SUMMARIZERS, MAX_GRID, SUMMARIZ
                                          ComparisonResult, Setting, compare, default_table, grid, parse_table,
                                          replay_source, summarizer_notice)
 from scratchpad_lab.model.config import RunConfig, every_text, field_bounds, field_default, largest, parse_every
+from scratchpad_lab.model.presets import presets
 from scratchpad_lab.analysis.metrics import model_ids
 from scratchpad_lab.analysis.figures import LABELS, facts_kept_text, figures, percent_or
 from scratchpad_lab.analysis.health import counts_text
@@ -94,9 +95,34 @@ def _flags_text(row: Dict) -> str:
     return "Quality flags: " + (", ".join(found) if found else "none")
 
 
+def preset_note(every: Optional[int], cap: int, summarizer: Optional[str], budget: int) -> Optional[str]:
+    """When a setting has the two triggers of a preset (the sidebar names it "Tight (2 / 2,000)", so "every 2 /
+    2,000" reads as Tight) but writes summaries of another length, the sentence that says so; else None. The
+    extractive summarizer's budget is the replayed run's own: a row does not set it."""
+    for preset in presets().values():
+        want = preset.settings
+        if (want["summarize_every"], want["max_scratchpad_chars"]) != (every, cap):
+            continue
+        if summarizer in (None, "extractive") and budget != want["extractive_budget_chars"]:
+            return (f"The triggers of the preset {preset.label}, but extractive summaries of up to {budget:,} chars "
+                    f"(this run's budget), where {preset.name} writes {want['extractive_budget_chars']:,}.")
+        return None
+    return None
+
+
+def _setting_note(setting: Setting, base: RunConfig) -> Optional[str]:
+    return preset_note(setting.summarize_every, setting.max_scratchpad_chars, setting.summarizer or base.summarizer,
+                       base.extractive_budget_chars)
+
+
 def _column(index: int, result: ComparisonResult) -> None:
     st.subheader(f"Setting {index + 1}")
     st.text(result.labels[index])
+    config = result.records[index].config
+    note = preset_note(config.summarize_every, config.max_scratchpad_chars, config.summarizer,
+                       config.extractive_budget_chars)
+    if note:
+        st.caption(note)  # our words and numbers
     st.text(_flags_text(result.rows[index]))
 
 
@@ -142,6 +168,26 @@ def figures_table(result: ComparisonResult, prices: Optional[dict]) -> Dict[str,
     return table
 
 
+def numbers_table(result: ComparisonResult) -> tuple:
+    """(frame, column_config): every figure of every setting under the words the pages use (the sidebar's for the
+    settings, the figure rows' for the figures, "off" for no periodic trigger), counts and token figures as whole
+    numbers (a mean of tokens read 793.5), shares as whole percentages."""
+    import pandas as pd  # lazy: the first page does without it
+    frame = percent_cells(pd.DataFrame(result.rows), SHARES)
+    if "summarize_every" in frame.columns:
+        frame["summarize_every"] = [every_text(None if pd.isna(v) else int(v)) for v in frame["summarize_every"]]
+    for name in frame.columns:
+        if name not in SHARES and pd.api.types.is_float_dtype(frame[name]):
+            frame[name] = frame[name].round().astype("Int64")
+    words = {**SETTING_LABELS, **ROW_LABELS, "setting": "setting"}
+    words.update({f"flag {f}": f"flagged: {f.replace('_', ' ')}" for f in FLAGS})
+    names = {name: words.get(name, name.replace("_", " ")) for name in frame.columns}
+    config = {names[name]: st.column_config.NumberColumn(names[name], format="localized")
+              for name in frame.columns if name not in SHARES and pd.api.types.is_numeric_dtype(frame[name])}
+    config.update(percent_config([names[name] for name in SHARES if name in frame.columns]))
+    return frame.rename(columns=names), config
+
+
 def _cards(record: RunRecord, key: str, prices: Optional[dict]) -> None:
     annotated = annotate(record.events)
     _, summarizer_model = model_ids(record.events)
@@ -169,8 +215,8 @@ def show_comparison(result: ComparisonResult, signature: tuple, prices: Optional
     st.dataframe(pd.DataFrame(figures_table(result, prices)).T, key="cmp_figures", width="stretch")
     st.caption(COMPARE_HELP)
     st.text("All the numbers")
-    st.dataframe(percent_cells(pd.DataFrame(result.rows), SHARES), hide_index=True, key="cmp_numbers",
-                 column_config=percent_config(SHARES))
+    numbers, config = numbers_table(result)
+    st.dataframe(numbers, hide_index=True, key="cmp_numbers", column_config=config)
     series = {label: r.events for label, r in zip(result.labels, result.records)}  # labels carry their #N
     for trim, baseline in result.baselines.items():
         name = "compression off" if len(result.baselines) == 1 else f"compression off, trim {trim:,}"
@@ -220,14 +266,23 @@ def show_sweep(result: ComparisonResult, signature: tuple, prices: Optional[dict
     if not result.keeps_answer and frame["answer_score"].notna().any():
         charts.append(("answer_score", ROW_LABELS["answer_score"], ".0%"))
     charts.append(("facts_retained", ROW_LABELS["facts_retained"], ".0%"))
+    import altair as alt  # lazy: the first page does without it
     for start in range(0, len(charts), 2):
         for col, (name, title, fmt) in zip(st.columns(2), charts[start:start + 2]):
-            # the height goes to st.altair_chart: set on the chart, it is lost to width="stretch"
-            col.altair_chart(heatmap(frame, name, title, fmt, good=name != "summarizer_tokens",
-                                     axis_titles=(SWEEP_COLUMNS["max_scratchpad_chars"],
-                                                  SWEEP_COLUMNS["summarize_every"])), width="stretch",
-                             height=120 + 34 * frame["summarize_every"].nunique())
-    st.dataframe(sweep_table(result, frame), hide_index=True, key="cmp_sweep_numbers")
+            chart = heatmap(frame, name, title, fmt, good=name != "summarizer_tokens",
+                            axis_titles=(SWEEP_COLUMNS["max_scratchpad_chars"], SWEEP_COLUMNS["summarize_every"]))
+            # The chart's own title was drawn above its box, out of sight (stretched to the column, Vega left it out
+            # of the size it fits): the title is a heading of the page's over the chart instead (our words).
+            chart.title = alt.Undefined
+            with col.container(key=f"cmp_heatmap_{name}", gap="xsmall"):
+                st.markdown(f"**{title}**")
+                # the height goes to st.altair_chart (set on the chart, it is lost to width="stretch"); at least
+                # what the vertical axis's title needs, which a grid of one to three rows cut at its top
+                st.altair_chart(chart, width="stretch", height=max(250, 130 + 36 * frame["summarize_every"].nunique()))
+    shown = sweep_table(result, frame)
+    st.dataframe(shown, hide_index=True, key="cmp_sweep_numbers",  # 43,784 as the heatmaps write it, not 43784
+                 column_config={name: st.column_config.NumberColumn(name, format="localized") for name in shown.columns
+                                if name != SWEEP_COLUMNS["summarize_every"] and shown[name].dtype.kind in "iuf"})
     cell = st.selectbox("Open a cell as a run", list(range(len(result.records))), key="cmp_sweep_cell",
                         format_func=lambda i: f"cell {i + 1}: {result.labels[i]}")
     record = result.records[cell]
@@ -267,9 +322,10 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
 
 
 def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> None:
-    st.text("One row per setting (2 to 6). summarize_every: off or a number. agent_trim_chars empty: the run's "
-            "own. custom prompt empty: the package's prompt (it must contain {scratchpad}); or the name of a "
-            "prompt version saved in the Prompt lab. summarizer endpoint: the model set here.")
+    st.text(f"One row per setting (2 to 6). {SETTING_LABELS['summarize_every']}: off or a number. "
+            f"{SETTING_LABELS['agent_trim_chars']} empty: the run's own. Custom prompt empty: the package's prompt "
+            "(a prompt must contain {scratchpad}), or the name of a prompt version saved in the Prompt lab. "
+            "Summarizer endpoint: the model set here. Summaries are as long as the run's own extractive budget.")
     endpoint, keys = None, None
     with st.expander("Summarizer model (for rows whose summarizer is endpoint)"):
         found, key, problem = endpoint_widgets(st, "cmp_sum_ep", "Summarizer")
@@ -282,16 +338,25 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
     if "cmp_settings" not in st.session_state and st.session_state[CMP_EDITED] is not None:
         # The editor's edits went with the page; start again from the table as it was last edited.
         st.session_state[CMP_TABLE] = st.session_state[CMP_EDITED]
+    # the columns keep the fields' names (the engine reads the rows by them); their headers are the sidebar's words,
+    # in widths that fit the page at 1280 px (Streamlit shares out what a wider window adds)
     table = st.data_editor(
-        st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings",
+        st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings", placeholder="",
         column_config={
-            "summarize_every": st.column_config.TextColumn("summarize_every", help="off, or a number of iterations"),
-            **{name: st.column_config.NumberColumn(name, min_value=field_bounds(name)[0],
-                                                   max_value=field_bounds(name)[1], step=1, format="%d")
-               for name in ("max_scratchpad_chars", "agent_trim_chars")},
-            "summarizer": st.column_config.SelectboxColumn("summarizer", options=COMPARE_SUMMARIZERS),
+            "summarize_every": st.column_config.TextColumn(SETTING_LABELS["summarize_every"], width=195,
+                                                           help="off, or a number of iterations"),
+            "max_scratchpad_chars": st.column_config.NumberColumn(
+                SETTING_LABELS["max_scratchpad_chars"], width=180, min_value=field_bounds("max_scratchpad_chars")[0],
+                max_value=field_bounds("max_scratchpad_chars")[1], step=1, format="localized",
+                help="The middleware's size trigger (max_scratchpad_chars)."),
+            "agent_trim_chars": st.column_config.NumberColumn(
+                SETTING_LABELS["agent_trim_chars"], width=170, min_value=field_bounds("agent_trim_chars")[0],
+                max_value=field_bounds("agent_trim_chars")[1], step=1, format="localized",
+                help="The agent's own trim (its max_scratchpad_chars); empty: the run's own."),
+            "summarizer": st.column_config.SelectboxColumn("Summarizer", options=COMPARE_SUMMARIZERS, width=110),
             "custom prompt": st.column_config.TextColumn(
-                "custom prompt", help="must contain {scratchpad}, or be the name of a Prompt lab prompt version"),
+                "Custom prompt", width=120, help="must contain {scratchpad}, or be the name of a Prompt lab prompt version; "
+                                      "empty: the package's prompt"),
         })
     st.session_state[CMP_EDITED] = table
     if "builtin" in set(table["summarizer"].dropna()):
@@ -299,6 +364,9 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
     settings, problems = parse_table(table, base, endpoint, versions)
     if problems:
         show_problem("Some settings need fixing before you can compare:", "\n".join(problems))
+    notes = [f"Row {i + 1}: {note}" for i, note in enumerate(_setting_note(s, base) for s in settings) if note]
+    if notes:  # a row that reads as a preset but is not quite one says so before it is run
+        st.caption("\n\n".join(notes))
     signature = _signature(entry, settings)
     if st.button("Compare", key="cmp_run", type="primary", disabled=bool(problems) or live.busy(CMP_JOB)):
         labels = [f"#{i + 1} {s.label()}" for i, s in enumerate(settings)]
