@@ -178,6 +178,10 @@ def take_away(name: str, settings: Mapping[str, Any], peaks: Sequence[Mapping[st
         sized = knob.unit in SIZE_UNITS and used[0] is not None
         figures.append(Figure(key, knob.unit, shares.get(key), tuple(r[key] for r in runs),
                               tuple(int(p[knob.unit]) for p in used) if sized else (), configured[key]))
+    if name not in SNIPPETS:  # a strategy registered outside the lab (a plugin, a test's): its figures, no code
+        return TakeAway(name, configured, tuple(figures), counted=COUNTED[entry.own_count],
+                        why_none=f"No code for {strategy(name).title}: the lab writes the code of the packages it "
+                                 "ships with; this strategy was registered from outside them.")
     return TakeAway(name, configured, tuple(figures), SNIPPETS[name](configured), counted=COUNTED[entry.own_count],
                     runs=len(runs) if used[0] is not None else 0, refused=len(peaks) - len(runs) if peaks else 0,
                     fires=_fires(name, configured, [p for p in used if p is not None]))
