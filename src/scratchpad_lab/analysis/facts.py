@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence
 
-from scratchpad_lab.analysis.occurrences import WORD_CHARS
+from scratchpad_lab.analysis.occurrences import WORD_CHARS, contains  # noqa: F401 (contains: read as facts.contains too)
 
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
            "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec")
@@ -308,32 +308,6 @@ def clear_caches() -> None:
 
 
 _BOUNDARY_CACHE: Dict[tuple, re.Pattern] = {}
-
-
-def contains(text: str, value: str, relaxed: bool = False) -> bool:
-    """Is `value` in `text` as a whole fact (not inside a longer identifier or number)? `relaxed`
-    also accepts it before a decimal part (an expected time 02:17:09 in a log's 02:17:09.381)."""
-    if value not in text:
-        return False
-    # What fact_pattern(value, relaxed).search(text) answers, without compiling a pattern per value (a
-    # long run has tens of thousands of distinct facts): each occurrence, overlapping ones too, is
-    # checked against the same boundaries.
-    at = text.find(value)
-    while at >= 0:
-        if _whole_at(text, value, at, relaxed):
-            return True
-        at = text.find(value, at + 1)
-    return False
-
-
-def _whole_at(text: str, value: str, at: int, relaxed: bool) -> bool:
-    """Is the occurrence of `value` at `at` of `text` a whole fact (contains' boundaries)?"""
-    after = at + len(value)
-    left = value[:1].isalnum() or value[:1] == "_"
-    right = value[-1:].isalnum() or value[-1:] == "_"
-    return not (left and at and text[at - 1] in _WORD_CHARS) and not (right and after < len(text) and (
-        text[after] in _WORD_CHARS or (not relaxed and text[after] in ".," and after + 1 < len(text)
-                                       and text[after + 1].isdecimal())))
 
 
 _WORD_CHARS = WORD_CHARS  # [A-Za-z0-9_]

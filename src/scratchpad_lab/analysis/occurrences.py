@@ -158,5 +158,30 @@ class Occurrences:
                 out[k[first]] = any(self.text.startswith(value, int(p)) for p in places[first:stop])
 
     def _plain(self, value: str, relaxed: bool, whole: bool) -> bool:
-        from scratchpad_lab.analysis.facts import contains
         return contains(self.text, value, relaxed) if whole else value in self.text
+
+
+def contains(text: str, value: str, relaxed: bool = False) -> bool:
+    """Is `value` in `text` as a whole fact (not inside a longer identifier or number)? `relaxed`
+    also accepts it before a decimal part (an expected time 02:17:09 in a log's 02:17:09.381)."""
+    if value not in text:
+        return False
+    # What fact_pattern(value, relaxed).search(text) answers, without compiling a pattern per value (a
+    # long run has tens of thousands of distinct facts): each occurrence, overlapping ones too, is
+    # checked against the same boundaries.
+    at = text.find(value)
+    while at >= 0:
+        if whole_at(text, value, at, relaxed):
+            return True
+        at = text.find(value, at + 1)
+    return False
+
+
+def whole_at(text: str, value: str, at: int, relaxed: bool) -> bool:
+    """Is the occurrence of `value` at `at` of `text` a whole fact (contains' boundaries)?"""
+    after = at + len(value)
+    left = value[:1].isalnum() or value[:1] == "_"
+    right = value[-1:].isalnum() or value[-1:] == "_"
+    return not (left and at and text[at - 1] in WORD_CHARS) and not (right and after < len(text) and (
+        text[after] in WORD_CHARS or (not relaxed and text[after] in ".," and after + 1 < len(text)
+                                       and text[after + 1].isdecimal())))

@@ -39,3 +39,8 @@ class UsageError(LabError):
 class UnknownName(LabError, KeyError):
     """A name or number the user gave (a scenario, a lesson) that the lab does not have; the message
     lists the ones it has."""
+
+
+class ForkRefused(LabError, ValueError):
+    """A fork that cannot be made (engine/tasks/fork_tasks.py, engine/run/forking.py): the sentence says what to
+    change. Here, below both, so the run's forking code raises it without reaching up to the door."""

@@ -68,13 +68,13 @@ def hold(run: Any, points: Sequence[ForkPoint]) -> None:
     """Make `run` (an engine/runner.Run not yet started) take the fork points: its middleware's hook is wrapped
     (the agent looks it up at every event), its triggers start as the first point's `before`, and the observer
     records the skipped iterations (a trigger event with `skipped`). More points than a record holds (a fork of a
-    fork of ... 101 times) are refused before the run starts, in one sentence (fork_tasks.ForkRefused): its
+    fork of ... 101 times) are refused before the run starts, in one sentence (model/errors.ForkRefused): its
     record could be neither stored nor read back."""
     points = sorted(points, key=lambda p: p.iteration)
     if not points:
         return
     if len(points) > most_points():
-        from scratchpad_lab.engine.tasks.fork_tasks import ForkRefused
+        from scratchpad_lab.model.errors import ForkRefused
         raise ForkRefused(f"This run already holds {len(points) - 1:,} fork points before this one, the most a run "
                           f"file keeps is {most_points()}: a fork of it could not be saved. Fork an earlier run of "
                           "its line instead.")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from scratchpad_lab.engine.jobs import Job
-from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.errors import ForkRefused as ForkRefused  # the door names it here (its home: model/errors.py)
 
 if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
     from scratchpad_lab.analysis.forks import ForkComparison
@@ -25,8 +25,6 @@ if TYPE_CHECKING:  # the types only: the rooms are imported when a task runs
     from scratchpad_lab.model.summarizer import SummarizerChoice
 
 
-class ForkRefused(LabError, ValueError):
-    """A fork that cannot be made: the sentence says what to change."""
 
 
 @dataclass(frozen=True)
