@@ -73,22 +73,26 @@ def _collect(job: Job) -> None:
 
 
 def _settings_widgets(name: str) -> Dict[str, Any]:
+    """A strategy's knobs. Each widget's first value is put in Session State, never given as its default: opening a
+    Benchmark worst run sets these keys (ui/worst_runs.py), and a widget given both warns on the server."""
     values: Dict[str, Any] = {}
     for knob in knobs(name):
         key = f"strat_{name}_{knob.key}"
         if knob.kind == "names":
-            values[knob.key] = st.text_input(knob.key, value=" ".join(knob.default), help=knob.help, key=key,
+            st.session_state.setdefault(key, " ".join(knob.default))
+            values[knob.key] = st.text_input(knob.key, help=knob.help, key=key,
                                              placeholder="tool names, separated by spaces")
         elif knob.kind == "text":
-            values[knob.key] = st.text_input(knob.key, value=knob.default, max_chars=int(knob.high), help=knob.help,
-                                             key=key)
+            st.session_state.setdefault(key, knob.default)
+            values[knob.key] = st.text_input(knob.key, max_chars=int(knob.high), help=knob.help, key=key)
         elif knob.kind == "fraction":
+            st.session_state.setdefault(key, knob.default)
             values[knob.key] = st.number_input(knob.key, min_value=float(knob.low), max_value=float(knob.high),
-                                               value=knob.default, step=0.05, help=knob.help, key=key,
-                                               placeholder="package default")
+                                               step=0.05, help=knob.help, key=key, placeholder="package default")
         else:
+            st.session_state.setdefault(key, knob.default)
             values[knob.key] = st.number_input(knob.key, min_value=int(knob.low), max_value=int(knob.high),
-                                               value=knob.default, step=1, help=knob.help, key=key,
+                                               step=1, help=knob.help, key=key,
                                                placeholder="package default" if knob.kind == "int_or_none" else None)
     return values
 
