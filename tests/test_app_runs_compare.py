@@ -81,8 +81,14 @@ def _upload(at: AppTest, key: str, name: str, data: bytes) -> AppTest:
 
 
 def _rendered_as_markup(at: AppTest) -> List[str]:
-    return [str(node.proto) for node in at
-            if node.type not in PLAIN_TEXT_NODES and node.type != "html" and getattr(node, "proto", None) is not None]
+    """What of the page a browser draws as markdown: a select's label and help, but not its options, which it draws
+    as plain text (a stored run's name, an upload's file name: tests/test_browser_runs_picker.py sees them so)."""
+    out = []
+    for node in at:
+        if node.type in PLAIN_TEXT_NODES or node.type == "html" or getattr(node, "proto", None) is None:
+            continue
+        out.append(f"{node.proto.label}\n{node.proto.help}" if node.type == "selectbox" else str(node.proto))
+    return out
 
 
 def _assert_no_markup_carries_payloads(at: AppTest) -> None:

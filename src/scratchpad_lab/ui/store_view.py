@@ -7,8 +7,10 @@ this tab's memory and keeps its download button.
 
 Visitors (hosted mode, SCRATCHPAD_LAB_HOSTED): each browser gets a random id, kept in a cookie, so its runs
 are listed to it after a reload or a restart and to nobody else; the store keeps only the id's SHA-256.
-A run of another visitor is reached only by its link (`?run=<id>`). Run names are the visitor's own text:
-they are shown in dataframe cells and st.text only; select labels are our words and numbers.
+A run of another visitor is reached only by its link (`?run=<id>`). Run names are the visitor's own text (an
+upload's is its file's name): they are shown in dataframe cells, st.text and select options (which Streamlit draws
+as plain text, never markdown); headings and messages are our words and numbers. Where the store or a dataset is on
+the server (a database file, a dataset's folder) is never shown: a result names its dataset by its file's name.
 """
 from __future__ import annotations
 
@@ -245,13 +247,43 @@ def opened_entries() -> List[Any]:
 
 # ── the Runs page's library ─────────────────────────────────────────────────
 
-def _where_caption(store: "Store") -> str:
+def _where_caption() -> str:
+    """Whose runs the list holds, in our words: never where the database is (its file is a path on the server)."""
     if hosted_mode():
         return ("Runs stored from this browser, newest first. Other visitors do not see them listed; a run's link "
                 "(in the sidebar when it is open) opens it for anyone who has the link.")
-    return (f"Runs kept in the lab's store, newest first: {store.where} (set SCRATCHPAD_LAB_DB to change it). "
-            "Finished Playground runs and uploads are stored automatically unless the Playground's “Store finished "
-            "runs” switch is off.")
+    return ("Runs kept in the lab's store, newest first (SCRATCHPAD_LAB_DB says which database; `scratchpad-lab runs` "
+            "lists them on the command line). Finished Playground runs and uploads are stored automatically unless "
+            "the Playground's “Store finished runs” switch is off.")
+
+
+def run_option(number: int, run: Any) -> str:
+    """A stored run as the picker names it: its name (an upload's is its file's name; the visitor's text, plain in a
+    select), what it is (a trace and its steps, or a run's scenario and iterations), and when it was stored."""
+    what = (f"trace of {run.iterations} steps" if run.kind == "trace" else
+            f"{run.scenario + ', ' if run.scenario else ''}{run.iterations} iterations")
+    return f"#{number} · {run.name or 'unnamed'} · {what} · stored {run.stored_at}"
+
+
+def shown_source(source: str) -> str:
+    """What a result was computed from, as a visitor may see it: a page's title of a run as it is; a dataset's file
+    or folder by its name (the lab's sample runs by that name), never the server's path to it."""
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    from scratchpad_lab.ui.library import samples_dir
+
+    text = (source or "").strip()
+    if "/" not in text and "\\" not in text:
+        return "the lab's sample runs" if text == samples_dir().name else text
+    name = (PureWindowsPath if "\\" in text else PurePosixPath)(text.rstrip("/\\")).name
+    return "the lab's sample runs" if name == samples_dir().name else (name or "a dataset")
+
+
+def result_option(number: int, result: Any) -> str:
+    """A stored result as the picker names it: what it is and its size ("benchmark of 148 runs"), what it was
+    computed from (a dataset by its file's name), and when it was stored."""
+    source = shown_source(result.source)
+    return f"#{number} · {result.name or result.kind}{f' · {source}' if source else ''} · stored {result.stored_at}"
 
 
 def library_section(open_run, key: str = "runs_lib") -> None:
@@ -267,7 +299,7 @@ def library_section(open_run, key: str = "runs_lib") -> None:
             st.session_state[LIB_NOTICES] = True
             for notice in store.take_notices(owner()):
                 st.warning(notice, icon=":material/database:")
-        st.caption(_where_caption(store))
+        st.caption(_where_caption())
         search = st.text_input("Search stored runs by name, scenario, strategy or prompt", key=f"{key}_search",
                                max_chars=200)
         rows = store.list_runs(owner(), search)
@@ -291,10 +323,9 @@ def library_section(open_run, key: str = "runs_lib") -> None:
         st.session_state[f"{key}_pick"] = st.session_state.pop(LIB_JUST_STORED)
     if st.session_state.get(f"{key}_pick") not in by_id:
         st.session_state[f"{key}_pick"] = ids[0]
-    # our own words and numbers only: a name is the visitor's text and stays in the table above
-    chosen = st.selectbox("Stored run", ids, key=f"{key}_pick", format_func=lambda i: (
-        f"#{ids.index(i) + 1} · stored {by_id[i].stored_at} · {by_id[i].kind} · {by_id[i].iterations} "
-        f"{'steps' if by_id[i].kind == 'trace' else 'iterations'}"))
+    # each run by its name (the visitor's text: a select draws it as plain text), with our words and numbers
+    chosen = st.selectbox("Stored run", ids, key=f"{key}_pick", format_func=lambda i: run_option(ids.index(i) + 1,
+                                                                                                  by_id[i]))
 
     def _open() -> None:
         try:
@@ -344,19 +375,19 @@ def results_section(key: str = "runs_results") -> None:
             return
         by_id = {r.id: r for r in listed}
         ids = list(by_id)
-        chosen = st.selectbox("Result", ids, key=f"{key}_pick", format_func=lambda i: (
-            f"#{ids.index(i) + 1} · {by_id[i].kind} · stored {by_id[i].stored_at}"))
+        chosen = st.selectbox("Result", ids, key=f"{key}_pick",
+                              format_func=lambda i: result_option(ids.index(i) + 1, by_id[i]))
         try:
             result = store.load_result(chosen)
         except StoreError as exc:
             st.text(str(exc))
             return
-        st.text(f"Computed from: {result.source}")  # the page's own title of the run (our words)
+        st.text(f"Computed from: {shown_source(result.source)}")  # a run's title (our words), or a dataset's name
         from scratchpad_lab.model.results import old_import_note  # lazy: the first page does without schemas
         note = old_import_note(result)
         if note:
             st.warning(note, icon=":material/history:")  # our own words
-        st.dataframe(pd.DataFrame(result.rows), hide_index=True, key=f"{key}_table")
+        st.dataframe(pd.DataFrame(result.rows), hide_index=True, key=f"{key}_table", placeholder="–")  # never "None"
 
         def _delete() -> None:
             try:
