@@ -7,6 +7,7 @@ from conftest import APP, rerun_until
 from scratchpad_lab.model.results import OLD_IMPORT_NOTE, Result
 from scratchpad_lab.ui.decide_view import BUILTIN_MEANS as DECIDE_BUILTIN_MEANS
 from scratchpad_lab.ui.decide_view import PROBLEM as DECIDE_PROBLEM
+from scratchpad_lab.ui.benchmark_page import readable_setting
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.state import BENCH_DECIDED, BENCH_OPENED, BENCH_RESULT
 
@@ -35,7 +36,7 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in runs.expander)
     assert "benchmark" in runs.selectbox(key="runs_results_pick").format_func(runs.selectbox(key="runs_results_pick").value)
     stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
-    assert list(stored["setting"]) == list(table.value["setting"])
+    assert [readable_setting(s) for s in stored["setting"]] == list(table.value["setting"])  # spaced to wrap
     assert list(stored["argument recall %"]) == list(table.value["argument recall %"])
     assert not [w for w in runs.warning if w.value == OLD_IMPORT_NOTE]  # measured with runs in their own shape
 
@@ -191,13 +192,13 @@ def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
                      "peak_share": {"mean": peak, "low": peak, "high": peak}}
         return out
     chart = front_chart(SimpleNamespace(settings=[summary("trim-only:agent_trim_chars=4000", 0.5, 0.1),
-                                                  summary("langmem:max_tokens=30%", 0.9, 0.4)])).to_dict()
+                                                  summary("langmem:max_tokens=30%", 0.9, 0.4)], chosen=[])).to_dict()
     params = chart.get("params", []) + [p for layer in chart["layer"] for p in layer.get("params", [])]
     assert [(p["name"], p["select"]["type"], p["select"]["fields"], p["select"]["on"]) for p in params] == \
         [("point", "point", ["setting"], "click")]
-    dots = [layer.get("name") for layer in chart["layer"] if (layer["mark"].get("type") if isinstance(
-        layer["mark"], dict) else layer["mark"]) == "point"]
-    assert params[0].get("views", dots) == dots  # the dots are what a click selects, not the whiskers
+    dots = [layer.get("name") for layer in chart["layer"] if isinstance(layer["mark"], dict)
+            and layer["mark"].get("type") == "point" and layer["mark"].get("filled")]
+    assert params[0].get("views", dots) == dots  # the dots are what a click selects, not the whiskers or the rings
     clicked = SimpleNamespace(selection=SimpleNamespace(point=[{"setting": "langmem:max_tokens=30%", "peak %": 40}]))
     assert clicked_setting(clicked) == "langmem:max_tokens=30%"
     assert clicked_setting(SimpleNamespace(selection=SimpleNamespace(point=[]))) is None
@@ -205,11 +206,13 @@ def test_a_click_on_a_point_of_the_front_chart_names_that_setting():
 
 
 def test_the_table_gives_each_settings_facts_kept_by_kind_and_runs_with_a_problem(monkeypatch):
-    """Issue 34: two columns in the table (and the stored result): each kind's mean share over the runs where the
-    setting compressed, and the runs with each health problem; doing nothing reads "no compression happened" and
-    trim-only (which trims, never summarizes) says its trim cut, each with "no problem found"."""
+    """Issue 34: each kind's mean share over the runs where the setting compressed, and the runs with each health
+    problem, for each setting: in the stored result's columns, and on the page for the setting picked under the table
+    (sentences too long for a cell at 1280 px); doing nothing reads "no compression happened" and trim-only (which
+    trims, never summarizes) says its trim cut, each with "no problem found"."""
     from scratchpad_lab.analysis.figures import NO_COMPRESSION, TRIM_ONLY
     from scratchpad_lab.analysis.health import NO_PROBLEM
+    from scratchpad_lab.engine.tasks import KINDS_COLUMN, PROBLEMS_COLUMN
 
     monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
     monkeypatch.delenv("SCRATCHPAD_LAB_DATASETS_DIR", raising=False)
@@ -218,16 +221,21 @@ def test_the_table_gives_each_settings_facts_kept_by_kind_and_runs_with_a_proble
     at.number_input(key="bench_runs").set_value(1).run()
     rerun_until(at.button(key="bench_run").click().run())
     assert not at.exception and not at.error, [e.value for e in at.exception]
-    [table] = [d.value for d in at.dataframe if "argument recall %" in d.value.columns]
-    rows = {s.lstrip("★ "): r for s, r in zip(table["setting"], table.to_dict("records"))}
     result = at.session_state[BENCH_RESULT]
+    rows = {r["setting"].lstrip("★ "): r for r in result.result().rows}
     for s in result.settings:
-        assert (rows[s.label]["facts kept by kind"], rows[s.label]["runs with a problem"]) == (s.kinds_text,
-                                                                                                s.problems_text)
-    assert (rows["no compression"]["facts kept by kind"], rows["no compression"]["runs with a problem"]) == \
+        assert (rows[s.label][KINDS_COLUMN], rows[s.label][PROBLEMS_COLUMN]) == (s.kinds_text, s.problems_text)
+    assert (rows["no compression"][KINDS_COLUMN], rows["no compression"][PROBLEMS_COLUMN]) == \
         (NO_COMPRESSION, NO_PROBLEM)
     # trim-only never summarizes or clears, but it cut: its row says the trim cut, never "no compression happened"
-    assert (rows["trim-only:agent_trim_chars=4000"]["facts kept by kind"],
-            rows["trim-only:agent_trim_chars=4000"]["runs with a problem"]) == (TRIM_ONLY, NO_PROBLEM)
-    langmem = rows["langmem:max_tokens=15%"]["facts kept by kind"]
+    trim = result.setting("trim-only:agent_trim_chars=4000")
+    assert (trim.kinds_text, trim.problems_text) == (TRIM_ONLY, NO_PROBLEM)
+    langmem = result.setting("langmem:max_tokens=15%").kinds_text
     assert langmem.startswith("ids ") and langmem.endswith(" (1 run)"), langmem
+    # the page: the setting picked under the table, its two sentences in full
+    for label in ("trim-only:agent_trim_chars=4000", "langmem:max_tokens=15%"):
+        at.selectbox(key="bench_worst").set_value(label).run()
+        texts = [t.value for t in at.text]
+        found = result.setting(label)
+        assert f"Facts kept by kind: {found.kinds_text}" in texts and \
+            f"Runs with a problem: {found.problems_text}" in texts, texts

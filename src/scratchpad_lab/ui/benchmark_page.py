@@ -17,6 +17,7 @@ from a dataset (run names, lost values) is shown as text (st.text, a dataframe c
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -28,13 +29,14 @@ from scratchpad_lab.engine.strategies.registry import default_names, names, stra
 from scratchpad_lab.engine.tasks import (Benchmark, BenchmarkRequest, benchmark, choice_from_settings, read_dataset,
                                          read_dataset_bytes, take_away_for_label)
 from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.results import RECOVERABLE_COLUMN
 from scratchpad_lab.ui import decide_view, live
-from scratchpad_lab.ui.charts import LEVEL
+from scratchpad_lab.ui.charts import CHOSEN, LEGEND, LEVEL, fitted_domain
 from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.recommend_view import show_take_away
-from scratchpad_lab.ui.store_view import store_result
+from scratchpad_lab.ui.store_view import shown_source, store_result
 from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
                                      BENCH_STARTED, init_session, page_secrets)
 from scratchpad_lab.ui.summarizer_picker import summarizer_picker
@@ -51,8 +53,27 @@ def datasets_dir() -> Optional[Path]:
     return Path(configured) if configured and Path(configured).is_dir() else None
 
 
+def without_paths(text: str) -> str:
+    """`text` with the server's folders of datasets (the samples', the configured one) written as their names: a
+    visitor is never shown where a dataset is kept (a broken run's reason, a dataset's problem quote its file)."""
+    for folder in (samples_dir(), datasets_dir()):
+        if folder is not None:
+            for path in dict.fromkeys((str(folder.resolve()), str(folder))):
+                text = text.replace(path, shown_source(str(folder)))
+    return text
+
+
 def _dataset(source: str, runs: int):
-    """The dataset picked (None until there is one to run)."""
+    """The dataset picked (None until there is one to run), named as a visitor may see it: by its file's name, never
+    its path on the server (the benchmark's messages and its stored result quote the dataset's `source`)."""
+    try:
+        found = _read_dataset(source, runs)
+    except LabError as exc:
+        raise LabError(without_paths(exc.sentence)) from None
+    return None if found is None else replace(found, source=shown_source(found.source))
+
+
+def _read_dataset(source: str, runs: int):
     if source == SAMPLES:
         return read_dataset(samples_dir(), runs)
     if source == CONFIGURED:
@@ -83,28 +104,53 @@ def _collect(job: Any) -> None:
         decide_view.start_after(request, decide, bool(job.result.stopped))
 
 
-def front_chart(result: Benchmark) -> alt.Chart:
-    rows = [{"setting": s.label, "strategy": s.strategy, "peak %": 100 * s.mean("peak_share"),
-             "argument recall %": 100 * s.means["argument_recall"]["mean"],
-             "low %": 100 * s.means["argument_recall"]["low"], "high %": 100 * s.means["argument_recall"]["high"],
-             "front": "on the front" if s.on_front else "off it"}
+def front_rows(result: Benchmark) -> List[Dict[str, Any]]:
+    """The chart's points: each setting with both means, its recall interval, whether it is on the front, and the
+    budgets it was chosen for ("" when none)."""
+    chosen: Dict[str, List[str]] = {}
+    for c in result.chosen:
+        if c.setting and c.budget not in chosen.setdefault(c.setting, []):
+            chosen[c.setting].append(c.budget)
+    return [{"setting": s.label, "strategy": s.strategy, "peak %": round(100 * s.mean("peak_share"), 1),
+             "argument recall %": round(100 * s.means["argument_recall"]["mean"], 1),
+             "low %": round(100 * s.means["argument_recall"]["low"], 1),
+             "high %": round(100 * s.means["argument_recall"]["high"], 1),
+             "front": "on the front" if s.on_front else "off it", "chosen for": "; ".join(chosen.get(s.label, []))}
             for s in result.settings if s.mean("argument_recall") is not None and s.mean("peak_share") is not None]
-    data = pd.DataFrame(rows)
+
+
+def front_chart(result: Benchmark) -> alt.Chart:
+    """Each setting's mean peak against its mean argument recall, with the recall's 95 % interval as a whisker; the
+    chosen points ringed and starred (the ★ of the table). Both axes fit the points (charts.fitted_domain): a range
+    fixed at 0-100 put the no-compression point on the plot's corner, cut in half."""
+    data = pd.DataFrame(front_rows(result))
     labels = list(dict.fromkeys(data["strategy"]))
     colours = [strategy(n).colour if n in names() else "#555555" for n in labels]
     scale = alt.Scale(domain=labels, range=colours)
     base = alt.Chart(data, width=900, height=360)
-    x = alt.X("peak %:Q", title="peak context, % of no compression (lower is cheaper)", axis=alt.Axis(**LEVEL))
+    x = alt.X("peak %:Q", title="peak context, % of no compression (lower is cheaper)", axis=alt.Axis(**LEVEL),
+              scale=alt.Scale(domain=fitted_domain(data["peak %"]), nice=False, zero=False))
+    y_scale = alt.Scale(domain=fitted_domain([*data["low %"], *data["high %"]]), nice=False, zero=False)
     colour = alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND))
     whiskers = base.mark_rule().encode(
-        x=x, y=alt.Y("low %:Q", title="argument recall, % (95 % interval)", axis=alt.Axis(**LEVEL)),
+        x=x, y=alt.Y("low %:Q", title="argument recall, % (95 % interval)", axis=alt.Axis(**LEVEL), scale=y_scale),
         y2="high %:Q", color=colour)
     pick = alt.selection_point(name="point", fields=["setting"], on="click")
+    tooltip = ["setting", "peak %", "argument recall %", "low %", "high %", "front", "chosen for"]
     dots = base.mark_point(filled=True, opacity=0.9).encode(
-        x=x, y=alt.Y("argument recall %:Q", axis=alt.Axis(**LEVEL)), color=colour,
+        x=x, y=alt.Y("argument recall %:Q", scale=y_scale), color=colour,
         size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "off it"], range=[240, 50]), legend=None),
-        tooltip=["setting", "peak %", "argument recall %", "low %", "high %", "front"]).add_params(pick)
-    return whiskers + dots
+        tooltip=tooltip).add_params(pick)
+    chosen = base.transform_filter("datum['chosen for'] != ''")
+    # a ring (hollow: a click inside it still reaches the dot under it) and a star above, named in a legend
+    rings = chosen.mark_point(shape="circle", filled=False, size=700, strokeWidth=2.5, opacity=1).encode(
+        x=x, y=alt.Y("argument recall %:Q", scale=y_scale),
+        stroke=alt.Stroke("mark:N", scale=alt.Scale(domain=[CHOSEN], range=["#000000"]),
+                          legend=alt.Legend(**{**LEGEND, "title": None, "columns": 1}, symbolType="circle")),
+        tooltip=tooltip).transform_calculate(mark=f"'{CHOSEN}'")
+    stars = chosen.mark_text(text="★", dy=-20, fontSize=18, color="#000000").encode(
+        x=x, y=alt.Y("argument recall %:Q", scale=y_scale), tooltip=tooltip)
+    return alt.layer(whiskers, dots, rings.properties(name="chosen_rings"), stars)
 
 
 def clicked_setting(event: Any) -> Optional[str]:
@@ -116,8 +162,82 @@ def clicked_setting(event: Any) -> Optional[str]:
     return str(chosen[0]["setting"]) if chosen and "setting" in chosen[0] else None
 
 
+# The table in two tabs, each readable whole at 1280 px (one of 14 columns was 5 in view): the figures the chart
+# plots, then the rest; each setting's facts kept by kind and runs with a problem, sentences too long for a cell, are
+# said in full for the setting picked below the table (`setting_details`). The stored result keeps every column.
+INTERVAL = "95 % interval"
+FIGURE_COLUMNS = ("setting", "runs", "argument recall %", INTERVAL, "peak %", "summarizer tokens", "front")
+MORE_COLUMNS = ("setting", RECOVERABLE_COLUMN, "gold recall %", "never compressed %", "passed: recall %",
+                "failed: recall %")
+ROW_HEIGHT = 66  # px: three lines of a cell
+MISSING = "–"   # a cell with no value (no run of that kind): never the word None
+COLUMN_HELP = {
+    "setting": "The strategy and its settings; ★ marks a chosen point (ringed on the chart).",
+    "runs": "The runs this setting was measured on.",
+    "argument recall %": "Mean over the runs: the share of the argument values the agent's later tool calls needed "
+                         "that were still in the context it sent.",
+    INTERVAL: "The 95 % bootstrap interval of the mean argument recall.",
+    "peak %": "Mean over the runs: the largest context sent, as a share of the no-compression peak.",
+    "summarizer tokens": "Mean over the runs: the tokens the summarizer was sent and wrote.",
+    "front": "On the front: no other setting is as good on argument recall, peak, mean context and summarizer "
+             "tokens and better on one.",
+    RECOVERABLE_COLUMN: "Of the needed values, the share not in the context but in a file the context names.",
+    "gold recall %": "Argument recall on the dataset's gold actions only.",
+    "never compressed %": "The share of runs on which this setting never compressed.",
+    "passed: recall %": "Mean argument recall over the runs that passed.",
+    "failed: recall %": "Mean argument recall over the runs that failed.",
+}
+
+
+def readable_setting(label: str) -> str:
+    """A setting's label with a space after its strategy and after each value ("langmem: max_tokens=30%"), so a cell
+    wraps between words instead of inside one."""
+    return label.replace(":", ": ", 1).replace(",", ", ")
+
+
 def table(result: Benchmark) -> pd.DataFrame:
-    return pd.DataFrame(result.rows())
+    """Every column of the benchmark's rows (as stored), the settings wrapping between words, the interval as one
+    column and tokens as whole numbers."""
+    frame = pd.DataFrame(result.rows())
+    frame["setting"] = [readable_setting(label) for label in frame["setting"]]
+    frame[INTERVAL] = [MISSING if low is None or high is None else f"{low:g}–{high:g}"
+                       for low, high in zip(frame["low"], frame["high"])]
+    frame["summarizer tokens"] = pd.to_numeric(frame["summarizer tokens"], errors="coerce").round().astype("Int64")
+    return frame
+
+
+def _columns(frame: pd.DataFrame, names: tuple) -> pd.DataFrame:
+    """`names` of the frame, leaving out a column with no value in any row (gold recall without gold actions)."""
+    return frame[[c for c in names if c in frame.columns and (c == "setting" or frame[c].notna().any())]]
+
+
+def _column_config(frame: pd.DataFrame) -> Dict[str, Any]:
+    config: Dict[str, Any] = {"setting": st.column_config.TextColumn("setting", help=COLUMN_HELP["setting"],
+                                                                     width=240)}
+    for name in frame.columns[1:]:
+        if name in (INTERVAL, "front"):
+            config[name] = st.column_config.TextColumn(name, help=COLUMN_HELP.get(name))
+        else:
+            config[name] = st.column_config.NumberColumn(
+                name, help=COLUMN_HELP.get(name), format="localized" if name in ("runs", "summarizer tokens") else "%.1f")
+    return config
+
+
+def show_table(result: Benchmark) -> None:
+    frame = table(result)
+    figures, more = st.tabs(["Recall and cost", "More figures"])
+    for tab, names_, key in ((figures, FIGURE_COLUMNS, "bench_table"), (more, MORE_COLUMNS, "bench_table_more")):
+        shown = _columns(frame, names_)
+        # rows of three lines (a row over 4rem wraps its text: a long setting reads whole in its column)
+        tab.dataframe(shown, hide_index=True, key=key, width="stretch", placeholder=MISSING, row_height=ROW_HEIGHT,
+                      height=38 + ROW_HEIGHT * min(len(shown), 8), column_config=_column_config(shown))
+
+
+def setting_details(result: Benchmark, label: str) -> None:
+    """The picked setting's facts kept by kind and its runs with a problem, in full (our words and numbers)."""
+    found = result.setting(label)
+    st.text(f"Facts kept by kind: {found.kinds_text}")
+    st.text(f"Runs with a problem: {found.problems_text}")
 
 
 def show(result: Benchmark) -> None:
@@ -138,7 +258,7 @@ def show(result: Benchmark) -> None:
     if result.separation:  # our own words and numbers: does argument recall tell passed from failed runs here?
         st.info(result.separation, icon=":material/compare_arrows:")
     event = st.altair_chart(front_chart(result), key="bench_chart", on_select="rerun", selection_mode="point")
-    st.dataframe(table(result), hide_index=True, key="bench_table", width="stretch")
+    show_table(result)
     labels = [s.label for s in result.settings if s.worst]
     clicked = clicked_setting(event)
     if clicked != st.session_state.get(BENCH_CHART_PICK):  # a new click picks its setting once; the select stays free
@@ -148,9 +268,10 @@ def show(result: Benchmark) -> None:
     if labels:
         picked = st.selectbox("A setting's worst runs (lowest argument recall; click a point on the chart to pick "
                               "its setting)", labels, key="bench_worst")
+        setting_details(result, picked)
         _worst_runs(result, picked)
     for name, why in result.broken[:10]:
-        st.text(f"Not imported: {name}: {why}")
+        st.text(f"Not imported: {name}: {without_paths(why)}")
 
 
 def worst_line(worst: Dict[str, Any]) -> str:
@@ -174,7 +295,7 @@ def _worst_runs(result: Benchmark, label: str) -> None:
     in the Strategies view at the call where it lost the most."""
     ran = st.session_state.get(BENCH_RAN)
     for i, worst in enumerate(result.setting(label).worst):
-        text, button = st.columns([5, 1], vertical_alignment="center")
+        text, button = st.columns([3, 1], vertical_alignment="center")  # [5, 1] cut the button's words at 1280 px
         text.text(worst_line(worst))
         if button.button("Open in Strategies", key=f"bench_open_{i}", disabled=ran is None,
                          help="This run in the Strategies view under this setting, at the call where it lost the "

@@ -6,6 +6,7 @@
   beside the chart gives both caps' values); events
   sit on the line; iteration axes are whole numbers; legends are never truncated.
 - The Compare overlay uses the Okabe-Ito palette: distinct hues for colour-blind readers.
+- A scatter's axes fit its points (`fitted_domain`): every point, whisker included, inside the plot with room.
 - Heatmaps say good vs bad by colour (tokens saved, facts kept, answer score: one green ramp, more is
   better; summarizer tokens: an orange ramp, more is a cost), with each cell's label black or white by
   the luminance of its own colour.
@@ -49,8 +50,21 @@ WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
 # A value axis whose labels sit level with their grid lines: Streamlit's chart theme pushes the end labels
 # inward (labelFlush), which draws "0" above the zero line, so a line at 0 reads as below zero.
 LEVEL = dict(labelFlush=False)
+CHOSEN = "a chosen point (★ in the table)"  # the legend's name of the ring round each chosen point
 OFF_CHART = 3.0  # a cap more than this many times the largest size is named, not drawn to scale (it would squash
 # the sawtooth into the bottom of the plot: 15,000 over a run that peaks at 2,800)
+
+
+def fitted_domain(values: Sequence[float], share: float = 0.08, least: float = 3.0) -> List[float]:
+    """An axis range that holds every value with room on both sides (`share` of the span, at least `least`), so
+    no mark sits on the plot's edge, cut in half, and the points are not squeezed into a corner of a range that
+    starts at 0. [0, 1] when there is no value."""
+    found = [float(v) for v in values if v is not None and v == v]
+    if not found:
+        return [0.0, 1.0]
+    low, high = min(found), max(found)
+    pad = max((high - low) * share, least)
+    return [round(low - pad, 2), round(high + pad, 2)]
 
 
 def event_kind(e: Event) -> Optional[str]:
