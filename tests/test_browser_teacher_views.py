@@ -248,7 +248,7 @@ def test_compares_settings_speak_the_sidebars_words_and_the_sweeps_heatmap_title
                                                                     indent=1), encoding="utf-8")
     print(json.dumps({"grid": heads, "note": note}))
     assert heads[:5] == ["Summarize every N iterations", "Compress when over (chars)", "Agent's own limit (chars)",
-                         "Summarizer", "Custom prompt"], heads
+                         "Summarizer", "Prompt"], heads
     assert "where Tight writes 600" in note, note
     for size, maps in figures.items():
         assert [m["title"] for m in maps] == ["tokens saved vs no compression", "summarizer tokens (in + out)",

@@ -323,7 +323,7 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
 
 def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> None:
     st.text(f"One row per setting (2 to 6). {SETTING_LABELS['summarize_every']}: off or a number. "
-            f"{SETTING_LABELS['agent_trim_chars']} empty: the run's own. Custom prompt empty: the package's prompt "
+            f"{SETTING_LABELS['agent_trim_chars']} empty: the run's own. Prompt empty: the package's prompt "
             "(a prompt must contain {scratchpad}), or the name of a prompt version saved in the Prompt lab. "
             "Summarizer endpoint: the model set here. Summaries are as long as the run's own extractive budget.")
     endpoint, keys = None, None
@@ -343,20 +343,20 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
     table = st.data_editor(
         st.session_state[CMP_TABLE], num_rows="dynamic", hide_index=True, key="cmp_settings", placeholder="",
         column_config={
-            "summarize_every": st.column_config.TextColumn(SETTING_LABELS["summarize_every"], width=195,
+            "summarize_every": st.column_config.TextColumn(SETTING_LABELS["summarize_every"], width=205,
                                                            help="off, or a number of iterations"),
             "max_scratchpad_chars": st.column_config.NumberColumn(
-                SETTING_LABELS["max_scratchpad_chars"], width=180, min_value=field_bounds("max_scratchpad_chars")[0],
+                SETTING_LABELS["max_scratchpad_chars"], width=193, min_value=field_bounds("max_scratchpad_chars")[0],
                 max_value=field_bounds("max_scratchpad_chars")[1], step=1, format="localized",
                 help="The middleware's size trigger (max_scratchpad_chars)."),
             "agent_trim_chars": st.column_config.NumberColumn(
-                SETTING_LABELS["agent_trim_chars"], width=170, min_value=field_bounds("agent_trim_chars")[0],
+                SETTING_LABELS["agent_trim_chars"], width=183, min_value=field_bounds("agent_trim_chars")[0],
                 max_value=field_bounds("agent_trim_chars")[1], step=1, format="localized",
                 help="The agent's own trim (its max_scratchpad_chars); empty: the run's own."),
-            "summarizer": st.column_config.SelectboxColumn("Summarizer", options=COMPARE_SUMMARIZERS, width=110),
+            "summarizer": st.column_config.SelectboxColumn("Summarizer", options=COMPARE_SUMMARIZERS, width=100),
             "custom prompt": st.column_config.TextColumn(
-                "Custom prompt", width=120, help="must contain {scratchpad}, or be the name of a Prompt lab prompt version; "
-                                      "empty: the package's prompt"),
+                "Prompt", width=95, help="A custom summarizer prompt: it must contain {scratchpad}, or be the name of "
+                                         "a Prompt lab prompt version; empty: the package's prompt"),
         })
     st.session_state[CMP_EDITED] = table
     if "builtin" in set(table["summarizer"].dropna()):
