@@ -8,6 +8,10 @@ live fragment (ui/live.py) with its progress and a Stop button; the upload is ad
 What a file carries (its name, a run's name and label, every event's text) is shown only in
 st.code/st.text or dataframe cells; the labels of selects and headings are built from our own words and
 validated numbers.
+A file of many runs (a dataset file: a benchmark's list of tasks, JSON Lines of conversations, a list of traces) is
+read as the Benchmark reads it (the door's `read_dataset_bytes`); a select under the uploader then offers each of its
+runs, named by the file (its task and trial, or "FILE #N"), and the run picked is replayed and opened as an upload of
+its own, named after the file and the run.
 The Compare page lists the same runs through `all_entries` and shares the upload handling.
 """
 from __future__ import annotations
@@ -20,8 +24,8 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 import streamlit as st
 
 from scratchpad_lab.model.errors import LabError
-from scratchpad_lab.engine.tasks import (ImportRequest, Loaded, TraceReplayRequest, import_file, replay_source,
-                                         replay_trace, summarizer_notice)
+from scratchpad_lab.engine.tasks import (ImportRequest, Loaded, TraceReplayRequest, import_file, read_dataset_bytes,
+                                         replay_source, replay_trace, summarizer_notice)
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.config import every_text, field_default
 from scratchpad_lab.model.schemas import MAX_FILE_BYTES
@@ -100,9 +104,15 @@ def _numbers_title(record: RunRecord) -> str:
     return f"every {every_text(c.summarize_every)} / {c.max_scratchpad_chars:,} chars"
 
 
-def _upload_entry(index: int, file_name: str, file: Loaded, replayed: Optional[RunRecord] = None) -> Entry:
-    """The entry of an upload; a trace's entry shows `replayed`, its replay with the package defaults."""
+def _upload_entry(index: int, file_name: str, file: Loaded, replayed: Optional[RunRecord] = None,
+                  run_of: Optional["RunOfFile"] = None) -> Entry:
+    """The entry of an upload; a trace's entry shows `replayed`, its replay with the package defaults. A run picked
+    from a file of many runs (`run_of`) says which of them it is, and is named after the file and the run."""
     loaded = file.item
+    if run_of is not None:
+        title = (f"upload #{index + 1} · run {run_of.number} of {run_of.count} · trace of {len(loaded.steps)} steps "
+                 "(replayed with the package defaults)")
+        return Entry(f"upload:{index}", "upload", title, loaded, replayed, run_of.name, run_of.report)
     if isinstance(loaded, Trace):
         kind = f"{file.report.format}, " if file.report else ""  # our own label of the format, never the file's
         title = f"upload #{index + 1} · {kind}trace of {len(loaded.steps)} steps (replayed with the package defaults)"
@@ -170,26 +180,85 @@ def open_stored(run_id: str) -> str:
 
 # ── widgets shared with the Compare page ───────────────────────────────────
 
+@dataclass
+class FileOfRuns:
+    """An uploaded file that holds several runs, each imported as the Benchmark imports a dataset's runs: the
+    uploader's select offers them one at a time. Its name and its runs' names are the file's text."""
+
+    file_id: str
+    file_name: str
+    digest: str
+    runs: list          # the door's DatasetRun: name, trace (None when it could not be imported), report, error
+
+    def option(self, index: int) -> str:
+        """A run as the select names it: its number, and its name in the file (plain text in a select)."""
+        run = self.runs[index]
+        return (f"run {index + 1} of {len(self.runs):,} · {run.name}" +
+                ("" if run.ok else " (could not be imported)"))
+
+
+@dataclass(frozen=True)
+class RunOfFile:
+    """Which run of a file of many runs an upload's entry is (carried by its replay job's tag)."""
+
+    number: int
+    count: int
+    name: str        # the file's name and the run's (untrusted): a dataframe cell, the stored run's name
+    report: str      # what the import made of that run (it quotes the file): st.text only
+    hash_key: str    # the file's SHA-256 and the run's index: the same run picked again opens its first entry
+
+
+MAX_RUNS_OFFERED = 5_000   # the runs of one file the select offers (the Benchmark's cap on a dataset)
+
+
+def _file_key(key: str) -> str:
+    """The session-state key of the uploader's file of many runs (a FileOfRuns), beside its job slot."""
+    return f"{key}_file_of_runs"
+
+
+def _run_key(key: str) -> str:
+    """The uploader's select of a run of that file (its widget key)."""
+    return f"{key}_run_of_file"
+
+
+def runs_of_file(name: str, data: bytes) -> Optional[list]:
+    """Each run of a file that holds several (the door's dataset reading: a list of runs, JSON Lines of them), or
+    None for a file of one run (a conversation's messages, one trace, one run record), or one that cannot be read
+    as a dataset: the one loader then says what it is. Never raises."""
+    try:
+        if len(read_dataset_bytes(data, name, 2).runs) < 2:
+            return None
+        return read_dataset_bytes(data, name, MAX_RUNS_OFFERED).runs
+    except Exception:  # the edge: the one loader reads the file again and says what is wrong with it
+        return None
+
+
 def upload_widget(key: str) -> Optional[Entry]:
     """A .json uploader; returns the new Entry the first time a good file arrives, else None.
 
     Each uploaded file is read once (by its uploader id): reruns neither add it again nor repeat work.
     A bad file shows one error while it stays in the uploader, and changes nothing else. A trace is
-    replayed with the package defaults as a job, under the uploader; its Entry comes when that ends."""
-    upload = st.file_uploader(f"Upload a run record, a trace, or another tool's run (.json, .jsonl, up to "
-                              f"{MAX_FILE_BYTES // 1_000_000} MB)",
+    replayed with the package defaults as a job, under the uploader; its Entry comes when that ends. A file of
+    many runs gets a select of its runs under the uploader: its first run opens at once, and each run picked
+    is replayed and opened in turn."""
+    upload = st.file_uploader(f"Upload a run record, a trace, another tool's run, or a file of many runs (.json, "
+                              f".jsonl, up to {MAX_FILE_BYTES // 1_000_000} MB)",
                               type=["json", "jsonl"], key=key,
                               help="A run downloaded from this lab, a trace in the scratchpad-lab/trace@1 format, "
                                    "an autourgos-agent history= file, OpenAI chat messages (JSON or JSON Lines) or "
-                                   "LangChain messages: the page says what it imported.")
+                                   "LangChain messages: the page says what it imported. A file of many runs (a "
+                                   "benchmark's list of tasks, JSON Lines of conversations) offers each of them.")
     entry = _take_upload(key, upload)
+    _runs_select(key, upload)
     live.show(upload_slot(key), on_end=lambda job: _add_replayed(key, job), errors=REPLAY_ERRORS, say_end=False)
     return entry or st.session_state.pop(upload_added(key), None)
 
 
 def _take_upload(key: str, upload) -> Optional[Entry]:
-    """A new file: a run record becomes an Entry at once; a trace's replay starts (one at a time)."""
+    """A new file: a run record becomes an Entry at once; a trace's replay starts (one at a time); a file of many
+    runs is kept for the select, and its first run's replay starts."""
     if upload is None:
+        st.session_state.pop(_file_key(key), None)
         return None
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
     if upload.file_id in seen:
@@ -210,6 +279,13 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
         st.info(f"This file was uploaded before, as {first.title.split(' · ')[0]}: that one is open below.")
         store_upload(first)  # selects it in the stored-runs picker (stored once: the store finds its content)
         return first
+    runs = runs_of_file(upload.name, data)
+    if runs is not None:  # a file of many runs: the select under the uploader offers each; the first opens now
+        seen[upload.file_id] = None
+        st.session_state[_file_key(key)] = FileOfRuns(upload.file_id, upload.name, digest, runs)
+        first_usable = next((i for i, run in enumerate(runs) if run.ok), 0)
+        st.session_state[_run_key(key)] = first_usable
+        return open_run_of_file(key, first_usable)
     loaded, problem = read_upload(upload.name, data)
     if loaded is None:
         seen[upload.file_id] = problem
@@ -226,7 +302,7 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
         return entry
     try:
         job = replay_trace(TraceReplayRequest(loaded.trace, TRACE_REPLAY_NAME, "uploaded trace",
-                                              tag=(upload.file_id, upload.name, loaded, digest)))
+                                              tag=(upload.file_id, upload.name, loaded, digest, None)))
     except LabError as exc:  # refused before it starts (the work limit): said as a replay that failed is
         seen[upload.file_id] = str(exc)
         show_problem(UPLOAD_FAILED, str(exc))
@@ -235,17 +311,77 @@ def _take_upload(key: str, upload) -> Optional[Entry]:
     return None
 
 
+def open_run_of_file(key: str, index: int) -> Optional[Entry]:
+    """Open run `index` of the uploader's file of many runs: its entry when it was opened before (opened again,
+    now or by the caller), else its replay with the package defaults starts, and its entry comes when that ends.
+    A run that could not be imported opens nothing: the select says why."""
+    file: Optional[FileOfRuns] = st.session_state.get(_file_key(key))
+    if file is None or not 0 <= index < len(file.runs) or not file.runs[index].ok:
+        return None
+    run = file.runs[index]
+    st.session_state[RUNS_UPLOAD_SEEN].pop(f"{file.file_id}#{index}", None)  # replayed again: its last word goes
+    hash_key = f"{file.digest}#{index}"
+    found = st.session_state[RUNS_UPLOAD_HASHES].get(hash_key)
+    before = next((e for e in st.session_state[RUNS_UPLOADS] if e.key == found), None)
+    if before is not None:
+        st.session_state[upload_added(key)] = before
+        return None
+    name = run.name if run.name.startswith(file.file_name) else f"{file.file_name} · {run.name}"
+    run_of = RunOfFile(index + 1, len(file.runs), name, run.report, hash_key)
+    try:
+        job = replay_trace(TraceReplayRequest(run.trace, TRACE_REPLAY_NAME, "uploaded trace",
+                                              tag=(file.file_id, name, Loaded(run.trace), hash_key, run_of)))
+    except LabError as exc:  # refused before it starts (the work limit)
+        st.session_state[RUNS_UPLOAD_SEEN][f"{file.file_id}#{index}"] = str(exc)
+        return None
+    live.start(upload_slot(key), job)
+    return None
+
+
+def _runs_select(key: str, upload) -> None:
+    """Under the uploader, while it holds a file of many runs: the select of its runs (picking one opens it)."""
+    file: Optional[FileOfRuns] = st.session_state.get(_file_key(key))
+    if file is None or upload is None or upload.file_id != file.file_id:
+        return
+    count = len(file.runs)
+    usable = sum(1 for r in file.runs if r.ok)
+    st.text(f"This file holds {count:,} runs ({count - usable:,} could not be imported): pick one to replay and "
+            "open it. Each run picked is added to the runs below." + (
+                f" The select offers the first {MAX_RUNS_OFFERED:,}." if count >= MAX_RUNS_OFFERED else ""))
+    if st.session_state.get(_run_key(key)) not in range(count):
+        st.session_state[_run_key(key)] = 0
+    # never disabled while a replay goes: a widget whose `disabled` changes is a new widget, back at run 1; a run
+    # picked meanwhile gets the button below once that replay has ended
+    index = st.selectbox(f"Run of the uploaded file ({count:,} runs)", range(count), key=_run_key(key),
+                         format_func=file.option,
+                         on_change=lambda: open_run_of_file(key, st.session_state[_run_key(key)]))
+    run = file.runs[index]
+    if not run.ok:
+        show_problem("That run of the file could not be imported; pick another.", run.error or "")
+        return
+    refused = st.session_state[RUNS_UPLOAD_SEEN].get(f"{file.file_id}#{index}")
+    if refused == REPLAY_STOPPED:
+        st.text(f"The replay of run {index + 1} was stopped, so it was not added.")
+    elif refused:
+        show_problem("That run could not be replayed.", refused)
+    opened = st.session_state[RUNS_UPLOAD_HASHES].get(f"{file.digest}#{index}")
+    if opened is None and not live.busy(upload_slot(key)):  # not opened yet (its replay was stopped or refused)
+        st.button(f"Replay and open run {index + 1}", key=f"{key}_run_open",
+                  on_click=lambda: open_run_of_file(key, index))
+
+
 def _add_replayed(key: str, job: Job) -> None:
     """A trace's replay ended: add its Entry (to be opened), or say why not while the file stays."""
-    file_id, file_name, file, digest = job.tag
+    file_id, file_name, file, digest, run_of = job.tag
     seen: Dict[str, Optional[str]] = st.session_state[RUNS_UPLOAD_SEEN]
+    problem_key = file_id if run_of is None else f"{file_id}#{run_of.number - 1}"
     if job.error is not None:
-        seen[file_id] = str(job.error)
+        seen[problem_key] = str(job.error)
     elif job.stopped:
-        seen[file_id] = REPLAY_STOPPED
+        seen[problem_key] = REPLAY_STOPPED
     elif job.result is not None:
         uploads: List[Entry] = st.session_state[RUNS_UPLOADS]
-        entry = _upload_entry(len(uploads), file_name, file, job.result)
+        entry = _upload_entry(len(uploads), file_name, file, job.result, run_of)
         uploads.append(entry)
         st.session_state[RUNS_UPLOAD_HASHES][digest] = entry.key
         st.session_state[upload_added(key)] = entry
