@@ -141,9 +141,21 @@ def _join(ray: Any, choice: ExecutorChoice) -> None:
                      [os.path.dirname(_package_root())] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}})
 
 
+HOSTED_NO_LOCAL_CLUSTER = (
+    "In hosted mode the lab does not start a Ray cluster itself: Ray 2.60's own processes (its control store, the "
+    "raylet, each worker) listen on every network interface, not only on this machine, and take work from anyone "
+    "who reaches them. Set SCRATCHPAD_LAB_RAY_ADDRESS (or ray_address in the app's secrets) to a cluster behind "
+    "your firewall, or use the local executor.")
+
+
 @contextmanager
 def connected(choice: ExecutorChoice) -> Iterator[Dict[str, Any]]:
-    """This process joined to the choice's cluster for the length of a study: {"cpus", "started"}."""
+    """This process joined to the choice's cluster for the length of a study: {"cpus", "started"}. A hosted server
+    never starts a cluster of its own (HOSTED_NO_LOCAL_CLUSTER): only an operator's, at an address, is joined."""
+    from scratchpad_lab.model.endpoint import hosted_mode
+
+    if hosted_mode() and not choice.address:
+        raise ExecutorError(HOSTED_NO_LOCAL_CLUSTER)
     ray = ray_module()
     with _LOCK:
         if not ray.is_initialized():
