@@ -100,7 +100,7 @@ def _collect(job: Any) -> None:
         request, decide = st.session_state.get(BENCH_STARTED) or (None, None)
         st.session_state[BENCH_RESULT], st.session_state[BENCH_RAN] = job.result, request
         stored = job.result.result()
-        store_result(stored.kind, stored.rows, stored.labels, stored.source, stored.name)
+        store_result(stored.kind, stored.rows, stored.labels, stored.source, stored.name, stored.measured_with)
         decide_view.start_after(request, decide, bool(job.result.stopped))
 
 

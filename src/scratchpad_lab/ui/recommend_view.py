@@ -135,7 +135,8 @@ def _collect(job: Job) -> None:
     if not live.busy(STRAT_POINT_JOB):  # a point stopped in the last search is opened afresh in this one
         st.session_state[STRAT_POINT_JOB.job] = None
     store_result("recommendation", found.rows(), [p.cli_arg() for p in found.points], title,
-                 name=f"recommendation of {len(found.points)} points ({len(found.front)} on the front)")
+                 name=f"recommendation of {len(found.points)} points ({len(found.front)} on the front)",
+                 measured_with=found.measured_with)
 
 
 def _start(entry: Any, picked, grids, summarizer: SummarizerChoice, price: Optional[str]) -> None:

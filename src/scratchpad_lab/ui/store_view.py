@@ -200,15 +200,18 @@ def store_upload(entry: Any) -> None:
             st.session_state[LIB_JUST_STORED] = run_id
 
 
-def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, name: str = "") -> None:
-    """A Compare, sweep, recommendation or benchmark result (its figures), stored when the setting is on."""
+def store_result(kind: str, rows: List[Dict], labels: List[str], source: str, name: str = "",
+                 measured_with: str = "") -> None:
+    """A Compare, sweep, recommendation or benchmark result (its figures), stored when the setting is on, with which
+    summarizer measured it (SummarizerChoice.measured_with) where a study says so."""
     if not autosave_on():
         return
     from scratchpad_lab.engine.tasks import StoreError
     from scratchpad_lab.model.results import Result
     try:
         get_store().save_result(Result(kind=kind, rows=rows, labels=labels,
-                                       name=name or f"{kind} of {len(rows)} settings", source=source), owner())
+                                       name=name or f"{kind} of {len(rows)} settings", source=source,
+                                       measured_with=measured_with), owner())
     except StoreError as exc:
         say("error", f"The {kind} result was not stored. {exc} It stays on this page.")
 
