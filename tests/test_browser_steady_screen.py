@@ -97,6 +97,8 @@ def _type(page, label: str, value: str, then: str) -> None:
     """Type a value and wait until the page shows what it changes (`then`: a JS condition), then is idle. Typed
     again when it changed nothing (a box drawn anew by the rerun before, e.g. the provider's, can lose the keys)."""
     for _ in range(4):
+        # the provider's own box, once the box of the provider before it has gone from the page
+        page.wait_for_function("(l) => document.querySelectorAll(`input[aria-label=\"${l}\"]`).length === 1", arg=label)
         box = page.get_by_label(label, exact=True)
         box.fill(value)
         box.press("Enter")
