@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import (ARTIFACTS, IDLE_JS, after_rerun, browser, server, wait_for,  # noqa: F401 (fixtures)
+from browser_support import (ARTIFACTS, IDLE_JS, after_rerun, browser, scaled, server, wait_for,  # noqa: F401 (fixtures)
                              wait_for_charts_drawn, watched)
 
 pytestmark = pytest.mark.browser
@@ -28,7 +28,7 @@ def test_the_benchmark_page_runs_the_long_claude_code_session_with_its_own_compa
         .find(e => e.innerText.trim() === 'Run the benchmark'); return b && !b.disabled; }""", timeout=RUN_TIMEOUT_MS)
     after_rerun(page, run.click, "pressing Run the benchmark", timeout=RUN_TIMEOUT_MS)
     try:
-        page.get_by_text("For the lowest peak", exact=False).first.wait_for(timeout=RUN_TIMEOUT_MS)
+        page.get_by_text("For the lowest peak", exact=False).first.wait_for(timeout=scaled(RUN_TIMEOUT_MS))
     finally:
         page.screenshot(path=str(ARTIFACTS / "benchmark-long-session-1280x800.png"), full_page=True)
     wait_for(page, IDLE_JS, "the benchmark's result did not settle", RUN_TIMEOUT_MS)
