@@ -48,14 +48,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from scratchpad_lab.analysis.fact_kinds import KINDS
 from scratchpad_lab.analysis.figures import LABELS, kinds_kept_text, percent
 from scratchpad_lab.analysis.health import CHECKS, counts_text
-from scratchpad_lab.engine.studies.run_calls import RunCalls, argument_figures, no_compression_sent, run_calls
+from scratchpad_lab.engine.studies.run_calls import RunCalls, argument_figures, measure_for, no_compression_sent, run_calls
 from scratchpad_lab.engine.files.dataset import Dataset, DatasetRun, read_dataset
 from scratchpad_lab.engine.cells.dispatch import opened
 from scratchpad_lab.engine.cells.executor import ExecutorChoice, Placement, RunShare, StudyCell, new_key
 from scratchpad_lab.engine.jobs import Job, Stopped
 from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.engine.studies.front import Chosen, choose_budgets, on_front, same_as
-from scratchpad_lab.engine.studies.recommender import POINTS, Grid, chosen_strategies, default_grid, resolve, share_context
+from scratchpad_lab.engine.studies.recommender import POINTS, Grid, chosen_strategies, default_grid, point_context, resolve
 from scratchpad_lab.engine.strategies.registry import StrategyError
 from scratchpad_lab.engine.strategies.spec import knobs, make_spec
 from scratchpad_lab.engine.summarize.summarizers import build_summarizer
@@ -530,10 +530,13 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
     counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
 
+    by_key = {share.key: unit for share, unit in zip(shares, units)}
+
     def here(share: RunShare) -> Dict[str, Any]:
-        """A run's context in this process: the benchmark's own summarizer (an endpoint's, the built-in model)."""
-        context = share_context(share, build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None),
-                                counter)
+        """A run's context in this process: the benchmark's own summarizer (an endpoint's, the built-in model), and
+        the argument measure over the calls its unit already read (not read again)."""
+        built = build_summarizer(choice, stop=stop if isinstance(stop, threading.Event) else None)
+        context = point_context(share.trace, built, share.scenario, measure_for(by_key[share.key].calls), counter)
         context["stop"] = stop if hasattr(stop, "check") else None
         return context
 

@@ -167,16 +167,15 @@ def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], pro
     on Ray. Same rows, in the same order, either way."""
     if not 1 <= len(settings) <= MAX_SETTINGS * MAX_GRID:
         raise ConfigError(f"between 1 and {MAX_SETTINGS * MAX_GRID} settings, got {len(settings)}")
-    replay_source(loaded)  # a record with nothing to replay is refused here, before any process starts
     changes = [setting.changes() for setting in settings]
     share = RunShare(new_key(), loaded if isinstance(loaded, Trace) else loaded.trace,
                      budget_chars=SummarizerChoice().budget_chars, record=None if isinstance(loaded, Trace) else loaded)
+    here = sweep_context(share)  # a record with nothing to replay is refused here, before any process starts
     cells = [StudyCell(0, str(k), "sweep", change) for k, change in enumerate(changes)]
     rows: List[Optional[Dict]] = [None] * len(cells)
     # A setting naming a model of its own (never a worker's: it holds no key) runs here, in this thread.
     offline = all(c.get("summarizer") in (None, "extractive", "silent") and "summarizer_endpoint" not in c for c in changes)
     processes = min(2, os.cpu_count() or 1) if processes is None else processes
-    here = sweep_context(share)
 
     def collect(cell: StudyCell, outcome: Outcome) -> None:
         rows[int(cell.label)] = outcome[0]
