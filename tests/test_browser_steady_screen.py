@@ -100,12 +100,12 @@ def _type(page, label: str, value: str, then: str) -> None:
         # the provider's own box, once the box of the provider before it has gone from the page
         page.wait_for_function("(l) => document.querySelectorAll(`input[aria-label=\"${l}\"]`).length === 1", arg=label)
         box = page.get_by_label(label, exact=True)
-        box.fill(value)
-        box.press("Enter")
         try:
+            box.fill(value)
+            box.press("Enter")
             page.wait_for_function(then, timeout=scaled(4_000))
             break
-        except sync_api.TimeoutError:
+        except sync_api.Error:  # a later rerun drew the box again between the count and the keys (strict mode)
             page.wait_for_function(IDLE_JS)
     wait_for(page, then, f"typing {label} changed nothing")
     page.wait_for_function(IDLE_JS)
