@@ -130,6 +130,26 @@ def test_every_event_kind_has_one_colour_used_by_every_chart():
     assert all((int(r.iteration), int(r.size)) in points for r in marks.itertuples())
 
 
+def test_every_size_axis_reads_whole_numbers_with_thousands_separators_even_on_an_empty_scratchpad():
+    """Left to Vega, a run whose scratchpad was still empty (every size 0) read "0.000000" at each tick."""
+    from scratchpad_lab.ui.charts import overlay_chart, size_chart
+    from scratchpad_lab.ui.strategies_chart import chart as strategies_chart
+
+    def y_axes(spec):
+        layers = spec.get("layer", [spec])
+        return [layer["encoding"]["y"] for layer in layers if "axis" in layer.get("encoding", {}).get("y", {})]
+
+    record = _run(summarize_every=4)
+    first = [e for e in record.events if e.iteration is None or e.iteration <= 1]  # the scratchpad is empty
+    for events in (record.events, first):
+        [y] = y_axes(size_chart(events, record.config).to_dict())
+        assert (y["title"], y["axis"]["format"], y["axis"]["tickMinStep"]) == ("scratchpad chars", ",d", 1)
+    [y] = y_axes(overlay_chart({"a": record.events, "b": first}, "tokens").to_dict())
+    assert y["axis"]["format"] == ",d"
+    [y] = y_axes(strategies_chart([]).to_dict())
+    assert (y["title"], y["axis"]["format"]) == ("context tokens sent", ",d")
+
+
 def test_heatmap_labels_contrast_with_their_cell_and_cost_uses_its_own_ramp():
     from scratchpad_lab.ui.charts import COST_RAMP, GOOD_RAMP, label_color, luminance, ramp_color
 

@@ -50,6 +50,9 @@ WHOLE = dict(tickMinStep=1, format="d")  # whole-number iteration axes
 # A value axis whose labels sit level with their grid lines: Streamlit's chart theme pushes the end labels
 # inward (labelFlush), which draws "0" above the zero line, so a line at 0 reads as below zero.
 LEVEL = dict(labelFlush=False)
+# A size axis (chars, tokens): whole numbers with thousands separators ("15,000"). Left to Vega, a run whose
+# scratchpad is still empty (every size 0, a zero-span domain) read "0.000000" at every tick.
+COUNT = dict(LEVEL, format=",d", tickMinStep=1)
 CHOSEN = "a chosen point (★ in the table)"  # the legend's name of the ring round each chosen point
 OFF_CHART = 3.0  # a cap more than this many times the largest size is named, not drawn to scale (it would squash
 # the sawtooth into the bottom of the plot: 15,000 over a run that peaks at 2,800)
@@ -151,7 +154,7 @@ def size_chart(events: Sequence[Event], config: RunConfig, unit: str = "chars", 
     # goes to the plot, which shares one screen with the rest of the live view
     x = alt.X("iteration:Q", title=None, axis=alt.Axis(**WHOLE))
     layers = [alt.Chart(data).mark_line(point=True, color="#333333").encode(
-        x=x, y=alt.Y("size:Q", title=title, axis=alt.Axis(**LEVEL)), order="seq:Q",
+        x=x, y=alt.Y("size:Q", title=title, axis=alt.Axis(**COUNT)), order="seq:Q",
         tooltip=["iteration:Q", "point:N", alt.Tooltip("size:Q", format=",")])]
     marks = marks_frame(events, unit)
     # the legend names the kinds this run has (the colours stay those of every chart), two to a row, so it
@@ -194,7 +197,7 @@ def overlay_chart(series: Dict[str, Sequence[Event]], unit: str = "tokens"):
     data = pd.concat(frames, ignore_index=True) if frames else size_frame([], unit)
     names = list(series)
     return alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}", axis=alt.Axis(**LEVEL)),
+        x=alt.X("iteration:Q", axis=alt.Axis(**WHOLE)), y=alt.Y("size:Q", title=f"scratchpad {unit}", axis=alt.Axis(**COUNT)),
         order="seq:Q",
         color=alt.Color("series:N", title="setting", sort=names,
                         scale=alt.Scale(domain=names, range=(CATEGORICAL * 2)[:max(len(names), 1)]),

@@ -11,7 +11,7 @@ import pandas as pd
 
 from scratchpad_lab.analysis.figures import LABELS
 from scratchpad_lab.engine.strategies.registry import STRATEGIES, strategy
-from scratchpad_lab.ui.charts import LEGEND, LEVEL
+from scratchpad_lab.ui.charts import COUNT, LEGEND, LEVEL
 
 BASELINE = "no compression"
 BASELINE_COLOUR = "#cccccc"
@@ -62,7 +62,7 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
             .mark_line(point=alt.OverlayMarkDef(size=18), interpolate="linear")
             .encode(x=alt.X("step:Q", title="step (model call)", axis=alt.Axis(format="d", tickMinStep=1)),
                     # one count for every strategy (the caption above the chart says so): a longer title is cut
-                    y=alt.Y("tokens:Q", title="context tokens sent", axis=alt.Axis(**LEVEL)),
+                    y=alt.Y("tokens:Q", title="context tokens sent", axis=alt.Axis(**COUNT)),
                     color=alt.Color("strategy:N", scale=scale, legend=alt.Legend(**STRATEGY_LEGEND)),
                     strokeDash=alt.StrokeDash("drawn:N", scale=alt.Scale(domain=[SOLID, DASHED],
                                                                          range=[[1, 0], [6, 4]]), legend=None),
