@@ -106,6 +106,25 @@ def test_the_runs_page_shows_each_mistake_as_a_warning_and_the_report_as_text(mo
     assert at.selectbox(key="runs_open").value == "upload:1"
 
 
+def test_a_run_of_a_dataset_keeps_its_import_warnings_and_the_runs_page_shows_them_with_the_run(monkeypatch):
+    """A file of many runs is read as a dataset (engine/files/dataset.py): each run keeps the one loader's warnings,
+    and the run opened from the file says them where a file of one run does (they were dropped)."""
+    from scratchpad_lab.engine.files.dataset import read_dataset_bytes
+
+    data = json.dumps([_mistaken_trace(), json.loads(_readme_trace())]).encode()
+    mistaken, clean = read_dataset_bytes(data, "two.json").runs
+    assert [w.split(":")[0] for w in mistaken.warnings] == ["step 2", "step 3", "step 4, action 1"]
+    assert clean.ok and clean.warnings == []
+    monkeypatch.delenv("SCRATCHPAD_LAB_SAMPLES", raising=False)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = at.switch_page("pages/runs.py").run()
+    at.file_uploader(key="runs_upload").upload("two.json", data, "application/json")
+    rerun_until(at.run())  # its first run's replay is a job; that run opens when it ends
+    assert not at.exception and at.selectbox(key="runs_open").value == "upload:0"
+    assert [w.value for w in at.warning] == ["3 problem(s) in this trace's steps: they replay, but not as they read."]
+    assert "\n".join(mistaken.warnings) in [t.value for t in at.text]
+
+
 # ── scratchpad-lab import ──────────────────────────────────────────────────
 
 def test_import_writes_the_lab_trace_and_prints_what_it_imported(tmp_path, capsys):

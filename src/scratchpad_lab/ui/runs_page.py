@@ -112,7 +112,8 @@ def _upload_entry(index: int, file_name: str, file: Loaded, replayed: Optional[R
     if run_of is not None:
         title = (f"upload #{index + 1} · run {run_of.number} of {run_of.count} · trace of {len(loaded.steps)} steps "
                  "(replayed with the package defaults)")
-        return Entry(f"upload:{index}", "upload", title, loaded, replayed, run_of.name, run_of.report)
+        return Entry(f"upload:{index}", "upload", title, loaded, replayed, run_of.name, run_of.report,
+                     list(run_of.warnings))
     if isinstance(loaded, Trace):
         kind = f"{file.report.format}, " if file.report else ""  # our own label of the format, never the file's
         title = f"upload #{index + 1} · {kind}trace of {len(loaded.steps)} steps (replayed with the package defaults)"
@@ -206,6 +207,7 @@ class RunOfFile:
     name: str        # the file's name and the run's (untrusted): a dataframe cell, the stored run's name
     report: str      # what the import made of that run (it quotes the file): st.text only
     hash_key: str    # the file's SHA-256 and the run's index: the same run picked again opens its first entry
+    warnings: Tuple[str, ...] = ()  # each step of that run that will not replay as it reads: st.text only
 
 
 MAX_RUNS_OFFERED = 5_000   # the runs of one file the select offers (the Benchmark's cap on a dataset)
@@ -327,10 +329,11 @@ def open_run_of_file(key: str, index: int) -> Optional[Entry]:
         st.session_state[upload_added(key)] = before
         return None
     name = run.name if run.name.startswith(file.file_name) else f"{file.file_name} · {run.name}"
-    run_of = RunOfFile(index + 1, len(file.runs), name, run.report, hash_key)
+    run_of = RunOfFile(index + 1, len(file.runs), name, run.report, hash_key, tuple(run.warnings))
     try:
         job = replay_trace(TraceReplayRequest(run.trace, TRACE_REPLAY_NAME, "uploaded trace",
-                                              tag=(file.file_id, name, Loaded(run.trace), hash_key, run_of)))
+                                              tag=(file.file_id, name, Loaded(run.trace, None, list(run.warnings)),
+                                                   hash_key, run_of)))
     except LabError as exc:  # refused before it starts (the work limit)
         st.session_state[RUNS_UPLOAD_SEEN][f"{file.file_id}#{index}"] = str(exc)
         return None

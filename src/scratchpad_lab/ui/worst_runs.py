@@ -71,7 +71,7 @@ def _entry_for(run: Any) -> Any:
     record = replay_trace(TraceReplayRequest(run.trace, "benchmark run replayed with the package defaults",
                                              "benchmark run")).run_here()
     title = f"benchmark #{number} · worst run · trace of {len(run.trace.steps)} steps"
-    opened[key] = Entry(key, "benchmark", title, run.trace, record, run.name)
+    opened[key] = Entry(key, "benchmark", title, run.trace, record, run.name, run.report, list(run.warnings))
     return opened[key]
 
 

@@ -44,6 +44,9 @@ class DatasetRun:
     gold: Optional[List[Dict[str, Any]]] = None  # [{"name", "kwargs"}], when the run carries gold actions
     report: str = ""                            # what the import did
     error: Optional[str] = None                 # why it could not be imported
+    # each step that will not replay as it reads (the one loader's `warnings`, one sentence naming its step): a run
+    # opened from a dataset says them, as a file of one run does
+    warnings: List[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -186,6 +189,7 @@ def read_run(item: Any, name: str) -> DatasetRun:
     if not run.trace.steps:
         run.trace, run.error = None, f"{name} has no model call to replay."
     run.report = loaded.report.text() if loaded.report is not None else "a scratchpad-lab file"
+    run.warnings = list(loaded.warnings)
     return run
 
 
