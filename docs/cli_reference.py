@@ -36,6 +36,10 @@ is printed, marked as stopped).
 `recommend` search, an array for a list: `sweep`, `strategies`, `prompt-lab`, `runs list`), never JSON Lines, so
 `json.load` or `jq` reads it whole; `--json` prints only JSON on stdout; what an import did, each step's problem in a trace and
 a summarizer that failed go to stderr, one line each, so a pipe gets clean JSON.
+
+**Files.** `--out`, `--trace-out` and `--html` make the folders before the file as `mkdir -p` does
+(`--out out/my-run.json` needs no `mkdir out`); a path that cannot be written (a file where a folder
+should be, a folder you may not write to) is refused in one line naming the flag, before the work starts.
 """
 
 

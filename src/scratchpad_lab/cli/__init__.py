@@ -29,6 +29,7 @@ from scratchpad_lab.analysis.metrics import answer_score, final_answer, trims
 from scratchpad_lab.cli.import_trace import load
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.cli.describe import describe_record
+from scratchpad_lab.cli.output import prepare, write_text
 from scratchpad_lab.cli.flags import add_executor_flags, add_key_flags, add_pin_flags, add_timeout_flag, executor_from_args
 from scratchpad_lab.engine.tasks import Replay, replay_source, summarizer_notice
 from scratchpad_lab.model.scenarios import list_scenarios
@@ -351,6 +352,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "lessons":
             from scratchpad_lab.cli.lessons import run as lessons_command
             return lessons_command(args)
+        for name in ("out", "trace_out"):  # their folders made, or refused, before the run starts
+            if name in args:
+                prepare(getattr(args, name), "--" + name.replace("_", "-"))
         job = _run_job(args)
         config = job.config
         record = job.run_here()
@@ -359,12 +363,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_USAGE
     try:
         if "out" in args:
-            record.save(args.out)
+            write_text(args.out, record.to_json(), "--out")
         if "trace_out" in args and record.trace is not None:
-            Path(args.trace_out).write_text(json.dumps(record.trace.to_dict(), ensure_ascii=False, indent=1),
-                                            encoding="utf-8")
-    except OSError as exc:
-        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
+            write_text(args.trace_out, json.dumps(record.trace.to_dict(), ensure_ascii=False, indent=1), "--trace-out")
+    except LabError as exc:
+        print(f"scratchpad-lab: error: {exc.sentence}", file=sys.stderr)
         return EXIT_USAGE
     if "save" in args:
         from scratchpad_lab.cli.runs import save

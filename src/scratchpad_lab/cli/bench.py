@@ -13,6 +13,7 @@ import sys
 from typing import Any, Optional
 
 from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
+from scratchpad_lab.cli.output import cannot_write, prepare
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
 
 EXIT_OK, EXIT_USAGE, EXIT_STOPPED = 0, 2, 130
@@ -129,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     for name, grid in getattr(args, "grid", None) or []:
         grids.setdefault(name, {}).update(grid)
     seed = getattr(args, "seed", None)
+    html = getattr(args, "html", None)
+    if html:  # its folder made, or refused, before the benchmark runs: not a long run lost to a wrong path
+        prepare(html, "--html")
     # read here, not in the study: its runs' traces give each chosen setting's figures on their own peaks
     dataset = read_dataset(args.dataset, runs)
     request = BenchmarkRequest(dataset, getattr(args, "strategy", None) or None, grids,
@@ -145,13 +149,17 @@ def run(args: argparse.Namespace) -> int:
     if result.stopped:
         print(f"scratchpad-lab: bench {result.stopped}: {result.points_done:,} of {result.points:,} points done; the "
               f"figures cover the {len(result.runs)} runs that finished", file=sys.stderr)
-    html = getattr(args, "html", None)
+    unsaved = False  # the report not written or the result not stored: exit 2 after the figures
     if html:
         from scratchpad_lab.engine.tasks import write_report
-        write_report(result, html)
-        print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
+        try:
+            write_report(result, html)
+        except OSError as exc:  # the benchmark happened: what it found is printed below
+            print(f"scratchpad-lab: error: {cannot_write(html, '--html', exc).sentence}", file=sys.stderr)
+            unsaved = True
+        else:
+            print(f"scratchpad-lab: wrote {html}", file=sys.stderr)
     decided = _decide(args, request) if getattr(args, "decide_with", None) else None
-    not_stored = False
     if getattr(args, "save", False):
         from scratchpad_lab.engine.tasks import Store, StoreError
         try:
@@ -159,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             stored = store.save_result(result.result())
         except StoreError as exc:  # the benchmark happened: what it found is printed below
             print(f"scratchpad-lab: error: the benchmark was not stored: {exc}", file=sys.stderr)
-            not_stored = True
+            unsaved = True
         else:
             print(f"scratchpad-lab: stored as result {stored} in {store.where} (the Runs page lists it)",
                   file=sys.stderr)
@@ -191,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
                   "same: the decision no compression made (100 % by construction where the context was the same).")
             print(decisions_table(decided))
     return (EXIT_STOPPED if result.stopped or (decided and decided.stopped)
-            else EXIT_USAGE if not_stored else EXIT_OK)
+            else EXIT_USAGE if unsaved else EXIT_OK)
 
 
 def _chosen(result: Any, dataset: Any) -> None:

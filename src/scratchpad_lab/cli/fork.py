@@ -70,11 +70,14 @@ def comparison_lines(forked) -> str:
 def run(args) -> int:
     from scratchpad_lab.cli.describe import describe_record
     from scratchpad_lab.cli.import_trace import load
+    from scratchpad_lab.cli.output import prepare, write_text
     from scratchpad_lab.engine.tasks import ForkRequest, TraceReplayRequest, fork, replay_trace
     from scratchpad_lab.model.records import RunRecord
 
     given = vars(args)
     changes = {k: given[k] for k in ("summarize_every", "max_scratchpad_chars") if k in given}
+    if "out" in given:  # its folder made, or refused, before the fork runs
+        prepare(args.out, "--out")
     loaded = load(args.file)
     label = Path(args.file).name
     parent = loaded if isinstance(loaded, RunRecord) else \
@@ -82,12 +85,8 @@ def run(args) -> int:
     forked = fork(ForkRequest(parent, args.at, skip="skip" in given or not changes, changes=changes,
                               parent_name=label, lifted="no_work_limit" in given)).run_here()
     record = forked.record
-    try:
-        if "out" in given:
-            record.save(args.out)
-    except OSError as exc:
-        print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
-        return EXIT_USAGE
+    if "out" in given:
+        write_text(args.out, record.to_json(), "--out")  # a UsageError: one line at cli.main's edge
     if "save" in given:
         from scratchpad_lab.cli.runs import save
         from scratchpad_lab.engine.tasks import StoreError

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Union
 
+from scratchpad_lab.cli.output import prepare, write_text
 from scratchpad_lab.engine.tasks import FORMATS, ImportRequest, Loaded, import_file, importer_names, trace_json
 from scratchpad_lab.model.records import RunRecord
 from scratchpad_lab.model.trace import RecordError, Trace
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         print("scratchpad-lab: error: say where the trace goes: --out TRACE.json (a file), --save (the lab's "
               "store), or both", file=sys.stderr)
         return EXIT_USAGE
+    if out:  # its folder made, or refused, before the file is read
+        prepare(out, "--out")
     task = getattr(args, "task", None)
     loaded = import_file(ImportRequest(args.file, format=args.format, task=task,
                                        conversation=args.conversation)).run_here()
@@ -85,11 +88,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         trace = item
     if out:
-        try:
-            Path(out).write_text(trace_json(trace), encoding="utf-8")
-        except OSError as exc:
-            print(f"scratchpad-lab: error: cannot write output: {exc.strerror}: {exc.filename}", file=sys.stderr)
-            return EXIT_USAGE
+        write_text(out, trace_json(trace), "--out")  # a UsageError: one line at cli.main's edge
         print(f"wrote {out}: {len(trace.steps)} steps, {len(trace.tools)} tools")
     code = EXIT_OK
     if keep:
