@@ -108,6 +108,32 @@ def test_opening_a_worst_run_shows_it_in_strategies_at_the_call_that_lost_its_va
     assert at.session_state["strat_result"].signature == ("bench:1", ("trim-only",))
 
 
+def test_open_in_strategies_waits_only_for_a_run_still_going_and_replaces_one_that_ended_unseen(monkeypatch):
+    """A Strategies run that ended while its page was not on screen was never taken in, and held its slot: Open in
+    Strategies refused as if it were still going. Now only a run still going refuses, in one line saying what to do,
+    and one that has ended is replaced by the worst run's."""
+    import threading
+
+    from scratchpad_lab.engine.jobs import Job
+    from scratchpad_lab.ui.state import STRAT_JOB
+    from scratchpad_lab.ui.worst_runs import BUSY
+
+    at = _benchmarked(monkeypatch)
+    release = threading.Event()
+    earlier = Job(lambda report, stop: release.wait(60) and "an earlier result nobody saw", name="earlier").start()
+    at.session_state[STRAT_JOB.job] = earlier  # started on the Strategies page, which was then left
+    at.button(key="bench_open_0").click().run()
+    assert [t.value for t in at.title] == ["Scratchpad Lab · Benchmark"]  # not switched: it is still going
+    assert [w.value for w in at.warning] == [BUSY] and len(BUSY.split(". ")) == 1
+    assert "stop it on the Strategies page or let it finish, then press Open in Strategies again" in BUSY
+    release.set()
+    assert earlier.join(10) and at.session_state[STRAT_JOB.job] is earlier  # ended; the Benchmark never takes it in
+    _open_first_worst_run(at)
+    assert not at.exception and not at.warning and not at.error, [w.value for w in at.warning]
+    assert at.session_state[STRAT_JOB.job] is not earlier
+    assert at.session_state["strat_result"].signature == ("bench:1", ("trim-only",))  # the worst run's, drawn
+
+
 def test_the_note_of_an_opened_worst_run_shows_the_datasets_text_as_text(monkeypatch):
     """A run's name, its tool and its lost values come from a dataset: the note draws them as plain text only."""
     from dataclasses import replace

@@ -56,6 +56,28 @@ def busy(slot: Slot) -> bool:
     return job is not None and (not job.finished or st.session_state.get(slot.ended) != job.serial)
 
 
+def running(slot: Slot) -> bool:
+    """Whether the slot's job is still working (not merely waiting for its page to take its end in)."""
+    job = current(slot)
+    return job is not None and not job.finished
+
+
+def settle(slot: Slot, on_end: Optional[Callable[[Any], None]] = None) -> bool:
+    """Free the slot of a job that has ended but was never taken in (its page was not drawn after it ended, so its
+    fragment never saw the end): `on_end(job)` takes its result as the page would (a failed job is dropped), and a
+    new job may start. False while the job is still going: nothing is changed."""
+    job = current(slot)
+    if job is None or not busy(slot):
+        return True
+    if not job.finished:
+        return False
+    st.session_state[slot.ended] = job.serial
+    st.session_state[slot.needs_full] = False
+    if on_end is not None and job.error is None:
+        on_end(job)
+    return True
+
+
 def start(slot: Slot, job: Job) -> bool:
     """Start `job` as the slot's job, unless one is still going (one at a time); True if it started.
     Called in a button's callback, the same run draws it; called in the page's body, the page calls

@@ -5,7 +5,9 @@ argument recall, each with the calls that lost values). Opening one (`open_worst
 trajectory to the Strategies page as an entry its trajectory picker selects (kept with the tab's opened
 entries, LIB_OPENED, under "bench:<n>", so Runs and Compare list it too), picks that strategy with the cell's
 settings in its widgets, starts the same Strategies job its Run button would (the door's `strategies`, with the
-benchmark's own summarizer, so the replay is the benchmark's cell again) and switches page. The Strategies
+benchmark's own summarizer, so the replay is the benchmark's cell again) and switches page. A Strategies run still
+going is not cut short: the click is refused in one line saying what to do; one that has ended, taken in by its page
+or not, is replaced. The Strategies
 page calls `opened_note(entry)`: while that entry is picked, a note names the run, the setting, each call that
 lost values and the values lost, and the step its "What each strategy sent" slider starts at is the call that
 lost the most.
@@ -30,8 +32,8 @@ from scratchpad_lab.ui.state import BENCH_OPENED, LIB_OPENED, STRAT_JOB, STRAT_S
 
 STRATEGIES_PAGE = "pages/strategies.py"
 OPEN_PROBLEM = "This run could not be opened in the Strategies view."
-BUSY = ("A Strategies run is still going in this tab: stop it on the Strategies page (or let it finish), then "
-        "open this run again.")
+BUSY = ("A Strategies run is still going in this tab: stop it on the Strategies page or let it finish, then press "
+        "Open in Strategies again.")
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def open_worst(result: Any, ran: Any, label: str, worst: Dict[str, Any]) -> bool
     if run is None or cell is None:
         show_problem(OPEN_PROBLEM, "The benchmark's dataset no longer holds this run: run the benchmark again.")
         return False
-    if live.busy(STRAT_JOB):
+    if live.running(STRAT_JOB):  # one that has ended is replaced below, seen on its page or not
         st.warning(BUSY)
         return False
     name, settings = cell["strategy"], dict(cell.get("settings") or {})
@@ -122,6 +124,9 @@ def open_worst(result: Any, ran: Any, label: str, worst: Dict[str, Any]) -> bool
                                                             for v in c.get("recoverable", ())))
                   for c in worst["lost"])
     state[BENCH_OPENED] = OpenedWorst(entry.key, run.name, label, name, float(worst["argument_recall"]), calls)
+    # A Strategies run that ended while its page was not on screen was never taken in, and held the slot: this run
+    # replaces it (its result would have been replaced by this one's the moment it ends).
+    live.settle(STRAT_JOB)
     live.start(STRAT_JOB, job)
     return True
 
