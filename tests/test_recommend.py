@@ -64,6 +64,7 @@ def test_front_points_are_non_dominated_and_equal_a_direct_strategies_run(trace_
         assert p["why"].startswith("keeps ") and "of the no-compression peak" in p["why"]
         assert main(["strategies", trace_file, "--json", "--strategy", p["cli"]]) == 0
         direct, = json.loads(capsys.readouterr().out)
+        direct.pop("take_away")  # the row's setting to take to an agent: not a figure (tests/test_cli_snippets_json.py)
         assert direct == p["figures"], p["cli"]
 
 
@@ -313,6 +314,7 @@ def test_recommend_pin_says_the_pins_each_point_kept_and_counts_a_lost_pin_lost(
     for cli, figures in by_cli.items():  # each point's pin fields are a `strategies --pin` run's
         assert main(["strategies", str(TIGHT), "--json", "--strategy", cli] + PINNED) == 0
         [direct] = json.loads(capsys.readouterr().out)
+        direct.pop("take_away")  # the row's setting to take to an agent: not a figure
         assert direct == figures, cli
     assert main(argv) == 0
     out = capsys.readouterr().out

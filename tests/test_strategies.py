@@ -32,7 +32,7 @@ def test_all_five_rows_with_the_issue_shape(tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["strategy"] for r in rows] == names()
     for r in rows:
-        assert tuple(r) == ROW_KEYS
+        assert tuple(r) == ROW_KEYS + ("take_away",)  # the CLI's: the setting to take to an agent
         assert r["peak_context_tokens"] > 0
         # facts kept is a share of what was compressed: a strategy that compressed nothing has none (never 1.0)
         assert (r["facts_retained"] is None) == (r["compressions"] == 0), r

@@ -93,12 +93,12 @@ def test_cli_pin_adds_the_pin_fields_to_every_row_and_none_without(capsys):
     assert code == 0, err
     rows = {r["strategy"]: r for r in json.loads(out)}
     for row in rows.values():
-        assert tuple(row) == ROW_KEYS + PIN_KEYS and row["pins"] == 2
+        assert tuple(row) == ROW_KEYS + PIN_KEYS + ("take_away",) and row["pins"] == 2
     assert rows["trim-only"]["pins_to_summarizer"] == rows["clear-tool-uses"]["pins_to_summarizer"] == NOT_A_SUMMARIZER
     assert rows["langmem"]["pins_to_summarizer"] is True
     assert rows["clear-tool-uses"]["pins_lost"] == [PIN]  # its placeholder replaced the tool results holding it
     code, out, _ = _cli(capsys, *strategies, "--json")
-    assert code == 0 and all(tuple(r) == ROW_KEYS for r in json.loads(out))
+    assert code == 0 and all(tuple(r) == ROW_KEYS + ("take_away",) for r in json.loads(out))
     code, out, _ = _cli(capsys, *strategies[:4], "--pin", PIN)
     assert code == 0 and "pins 0 of 1 pin kept" in out and f"lost pins: {PIN}" in out
 

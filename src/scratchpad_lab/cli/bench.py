@@ -1,7 +1,8 @@
 """`scratchpad-lab bench DATASET [--strategy NAME ...] [--grid NAME:key=v1|v2,...] [--runs N] [summarizer flags]
 [--executor local|ray] [--ray-address ADDRESS] [--json] [--html REPORT.html] [--save]`: the benchmark (engine/studies/benchmark.py) of a dataset of runs.
 
-Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. A progress line
+Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`. Each chosen point is
+followed by its setting to take to an agent (figures and the package's code; in `--json`, its `take_away`). A progress line
 goes to stderr (run k of n, points done, time left); Ctrl-C stops between points and what finished is
 printed, marked as stopped (exit 130). Runs that could not be imported are named on stderr.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 from scratchpad_lab.cli.flags import add_executor_flags, executor_from_args, strategy_argument
 from scratchpad_lab.cli.output import cannot_write, prepare
@@ -172,8 +173,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"scratchpad-lab: stored as result {stored} in {store.where} (the Runs page lists it)",
                   file=sys.stderr)
     if getattr(args, "json", False):
-        print(json.dumps({**result.to_dict(), **({"decisions": decided.to_dict()} if decided else {})},
-                         ensure_ascii=False))
+        from scratchpad_lab.cli.strategies import take_away_json
+
+        out = result.to_dict()
+        out["chosen"] = [{**said, "take_away": None if make is None else take_away_json(make, chosen.setting)}
+                         for said, (chosen, make) in zip(out["chosen"], _take_aways(result, dataset))]
+        print(json.dumps({**out, **({"decisions": decided.to_dict()} if decided else {})}, ensure_ascii=False))
     else:
         print(f"Benchmark of {result.source}: {len(result.runs)} runs ({len(result.broken)} could not be imported), "
               f"{result.points_done:,} points in {result.elapsed_s:,.1f} s on {result.workers} "
@@ -202,19 +207,33 @@ def run(args: argparse.Namespace) -> int:
             else EXIT_USAGE if unsaved else EXIT_OK)
 
 
-def _chosen(result: Any, dataset: Any) -> None:
-    """Each chosen point's sentence, then its figures on the peaks of the runs it was measured on (a share's tokens on
-    each run, their median and range: the one number to configure) and the package's code."""
-    from scratchpad_lab.cli.strategies import print_take_away
+def _take_aways(result: Any, dataset: Any) -> List[Tuple[Any, Optional[Callable[[], Any]]]]:
+    """Each chosen point, with how to make its setting to take to an agent (None: no setting qualified): its figures
+    on the peaks of the runs it was measured on (a share's tokens on each run, their median and range: the one number
+    to configure) and the package's code."""
     from scratchpad_lab.engine.tasks import take_away_for_label
 
     by_name = {run.name: run.trace for run in dataset.usable}
-    seen: set = set()
+    out: List[Tuple[Any, Optional[Callable[[], Any]]]] = []
     for chosen in result.chosen:
+        if not chosen.setting:
+            out.append((chosen, None))
+            continue
+        traces = [by_name[r["name"]] for r in result.runs if chosen.setting in r["cells"] and r["name"] in by_name]
+        out.append((chosen, lambda label=chosen.setting, t=traces: take_away_for_label(label, t)))
+    return out
+
+
+def _chosen(result: Any, dataset: Any) -> None:
+    """Each chosen point's sentence, then its setting to take to an agent (once: a second sentence naming the same
+    setting says "as above")."""
+    from scratchpad_lab.cli.strategies import print_take_away
+
+    seen: set = set()
+    for chosen, make in _take_aways(result, dataset):
         print(f"  {chosen.sentence}")
-        if chosen.setting:
-            traces = [by_name[r["name"]] for r in result.runs if chosen.setting in r["cells"] and r["name"] in by_name]
-            print_take_away(lambda label=chosen.setting, t=traces: take_away_for_label(label, t), seen, chosen.setting)
+        if make is not None:
+            print_take_away(make, seen, chosen.setting)
 
 
 def _decide(args: argparse.Namespace, benchmark: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Streamlit-free. cli/__init__.py registers the subparser (`add_parser`) and calls `run(args)`; the search is
 engine/studies/recommender.py's, through the door (engine/tasks: `recommend`). With --json every point is printed (strategy, settings, figures, on_front, why, and
-the `--strategy` argument that runs it again with `scratchpad-lab strategies`); without, two lines per point (its
+the `--strategy` argument that runs it again with `scratchpad-lab strategies`), and each chosen point's setting to take
+to an agent (`take_away`: its figures and the package's code, as the text prints them); without, two lines per point (its
 figures; then its facts kept by kind, compressions with a problem and, with --pin, its pins kept, worded as the
 Strategies table words them) and the front's sentences. An unknown strategy, key or value is a usage error (exit 2,
 one line); so is a pin over a limit (model/pins.py, the same sentence as `strategies --pin`).
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any, Callable, Optional
 
 from scratchpad_lab.cli.flags import add_executor_flags, add_pin_flags, executor_from_args, strategy_argument
 from scratchpad_lab.engine.strategies.registry import StrategyError, names
@@ -49,11 +51,22 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print every point as JSON")
 
 
+def _take_away(chosen: Any, found: Any, loaded: Any) -> Optional[Callable[[], Any]]:
+    """How to make a chosen point's setting to take to an agent (None: no point qualified for its budget). Its
+    settings are this trajectory's numbers; the figures set them against its peak."""
+    from scratchpad_lab.engine.tasks import recorded_trajectory, take_away_for_trace
+
+    point = next((p for p in found.points if chosen.setting and p.cli_arg() == chosen.setting), None)
+    if point is None:
+        return None
+    return lambda: take_away_for_trace(point.strategy, point.settings, recorded_trajectory(loaded))
+
+
 def run(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import LABELS
     from scratchpad_lab.cli.import_trace import load
-    from scratchpad_lab.cli.strategies import print_take_away, summarizer_from_args
-    from scratchpad_lab.engine.tasks import RecommendRequest, recommend, recorded_trajectory, take_away_for_trace
+    from scratchpad_lab.cli.strategies import print_take_away, summarizer_from_args, take_away_json
+    from scratchpad_lab.engine.tasks import RecommendRequest, recommend
 
     if not 1 <= args.workers <= 8:
         raise StrategyError("--workers is out of range (1 to 8).")
@@ -73,8 +86,12 @@ def run(args: argparse.Namespace) -> int:
                                              pins=tuple(getattr(args, "pin", None) or ()),
                                              pins_to_summarizer=bool(getattr(args, "pins_to_summarizer", False))
                                              )).run_here()
+    takes = [_take_away(chosen, found, loaded) for chosen in found.chosen]
     if getattr(args, "json", False):
-        print(json.dumps(found.to_dict(), ensure_ascii=False))
+        out = found.to_dict()
+        out["chosen"] = [{**said, "take_away": None if make is None else take_away_json(make, chosen.setting)}
+                         for said, chosen, make in zip(out["chosen"], found.chosen, takes)]
+        print(json.dumps(out, ensure_ascii=False))
         return EXIT_OK
     for p in found.points:
         f = p.figures
@@ -95,12 +112,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {p.cli_arg()}: {p.why}")
     print(f"\nChosen points. {found.measured_with}")
     seen: set = set()
-    for chosen in found.chosen:
+    for chosen, make in zip(found.chosen, takes):
         print(f"  {chosen.sentence}")
-        point = next((p for p in found.points if chosen.setting and p.cli_arg() == chosen.setting), None)
-        if point is not None:  # its settings are this trajectory's numbers; the figures set them against its peak
-            print_take_away(lambda p=point: take_away_for_trace(p.strategy, p.settings, recorded_trajectory(loaded)),
-                            seen, point.cli_arg())
+        if make is not None:
+            print_take_away(make, seen, chosen.setting)
     for name, settings, reason in found.skipped[:10]:
         print(f"  skipped {name} {settings}: {reason}")
     return EXIT_OK

@@ -1,7 +1,8 @@
 """`scratchpad-lab strategies FILE --strategy NAME[:key=value,...] ... --json`.
 
 Streamlit-free. cli.py registers the subparser (`add_parser`) and calls `run(args)`; the row shape
-is `StrategyResult.row()`. An unknown strategy, key or value is a usage error (exit 2, one line); so is a pin
+is `StrategyResult.row()` and `take_away` (the setting to take to an agent, `take_away_json`: the text's "Take a
+setting to your agent" lines, which `recommend` and `bench` print under each chosen point too). An unknown strategy, key or value is a usage error (exit 2, one line); so is a pin
 over a limit (model/pins.py, the same sentence as `run --pin`). With --pin every row gains the pin fields.
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from scratchpad_lab.engine.strategies.registry import StrategyError, default_names, names, strategy
 from scratchpad_lab.engine.tasks import MAX_STRATEGIES, parse_spec
@@ -74,10 +75,15 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "details", False):
         for row, result in zip(rows, results):
             row["details"] = result.details()
+    from scratchpad_lab.engine.tasks import recorded_trajectory, take_away_for_trace
+
+    takes = [lambda r=result: take_away_for_trace(r.name, r.settings, recorded_trajectory(loaded)) for result in results]
     for result in results:  # on stderr whatever the output form: a strategy that stopped early says why
         if result.error:
             print(f"scratchpad-lab: warning: {result.name}: {result.error}", file=sys.stderr)
     if getattr(args, "json", False):
+        for row, result, make in zip(rows, results, takes):
+            row["take_away"] = take_away_json(make, result.name)
         print(json.dumps(rows, ensure_ascii=False))
     else:
         for r, result in zip(rows, results):
@@ -96,32 +102,54 @@ def run(args: argparse.Namespace) -> int:
                 print(f"    lost pins: {'; '.join(f.pins_lost)}")
             for q in result.quirks[:3]:
                 print(f"    step {q.iteration}: {q.text}")
-        from scratchpad_lab.engine.tasks import recorded_trajectory, take_away_for_trace
-
         print("\nTake a setting to your agent (each strategy as it ran here):")
-        for result in results:
+        for result, make in zip(results, takes):
             print(f"  {result.name}:")
-            print_take_away(lambda r=result: take_away_for_trace(r.name, r.settings, recorded_trajectory(loaded)))
+            print_take_away(make)
     return EXIT_OK
+
+
+def _take(make) -> Tuple[Any, str]:
+    """(the TakeAway, "") or (None, why there is none): a setting the package refuses on every run."""
+    from scratchpad_lab.model.errors import LabError
+
+    try:
+        return make(), ""
+    except LabError as exc:
+        return None, f"No snippet: {exc.sentence}"
 
 
 def print_take_away(make, seen: Optional[set] = None, key: str = "") -> None:
     """A chosen setting taken to a person's agent (engine/strategies/snippets.py): its figures in absolute units and the
     package's code, indented under the line that chose it; one already printed (`key` in `seen`) says so; a setting
     the package refuses on every run says why in one line."""
-    from scratchpad_lab.model.errors import LabError
-
     if seen is not None and key in seen:
         print("    Take it to your agent: as above.")
         return
-    try:
-        take = make()
-    except LabError as exc:
-        print(f"    No snippet: {exc}")
+    take, why = _take(make)
+    if take is None:
+        print(f"    {why}")
         return
     if seen is not None:
         seen.add(key)
     print(take.text("    "))
+
+
+def take_away_json(make, name: str) -> Dict[str, Any]:
+    """What print_take_away prints, as `--json` carries it (every command that prints a snippet): `strategy`,
+    `settings` (the one value of each to configure), `figures` (each number in its unit: its value on each run, each
+    run's peak, the share of the peak it was given as, the value to configure), `sentences` (the figures and when it
+    compresses, as printed), `code` (the package's code, ready to paste; null when there is none) and `why_none`
+    (null, or why there is no code); `runs` and `refused` count the runs whose peaks the figures read."""
+    take, why = _take(make)
+    if take is None:
+        return {"strategy": name, "settings": None, "figures": [], "sentences": [], "code": None, "why_none": why,
+                "runs": 0, "refused": 0}
+    return {"strategy": take.strategy, "settings": dict(take.settings),
+            "figures": [{"key": f.key, "unit": f.unit, "share": f.share, "values": list(f.values),
+                         "peaks": list(f.peaks), "value": f.value} for f in take.figures],
+            "sentences": take.lines(), "code": take.code or None, "why_none": take.why_none or None,
+            "runs": take.runs, "refused": take.refused}
 
 
 def default_specs(has_compaction: bool = False) -> list:
