@@ -60,8 +60,10 @@ def _metric(at: AppTest, label: str) -> str:
     return found[0]
 
 
-def _runs_table(at: AppTest):
-    tables = [d.value for d in at.dataframe if "compressions" in d.value.columns and "outcome" in d.value.columns]
+def _runs_table(at: AppTest, *columns: str):
+    """The runs table's tab with `columns` (its Outcome tab by default)."""
+    wanted = set(columns or ("compressions", "outcome"))
+    tables = [d.value for d in at.dataframe if wanted <= set(d.value.columns)]
     return tables[0] if tables else None
 
 
@@ -142,7 +144,7 @@ def test_an_instant_run_ends_in_the_runs_table_with_compression_cards_and_an_ans
     assert table is not None and len(table) == 1
     row = table.iloc[0]
     assert row["outcome"] == "answered"
-    assert row["scenario"] == "support-ticket"
+    assert list(_runs_table(app, "scenario", "settings")["scenario"]) == ["support-ticket"]
     assert row["compressions"] >= 1  # package defaults (every 5) over a 14-step scenario
     assert 0 <= row["answer score"] <= 100  # a whole percentage, as the view's sentence says it
 
@@ -175,7 +177,8 @@ def test_running_again_with_another_summarize_every_adds_a_row_with_a_different_
 
     table = _runs_table(app)
     assert list(table["#"]) == [1, 2]
-    assert list(table["summarize_every"]) == ["5", str(every)]
+    assert [t.split(" / ")[0] for t in _runs_table(app, "settings")["settings"]] == \
+        ["every 5", "off" if every == "off" else f"every {every}"]
     second = int(table.iloc[1]["compressions"])
     assert (second < first) if fewer else (second > first)
     if every == "off":
@@ -275,6 +278,40 @@ def test_every_shipped_sample_run_opens_in_the_same_view(app):
         app.button(key="play_sample_open").click().run()
         assert not app.exception and not app.error, name
     assert list(_runs_table(app)["run"]) == [f"sample: {n}" for n in names]
+
+
+def test_the_runs_table_reads_in_words_and_each_tab_fits_the_page_at_1280_px(app):
+    """25 columns in one table showed 8 at 1280 px, three headed summarize_every, max_scratchpad_chars and
+    agent_trim_chars: now a tab each for what happened, the settings, and the tokens and cost, each within the page's
+    820 px (1280 with the sidebar open), headed in words; the settings in the sidebar's."""
+    import json
+
+    from scratchpad_lab.model.config import RunConfig
+    from scratchpad_lab.ui.library import RUN_COLUMNS, RUN_TABS, settings_text
+    from scratchpad_lab.ui.sidebar_settings import SETTING_LABELS
+
+    _set_pacing(app, PACE_INSTANT)
+    _run_to_the_end(app)
+    assert [t.label for t in app.tabs if t.label in RUN_TABS] == ["Outcome", "Settings", "Tokens and cost"]
+    tables = [d for d in app.dataframe if {"#", "run"} <= set(d.value.columns)]
+    assert [list(d.value.columns) for d in tables] == [
+        ["#", "run", "outcome", "answer score", "facts kept", "compressions", "summarizer calls", "trims"],
+        ["#", "run", "scenario", "settings", "summarizer", "prompt"],
+        ["#", "run", "peak chars / tokens", "agent tokens in / out", "summarizer tokens in / out", "agent $",
+         "summarizer $"]]
+    raw = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "_")
+    assert not [c for d in tables for c in d.value.columns if any(r in c for r in raw)]
+    for d in tables:
+        config = json.loads(d.proto.columns)  # the widths the page gives its columns
+        assert sum(config[c]["width"] for c in d.value.columns) <= 820, (list(d.value.columns), config)
+    for tab, columns in RUN_TABS.items():  # the Pins tab (a run with pins) and the Runs page's Where from too
+        assert sum(RUN_COLUMNS[c][1] for c in columns) <= 820, tab
+    settings = json.loads(tables[1].proto.columns)["settings"]
+    assert all(SETTING_LABELS[f] in settings["help"] for f in ("summarize_every", "max_scratchpad_chars",
+                                                                 "agent_trim_chars"))  # the sidebar's words
+    assert list(tables[1].value["settings"]) == ["every 5 / 15,000 chars"]  # the package defaults
+    tight = RunConfig.build(summarize_every=None, max_scratchpad_chars=2_000, agent_trim_chars=15_000)
+    assert settings_text(tight) == "off / 2,000 chars, limit 15,000"  # the agent's own limit where it differs
 
 
 # ── stop ───────────────────────────────────────────────────────────────────

@@ -180,9 +180,9 @@ def _metrics(at: AppTest, label: str) -> list:
 
 def test_the_runs_page_table_view_and_cards_read_the_same_figures(monkeypatch, world):
     at = _app(monkeypatch, world, "pages/runs.py")
-    table = next(d.value for d in at.dataframe if "facts kept" in d.value.columns and "file" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "facts kept" in d.value.columns and "run" in d.value.columns)
     for kind in KINDS:
-        row = table[table["file"] == f"{kind}.json"].iloc[0]
+        row = table[table["run"] == f"sample: {kind}.json"].iloc[0]
         oracle = world[kind]["oracle"]
         assert (int(row["compressions"]), int(row["summarizer calls"])) == (oracle["compressions"],
                                                                              oracle["summarizer_calls"]), kind
