@@ -77,7 +77,9 @@ def runs(page, server: str) -> None:
     page.get_by_text("Showing iteration 6 of 14.").wait_for(timeout=LONG_MS)
     _settle(page)
     _charts(page, 1)
-    _top(page, page.get_by_text("Open run", exact=True))  # the list's end, the run opened at its step
+    # the opened run from its description down (the list of runs is above it, out of the picture): its step slider,
+    # status row, scratchpad and the compression card of iteration 6
+    _top(page, page.get_by_text("Open run", exact=True))
 
 
 def fork(page, server: str) -> None:
