@@ -2,7 +2,8 @@
 
     python docs/screenshots.py            # every picture
     python docs/screenshots.py playground # one (playground, runs, fork, compare, prompt_lab, strategies, lessons,
-                                          #      health-playground, health-runs, health-strategies)
+                                          #      health-playground, health-runs, health-strategies,
+                                          #      benchmark-long-session)
 
 Starts `streamlit run app.py` on a free localhost port, drives each page in Debian's headless chromium
 (Playwright with executable_path=/usr/bin/chromium and the launch flags of tests/browser_support.py;
@@ -11,7 +12,9 @@ Playground is caught live, while its run is going, just after its first compress
 are crops (CROPPED) of the window: a compression card with its failed health checks on the Playground and on
 the Runs page, and the Strategies page's columns down to their rows of facts kept by kind and compressions
 with a problem, each where a real run of the offline summarizer trips the checks (no event is made up); the
-Strategies crop is taller than 800 px, so its window is 1280 wide and taller (WINDOWS). Every picture is
+Strategies crop is taller than 800 px, so its window is 1280 wide and taller (WINDOWS). benchmark-long-session
+benchmarks the real Claude Code session of ../shared/datasets/long-runs (never copied into the repository) on the
+Benchmark page; without that file it is skipped with a line saying so. Every picture is
 reduced to a palette of at most 128 colours (Pillow, which Streamlit already installs), so all of them
 together stay a few hundred KB; the README shows the page tour's pictures small, the guide full size.
 """
@@ -28,6 +31,13 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "img"
 SIZE = (1280, 800)
 LONG_MS = 120_000
+BENCHMARK_MS = 900_000  # 27 settings over a 400k-character session: 16 s on a quiet machine, minutes on a busy one
+LONG_SESSION = (REPO.parent / "shared" / "datasets" / "long-runs" / "claude-code"
+                / "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl")
+
+
+class Unavailable(Exception):
+    """A picture whose data is not on this machine: skipped, said in a line, and the others are drawn."""
 
 sys.path.insert(0, str(REPO / "tests"))
 from browser_support import (CHROMIUM, CHROMIUM_ARGS, COUNT_RERUNS_JS, IDLE_JS, METRIC_JS, free_port,  # noqa: E402
@@ -213,9 +223,29 @@ def health_strategies(page, server: str) -> dict:
     return {"x": left, "y": heads[0]["y"] - 12, "width": right - left, "height": bottom + 14 - (heads[0]["y"] - 12)}
 
 
+def benchmark_long_session(page, server: str) -> None:
+    """The Benchmark page on the real Claude Code session of ../shared (LONG_SESSION: 217 replies, a manual
+    compaction), uploaded as a dataset of one run and benchmarked under every default strategy and its own compaction:
+    the front chart, the chosen points starred, with the table's first rows under it."""
+    if not LONG_SESSION.exists():
+        raise Unavailable(f"needs {LONG_SESSION} (real data beside the repository, never copied into it)")
+    _open(page, server + "/benchmark", "Scratchpad Lab · Benchmark")
+    _click_and_settle(page, page.get_by_text("Upload a dataset file", exact=True))
+    page.locator('[data-testid="stFileUploaderDropzone"] input[type=file]').first.set_input_files(str(LONG_SESSION))
+    page.wait_for_function("""() => { const b = [...document.querySelectorAll('button')]
+        .find(e => e.innerText.trim() === 'Run the benchmark'); return b && !b.disabled; }""", timeout=LONG_MS)
+    _settle(page)
+    _click_and_settle(page, page.get_by_role("button", name="Run the benchmark", exact=True), BENCHMARK_MS)
+    page.get_by_text("For the lowest peak", exact=False).first.wait_for(timeout=BENCHMARK_MS)
+    _settle(page, BENCHMARK_MS)
+    _charts(page, 1)
+    _land(page, page.locator(".st-key-bench_chart"), margin=110)  # the y axis's title whole, under the header
+
+
 SHOTS = {"playground": playground, "runs": runs, "fork": fork, "compare": compare, "prompt_lab": prompt_lab,
          "strategies": strategies, "lessons": lessons, "health-playground": health_playground,
-         "health-runs": health_runs, "health-strategies": health_strategies}
+         "health-runs": health_runs, "health-strategies": health_strategies,
+         "benchmark-long-session": benchmark_long_session}
 CROPPED = ("health-playground", "health-runs", "health-strategies")  # a part of the window (a clip), not all of it
 WINDOWS = {"health-strategies": (SIZE[0], 1200)}  # as wide as SIZE (the same layout), taller: its clip is
                                                     # over 800 px tall
@@ -266,7 +296,12 @@ def main(names: list) -> None:
                 context = browser.new_context(viewport={"width": width, "height": height})
                 page = context.new_page()
                 page.set_default_timeout(30_000)
-                clip = SHOTS[name](page, server)
+                try:
+                    clip = SHOTS[name](page, server)
+                except Unavailable as why:
+                    print(f"skipped {name}: {why}")
+                    context.close()
+                    continue
                 if (clip is not None) != (name in CROPPED):
                     raise SystemExit(f"{name}: a cropped picture returns its clip, a whole window returns nothing")
                 if clip is not None and (clip["y"] < 0 or clip["y"] + clip["height"] > height):
