@@ -20,7 +20,11 @@ actions, and which values were lost (or offloaded) at which call.
   share, put in the object store once; an endpoint summarizer's calls go to one actor holding the job's client.
   Either runs the recommender's `POINTS` work, so a cell reads the same wherever it ran. The result's `placement`
   says how many cells ran in which process on which node.
-- the work limit: the whole benchmark, as it is, through limits.check_benchmark before any cell runs.
+- the work limit: the whole benchmark, through limits.check_benchmark, twice: first from the runs' sizes alone
+  (`sized_plan`: a share setting read against the run's characters; 5,000 runs in about a second), before
+  anything is built, then once the units are built, with each share read against the peak its package counts
+  (deepagents builds a whole request to count it: about 30 ms a run, minutes for a large dataset). Either
+  refuses in one sentence before any cell runs. Stop is looked at between the runs while the units are built.
 - progress and stop: `progress(points done, points, "k of n runs done, d of t points; about T left")` after each point;
   `stop` (a threading.Event, such as jobs.StopFlag) or Ctrl-C (KeyboardInterrupt) ends it between points,
   the workers killed, and what finished is kept: the result says it was stopped, and its figures are over
@@ -151,6 +155,36 @@ def unit_of(index: int, run: DatasetRun, settings: Sequence[Tuple[str, str, Dict
             seen.add(signature)
             unit.points.append((label, name, dict(spec.settings)))
     return unit
+
+
+def sized_plan(runs: Sequence[DatasetRun], settings: Sequence[Tuple[str, str, Dict[str, Any]]]) -> List[Tuple[Any, List[Any]]]:
+    """(trace, its points' StrategySpecs) for every run, as `unit_of` would make them but with each share ("30%")
+    read against the run's characters before its last call (tokens about chars / 4, as `resolve` reads a bare peak)
+    instead of the peak its package counts, and no calls read: what the work limit needs, from the runs' sizes.
+    A spec is made once for each distinct resolved setting, shared by every run that resolves to it."""
+    from scratchpad_lab.engine.strategies.units import own_peak
+
+    tables = {name: {k.key: k for k in knobs(name)} for _, name, _ in settings}
+    made: Dict[Tuple[str, str], Any] = {}
+    out = []
+    for run in runs:
+        peak = own_peak(run.trace, "chars")
+        specs = []
+        for _, name, values in settings:
+            try:
+                given = {k: resolve(v, tables[name][k], peak, name) for k, v in values.items()}
+            except StrategyError:
+                continue  # refused on this run, as unit_of skips it
+            key = (name, repr(sorted(given.items())))
+            if key not in made:
+                try:
+                    made[key] = make_spec(name, given)
+                except StrategyError:
+                    made[key] = None
+            if made[key] is not None:
+                specs.append(made[key])
+        out.append((run.trace, specs))
+    return out
 
 
 # ── the result ─────────────────────────────────────────────────────────────────────────────────────
@@ -491,7 +525,6 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
     if not usable:
         raise StrategyError(f"{dataset.source}: no run could be imported: "
                             + "; ".join(f"{r.name}: {r.error}" for r in dataset.broken[:3]))
-    units = [unit_of(i, run, settings) for i, run in enumerate(usable)]
     endpoint = summarizer.calls_a_model  # an endpoint's or the built-in model's: on this machine, in this process
     builtin = summarizer.kind == "builtin"
     executor = request.executor or ExecutorChoice()
@@ -499,15 +532,25 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
         raise StrategyError("The built-in model runs in this process, not on a cluster: benchmark with it on the "
                             "local executor (--executor local), or pick another summarizer for Ray.")
     placement = Placement(executor.kind)
-    total = sum(len(u.points) for u in units)
+    units: List[Unit] = []
+    total = 0
     cells: Dict[int, Dict[str, Dict[str, Any]]] = {}
     state = {"done": 0, "runs_done": 0}
 
-    def check(workers: int) -> None:
-        check_benchmark([(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units], workers=workers,
-                        endpoint_summarizer=endpoint, lifted=request.lifted, builtin_summarizer=builtin)
-        if progress:
-            progress(0, total, f"{len(units)} runs, {total:,} points")
+    def check(workers: int, runs: Sequence[Tuple[Any, List[Any]]]) -> None:
+        check_benchmark(runs, workers=workers, endpoint_summarizer=endpoint, lifted=request.lifted,
+                        builtin_summarizer=builtin)
+
+    def build_units() -> Optional[str]:
+        """Each run's unit (its calls read, its shares resolved against its package's peak), in order; Stop between
+        runs ends it, with the reason (no cell has run then, so the result is empty and says it was stopped)."""
+        for i, run in enumerate(usable):
+            if stop is not None and stop.is_set():
+                return getattr(stop, "reason", None) or "stopped"
+            units.append(unit_of(i, run, settings))
+            if progress and (i + 1) % 100 == 0:
+                progress(0, 0, f"reading the runs: {i + 1:,} of {len(usable):,}")
+        return None
 
     def collect(unit: Unit, label: str, outcome: Tuple[Dict[str, Any], Optional[str], int]) -> None:
         figures, error, _ = outcome
@@ -523,14 +566,9 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
             progress(state["done"], total, f"{state['runs_done']} of {len(units)} runs done, {state['done']:,} of "
                                            f"{total:,} points; about {_duration(left)} left")
 
-    stopped = None
     key = new_key()
-    shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
-                       summarizer.extractive_budget_chars) for u in units]
-    plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
     counter = TokenCounter(summarizer.model_id if summarizer.kind == "endpoint" else None)
-
-    by_key = {share.key: unit for share, unit in zip(shares, units)}
+    by_key: Dict[str, Unit] = {}
 
     def here(share: RunShare) -> Dict[str, Any]:
         """A run's context in this process: the benchmark's own summarizer (an endpoint's, the built-in model), and
@@ -540,17 +578,27 @@ def run_benchmark(request: BenchmarkRequest, progress: Optional[Callable[[int, i
         context["stop"] = stop if hasattr(stop, "check") else None
         return context
 
-    with opened(executor, 1 if endpoint else max(1, min(int(request.workers), len(units)))) as cells_here:
+    with opened(executor, 1 if endpoint else max(1, min(int(request.workers), len(usable)))) as cells_here:
         workers = cells_here.workers
-        check(workers)
-        try:
-            cells_here.run(shares, plan, POINTS, choice, request.price_model,
-                           lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop, placement,
-                           here=here, deadline_s=1e12 if request.lifted else None)
-        except Stopped as exc:
-            stopped = str(exc) or "stopped"
-        except KeyboardInterrupt:
-            stopped = "interrupted (Ctrl-C)"
+        check(workers, sized_plan(usable, settings))  # before anything is built: a refusal comes at once
+        stopped = build_units()
+        total = sum(len(u.points) for u in units)
+        if stopped is None:
+            check(workers, [(u.run.trace, [make_spec(n, s) for _, n, s in u.points]) for u in units])
+            if progress:
+                progress(0, total, f"{len(units)} runs, {total:,} points")
+            shares = [RunShare(f"{key}-{u.index}", u.run.trace, u.run.scenario, u.run.gold, True,
+                               summarizer.extractive_budget_chars) for u in units]
+            by_key.update((share.key, unit) for share, unit in zip(shares, units))
+            plan = [StudyCell(u.index, label, name, values) for u in units for label, name, values in u.points]
+            try:
+                cells_here.run(shares, plan, POINTS, choice, request.price_model,
+                               lambda cell, outcome: collect(units[cell.run], cell.label, outcome), stop, placement,
+                               here=here, deadline_s=1e12 if request.lifted else None)
+            except Stopped as exc:
+                stopped = str(exc) or "stopped"
+            except KeyboardInterrupt:
+                stopped = "interrupted (Ctrl-C)"
     runs, summaries, chosen = aggregate(units, cells, settings, request.seed)
     skipped = [(u.run.name, label, why) for u in units for label, why in u.skipped]
     return Benchmark(dataset.source, runs, [(r.name, r.error or "") for r in dataset.broken], summaries, chosen,
