@@ -15,7 +15,8 @@ Constraints kept here:
   in arrival order, a waiting call's status says its place ("2 calls ahead of yours"), and it gives up
   waiting at Stop or at its deadline, leaving the queue (a stopped call frees the model for the next).
 - The same prompt gives the same summary (issue 45): greedy decoding (temperature 0, a fixed seed), one thread
-  unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise, and no prompt cache. Each of these changed a summary
+  unless $SCRATCHPAD_LAB_BUILTIN_THREADS says otherwise, and no prompt cache (nor llama.cpp's copies of past
+  prompts' state in memory, which grew the process with every distinct prompt). Each of these changed a summary
   here: 2 threads wrote another summary than 1 of the same prompt, and a prompt read again from llama.cpp's
   cache (all but its last token, which is then read alone) wrote another summary than the same prompt read
   whole, so two runs an hour apart disagreed. One thread is also the fast choice on a busy 2-core machine,
@@ -31,8 +32,10 @@ Constraints kept here:
   fetch button kept in the lab's data folder (engine/summarize/model_fetch.py, checked by its SHA-256).
 - Every call is bounded: `max_tokens` (reply cap) and `timeout_s` (wall time). Stop and the deadline end
   a call in flight: the reply is streamed, and the stream's callback returning True cancels the
-  llama.cpp task at the next token (xllamacpp supports this; the prompt's own evaluation, a few seconds,
-  is not interrupted).
+  llama.cpp task at the next token (xllamacpp supports this). While it reads the prompt, llama.cpp reports
+  its progress after each batch of PROMPT_BATCH tokens (`return_progress`), and the callback looks at Stop
+  and the deadline there too: a call ends within one batch's time (about 3 s), where llama.cpp's default batch
+  of 2,048 tokens held a 3,800-token prompt's Stop for 90 s.
 - llama.cpp's server also listens on a loopback port while it lives (xllamacpp starts it; it cannot be
   turned off): it is given a random API key that is never shown, so no other local process can use it.
 
@@ -81,6 +84,11 @@ DEFAULT_MAX_TOKENS = 160  # about 25 s at ~6 tokens/s: a short summary
 # so the cap is the run's default wall clock, not that figure
 DEFAULT_TIMEOUT_S = 300.0
 WAIT_POLL_S = 0.1
+# llama.cpp reads a prompt in batches of this many tokens (n_batch and n_ubatch) and reports after each: the most
+# a call runs on after Stop or its deadline while it reads (128 tokens: 2-3 s at 44-60 tokens/s). Measured here
+# on a 3,797-token prompt at a load of 9: the same summary as the default batch (2,048), read in 72.5 s against
+# 91.9 s; llama.cpp's buffers for a batch are smaller too.
+PROMPT_BATCH = 128
 SEED = 0  # with temperature 0 the seed picks nothing; it is fixed so no sampler setting ever varies between calls
 # How many of SmolLM2's tokens a text has, from the lab's own count (engine/run/tokens.py, o200k): measured on
 # the sample runs' scratchpads and the library's prompts, SmolLM2 counts 1.08 to 1.40 times as many.
@@ -256,6 +264,10 @@ def _start(path: str, n_threads: int) -> Dict[str, Any]:
     params.n_parallel = 1
     params.cpuparams.n_threads = n_threads
     params.cpuparams_batch.n_threads = n_threads
+    params.n_batch = params.n_ubatch = PROMPT_BATCH  # a progress report, where Stop is seen, after each batch
+    # no copy of past prompts' model state in memory (llama.cpp's host cache, 8,192 MiB by default): no call reads
+    # from it (cache_prompt is off), and each distinct prompt grew the process by 5-17 MB here, for good
+    params.cache_ram_mib = 0
     params.warmup = False
     params.verbosity = -1  # llama.cpp's own log lines stay off the terminal and the CLI's output
     params.api_keys = [secrets.token_urlsafe(24)]  # its loopback HTTP port answers no one else
@@ -314,7 +326,8 @@ class BuiltinLLM:
         messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": str(prompt)}]
         # greedy, seeded, and the whole prompt read every time: a cached prefix gave another summary (above)
         request = {"messages": messages, "max_tokens": int(max_tokens or self.max_tokens), "temperature": 0,
-                   "seed": SEED, "cache_prompt": False, "stream": True, "stream_options": {"include_usage": True}}
+                   "seed": SEED, "cache_prompt": False, "stream": True, "stream_options": {"include_usage": True},
+                   "return_progress": True}  # a chunk after each batch of the prompt read: Stop is seen there
         if response_format is not None:
             request["response_format"] = response_format
         self.last_request = request
@@ -380,16 +393,20 @@ class BuiltinLLM:
             self._status("")
 
     def _stream(self, server: Any, request: Dict[str, Any], deadline: float):
-        """(text pieces, the last chunk, why it was cut short or None). The callback's True cancels."""
+        """(text pieces, the last chunk, why it was cut short or None). The callback's True cancels; it is called
+        for each token written and for each batch of the prompt read (a chunk with `prompt_progress`)."""
         pieces: List[str] = []
         final: Dict[str, Any] = {}
         why: List[str] = []
+        read: Dict[str, Any] = {}  # the last prompt_progress: {"total", "processed", ...}
 
         def on_chunk(chunk: Any) -> bool:
             if not isinstance(chunk, dict):
                 return False
             if "error" in chunk or "usage" in chunk or "timings" in chunk:
                 final.update(chunk)
+            if isinstance(chunk.get("prompt_progress"), dict):
+                read.update(chunk["prompt_progress"])
             for choice in chunk.get("choices") or []:
                 piece = (choice.get("delta") or {}).get("content")
                 if piece:
@@ -398,8 +415,10 @@ class BuiltinLLM:
                 why.append(f"{self.model_name}: the call was stopped.")
                 return True
             if time.perf_counter() > deadline:
+                done = (f"{len(pieces)} tokens written" if pieces or not read else
+                        f"{int(read.get('processed') or 0):,} of its {int(read.get('total') or 0):,} prompt tokens read")
                 why.append(f"{self.model_name}: the call passed its {self.timeout_s:g} s limit "
-                           f"({len(pieces)} tokens written); lower max_tokens or the prompt's length.")
+                           f"({done}); lower max_tokens or the prompt's length.")
                 return True
             return False
 
