@@ -1,21 +1,72 @@
 """The built-in model's bounds found by bench/probes.py (issue 46): Stop and the deadline end a call while the model
 reads a long prompt (Stop took 67-131 s to be seen there: llama.cpp read the prompt in one batch of 2,048 tokens and
-said nothing meanwhile), and past prompts do not stay in memory. They use the real model."""
+said nothing meanwhile), and a reply's JSON schema too deep or too large is refused in one line before llama.cpp
+makes it a grammar (180 nested objects raised a TypeError out of xllamacpp; 5,000 optional properties built for
+minutes, the one model held). The schema checks need no model; the Stop checks use the real one."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 
 import pytest
 
+from scratchpad_lab.analysis.arguments import ToolCall
+from scratchpad_lab.engine.studies.decide import Decider, tool_schema
 from scratchpad_lab.engine.summarize import builtin_model
-from scratchpad_lab.engine.summarize.builtin_model import GET_IT, BuiltinLLM, missing
+from scratchpad_lab.engine.summarize.builtin_model import (GET_IT, SCHEMA_MAX_DEPTH, SCHEMA_MAX_PROPERTIES, BuiltinLLM,
+                                                           SchemaTooLarge, missing, schema_problem)
 from scratchpad_lab.model.endpoint import EndpointError
+from scratchpad_lab.model.trace import Trace
 
 needs_model = pytest.mark.skipif(missing() is not None, reason=f"needs the built-in model: {GET_IT}")
 # about 2,400 of SmolLM2's tokens: half a minute or more to read on this CPU
 LONG_PROMPT = "Summarize in one line:\n" + " ".join(f"order A-{1000 + i} shipped to Pune on {i % 28 + 1} May"
                                                     for i in range(150))
+
+
+def nested(depth: int) -> dict:
+    schema: dict = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def run_with_tool(parameters: dict) -> Trace:
+    return Trace.from_dict({"schema": "scratchpad-lab/trace@1", "task": "t", "tools": [{"name": "get", "parameters": parameters}],
+                            "steps": [{"response": json.dumps({"thought": "d", "actions": [], "final_answer": "ok"})}]})
+
+
+def test_a_real_runs_tool_schema_and_an_enum_of_1500_values_pass():
+    airline = {"type": "object", "properties": {"user_id": {"type": "string"}, "reservation_id": {"type": "string"},
+                                                "cabin": {"enum": ["basic_economy", "economy", "business"]},
+                                                "passengers": {"type": "array", "items": {"type": "object", "properties": {
+                                                    "first_name": {"type": "string"}, "dob": {"type": "string"}}}}},
+               "required": ["user_id"]}
+    assert schema_problem(tool_schema(run_with_tool(airline), [ToolCall(1, "get", {})])) is None
+    assert schema_problem({"type": "object", "properties": {"a": {"enum": [f"v{i}" for i in range(1_500)]}}}) is None
+
+
+@pytest.mark.parametrize("schema, said", [
+    (nested(180), f"nested more than {SCHEMA_MAX_DEPTH} levels deep"),
+    (nested(100_000), f"nested more than {SCHEMA_MAX_DEPTH} levels deep"),  # past Python's own recursion limit
+    ({"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5_000)}},
+     f"5,000 properties, over the {SCHEMA_MAX_PROPERTIES}"),
+    ({"type": "object", "properties": {"a": {"enum": [f"v{i}" for i in range(100_000)]}}}, "988,941 characters of JSON"),
+])
+def test_a_schema_too_deep_or_too_large_is_refused_in_one_line_naming_its_bound_before_the_model_is_asked(schema, said):
+    model = BuiltinLLM(max_tokens=4)
+    started = time.perf_counter()
+    with pytest.raises(SchemaTooLarge) as refused:
+        model.invoke("Your next call:", response_format={"type": "json_schema", "json_schema": {"schema": schema}})
+    assert time.perf_counter() - started < 2 and model.calls == 0 and model.last_request == {}
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_decision_under_a_runs_180_deep_tool_schema_is_no_call_with_its_reason_in_a_line():
+    found = Decider(BuiltinLLM(max_tokens=4), constrained=True, max_tokens=4, context_chars=200).decide(
+        "task", "context", tool_schema(run_with_tool(nested(180)), [ToolCall(1, "get", {})]))
+    assert found.tool is None and "nested more than" in (found.error or "") and "\n" not in found.error
 
 
 @needs_model

@@ -36,6 +36,11 @@ Constraints kept here:
   its progress after each batch of PROMPT_BATCH tokens (`return_progress`), and the callback looks at Stop
   and the deadline there too: a call ends within one batch's time (about 3 s), where llama.cpp's default batch
   of 2,048 tokens held a 3,800-token prompt's Stop for 90 s.
+- A reply's JSON schema (`response_format`: the decide check's tool schemas, which a dataset brings) is bounded
+  before xllamacpp sees it (`schema_problem`: SCHEMA_MAX_DEPTH, SCHEMA_MAX_CHARS, SCHEMA_MAX_PROPERTIES), refused
+  in one line (`SchemaTooLarge`): llama.cpp turns it into a grammar in C++, which neither Stop nor the deadline
+  can interrupt, in time that grows with the square of an object's optional properties; and a schema nested
+  about 125 objects deep raised `TypeError: Recursion limit reached` out of xllamacpp.
 - llama.cpp's server also listens on a loopback port while it lives (xllamacpp starts it; it cannot be
   turned off): it is given a random API key that is never shown, so no other local process can use it.
 
@@ -45,6 +50,7 @@ the prompt matrix record its compressions as real compression events.
 """
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import threading
@@ -96,12 +102,52 @@ SMOL_PER_COUNTED = (1.05, 1.45)
 TEMPLATE_TOKENS = 30    # the chat template's own tokens around a one-message prompt
 
 
+# A reply's JSON schema, bounded before llama.cpp makes it a grammar (measured here, bench/probes.py, a short prompt
+# and one token): 120 nested objects (242 levels of JSON) built in 0.3 s and 126 raised out of xllamacpp; optional
+# properties cost the square of their number (400: 0.3 s; 1,000: 4.6 s; 3,000: 92 s, the one model held all the
+# while); an enum of 100,000 values (1 MB of JSON) 0.5 s. A real run's tools make a schema of a few KB.
+SCHEMA_MAX_DEPTH = 64           # levels of JSON objects and arrays
+SCHEMA_MAX_CHARS = 64_000       # its JSON text
+SCHEMA_MAX_PROPERTIES = 300     # properties in all its objects together
+
+
 class BuiltinModelMissing(LabError):
     """xllamacpp or the model file is not installed; the message says the one command that installs them."""
 
 
 class PromptTooLong(EndpointError):
     """The prompt has more tokens than the model's context: refused before the model read any of it."""
+
+
+class SchemaTooLarge(EndpointError):
+    """The reply's JSON schema is over a bound: refused before llama.cpp built a grammar of it."""
+
+
+def schema_problem(schema: Any) -> Optional[str]:
+    """What makes a reply's JSON schema too large for the built-in model, as a phrase naming the bound ("nested
+    200 levels deep, over the 64 ..."), else None. Walked without recursion, and stopped at the first level past
+    the bound, so a schema nested past Python's own limit is measured too."""
+    properties = 0
+    todo = [(schema, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if depth > SCHEMA_MAX_DEPTH:
+            return f"nested more than {SCHEMA_MAX_DEPTH} levels deep (objects and arrays), the most it takes"
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict):
+                properties += len(node["properties"])
+            todo.extend((value, depth + 1) for value in node.values())
+        elif isinstance(node, list):
+            todo.extend((value, depth + 1) for value in node)
+    if properties > SCHEMA_MAX_PROPERTIES:
+        return f"{properties:,} properties, over the {SCHEMA_MAX_PROPERTIES:,} it takes"
+    try:
+        chars = len(json.dumps(schema))
+    except (TypeError, ValueError):
+        return "not JSON"
+    if chars > SCHEMA_MAX_CHARS:
+        return f"{chars:,} characters of JSON, over the {SCHEMA_MAX_CHARS:,} it takes"
+    return None
 
 
 def fetched_path() -> Path:
@@ -315,6 +361,14 @@ class BuiltinLLM:
         the OpenAI-shaped constraint llama.cpp applies as a grammar ({"type": "json_schema", "json_schema":
         {"schema": ...}}): the reply is JSON of that schema, or cut short by `max_tokens`."""
         self.last_usage = {}
+        if response_format is not None:  # before the queue: a refused schema never waits for the model
+            schema = ((response_format.get("json_schema") or {}).get("schema", response_format)
+                      if isinstance(response_format, dict) else response_format)
+            problem = schema_problem(schema)
+            if problem:
+                raise SchemaTooLarge(f"{self.model_name}: the reply's JSON schema (a run's tool schemas) is {problem}: "
+                                     "llama.cpp would make it a grammar that cannot be stopped while it is built. "
+                                     "Give the tools simpler parameter schemas, or decide with an endpoint model.")
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise EndpointError(f"{self.model_name}: this job has made its {self.max_calls:,} calls, the most a job "
                                 "may make.")
