@@ -175,7 +175,7 @@ def test_use_in_playground_brings_the_model_with_the_prompt_and_credits_the_run(
         at.sidebar.select_slider(key="play_pacing").set_value("instant").run()
         _run_in_playground(at)
     record = at.session_state["play_runs"][-1]
-    assert record.config.prompt_name == "Ids v1" and record.config.summarizer_endpoint.model == "fake-model"
+    assert record.config.prompt_name == "Ids v1" and record.config.summarizer.endpoint.model == "fake-model"
     comps = [e.data for e in record.events if e.kind == "compression"]
     assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)  # the model got it
     table = next(d.value for d in at.dataframe if "prompt" in d.value.columns)  # the runs table
@@ -225,7 +225,7 @@ def test_compare_rows_can_use_an_endpoint_model_and_a_named_prompt_version(lab):
     result = cmp.session_state["cmp_result"]
     assert result.labels[1] == "#2 every 5 / 15,000 / fake-model / prompt “Ids v1”"
     model_run = result.records[1]
-    assert model_run.config.prompt_name == "Ids v1" and model_run.config.summarizer_endpoint.model == "fake-model"
+    assert model_run.config.prompt_name == "Ids v1" and model_run.config.summarizer.endpoint.model == "fake-model"
     comps = [e.data for e in model_run.events if e.kind == "compression"]
     assert comps and all(c["response"].startswith("Summary by MARKER-ids") for c in comps)
     assert any(t.value == result.labels[1] for t in cmp.text)

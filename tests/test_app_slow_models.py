@@ -62,7 +62,7 @@ def test_the_per_call_timeout_and_the_wall_clock_are_bounded_endpoint_settings(s
     at.button(key="play_run").click().run()
     _poll(at, lambda a: a.session_state["play_active_run"] is None)
     config = at.session_state["play_runs"][-1].config
-    assert config.summarizer_endpoint.timeout_s == 7 and config.wall_clock_s == 120
+    assert config.summarizer.endpoint.timeout_s == 7 and config.wall_clock_s == 120
 
 
 def test_a_call_over_its_timeout_says_to_raise_the_per_call_timeout(server):

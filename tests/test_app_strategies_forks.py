@@ -109,7 +109,7 @@ def test_a_fork_of_a_run_a_model_summarized_is_summarized_by_that_model_again(la
         asked = len(fake.requests)
         forked = _fork(at)
         asked_by_fork = len(fake.requests) - asked
-    assert forked.record.config.summarizer == "endpoint"
+    assert forked.record.config.summarizer.kind == "endpoint"
     assert asked_by_fork == figures(forked.record.events).summarizer_calls > 0  # every summary of the fork: its
     # the same model wrote the same summaries before the fork point: the two first differ where it forked
     assert f"The two first differ at iteration {forked.comparison.at} (the fork point)." in [t.value for t in at.text]

@@ -30,21 +30,22 @@ def test_the_threads_default_to_one_whatever_the_cores_and_a_bad_setting_says_wh
 def test_the_work_limit_charges_each_likely_call_at_the_measured_speed(monkeypatch):
     from scratchpad_lab.engine.limits import WorkLimitExceeded, check_work
     from scratchpad_lab.engine.studies.compare import Setting
+    from scratchpad_lab.model.summarizer import SummarizerChoice
 
     from conftest import ROOT
     from scratchpad_lab.engine.files.loader import load_file
 
     record = load_file(ROOT / "sample_runs" / "support-ticket-defaults.json").item
     extractive = check_work(record, settings=[Setting(summarize_every=2)])
-    builtin = check_work(record, settings=[Setting(summarize_every=2, summarizer="builtin")])
+    builtin = check_work(record, settings=[Setting(summarize_every=2, summarizer=SummarizerChoice("builtin"))])
     assert extractive.builtin_s == 0 and builtin.builtin_s > 0 and builtin.model_calls == extractive.model_calls
     for name in ("prompt_tok_s", "generation_tok_s"):
         monkeypatch.setitem(builtin_model._SPEED, name, builtin_model._SPEED[name] / 10)
-    slower = check_work(record, settings=[Setting(summarize_every=2, summarizer="builtin")], lifted=True)
+    slower = check_work(record, settings=[Setting(summarize_every=2, summarizer=SummarizerChoice("builtin"))], lifted=True)
     assert slower.builtin_s == pytest.approx(10 * builtin.builtin_s)  # the speed measured is the speed charged
     monkeypatch.setitem(builtin_model._SPEED, "generation_tok_s", 0.001)
     with pytest.raises(WorkLimitExceeded, match="of the built-in model's summaries at its measured speed"):
-        check_work(record, settings=[Setting(summarize_every=2, summarizer="builtin")])
+        check_work(record, settings=[Setting(summarize_every=2, summarizer=SummarizerChoice("builtin"))])
 
 
 def test_a_compare_row_with_the_missing_built_in_model_says_how_to_get_it(no_model):

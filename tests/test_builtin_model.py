@@ -101,7 +101,7 @@ def test_a_file_summarized_by_the_built_in_model_replays_offline_unless_it_is_ch
     record = Run(RunConfig.build(scenario="support-ticket", summarize_every=5)).run()
     record.config = record.config.replace(summarizer="builtin")
     replay = replay_source(record)
-    assert replay.config.summarizer == "extractive"  # minutes of CPU are never started by a file
+    assert replay.config.summarizer.kind == "extractive"  # minutes of CPU are never started by a file
     assert "the built-in model" in summarizer_notice(replay)
 
 
@@ -213,7 +213,7 @@ def test_every_strategy_summarizes_with_the_built_in_model_through_the_one_build
     monkeypatch.setattr(builtin_model, "DEFAULT_MAX_TOKENS", 6)
     spec = build_summarizer(SummarizerChoice("builtin"))
     assert spec.calls_a_model and spec.model_id == "SmolLM2-135M-Instruct"
-    assert spec.run_config_fields()["summarizer"] == "builtin"  # the autourgos strategies' runs build it too
+    assert spec.choice.kind == "builtin"  # the autourgos strategies' runs build it too
     reply = spec.chat_model().invoke([HumanMessage("Summarize: order A-1001 shipped to Pune.")])  # deepagents, LangMem
     assert reply.content.strip() and 0 < reply.usage_metadata["output_tokens"] <= 6
     assert spec.client() is spec.client() and spec.client().calls == 1  # the job's one client, counted

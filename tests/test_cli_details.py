@@ -18,7 +18,7 @@ def test_run_preset_fills_in_the_presets_settings_and_a_flag_given_too_wins(tmp_
     tight = next(p for p in presets().values() if p.name == "Tight")
     assert main(["run", "--scenario", "log-triage", "--preset", "tight", "--out", str(tmp_path / "a.json")]) in (0, 1)
     config = load_record(tmp_path / "a.json").config
-    assert (config.summarize_every, config.max_scratchpad_chars, config.extractive_budget_chars) == (
+    assert (config.summarize_every, config.max_scratchpad_chars, config.summarizer.budget_chars) == (
         tight.settings["summarize_every"], tight.settings["max_scratchpad_chars"],
         tight.settings["extractive_budget_chars"])
     assert main(["run", "--scenario", "log-triage", "--preset", "Tight", "--summarize-every", "4",

@@ -19,7 +19,7 @@ def test_defaults_are_the_packages_own_defaults():
     assert config.max_scratchpad_chars == _middleware_default("max_scratchpad_chars") == 15_000
     assert config.agent_trim_chars == Agent.MAX_SCRATCHPAD_CHARS == 15_000
     assert config.max_tool_output_chars == Agent.MAX_TOOL_OUTPUT_CHARS == 5_000
-    assert config.summarizer_prompt is None
+    assert config.summarizer.prompt is None
     assert config.prompt_template == summarizer_middleware._SUMMARIZE_PROMPT
 
 
@@ -118,14 +118,14 @@ def test_literal_braces_written_doubled_are_accepted():
 
 def test_the_packages_own_prompt_is_accepted_and_stored_as_the_default():
     config = RunConfig.build(summarizer_prompt=summarizer_middleware._SUMMARIZE_PROMPT)
-    assert config.summarizer_prompt is None
+    assert config.summarizer.prompt is None
     assert config.prompt_template == PACKAGE_PROMPT == summarizer_middleware._SUMMARIZE_PROMPT
 
 
 def test_a_custom_template_is_kept_and_used():
     template = "Task {query}, step {iteration}. Keep IDs.\n{scratchpad}"
     config = RunConfig.build(summarizer_prompt=template)
-    assert config.summarizer_prompt == template == config.prompt_template
+    assert config.summarizer.prompt == template == config.prompt_template
 
 
 def test_replace_validates_the_prompt_template():

@@ -37,13 +37,13 @@ def _package_exceptions():
 
 def test_every_error_class_of_the_package_is_a_lab_error_except_the_runs_own_signals():
     found = _package_exceptions()
-    assert "scratchpad_lab.model.config.ConfigError" in found and "scratchpad_lab.model.trace.RecordError" in found
+    assert "scratchpad_lab.model.errors.ConfigError" in found and "scratchpad_lab.model.trace.RecordError" in found
     not_lab = {name for name, cls in found.items() if not issubclass(cls, LabError)}
     assert not_lab == RUN_SIGNALS | BUG_CARRIERS, "an error a user can cause must derive from LabError (model/errors.py)"
 
 
 @pytest.mark.parametrize("name, builtin", [
-    ("scratchpad_lab.model.config.ConfigError", ValueError),
+    ("scratchpad_lab.model.errors.ConfigError", ValueError),
     ("scratchpad_lab.model.trace.RecordError", ValueError),
     ("scratchpad_lab.model.endpoint.EndpointError", RuntimeError),
     ("scratchpad_lab.engine.strategies.registry.StrategyError", ValueError),

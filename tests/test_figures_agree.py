@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from fake_openai import FakeOpenAI
 from synthetic import synthetic_trace
+from scratchpad_lab.model.summarizer import SummarizerChoice
 
 from scratchpad_lab.cli import main
 from scratchpad_lab.model.records import load_path, load_record
@@ -76,8 +77,8 @@ def world(tmp_path_factory):
             if kind == "failing":  # the sweep's summarizer flags are the lab's few; the same rows, from the engine
                 from scratchpad_lab.engine.studies.compare import Setting, sweep_rows
                 from scratchpad_lab.engine.net.keys import endpoint_for
-                setting = Setting(EVERY, CAP, agent_trim_chars=TRIM, summarizer="endpoint",
-                                  summarizer_endpoint=endpoint_for("fake-sum", failing.url, ""))
+                setting = Setting(EVERY, CAP, agent_trim_chars=TRIM, summarizer=SummarizerChoice(
+                    "endpoint", endpoint=endpoint_for("fake-sum", failing.url, "")))
                 sweep = json.loads(json.dumps(sweep_rows(load_path(trace), [setting])))
             else:
                 sweep = json.loads(_cli("sweep", str(trace), *SETTINGS, *summarizer[:2], "--json"))

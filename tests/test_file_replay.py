@@ -52,9 +52,8 @@ def _model_record(server):
 def _hostile(record, tmp_path):
     """The record with its endpoints pointed at the listener and the server's own key variable named."""
     raw = record.to_dict()
-    for name in ("agent_endpoint", "summarizer_endpoint"):
-        raw["config"][name].update(provider="openai", base_url=raw["config"][name]["base_url"],
-                                   key_env="OPENAI_API_KEY")
+    for endpoint in (raw["config"]["agent_endpoint"], raw["config"]["summarizer"]["endpoint"]):
+        endpoint.update(provider="openai", base_url=endpoint["base_url"], key_env="OPENAI_API_KEY")
     path = tmp_path / "hostile.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     return path
@@ -90,7 +89,7 @@ def test_replay_and_sweep_of_a_hostile_record_send_the_listener_nothing(server, 
 def test_the_engine_drops_every_endpoint_of_a_file(server, tmp_path):
     loaded = load_path(_hostile(_model_record(server), tmp_path))
     source, config, keeps_answer, recorded = replay_source(loaded)
-    assert (config.agent_endpoint, config.summarizer_endpoint, config.summarizer) == (None, None, "extractive")
+    assert (config.agent_endpoint, config.summarizer.endpoint, config.summarizer.kind) == (None, None, "extractive")
     assert source.kind == "trace" and keeps_answer and "tiny-test" in recorded
     records, _, _ = compare(loaded, [Setting(summarize_every=1), Setting(summarize_every=None)])
     assert [r.final_answer for r in records] == [loaded.final_answer] * 2

@@ -242,7 +242,7 @@ def test_a_fork_of_a_model_summarized_run_is_the_run_up_to_the_fork_point(model_
     own = [e for e in forked.record.events if e.kind == "compression" and e.iteration > at]
     assert own and all(not e.payload.reused and e.payload.model.startswith("extractive") for e in own)
     first_own = own[0].iteration
-    model = parent.config.summarizer_endpoint.label()
+    model = parent.config.summarizer.endpoint.label()
     assert forked.notice == (f"Before iteration {first_own} the fork gives back the parent's summaries, written by "
                              f"the model {model!r}, without a new call; from there the offline extractive summarizer "
                              "writes them, so the difference is also the summarizer's.")
@@ -254,7 +254,7 @@ def test_a_fork_at_a_model_summarized_runs_first_compression_says_the_summarizer
     forked = fork(ForkRequest(parent, first)).run_here()  # nothing before it to give back
     assert not any(e.payload.reused for e in forked.record.events if e.kind == "compression")
     assert forked.notice == (f"The parent's summaries from iteration {first} on were written by the model "
-                             f"{parent.config.summarizer_endpoint.label()!r}, the fork's by the offline extractive "
+                             f"{parent.config.summarizer.endpoint.label()!r}, the fork's by the offline extractive "
                              "summarizer, so the difference is also the summarizer's.")
 
 

@@ -23,7 +23,7 @@ def _long_prompt(chars: int) -> str:
 
 def test_the_prompt_lab_and_every_run_refuse_the_same_prompt_length():
     fits, over = _long_prompt(MAX_PROMPT_CHARS), _long_prompt(MAX_PROMPT_CHARS + 1)
-    assert check_prompt(fits).ok and RunConfig.build(summarizer_prompt=fits).summarizer_prompt == fits
+    assert check_prompt(fits).ok and RunConfig.build(summarizer_prompt=fits).summarizer.prompt == fits
     assert not check_prompt(over).ok
     with pytest.raises(ConfigError, match=f"the limit is {MAX_PROMPT_CHARS:,}"):
         RunConfig.build(summarizer_prompt=over)

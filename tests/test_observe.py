@@ -182,7 +182,7 @@ def test_two_runs_at_once_each_send_their_own_prompt_template():
         other = "BETA-TEMPLATE" if marker == "ALPHA-TEMPLATE" else "ALPHA-TEMPLATE"
         comps = compressions(run.record.events)
         assert len(comps) == 15
-        template = run.config.summarizer_prompt
+        template = run.config.summarizer.prompt
         for c in comps:
             assert c["prompt"] == template.format(query=run.source.task, iteration=c["iteration"],
                                                   scratchpad=c["before"])

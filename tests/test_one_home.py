@@ -121,7 +121,7 @@ def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_con
 
     offline = build_summarizer(SummarizerChoice("extractive", 900))
     assert isinstance(offline.plain(), ExtractiveSummarizer) and offline.plain().budget_chars == 900
-    assert build_summarizer(None).extractive_budget_chars == RunConfig.build().extractive_budget_chars
+    assert build_summarizer(None).extractive_budget_chars == RunConfig.build().summarizer.budget_chars
     endpoint = Endpoint(provider="custom", base_url="https://models.example/v1", model="m")
     stop = threading.Event()
     built = build_summarizer(SummarizerChoice("endpoint", 900, endpoint, key="k"), stop=stop)
@@ -133,11 +133,12 @@ def test_a_summarizer_choice_is_built_by_the_one_builder_and_says_what_a_run_con
         build_summarizer(SummarizerChoice("same-as-agent"))
     config = RunConfig.build(summarizer="endpoint", summarizer_endpoint=endpoint, extractive_budget_chars=900,
                              summarizer_prompt="Short: {scratchpad}")
-    choice = SummarizerChoice.of(config, key="sk-never-shown")
-    assert RunConfig.build(**choice.run_config_fields()).model_dump(include={
-        "summarizer", "summarizer_endpoint", "extractive_budget_chars", "summarizer_prompt"}) == config.model_dump(
-        include={"summarizer", "summarizer_endpoint", "extractive_budget_chars", "summarizer_prompt"})
+    choice = config.summarizer.with_key("sk-never-shown")
+    assert choice == config.summarizer == SummarizerChoice("endpoint", 900, endpoint, "Short: {scratchpad}")
+    assert RunConfig.build(summarizer=choice) == config  # the config holds the one choice, and never its key
+    assert RunConfig.build(summarizer=choice).summarizer.key is None
     assert choice.key == "sk-never-shown" and "sk-never-shown" not in repr(choice)  # this job's only: never shown
+    assert "sk-never-shown" not in choice.model_dump_json() + RunConfig.build(summarizer=choice).model_dump_json()
 
 
 def test_no_page_or_command_builds_a_summarizer_itself():

@@ -172,8 +172,10 @@ def test_the_pins_survive_the_run_file_and_a_file_from_before_pins_still_loads(t
     assert back.config.pins == ["A-1001", "<img src=x onerror=alert(1)>"] and back.config.pins_to_summarizer
     assert figures(back.events).pins_lost == figures(record.events).pins_lost == ["A-1001"]
     raw = json.loads(TIGHT.read_text(encoding="utf-8"))
-    assert "pins" not in raw["config"]  # the sample predates pins
-    assert load_record(TIGHT).config.pins == []
+    before_pins = {**raw, "config": {k: v for k, v in raw["config"].items() if k not in ("pins", "pins_to_summarizer")}}
+    old = tmp_path / "before-pins.json"  # a file written before pins existed
+    old.write_text(json.dumps(before_pins), encoding="utf-8")
+    assert load_record(old).config.pins == []
     raw["config"]["pins"] = [""]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(raw), encoding="utf-8")

@@ -85,28 +85,43 @@ def test_a_missing_file_is_refused(tmp_path):
 SAMPLES = sorted((Path(__file__).resolve().parents[1] / "sample_runs").glob("*.json"))
 
 
+def as_run1(raw: dict) -> dict:
+    """A run@3 record as a run@1 file wrote it: the summarizer as four loose fields, the config also repeated in
+    its run_start event."""
+    chosen = raw["config"]["summarizer"]
+    config = {k: v for k, v in raw["config"].items() if k != "summarizer"}
+    config.update(summarizer=chosen["kind"], extractive_budget_chars=chosen["budget_chars"],
+                  summarizer_endpoint=chosen["endpoint"], summarizer_prompt=chosen["prompt"])
+    events = [dict(e, data={**e["data"], "config": config}) if e["kind"] == "run_start" else e for e in raw["events"]]
+    return {**raw, "schema": "scratchpad-lab/run@1", "config": config, "events": events}
+
+
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
-def test_a_shipped_run1_sample_loads_and_saves_its_config_once(path, tmp_path):
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    assert raw["schema"] == "scratchpad-lab/run@1"  # the files the lab shipped before run@2 still load
-    record = load_record(path)
+def test_a_run1_file_loads_and_saves_its_config_once_with_one_summarizer(path, tmp_path):
+    raw = as_run1(json.loads(path.read_text(encoding="utf-8")))  # the files the lab wrote before run@2 still load
+    (tmp_path / "old.json").write_text(json.dumps(raw), encoding="utf-8")
+    record = load_record(tmp_path / "old.json")
     start = next(e for e in record.events if e.kind == "run_start")
     assert start.payload.config == record.config.model_dump() == RunConfig.build(**raw["config"]).model_dump()
     saved = json.loads(record.save(tmp_path / "again.json").read_text(encoding="utf-8"))
-    assert saved["schema"] == RUN_SCHEMA == "scratchpad-lab/run@2"
+    assert saved["schema"] == RUN_SCHEMA == "scratchpad-lab/run@3"
+    assert saved["config"]["summarizer"] == {"kind": raw["config"]["summarizer"], "endpoint": None, "prompt": None,
+                                             "budget_chars": raw["config"]["extractive_budget_chars"]}
+    assert not {"summarizer_prompt", "summarizer_endpoint", "extractive_budget_chars"} & set(saved["config"])
     assert saved["config"] == record.config.model_dump(mode="json")
     assert all("config" not in e["data"] for e in saved["events"]), "the config is kept once, at the top"
     again = load_record(tmp_path / "again.json")
     assert again.config == record.config
     assert [e.to_dict() for e in again.events] == [e.to_dict() for e in record.events]
+    assert saved == json.loads(path.read_text(encoding="utf-8"))  # the shipped sample is that file, as run@3
 
 
 def test_the_top_level_config_is_the_one_the_events_read_in_an_old_file_that_disagrees(tmp_path):
     from scratchpad_lab.analysis.quality import annotate
 
-    raw = json.loads(SAMPLES[0].read_text(encoding="utf-8"))
+    raw = as_run1(json.loads(SAMPLES[0].read_text(encoding="utf-8")))
     start = next(e for e in raw["events"] if e["kind"] == "run_start")
-    start["data"]["config"]["max_scratchpad_chars"] = 123  # a stale second copy, as run@1 could hold
+    start["data"]["config"] = {**start["data"]["config"], "max_scratchpad_chars": 123}  # a stale second copy, as run@1 could hold
     raw["config"]["max_scratchpad_chars"] = 4321
     record = load_any(json.dumps(raw).encode("utf-8"))
     assert record.config.max_scratchpad_chars == 4321
@@ -291,3 +306,31 @@ def test_tool_parameters_of_the_wrong_shape_are_a_bad_file_with_a_sentence(tmp_p
 def test_the_huge_number_message_says_what_is_wrong_with_the_file_not_how_to_tune_python():
     message = _refusal(json.dumps(_minimal_record()).replace('"t": 0.5', '"t": ' + "7" * 5000))
     assert "more than 4,300 digits" in message and "set_int_max_str_digits" not in message
+
+
+def test_a_run2_file_with_the_summarizer_as_four_loose_fields_loads_into_one_choice_and_saves_as_run3(tmp_path):
+    """run@1 and run@2 wrote the summarizer as four loose fields; they fold into config.summarizer as they load, a
+    bad one is named with its range, and a file that carries a key is refused (a key never reaches a file)."""
+    from scratchpad_lab.model.records import RecordError
+
+    raw = as_run1(json.loads(SAMPLES[0].read_text(encoding="utf-8")))
+    raw["schema"] = "scratchpad-lab/run@2"
+    raw["config"].update(summarizer="endpoint", extractive_budget_chars=900, summarizer_prompt="Short: {scratchpad}",
+                         summarizer_endpoint={"provider": "custom", "base_url": "https://models.example/v1",
+                                              "model": "m"})
+    for e in raw["events"]:
+        e.get("data", {}).pop("config", None)
+    record = load_any(json.dumps(raw).encode("utf-8"))
+    chosen = record.config.summarizer
+    assert (chosen.kind, chosen.budget_chars, chosen.endpoint.model, chosen.prompt) == \
+        ("endpoint", 900, "m", "Short: {scratchpad}")
+    saved = json.loads(record.save(tmp_path / "run3.json").read_text(encoding="utf-8"))
+    assert saved["schema"] == "scratchpad-lab/run@3" and saved["config"]["summarizer"]["budget_chars"] == 900
+    assert load_record(tmp_path / "run3.json").config == record.config
+
+    raw["config"]["extractive_budget_chars"] = 5
+    with pytest.raises(RecordError, match="extractive_budget_chars is out of range .200 to 50,000"):
+        load_any(json.dumps(raw).encode("utf-8"))
+    run3 = dict(saved, config={**saved["config"], "summarizer": {**saved["config"]["summarizer"], "key": "sk-x"}})
+    with pytest.raises(RecordError, match="never hold a key"):
+        load_any(json.dumps(run3).encode("utf-8"))

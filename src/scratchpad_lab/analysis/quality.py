@@ -96,7 +96,8 @@ def annotate(events: Sequence[Event], run: Optional[Sequence[Event]] = None) -> 
 
     starts = of_kind(events, "run_start")
     config = starts[0].payload.config if starts else {}
-    template = config.get("summarizer_prompt")
+    chosen = config.get("summarizer")  # one object since run@3; a run@1 record's event has the loose field
+    template = chosen.get("prompt") if isinstance(chosen, dict) else config.get("summarizer_prompt")
     pins = [str(p) for p in config.get("pins") or []]
     expected = expected_values(events)
     comps = of_kind(events, "compression")

@@ -211,11 +211,16 @@ def _sweep(args: argparse.Namespace) -> int:
     from scratchpad_lab.analysis.figures import facts_kept_text, percent_or
     given = vars(args)
     extra = {k: given[k] for k in ("summarizer", "agent_trim_chars") if k in given}
-    settings = [Setting(**{**s.changes(), **extra}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
+    trim = {k: v for k, v in extra.items() if k == "agent_trim_chars"}
+    settings = [Setting(**{**s.changes(), **trim}) for s in grid(args.summarize_every, args.max_scratchpad_chars)]
     for s in settings:  # refuse a bad value before the file is read or any replay starts
-        RunConfig.build(**s.changes())
+        RunConfig.build(**s.changes(), **{k: v for k, v in extra.items() if k == "summarizer"})
     loaded = load(args.file)
-    _say_summarizer(replay_source(loaded), extra)
+    found = replay_source(loaded)
+    if "summarizer" in extra:  # the run's own summarizer (its budget, its prompt), of the kind asked for
+        chosen = found.config.summarizer.but(kind=extra["summarizer"])
+        settings = [Setting(**{**s.changes(), "summarizer": chosen}) for s in settings]
+    _say_summarizer(found, extra)
     # the task refuses a job too big before any replay starts
     rows = sweep(SweepRequest(loaded, tuple(settings), lifted="no_work_limit" in given,
                              executor=executor_from_args(args))).run_here()
@@ -308,7 +313,8 @@ def summarizer_failures(record: RunRecord) -> Optional[str]:
         return None
     _, calls, _ = compression_counts(record.events)
     config = record.config
-    endpoint = {"endpoint": config.summarizer_endpoint, "same-as-agent": config.agent_endpoint}.get(config.summarizer)
+    endpoint = {"endpoint": config.summarizer.endpoint, "same-as-agent": config.agent_endpoint}.get(
+        config.summarizer.kind)
     where = f" (summarizer at {endpoint.url})" if endpoint is not None else ""
     last = failed[-1]
     why = last.error if last.status == "error" else "the summarizer replied nothing"

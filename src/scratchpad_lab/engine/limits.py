@@ -201,11 +201,11 @@ def setting_replays(base: Any, settings: Sequence[Any], keep_records: bool = Tru
     out, trims = [], set()
     for setting in settings:
         changes = setting.changes() if hasattr(setting, "changes") else dict(setting)
+        kind = (changes.get("summarizer") or base.summarizer).kind
         trim = int(changes.get("agent_trim_chars") or base.agent_trim_chars)
         out.append(CostedReplay(getattr(setting, "label", lambda: "a setting")(), window_chars=trim,
                           keeps_text=keep_records, calls_every=changes.get("summarize_every"),
-                          summarizes=changes.get("summarizer", base.summarizer) != "silent",
-                          builtin=changes.get("summarizer", base.summarizer) == "builtin"))
+                          summarizes=kind != "silent", builtin=kind == "builtin"))
         if trim not in trims:
             trims.add(trim)
             out.append(CostedReplay(f"compression off, trim {trim:,}", window_chars=trim, summarizes=False))
@@ -275,8 +275,9 @@ def check_work(loaded: Any, *, strategies: Sequence[Any] = (), settings: Sequenc
         base = replay
         replays.append(CostedReplay("the replay", window_chars=replay.agent_trim_chars,
                                     calls_every=replay.summarize_every,
-                                    summarizes=replay.summarizer != "silent", builtin=replay.summarizer == "builtin"))
-        endpoint_summarizer = endpoint_summarizer or replay.summarizer in ("endpoint", "same-as-agent")
+                                    summarizes=replay.summarizer.kind != "silent",
+                                    builtin=replay.summarizer.kind == "builtin"))
+        endpoint_summarizer = endpoint_summarizer or replay.summarizer.kind in ("endpoint", "same-as-agent")
     endpoint_summarizer = endpoint_summarizer or any(r.builtin and r.summarizes for r in replays)
     found = estimate(trace, replays, base.max_tool_output_chars, rows_only=search_workers > 0,
                      at_once=search_workers)

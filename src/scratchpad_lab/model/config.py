@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any, List, Literal, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
 from autourgos_summarizer import middleware as _summarizer_middleware
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from scratchpad_lab.model.endpoint import Endpoint
-from scratchpad_lab.model.errors import LabError
+from scratchpad_lab.model.errors import ConfigError as ConfigError
 from scratchpad_lab.model.pins import check_pins, with_pins
+from scratchpad_lab.model.summarizer import BUILTIN_MODEL_ID as BUILTIN_MODEL_ID
+from scratchpad_lab.model.summarizer import FLAT_NAMES, SummarizerChoice, values_of
+from scratchpad_lab.model.summarizer import SummarizerKind as SummarizerKind
 
 # The package's own prompt, read (never mutated) so "default" means exactly what the package sends.
 PACKAGE_PROMPT: str = _summarizer_middleware._SUMMARIZE_PROMPT
@@ -51,14 +54,6 @@ def package_prompt_fields(prompt: str) -> Optional[dict]:
 # Seconds per scripted step while a lesson runs: slow enough to follow. Here rather than in lessons.py so
 # the session defaults (ui/state.py) do not import the lessons and the analysis they need.
 DEFAULT_PACE_S = 0.6
-
-SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent", "builtin"]  # silent: a stand-in that replies nothing
-# builtin: the lab's own small model on this CPU (engine/summarize/builtin_model.py); its id for token counts and records
-BUILTIN_MODEL_ID = "SmolLM2-135M-Instruct"
-
-
-class ConfigError(LabError, ValueError):
-    """A setting a user gave is out of range or malformed; the message says what to change."""
 
 
 MAX_PROMPT_CHARS = 20_000  # one limit for a summarizer prompt everywhere (pages, --prompt-file, loaded records)
@@ -126,22 +121,62 @@ class RunConfig(BaseModel):
     agent_trim_chars: int = Field(15_000, ge=200, le=1_000_000)
     max_tool_output_chars: int = Field(5_000, ge=100, le=200_000)
     max_iterations: int = Field(30, ge=1, le=500)
-    summarizer: SummarizerKind = "extractive"
-    summarizer_prompt: Optional[str] = None
+    # Who writes the summaries, one object (model/summarizer.py): its kind, the offline budget, the endpoint (a model
+    # for the summarizer, used with kind "endpoint"; never a key) and a custom prompt. Settings written flat
+    # (summarizer="endpoint", summarizer_prompt=..., a run@1/run@2 file) fold into it (_one_summarizer).
+    summarizer: SummarizerChoice = Field(default_factory=SummarizerChoice, description="who writes the summaries")
     # The name a person gave the prompt (prompt lab's "Use this prompt in the playground"): shown in
     # run labels, the runs table and Compare rows; it never changes what is sent.
     prompt_name: Optional[str] = Field(None, max_length=80)
-    extractive_budget_chars: int = Field(1_500, ge=200, le=50_000)
     wall_clock_s: float = Field(300.0, ge=1.0, le=3600.0)
     step_delay_s: float = Field(0.0, ge=0.0, le=10.0)
-    # A real model for the agent (None: the scenario's scripted agent) and for the summarizer
-    # (used when summarizer == "endpoint"). Endpoints name where a key comes from, never the key.
+    # A real model for the agent (None: the scenario's scripted agent). An endpoint names where a key comes from,
+    # never the key.
     agent_endpoint: Optional[Endpoint] = None
-    summarizer_endpoint: Optional[Endpoint] = None
     # Text that must survive compression (model/pins.py): every compression is checked against it; with
     # pins_to_summarizer, a summarizer that follows a prompt is also asked to keep it, in its prompt.
     pins: List[str] = Field(default_factory=list, description="text that must survive compression")
     pins_to_summarizer: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_summarizer(cls, values: Any) -> Any:
+        """The summarizer written flat (a run@1/run@2 file; a preset, a lesson, a CLI flag, a Compare row:
+        summarizer="endpoint", summarizer_endpoint=..., summarizer_prompt=..., extractive_budget_chars=...) folds
+        into the one choice, over the choice given beside it; a file never carries a key."""
+        if not isinstance(values, dict):
+            return values
+        given = values.get("summarizer")
+        if isinstance(given, dict) and "key" in given:
+            raise ValueError("A run's settings never hold a key: remove summarizer.key (give the key in the "
+                             "environment or the page's key box).")
+        flat = {name: values[name] for name in FLAT_NAMES if name != "summarizer" and name in values}
+        if not flat and not isinstance(given, str):
+            return values
+        values = {k: v for k, v in values.items() if k not in flat}
+        if isinstance(given, SummarizerChoice):
+            fields = values_of(given)
+        elif isinstance(given, dict):
+            fields = dict(given)
+        elif given is None:
+            fields = {}
+        else:
+            fields = {"kind": given}
+        for name, value in flat.items():
+            fields[FLAT_NAMES[name]] = value
+        values["summarizer"] = fields
+        return values
+
+    @field_validator("summarizer")
+    @classmethod
+    def _check_summarizer(cls, value: SummarizerChoice) -> SummarizerChoice:
+        """The prompt held to the one prompt rule (the package's own prompt is no custom one), and no key kept."""
+        prompt = value.prompt
+        if prompt is not None:
+            prompt = None if prompt == PACKAGE_PROMPT else validate_prompt_template(prompt)
+        if prompt != value.prompt or value.key is not None:
+            value = SummarizerChoice(value.kind, value.budget_chars, value.endpoint, prompt)
+        return value
 
     @field_validator("pins")
     @classmethod
@@ -157,9 +192,7 @@ class RunConfig(BaseModel):
         return self
 
     @model_validator(mode="after")
-    def _endpoints_present(self) -> "RunConfig":
-        if self.summarizer == "endpoint" and self.summarizer_endpoint is None:
-            raise ValueError("summarizer is 'endpoint' but no summarizer endpoint (model, base URL) is set.")
+    def _task_present(self) -> "RunConfig":
         if self.scenario is None and self.agent_endpoint is not None and not (self.task or "").strip():
             raise ValueError("task is empty: write the task for the agent's model, or pick a scenario.")
         return self
@@ -170,30 +203,21 @@ class RunConfig(BaseModel):
 
     @property
     def summarizer_model_id(self) -> str:
-        if self.summarizer == "endpoint" and self.summarizer_endpoint:
-            return self.summarizer_endpoint.model
-        if self.summarizer == "builtin":
-            return BUILTIN_MODEL_ID
-        return self.agent_model_id if self.summarizer == "same-as-agent" and self.agent_endpoint else "extractive"
+        if self.summarizer.kind == "same-as-agent":
+            return self.agent_model_id if self.agent_endpoint else "extractive"
+        return self.summarizer.model_id
 
     @property
     def follows_prompt(self) -> bool:
         """Does this run's summarizer follow a prompt? Only a model does: the offline extractive summarizer
         (also what "same as agent" is with the scripted agent) keeps salient lines whatever it is asked."""
-        return summarizer_follows_prompt(self.summarizer, self.agent_endpoint is not None)
-
-    @field_validator("summarizer_prompt")
-    @classmethod
-    def _check_prompt(cls, value: Optional[str]) -> Optional[str]:
-        if value is None or value == PACKAGE_PROMPT:
-            return None
-        return validate_prompt_template(value)
+        return summarizer_follows_prompt(self.summarizer.kind, self.agent_endpoint is not None)
 
     @property
     def prompt_template(self) -> str:
         """The template the summarizer is sent: the custom one, else the package's own; with
         pins_to_summarizer, the pins asked for at its end (model/pins.with_pins)."""
-        template = self.summarizer_prompt or PACKAGE_PROMPT
+        template = self.summarizer.prompt or PACKAGE_PROMPT
         return with_pins(template, self.pins) if self.pins_to_summarizer and self.pins else template
 
     @classmethod
@@ -215,13 +239,39 @@ class RunConfig(BaseModel):
 
     def replace(self, **changes) -> "RunConfig":
         """A copy with some fields changed, validated the same way as build()."""
-        return RunConfig.build(**{**self.model_dump(), **changes})
+        values = {**self.model_dump(), **changes}
+        if isinstance(changes.get("summarizer"), str):  # a kind alone: the choice's other fields stay
+            values["summarizer"] = {**values_of(self.summarizer), "kind": changes["summarizer"]}
+        return RunConfig.build(**values)
+
+
+def field_definition(name: str) -> Any:
+    """A setting's pydantic field (None for no setting): a RunConfig field's, or for a summarizer setting's flat
+    name (extractive_budget_chars, summarizer_prompt, ...) its choice's."""
+    if name in FLAT_NAMES:
+        return SummarizerChoice.model_fields[FLAT_NAMES[name]]
+    return RunConfig.model_fields.get(name)
+
+
+def _field(name: str) -> Any:
+    found = field_definition(name)
+    if found is None:
+        raise KeyError(name)
+    return found
+
+
+def setting_value(config: RunConfig, name: str) -> Any:
+    """A setting's value by its flat name, as presets, lessons and tables write settings (extractive_budget_chars
+    is config.summarizer.budget_chars; summarizer is its kind)."""
+    if name in FLAT_NAMES:
+        return getattr(config.summarizer, FLAT_NAMES[name])
+    return getattr(config, name)
 
 
 def field_bounds(name: str) -> tuple:
     """(lowest, highest) a RunConfig field allows: the one home of every setting's range."""
     lo = hi = None
-    for meta in RunConfig.model_fields[name].metadata:
+    for meta in _field(name).metadata:
         lo = getattr(meta, "ge", lo)
         hi = getattr(meta, "le", hi)
     return lo, hi
@@ -235,7 +285,7 @@ def largest(name: str) -> int:
 
 def field_default(name: str):
     """The default of a RunConfig field: the one home of every setting's default."""
-    return RunConfig.model_fields[name].default
+    return _field(name).default
 
 
 def every_text(summarize_every: Optional[int]) -> str:
@@ -272,9 +322,14 @@ def parse_every(value: Any, field: str = "summarize_every") -> Optional[int]:
     return int(number)
 
 
+# A summarizer field as a file writes it (summarizer.budget_chars), and as every message names it.
+_FILE_NAMES = {f"summarizer.{field}": flat for flat, field in FLAT_NAMES.items()}
+
+
 def allowed_range(name: str) -> str:
     """The allowed range of a RunConfig field, in words ("" for a field without one)."""
-    if name not in RunConfig.model_fields:
+    name = _FILE_NAMES.get(name, name)
+    if name not in RunConfig.model_fields and name not in FLAT_NAMES:
         return ""
     lo, hi = field_bounds(name)
     if lo is None and hi is None:
@@ -294,6 +349,7 @@ def explain_validation_error(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         name = ".".join(str(p) for p in err.get("loc", ())) or "config"
+        name = _FILE_NAMES.get(name, name)
         if err.get("type") == "value_error":
             msg = str(err.get("ctx", {}).get("error", err.get("msg")))
             parts.append(msg)

@@ -84,7 +84,8 @@ def run_setting(path: Union[str, Path], field: str, name: str, value: Any) -> An
     a middleware trigger off, as TOML has no null: `summarize_every = "off"` is no periodic trigger, and
     `max_scratchpad_chars = "off"` is the largest cap RunConfig allows, so no size trigger in practice.
     `field` is how the file names the setting in an error (`settings.summarize_every`)."""
-    from scratchpad_lab.model.config import ConfigError, RunConfig, field_bounds, is_off_word
+    from scratchpad_lab.model.config import ConfigError, RunConfig, field_bounds, field_definition, is_off_word, \
+        setting_value
     if is_off_word(value) and name == "summarize_every":
         return None
     if is_off_word(value) and name == "max_scratchpad_chars":
@@ -92,12 +93,12 @@ def run_setting(path: Union[str, Path], field: str, name: str, value: Any) -> An
     if value == "off":  # on any other setting (a text setting may well be "none")
         raise DataFileError(path, field, f'"off" turns off only summarize_every or max_scratchpad_chars; '
                                          f"give {name} a value.")
-    known = RunConfig.model_fields.get(name)
+    known = field_definition(name)
     numeric = name == "summarize_every" or (known is not None and known.annotation in (int, float))
     if numeric and isinstance(value, (bool, str)):
         off = ' or "off"' if name in ("summarize_every", "max_scratchpad_chars") else ""
         raise DataFileError(path, field, f"{value!r} is not a number; write a number{off}.")
     try:
-        return getattr(RunConfig.build(**{name: value}), name)  # the value as RunConfig holds it
+        return setting_value(RunConfig.build(**{name: value}), name)  # the value as RunConfig holds it
     except ConfigError as exc:  # (RunConfig's words say "none" for off; a file writes "off")
         raise DataFileError(path, field, f"{exc} Change it.".replace("or none to", 'or "off" to')) from None

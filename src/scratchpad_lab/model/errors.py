@@ -4,8 +4,8 @@ A setting out of range, a file that is not a run record, an endpoint that refuse
 command-line argument: each is raised as a `LabError` subclass whose message says what to change. The
 pages (around `pg.run()` in app.py, through `ui.problems`) and the CLI (`cli.main`) each catch
 `LabError` at one edge and show the message as one sentence; anything else is a bug and keeps its
-traceback. The subclasses live beside the rules that raise them (ConfigError in model/config.py,
-RecordError in model/trace.py, ...) and keep a built-in base too (ValueError, RuntimeError,
+traceback. The subclasses live beside the rules that raise them (RecordError in model/trace.py, ...;
+ConfigError here, since the config and the summarizer choice both raise it) and keep a built-in base too (ValueError, RuntimeError,
 KeyError) where callers catch that. tests/test_errors.py checks that every error class of the package
 derives from LabError, apart from the few signals a run uses to end itself.
 """
@@ -30,6 +30,10 @@ def one_of(value, names, what: str):
     if value not in names:
         raise ValueError(f"{value!r} is not a {what}; use one of {', '.join(names)}.")
     return value
+
+
+class ConfigError(LabError, ValueError):
+    """A setting a user gave is out of range or malformed; the message says what to change."""
 
 
 class UsageError(LabError):

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Dict, List, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from scratchpad_lab.model.config import RunConfig, field_bounds
+from scratchpad_lab.model.config import RunConfig, field_bounds, setting_value
 from scratchpad_lab.model.datafile import DataFileError, check, read_toml, run_setting
 
 PRESETS_FILE = Path(__file__).resolve().parent.parent / "data" / "presets.toml"
@@ -63,7 +63,7 @@ def load_presets(path: Union[str, Path] = PRESETS_FILE) -> Dict[str, Preset]:
     out: Dict[str, Preset] = {}
     for number, entry in enumerate(raw.presets, 1):
         where = f"presets[{number}]"
-        settings = {name: getattr(defaults, name) for name in PRESET_SETTINGS}
+        settings = {name: setting_value(defaults, name) for name in PRESET_SETTINGS}
         for name in PRESET_SETTINGS:
             value = getattr(entry, name)
             if value is not None:

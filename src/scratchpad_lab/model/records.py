@@ -122,11 +122,11 @@ def _stored(e: Event) -> Dict[str, Any]:
 def prompt_label(config: RunConfig) -> str:
     """The summarizer prompt as a person knows it: its prompt-lab name, else default or custom; or that the
     run's summarizer does not follow one."""
-    if (config.summarizer_prompt or config.prompt_name) and not config.follows_prompt:
+    if (config.summarizer.prompt or config.prompt_name) and not config.follows_prompt:
         return "not followed (extractive)"
     if config.prompt_name:
         return config.prompt_name
-    return "custom" if config.summarizer_prompt else "package default"
+    return "custom" if config.summarizer.prompt else "package default"
 
 
 def load_any(data: Union[bytes, str], where: str = "file") -> Union[RunRecord, Trace]:

@@ -27,9 +27,12 @@ from scratchpad_lab.model.payloads import (EVENT_KINDS, MAX_TOOLS, PAYLOADS, Cou
 TRACE_SCHEMA = "scratchpad-lab/trace@1"
 # A file's schema names its version; a change in what a field means (or where it is) is a new version,
 # and every version the lab ever wrote still loads. run@2 keeps the run's config once, at the top: its
-# run_start event no longer repeats it (run@1 did; loading one, the top-level config is the truth).
-RUN_SCHEMA = "scratchpad-lab/run@2"
-RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", RUN_SCHEMA)
+# run_start event no longer repeats it (run@1 did; loading one, the top-level config is the truth). run@3 holds the
+# summarizer as one object, config.summarizer {kind, budget_chars, endpoint, prompt}; run@1 and run@2 wrote it as
+# four loose fields (summarizer, extractive_budget_chars, summarizer_endpoint, summarizer_prompt), which fold into it
+# as they load (RunConfig._one_summarizer).
+RUN_SCHEMA = "scratchpad-lab/run@3"
+RUN_SCHEMAS_READ = ("scratchpad-lab/run@1", "scratchpad-lab/run@2", RUN_SCHEMA)
 # One file limit everywhere (CLI, loader, store, the pages' uploaders), in the bytes a person's file manager
 # and Streamlit's uploader count: the uploader, in the browser, takes a megabyte as 1,000,000 bytes (1,024 x
 # 1,024 only on Windows), so a limit of 10 x 1,024 x 1,024 refused 10,000,000-10,485,760-byte files on the page
@@ -213,7 +216,7 @@ class RunRecordFile(_Strict):
     """A finished run: its settings (never a key), every event, the outcome, and its trajectory."""
 
     model_config = ConfigDict(title="scratchpad-lab run record")
-    schema_: Literal["scratchpad-lab/run@1", "scratchpad-lab/run@2"] = Field(alias="schema")
+    schema_: Literal["scratchpad-lab/run@1", "scratchpad-lab/run@2", "scratchpad-lab/run@3"] = Field(alias="schema")
     created: Optional[Name] = None
     name: Optional[Name] = None
     label: Optional[Name] = None

@@ -1,23 +1,37 @@
 """The one summarizer choice: what a person picks for "who writes the summaries", on any page or command.
 
-Plain data (no client, no thread, nothing stored): the kind, the offline summarizer's budget, the endpoint
-and the prompt where they apply. A job builds its summarizer from it with engine/summarize/summarizers.py's
-`build_summarizer` (the one builder), passing what belongs to the job only: its stop flag, its time left,
-a search's shared replies. A RunConfig carries the same choice in its summarizer fields
-(`run_config_fields`, `SummarizerChoice.of`).
+Plain data (no client, no thread): the kind, the offline summarizer's budget, the endpoint and the prompt where
+they apply. It is the one noun everywhere: a RunConfig holds one (`config.summarizer`, stored in a run file as
+one object since run@3), as do a Compare setting, a study's request and the Prompt lab's columns. A job builds
+its summarizer from it with engine/summarize/summarizers.py's `build_summarizer` (the one builder, which gives a
+`BuiltSummarizer`), passing what belongs to the job only: its stop flag, its time left, a search's shared replies.
 
-Kinds (model/config.SummarizerKind): "extractive" (offline, no LLM: the salient lines under the budget),
-"same-as-agent" (the package's fallback to the agent's own model), "endpoint" (a model at an
-OpenAI-compatible endpoint), "builtin" (the lab's own small model on this CPU, engine/summarize/builtin_model.py),
-"silent" (a stand-in that replies nothing, for tests and probes).
+Kinds (SummarizerKind): "extractive" (offline, no LLM: the salient lines under the budget), "same-as-agent" (the
+package's fallback to the agent's own model), "endpoint" (a model at an OpenAI-compatible endpoint), "builtin" (the
+lab's own small model on this CPU, engine/summarize/builtin_model.py), "silent" (a stand-in that replies nothing,
+for tests and probes).
+
+The key, for an endpoint, is a private attribute: never validated from data, never dumped, never compared, never
+in a RunConfig (which drops it), so it cannot reach a file, the store or a page.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Literal, Optional
 
-from scratchpad_lab.model.config import BUILTIN_MODEL_ID, ConfigError, SummarizerKind, field_bounds, field_default
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
 from scratchpad_lab.model.endpoint import Endpoint
+from scratchpad_lab.model.errors import ConfigError
+
+SummarizerKind = Literal["extractive", "same-as-agent", "endpoint", "silent", "builtin"]  # silent: replies nothing
+# builtin: the lab's own small model on this CPU (engine/summarize/builtin_model.py); its id for token counts and records
+BUILTIN_MODEL_ID = "SmolLM2-135M-Instruct"
+# The offline summarizer's length cap (extractive_budget_chars where settings are written flat): its one home.
+BUDGET_DEFAULT, BUDGET_LOW, BUDGET_HIGH = 1_500, 200, 50_000
+# The flat names a run@1/run@2 file, a preset, a lesson, a CLI flag or a Compare row writes the choice with, and
+# the field of the choice each one is.
+FLAT_NAMES = {"summarizer": "kind", "extractive_budget_chars": "budget_chars", "summarizer_endpoint": "endpoint",
+              "summarizer_prompt": "prompt"}
 
 EXTRACTIVE_NAME = "extractive summarizer (offline)"  # what the offline summarizer is called in a label
 # What one summary by the built-in model takes, everywhere the lab says it (measured: docs/models.md, "How slow").
@@ -29,28 +43,66 @@ HEADINGS = {"extractive": f"{EXTRACTIVE_NAME}: ignores the prompt",
             "builtin": f"built-in {BUILTIN_MODEL_ID} (this CPU): follows the prompt, weakly"}
 
 
-@dataclass(frozen=True)
-class SummarizerChoice:
-    """Who writes the summaries. The key, for an endpoint, is this job's only: never shown, never stored."""
+def _check(kind: str, budget_chars: Any, endpoint: Optional[Endpoint]) -> None:
+    if not isinstance(budget_chars, bool) and isinstance(budget_chars, int) \
+            and not BUDGET_LOW <= budget_chars <= BUDGET_HIGH:
+        raise ConfigError(f"extractive_budget_chars is out of range ({BUDGET_LOW:,} to {BUDGET_HIGH:,}).")
+    if kind == "endpoint" and endpoint is None:
+        raise ConfigError("summarizer is 'endpoint' but no summarizer endpoint (model, base URL) is set.")
 
-    kind: SummarizerKind = "extractive"
-    budget_chars: int = field_default("extractive_budget_chars")  # the offline summarizer's length cap
-    endpoint: Optional[Endpoint] = None                           # kind "endpoint"
-    prompt: Optional[str] = None                                  # a custom template; None: the package's
-    key: Optional[str] = field(default=None, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        low, high = field_bounds("extractive_budget_chars")
-        if not low <= int(self.budget_chars) <= high:
-            raise ConfigError(f"extractive_budget_chars is out of range ({low:,} to {high:,}).")
-        if self.kind == "endpoint" and self.endpoint is None:
-            raise ConfigError("summarizer is 'endpoint' but no summarizer endpoint (model, base URL) is set.")
+def values_of(choice: "SummarizerChoice") -> dict:
+    """A choice's fields as they are (the endpoint an Endpoint still), without its key."""
+    return {"kind": choice.kind, "budget_chars": choice.budget_chars, "endpoint": choice.endpoint,
+            "prompt": choice.prompt}
 
-    @classmethod
-    def of(cls, config: Any, key: Optional[str] = None) -> "SummarizerChoice":
-        """The choice a RunConfig makes."""
-        return cls(config.summarizer, config.extractive_budget_chars, config.summarizer_endpoint,
-                   config.summarizer_prompt, key)
+
+class SummarizerChoice(BaseModel):
+    """Who writes the summaries. Written positionally in code (`SummarizerChoice("builtin", 900)`), as an object
+    in a file (`{"kind": "builtin", "budget_chars": 900}`, types as the schema says: strict)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, title="who writes the summaries")
+
+    kind: SummarizerKind = Field("extractive", description="extractive, same-as-agent, endpoint, builtin or silent")
+    budget_chars: int = Field(BUDGET_DEFAULT, ge=BUDGET_LOW, le=BUDGET_HIGH,
+                              description="the offline extractive summarizer's longest summary, in characters")
+    endpoint: Optional[Endpoint] = Field(None, description="kind endpoint: the model and where it is (never a key)")
+    prompt: Optional[str] = Field(None, description="a custom prompt template; none: the package's own")
+    _key: Optional[str] = PrivateAttr(None)
+
+    def __init__(self, kind: SummarizerKind = "extractive", budget_chars: int = BUDGET_DEFAULT,
+                 endpoint: Optional[Endpoint] = None, prompt: Optional[str] = None, key: Optional[str] = None,
+                 **extra: Any) -> None:
+        _check(kind, budget_chars, endpoint)  # ConfigError, one sentence, where code builds one
+        super().__init__(kind=kind, budget_chars=budget_chars, endpoint=endpoint, prompt=prompt, **extra)
+        self.__pydantic_private__["_key"] = key  # type: ignore[index]
+
+    @model_validator(mode="after")
+    def _complete(self) -> "SummarizerChoice":
+        _check(self.kind, self.budget_chars, self.endpoint)  # read from a file: the same rule
+        return self
+
+    @property
+    def key(self) -> Optional[str]:
+        """The endpoint's key for this job only (None: the environment's)."""
+        return self._key
+
+    def with_key(self, key: Optional[str]) -> "SummarizerChoice":
+        """The same choice, carrying a job's key (None: without one)."""
+        return SummarizerChoice(self.kind, self.budget_chars, self.endpoint, self.prompt, key)
+
+    def but(self, **changes: Any) -> "SummarizerChoice":
+        """The same choice with some fields changed (flat names too: summarizer_prompt=...), keeping the key."""
+        fields = values_of(self)
+        for name, value in changes.items():
+            fields[FLAT_NAMES.get(name, name)] = value
+        return SummarizerChoice(**fields, key=self.key)
+
+    def __eq__(self, other: object) -> bool:  # the key is never part of what a choice is
+        return isinstance(other, SummarizerChoice) and self.model_dump() == other.model_dump()
+
+    def __hash__(self) -> int:
+        return hash(self.model_dump_json())
 
     @property
     def model_id(self) -> str:
@@ -67,15 +119,6 @@ class SummarizerChoice:
     def follows_prompt(self) -> bool:
         """Does the prompt reach a model? The extractive summarizer and the silent stand-in never read it."""
         return self.kind in ("endpoint", "builtin", "same-as-agent")
-
-    def run_config_fields(self) -> Dict[str, Any]:
-        """The RunConfig fields that make this choice (the prompt only when one was given)."""
-        fields: Dict[str, Any] = {"summarizer": self.kind, "extractive_budget_chars": int(self.budget_chars)}
-        if self.kind == "endpoint":
-            fields["summarizer_endpoint"] = self.endpoint
-        if self.prompt is not None:
-            fields["summarizer_prompt"] = self.prompt
-        return fields
 
     @property
     def measured_with(self) -> str:

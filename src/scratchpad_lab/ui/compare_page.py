@@ -111,16 +111,16 @@ def preset_note(every: Optional[int], cap: int, summarizer: Optional[str], budge
 
 
 def _setting_note(setting: Setting, base: RunConfig) -> Optional[str]:
-    return preset_note(setting.summarize_every, setting.max_scratchpad_chars, setting.summarizer or base.summarizer,
-                       base.extractive_budget_chars)
+    chosen = setting.summarizer or base.summarizer
+    return preset_note(setting.summarize_every, setting.max_scratchpad_chars, chosen.kind, chosen.budget_chars)
 
 
 def _column(index: int, result: ComparisonResult) -> None:
     st.subheader(f"Setting {index + 1}")
     st.text(result.labels[index])
     config = result.records[index].config
-    note = preset_note(config.summarize_every, config.max_scratchpad_chars, config.summarizer,
-                       config.extractive_budget_chars)
+    note = preset_note(config.summarize_every, config.max_scratchpad_chars, config.summarizer.kind,
+                       config.summarizer.budget_chars)
     if note:
         st.caption(note)  # our words and numbers
     st.text(_flags_text(result.rows[index]))
@@ -291,7 +291,7 @@ def show_sweep(result: ComparisonResult, signature: tuple, prices: Optional[dict
                elapsed_s=float(end[-1].payload.elapsed_s or 0) if end else 0.0)
 
 
-def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
+def _sweep_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> None:
     st.text("Every pair of the two middleware triggers, replayed on the same trajectory (up to 6 x 6).")
     last = st.session_state[CMP_SWEEP]
     defaults = {"cmp_sweep_every": ["2", every_text(field_default("summarize_every")), "off"],
@@ -307,7 +307,8 @@ def _sweep_section(entry: Entry, prices: Optional[dict]) -> None:
     summarizer = c3.selectbox("Summarizer", SUMMARIZER_CHOICES, key="cmp_sweep_summarizer")
     blocked = summarizer == "builtin" and not builtin_ready()  # the one-line install; no sweep without it
     every_values = [parse_every(e) for e in sorted(everies, key=SWEEP_EVERY.index)]
-    settings = [Setting(**{**s.changes(), "summarizer": summarizer})
+    chosen = base.summarizer.but(kind=summarizer)  # the run's own summarizer (its budget, its prompt), this kind
+    settings = [Setting(**{**s.changes(), "summarizer": chosen})
                 for s in grid(every_values, sorted(caps))] if everies and caps and not blocked else []
     signature = ("sweep",) + _signature(entry, settings)
     if st.button("Sweep", key="cmp_sweep_run", type="primary", disabled=not settings or live.busy(CMP_JOB)):
@@ -406,4 +407,4 @@ def page() -> None:
     with tab_compare:
         _compare_section(entry, base, prices)
     with tab_sweep:
-        _sweep_section(entry, prices)
+        _sweep_section(entry, base, prices)

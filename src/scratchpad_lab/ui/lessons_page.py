@@ -35,13 +35,14 @@ PACES = [0.0, 0.2, 0.4, 0.6, 1.0, 1.5]
 def _settings_lines(item: Lesson) -> str:
     """The lesson's settings in the Playground's words for them (sidebar_settings), never a field's raw name."""
     c = item.config()
-    summarizer = SUMMARIZERS.get(c.summarizer) or SUMMARIZER_WORDS.get(c.summarizer, c.summarizer)
+    kind = c.summarizer.kind
+    summarizer = SUMMARIZERS.get(kind) or SUMMARIZER_WORDS.get(kind, kind)
     return " · ".join([f"Scenario: {get_scenario(item.scenario).title}",
                        f"{SETTING_LABELS['summarize_every']}: {every_text(c.summarize_every)}",
                        f"{SETTING_LABELS['max_scratchpad_chars']}: {c.max_scratchpad_chars:,}",
                        f"{SETTING_LABELS['agent_trim_chars']}: {c.agent_trim_chars:,}",
                        f"Summarizer: {summarizer}",
-                       f"{SETTING_LABELS['extractive_budget_chars']}: {c.extractive_budget_chars:,}"])
+                       f"{SETTING_LABELS['extractive_budget_chars']}: {c.summarizer.budget_chars:,}"])
 
 
 # A lesson may pick a summarizer the Playground's sidebar does not offer

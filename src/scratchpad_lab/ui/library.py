@@ -158,8 +158,7 @@ def runs_frame(records: List[RunRecord], prices: Optional[dict] = None) -> pd.Da
             "#": i, "run": r.name or f"run {i}", "outcome": r.outcome, "answer score": s.answer_score,
             "facts kept": s.facts_kept_text, "compressions": s.compressions, "summarizer calls": s.summarizer_calls,
             "trims": s.trims, "scenario": r.scenario or r.mode, "settings": settings_text(c),
-            # the summarizer's kind: the setting itself (a word) or, once it is an object, its kind
-            "summarizer": getattr(c.summarizer, "kind", c.summarizer), "prompt": prompt_label(c),
+            "summarizer": c.summarizer.kind, "prompt": prompt_label(c),
             "peak chars / tokens": _in_out(s.peak_chars, s.peak_tokens),
             "agent tokens in / out": _in_out(s.agent_tokens_in, s.agent_tokens_out),
             "summarizer tokens in / out": _in_out(s.summarizer_tokens_in, s.summarizer_tokens_out),

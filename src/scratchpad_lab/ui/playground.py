@@ -101,9 +101,9 @@ def _draw_run_slot(run: Optional[Run]) -> None:
 
 def _probe_model(config, keys):
     """With a summarizer endpoint in the settings, probes can be asked of that model too."""
-    if config is None or config.summarizer != "endpoint" or config.summarizer_endpoint is None:
+    if config is None or config.summarizer.kind != "endpoint" or config.summarizer.endpoint is None:
         return None
-    return lambda: EndpointLLM(config.summarizer_endpoint, keys.get("summarizer", ""))
+    return lambda: EndpointLLM(config.summarizer.endpoint, keys.get("summarizer", ""))
 
 
 def _start_run() -> None:
@@ -147,9 +147,9 @@ def _scenario_text(config, scenario, folded: bool) -> None:
 
 def _prompt_not_followed(container, config) -> None:
     """Beside Run: a custom or named prompt that the chosen summarizer will not follow (it is no model)."""
-    if config is None or config.follows_prompt or not config.summarizer_prompt:
+    if config is None or config.follows_prompt or not config.summarizer.prompt:
         return
-    named = prompt_name_for(config.summarizer_prompt)
+    named = prompt_name_for(config.summarizer.prompt)
     what = f"the prompt “{escape(named)}”" if named else "your summarizer prompt"  # a name may be a file's
     container.warning(f"The extractive summarizer does not follow prompts, so this run will not try {what}. "
                       "To try it, choose a model as the Summarizer in the sidebar.", icon=":material/info:")

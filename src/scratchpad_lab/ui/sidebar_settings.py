@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import streamlit as st
 
-from scratchpad_lab.model.summarizer import BUILTIN_SPEED
+from scratchpad_lab.model.summarizer import BUILTIN_SPEED, SummarizerChoice
 from scratchpad_lab.model.config import (ConfigError, PACKAGE_PROMPT, RunConfig, field_bounds, parse_every,
                                          summarizer_follows_prompt, validate_prompt_template)
 from scratchpad_lab.model.presets import presets
@@ -52,9 +52,9 @@ def _defaults() -> None:
     st.session_state.setdefault(K_EVERY, d.summarize_every)
     st.session_state.setdefault(K_CAP, d.max_scratchpad_chars)
     st.session_state.setdefault(K_TRIM, d.agent_trim_chars)
-    st.session_state.setdefault(K_SUMMARIZER, d.summarizer)
+    st.session_state.setdefault(K_SUMMARIZER, d.summarizer.kind)
     st.session_state.setdefault(K_PROMPT, PACKAGE_PROMPT)
-    st.session_state.setdefault(K_BUDGET, d.extractive_budget_chars)
+    st.session_state.setdefault(K_BUDGET, d.summarizer.budget_chars)
     st.session_state.setdefault(K_TOOL_CAP, d.max_tool_output_chars)
     st.session_state.setdefault(K_MAX_IT, d.max_iterations)
     st.session_state.setdefault(K_WALL, int(d.wall_clock_s))
@@ -262,14 +262,14 @@ def read_config(agent_endpoint=None, summarizer_endpoint=None) -> Tuple[Optional
         if prompt != PACKAGE_PROMPT:
             validate_prompt_template(prompt)
         every = s[K_EVERY]
+        summarizer = SummarizerChoice(s[K_SUMMARIZER], int(s[K_BUDGET]), summarizer_endpoint,
+                                      None if prompt == PACKAGE_PROMPT else prompt)
         config = RunConfig.build(
             scenario=s[K_SCENARIO], summarize_every=parse_every(every),
             max_scratchpad_chars=int(s[K_CAP]), agent_trim_chars=int(s[K_TRIM]),
             max_tool_output_chars=int(s[K_TOOL_CAP]), max_iterations=int(s[K_MAX_IT]),
-            summarizer=s[K_SUMMARIZER], summarizer_prompt=None if prompt == PACKAGE_PROMPT else prompt,
-            extractive_budget_chars=int(s[K_BUDGET]), wall_clock_s=float(s[K_WALL]),
-            step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]],
-            agent_endpoint=agent_endpoint, summarizer_endpoint=summarizer_endpoint,
+            summarizer=summarizer, wall_clock_s=float(s[K_WALL]),
+            step_delay_s=0.0 if agent_endpoint else PACING[s[K_PACE]], agent_endpoint=agent_endpoint,
             task=(s.get(K_TASK) or None) if agent_endpoint else None,
             pins=pins_from_state(), pins_to_summarizer=pins_to_summarizer(),  # ui/pins_box.py
             # a run is credited to a named prompt only when its summarizer follows prompts

@@ -33,7 +33,7 @@ def endpoint_for(model: str, base_url: Optional[str], key_env: str, timeout_s: O
 def cli_keys(config: RunConfig, given: Dict[str, Any]) -> Dict[str, str]:
     """Keys for the run's endpoints under the key rule (see cli_key)."""
     return {role: cli_key(endpoint, given, role) for role, endpoint in
-            (("agent", config.agent_endpoint), ("summarizer", config.summarizer_endpoint)) if endpoint is not None}
+            (("agent", config.agent_endpoint), ("summarizer", config.summarizer.endpoint)) if endpoint is not None}
 
 
 def cli_key(endpoint: Endpoint, given: Dict[str, Any], role: str) -> str:

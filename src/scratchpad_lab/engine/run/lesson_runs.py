@@ -23,7 +23,7 @@ from typing import Annotated, Any, Callable, Dict, List, Literal, Optional, Sequ
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from scratchpad_lab.model.config import DEFAULT_PACE_S, ConfigError, RunConfig, field_bounds  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
+from scratchpad_lab.model.config import DEFAULT_PACE_S, ConfigError, RunConfig, field_bounds, setting_value  # noqa: F401 (DEFAULT_PACE_S: ui/lessons_page.py imports it from here)
 from scratchpad_lab.model.datafile import DataFileError, check, read_toml, run_setting
 from scratchpad_lab.model.errors import UnknownName, one_of
 from scratchpad_lab.model.events import Event
@@ -233,12 +233,12 @@ def settings_note(config: RunConfig, given: Dict[str, object]) -> str:
     else:
         parts = [f"summarize_every = {every}, and the size trigger at {cap:,} chars: the middleware compresses "
                  f"every {every} iterations, or when the scratchpad is over {cap:,} chars and has grown."]
-    if config.summarizer == "silent":
+    if config.summarizer.kind == "silent":
         parts.append("The summarizer is the silent stand-in: not a model, a stand-in built into the lab that "
                      "replies nothing, the way a broken endpoint or a filtered reply can.")
     else:
         parts.append(f"Summaries are extractive (offline, no model) and at most "
-                     f"{config.extractive_budget_chars:,} chars long.")
+                     f"{config.summarizer.budget_chars:,} chars long.")
     if "agent_trim_chars" in given:
         parts.append(f"The agent's own trim keeps at most the last {config.agent_trim_chars:,} chars.")
     if "max_tool_output_chars" in given:
@@ -250,7 +250,7 @@ def settings_note(config: RunConfig, given: Dict[str, object]) -> str:
         parts.append(f"It pins {n} text{'s' if n != 1 else ''} that must survive: every compression is checked "
                      f"against {'them' if n != 1 else 'it'}.")
     same = [p.name for p in presets().values() if set(given) <= set(p.settings)
-            and all(getattr(config, k) == v for k, v in p.settings.items())]
+            and all(setting_value(config, k) == v for k, v in p.settings.items())]
     if same:
         parts.insert(0, f"The {same[0]} preset.")
     return " ".join(parts)

@@ -43,15 +43,15 @@ def replay_source(loaded: Union[RunRecord, Trace], label: str = "") -> Replay:
         return Replay(Source.for_trace(loaded, label or "trace"), RunConfig.build(scenario=None), True, None)
     config = loaded.config
     recorded = None
-    if config.summarizer == "endpoint" and config.summarizer_endpoint is not None:
-        recorded = _describe(config.summarizer_endpoint)
-    elif config.summarizer == "same-as-agent" and config.agent_endpoint is not None:
+    kind = config.summarizer.kind
+    if kind == "endpoint" and config.summarizer.endpoint is not None:
+        recorded = _describe(config.summarizer.endpoint)
+    elif kind == "same-as-agent" and config.agent_endpoint is not None:
         recorded = _describe(config.agent_endpoint) + " (the agent's own model)"
-    elif config.summarizer == "builtin":  # minutes of this CPU: chosen again by the person, never by a file
+    elif kind == "builtin":  # minutes of this CPU: chosen again by the person, never by a file
         recorded = "the built-in model (SmolLM2-135M)"
-    offline = {"agent_endpoint": None, "summarizer_endpoint": None, "task": None}
-    if recorded is not None:
-        offline["summarizer"] = "extractive"
+    offline = {"agent_endpoint": None, "task": None,
+               "summarizer": config.summarizer.but(kind="extractive" if recorded is not None else kind, endpoint=None)}
     if loaded.mode == "scenario" and loaded.scenario:
         return Replay(Source.for_scenario(loaded.scenario), config.replace(**offline, scenario=loaded.scenario),
                       False, recorded)

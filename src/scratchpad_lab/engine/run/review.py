@@ -110,8 +110,7 @@ def reviewed(events: Sequence[Event]) -> bool:
     return any(e.kind == "compression" and e.payload.review for e in events)
 
 
-_SAME = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars", "summarizer",
-         "summarizer_prompt", "summarizer_endpoint", "extractive_budget_chars")
+_SAME = ("summarize_every", "max_scratchpad_chars", "agent_trim_chars", "max_tool_output_chars", "summarizer")
 
 
 def replay_reviews(run: Any, loaded: Any) -> bool:

@@ -31,7 +31,6 @@ from scratchpad_lab.engine.run.standins import ReplayLLM, ScriptedPolicyLLM, Tra
 from scratchpad_lab.model.records import RunRecord, package_versions
 from scratchpad_lab.model.scenarios import Scenario, get_scenario
 from scratchpad_lab.engine.summarize.summarizers import summarizer_llm
-from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.model.trace import MAX_STEP_RESPONSE_CHARS, Trace, TraceStep, TraceTool
 
@@ -83,7 +82,7 @@ class Run(Job):
 
         keys = keys or {}
         self.counter = TokenCounter(config.agent_model_id)
-        extractive = ExtractiveSummarizer(config.extractive_budget_chars)
+        extractive = ExtractiveSummarizer(config.summarizer.budget_chars)
         self.middleware = AutoSummarizeMiddleware(
             summarize_every=config.summarize_every, max_scratchpad_chars=config.max_scratchpad_chars)
         self.observer = obs = RunObserver(self.log, config, self.middleware, self.counter,
@@ -108,7 +107,7 @@ class Run(Job):
         self.agent_model_name = inner.model_name
         # the one builder (engine/summarize/summarizers.py); "same-as-agent" gives None: middleware.llm stays None and the
         # package falls back to agent.llm itself
-        summarizer = summarizer_llm(SummarizerChoice.of(config, keys.get("summarizer")), extractive=extractive)
+        summarizer = summarizer_llm(config.summarizer.with_key(keys.get("summarizer")), extractive=extractive)
         if summarizer is not None:
             self.middleware.llm = ObservedSummarizer(summarizer, obs, model=summarizer.model_name)
         self.agent = ObservedAgent(

@@ -140,7 +140,7 @@ def strategy_of(record: RunRecord) -> str:
     c = record.config
     every = "off" if c.summarize_every is None else str(c.summarize_every)
     return (f"autourgos middleware every {every} / {c.max_scratchpad_chars:,} chars, agent trim "
-            f"{c.agent_trim_chars:,}, {c.summarizer} summarizer")
+            f"{c.agent_trim_chars:,}, {c.summarizer.kind} summarizer")
 
 
 # ── engines, one per URL per process ─────────────────────────────────────────
@@ -729,7 +729,8 @@ def secret_values(configs: Iterable, keys: Optional[Dict[str, str]] = None, secr
     from scratchpad_lab.model.endpoint import NO_KEY_PLACEHOLDER
     found = [v for v in (keys or {}).values() if v]
     for config in configs:
-        for endpoint in (getattr(config, "agent_endpoint", None), getattr(config, "summarizer_endpoint", None)):
+        for endpoint in (getattr(config, "agent_endpoint", None),
+                         getattr(getattr(config, "summarizer", None), "endpoint", None)):
             if endpoint is not None:
                 value = resolve_key(endpoint, secrets=secrets)
                 if value and value != NO_KEY_PLACEHOLDER:

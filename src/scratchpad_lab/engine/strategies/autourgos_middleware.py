@@ -26,7 +26,7 @@ SUMMARY_MARKERS = ("[Summarized up to step",)
 
 
 def base_config(summarizer: BuiltSummarizer) -> RunConfig:
-    return RunConfig.build(scenario=None, **summarizer.run_config_fields())
+    return RunConfig.build(scenario=None, summarizer=summarizer.choice)
 
 
 def keys_for(summarizer: BuiltSummarizer) -> Optional[Dict[str, str]]:

@@ -23,6 +23,7 @@ from scratchpad_lab.engine.summarize.extractive import ExtractiveSummarizer
 from scratchpad_lab.engine.net.providers import EndpointLLM, resolve_key
 from scratchpad_lab.model.config import BUILTIN_MODEL_ID, field_default
 from scratchpad_lab.model.endpoint import Endpoint, EndpointError
+from scratchpad_lab.model.summarizer import SummarizerChoice
 from scratchpad_lab.engine.run.tokens import TokenCounter
 from scratchpad_lab.engine.strategies.messages import content_text, render_all
 
@@ -79,12 +80,12 @@ class BuiltSummarizer:
             return NO_KEY_PLACEHOLDER  # the host holds the key; this process never reads one
         return self.api_key or resolve_key(self.endpoint)
 
-    def run_config_fields(self) -> Dict[str, Any]:
+    @property
+    def choice(self) -> SummarizerChoice:
+        """The choice this was built from, without its key (what a replay's RunConfig holds)."""
         if self.kind == "endpoint":
-            return {"summarizer": "endpoint", "summarizer_endpoint": self.endpoint,
-                    "extractive_budget_chars": self.extractive_budget_chars}
-        return {"summarizer": "builtin" if self.kind == "builtin" else "extractive",
-                "extractive_budget_chars": self.extractive_budget_chars}
+            return SummarizerChoice("endpoint", self.extractive_budget_chars, self.endpoint)
+        return SummarizerChoice("builtin" if self.kind == "builtin" else "extractive", self.extractive_budget_chars)
 
     def client(self) -> Any:
         """The job's one model client, endpoint or built-in (built once; raises EndpointError for a URL that may

@@ -18,7 +18,6 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Unio
 
 from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, largest
 from scratchpad_lab.analysis.figures import figures
-from scratchpad_lab.model.endpoint import Endpoint
 from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.engine.cells.dispatch import opened
 from scratchpad_lab.engine.cells.executor import (ExecutorChoice, Outcome, Placement, RunShare, StudyCell, Work,
@@ -46,14 +45,12 @@ class Setting:
     summarize_every: Optional[int] = field_default("summarize_every")
     max_scratchpad_chars: int = field_default("max_scratchpad_chars")
     agent_trim_chars: Optional[int] = None        # None: the base config's
-    summarizer: Optional[str] = None
-    summarizer_prompt: Optional[str] = None
-    summarizer_endpoint: Optional[Endpoint] = None  # with summarizer "endpoint": the model (never a key)
-    prompt_name: Optional[str] = None               # a prompt-lab version's name for summarizer_prompt
+    summarizer: Optional[SummarizerChoice] = None  # None: the base config's (its key, if any, is the job's, not here)
+    prompt_name: Optional[str] = None               # a prompt-lab version's name for the summarizer's prompt
 
     def changes(self) -> Dict:
         out = {"summarize_every": self.summarize_every, "max_scratchpad_chars": self.max_scratchpad_chars}
-        for name in ("agent_trim_chars", "summarizer", "summarizer_prompt", "summarizer_endpoint", "prompt_name"):
+        for name in ("agent_trim_chars", "summarizer", "prompt_name"):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         return out
@@ -62,13 +59,12 @@ class Setting:
         text = f"every {every_text(self.summarize_every)} / {self.max_scratchpad_chars:,}"
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
-        if self.summarizer_endpoint is not None and self.summarizer == "endpoint":
-            text += f" / {self.summarizer_endpoint.model}"
-        elif self.summarizer:
-            text += f" / {self.summarizer}"
+        chosen = self.summarizer
+        if chosen is not None:
+            text += f" / {chosen.endpoint.model}" if chosen.kind == "endpoint" and chosen.endpoint else f" / {chosen.kind}"
         if self.prompt_name:
             text += f" / prompt “{self.prompt_name}”"
-        elif self.summarizer_prompt:
+        elif chosen is not None and chosen.prompt:
             text += " / custom prompt"
         return text
 
@@ -171,10 +167,12 @@ def sweep_rows(loaded: Union[RunRecord, Trace], settings: Sequence[Setting], pro
     share = RunShare(new_key(), loaded if isinstance(loaded, Trace) else loaded.trace,
                      budget_chars=SummarizerChoice().budget_chars, record=None if isinstance(loaded, Trace) else loaded)
     here = sweep_context(share)  # a record with nothing to replay is refused here, before any process starts
-    cells = [StudyCell(0, str(k), "sweep", change) for k, change in enumerate(changes)]
+    # a cell crosses to a worker as JSON: the summarizer as its plain fields (never a key), folded back on replay
+    cells = [StudyCell(0, str(k), "sweep", {name: value.model_dump() if isinstance(value, SummarizerChoice) else value
+                                            for name, value in change.items()}) for k, change in enumerate(changes)]
     rows: List[Optional[Dict]] = [None] * len(cells)
     # A setting naming a model of its own (never a worker's: it holds no key) runs here, in this thread.
-    offline = all(c.get("summarizer") in (None, "extractive", "silent") and "summarizer_endpoint" not in c for c in changes)
+    offline = all(c.get("summarizer") is None or c["summarizer"].kind in ("extractive", "silent") for c in changes)
     processes = min(2, os.cpu_count() or 1) if processes is None else processes
 
     def collect(cell: StudyCell, outcome: Outcome) -> None:

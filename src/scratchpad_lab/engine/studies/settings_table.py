@@ -71,9 +71,13 @@ def parse_row(row: Dict, base: RunConfig, endpoint=None, versions: Optional[Dict
         gap = missing()
         if gap:
             raise ConfigError(gap)
+    chosen = None
+    if summarizer is not None or prompt is not None:  # the run's own summarizer, with what the row changes
+        chosen = base.summarizer.but(**({"kind": summarizer} if summarizer else {}),
+                                     **({"endpoint": endpoint} if summarizer == "endpoint" else {}),
+                                     **({"prompt": prompt} if prompt is not None else {}))
     setting = Setting(summarize_every=every, max_scratchpad_chars=cap, agent_trim_chars=trim,
-                      summarizer=summarizer, summarizer_prompt=prompt, prompt_name=prompt_name,
-                      summarizer_endpoint=endpoint if summarizer == "endpoint" else None)
+                      summarizer=chosen, prompt_name=prompt_name)
     base.replace(**setting.changes())  # ConfigError naming the setting and its range
     return setting
 

@@ -89,7 +89,9 @@ def fork(request: ForkRequest) -> Job:
     parent = request.parent
     found = replay_source(parent, label=request.parent_name or parent.name)
     chosen = request.summarizer
-    config = found.config.replace(**dict(request.changes), **(chosen.run_config_fields() if chosen else {}))
+    if chosen is not None and chosen.prompt is None:  # a summarizer picked for the fork keeps the parent's prompt
+        chosen = chosen.but(prompt=found.config.summarizer.prompt)
+    config = found.config.replace(**dict(request.changes), **({"summarizer": chosen} if chosen else {}))
     keys = {"summarizer": chosen.key} if chosen is not None and chosen.key else None
     check_work(parent, replay=config, lifted=request.lifted)
     point = ForkPoint(request.at, request.skip, triggers_of(found.config), triggers_of(config))

@@ -59,7 +59,8 @@ def compare(request: CompareRequest) -> Job:
 
     settings, labels, what = list(request.settings), list(request.labels), request.what
     check_work(request.loaded, settings=settings, lifted=request.lifted,
-               endpoint_summarizer=any(s.summarizer in ("endpoint", "same-as-agent") for s in settings))
+               endpoint_summarizer=any(s.summarizer is not None and s.summarizer.kind in ("endpoint", "same-as-agent")
+                                                     for s in settings))
     keys = dict(request.keys) if request.keys is not None else None
 
     def work(report, stop) -> ComparisonResult:

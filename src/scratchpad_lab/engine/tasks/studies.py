@@ -49,11 +49,9 @@ class StrategiesOutcome:
     def fork_summarizer(self, result: StrategyResult) -> Optional[SummarizerChoice]:
         """Who writes a fork's summaries: the summarizer this strategy's run was made with (its config's choice,
         with the key this job was given), so up to the fork point the fork is that run again."""
-        from scratchpad_lab.model.summarizer import SummarizerChoice
-
         if getattr(result, "config", None) is None:
             return None
-        return SummarizerChoice.of(result.config, getattr(self.summarizer, "key", None))
+        return result.config.summarizer.with_key(getattr(self.summarizer, "key", None))
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ def snapshot_at_compression(record: RunRecord, k: int, label: str = "run") -> Sn
     e = comps[k - 1]
     return Snapshot(str(e.payload.before), _task(record), int(e.iteration or 1),
                     f"{label}, compression {k} (iteration {e.iteration})", record.scenario,
-                    record.config.extractive_budget_chars)
+                    record.config.summarizer.budget_chars)
 
 
 def snapshot_at_iteration(record: RunRecord, n: int, label: str = "run") -> Snapshot:
@@ -112,7 +112,7 @@ def snapshot_at_iteration(record: RunRecord, n: int, label: str = "run") -> Snap
     if not text.strip():
         raise SnapshotError(f"The scratchpad is empty as iteration {n} of {label} starts; pick a later iteration.")
     return Snapshot(text, _task(record), n, f"{label}, iteration {n}", record.scenario,
-                    record.config.extractive_budget_chars)
+                    record.config.summarizer.budget_chars)
 
 
 def record_for(loaded: Union[RunRecord, Trace], label: str = "trace") -> RunRecord:
@@ -242,7 +242,7 @@ def compress_once(snapshot: Snapshot, template: Optional[str], summarizer: Any, 
     """Fire the package's middleware once on the snapshot, observed as in a run; return the
     compression event's data plus its iteration (the shape quality.annotate gives). `stop_event`
     set: a model call in flight is abandoned at once (the observer's own bounded call)."""
-    config = RunConfig.build(scenario=None, summarizer_prompt=template,
+    config = RunConfig.build(scenario=None, summarizer=SummarizerChoice(prompt=template),
                              max_scratchpad_chars=max_scratchpad_chars)
     log = RunLog()
     # summarize_every=1: iteration % 1 == 0, so the package fires at this iteration for its own reason.
