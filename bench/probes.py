@@ -998,21 +998,50 @@ def _sockets_of(pids: set) -> List[tuple]:
     return sorted(set(out), key=lambda s: s[3])
 
 
+def _own_addresses() -> List[str]:
+    """This machine's addresses other than loopback (IPv4 from /proc/net/fib_trie, IPv6 from /proc/net/if_inet6)."""
+    import ipaddress
+    found = set()
+    lines = Path("/proc/net/fib_trie").read_text().splitlines()
+    for above, line in zip(lines, lines[1:]):
+        if line.strip() == "/32 host LOCAL":
+            found.add(above.split()[-1])
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/if_inet6").read_text().splitlines():
+            raw = line.split()[0]
+            found.add(str(ipaddress.IPv6Address(int(raw, 16))))
+    return sorted(a for a in found if not ipaddress.ip_address(a).is_loopback and not a.startswith("fe80"))
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)  # ::ffff:127.0.0.1, an IPv6 socket bound to IPv4 loopback
+    return ip.is_loopback or bool(mapped and mapped.is_loopback)
+
+
 def ray_binding() -> None:
     """The cluster the lab starts for `--executor ray` (ray_cluster.connected, no address): every port its processes
-    (and this one) listen on is on loopback only, and no Ray process is left once the study ends."""
+    (and this one) listen on is on loopback only, none answers at this machine's own addresses, and no Ray process
+    is left once the study ends."""
     from scratchpad_lab.engine.cells.executor import ExecutorChoice
     from scratchpad_lab.engine.cells.ray_cluster import connected
     tried = failed = 0
+    own = _own_addresses()
     with connected(ExecutorChoice("ray")):
         import ray
         ray.get(ray.remote(lambda: os.getpid()).remote())  # a worker up, with its own ports
         for pid, title, address, port in _sockets_of(_descendants() | {os.getpid()}):
             tried += 1
-            loopback = address in ("127.0.0.1", "::1")
-            failed += not loopback
-            if not loopback:
-                print(f"    {title} (pid {pid}) listens on {address}:{port}")
+            answered = []
+            for host in own:  # what a machine on the network would reach
+                with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=1):
+                    answered.append(host)
+            failed += not _loopback(address) or bool(answered)
+            if not _loopback(address) or answered:
+                print(f"    {title} (pid {pid}) listens on {address}:{port}"
+                      + (f", answering at {', '.join(answered)}" if answered else ""))
+        print(f"    {tried} ports, tried at {', '.join(own) or 'no other address'}")
     deadline = time.monotonic() + 15
     while any(b"ray" in Path(f"/proc/{p}/cmdline").read_bytes() for p in _descendants()
               if Path(f"/proc/{p}/cmdline").exists()) and time.monotonic() < deadline:

@@ -4,10 +4,10 @@ Streamlit-free. Ray is imported here only, when a study asks for `--executor ray
 it installed, that is one line saying what to install (exit 2 at the CLI).
 
 - joining: `connected(choice)` joins the cluster at the choice's address, or, with none, starts one of this
-  machine's cores (address "local", dashboard off, logs not sent to this process, a small object store) and
-  ends it when the last study using it ends. An address is first reached with a plain TCP connection (3 s):
-  one that cannot be reached is one line, and Ray is never started. A cluster of another Ray (or Python)
-  version is refused by Ray itself as it joins; that is one line too. A process already joined to a cluster
+  machine's cores (address "local", dashboard off, logs not sent to this process, a small object store, every
+  port on 127.0.0.1 only: `_on_loopback`) and ends it when the last study using it ends. An address is first
+  reached with a plain TCP connection (3 s): one that cannot be reached is one line, and Ray is never started. A
+  cluster of another Ray (or Python) version is refused by Ray itself as it joins; that is one line too. A process already joined to a cluster
   (a notebook, a test's own `ray.init`) is used as it is and left joined.
 - the per-run share: each run's `RunShare` (executor.py) goes into the object store once (`ray.put`); each cell
   is a task given that reference, the strategy, its settings and the price model. A worker process keeps the
@@ -115,6 +115,26 @@ def _without_api_server() -> Iterator[None]:
         Node.start_api_server = start
 
 
+@contextmanager
+def _on_loopback() -> Iterator[None]:
+    """Ray starts its cluster with this machine's loopback address as the node's, as it does on macOS and Windows
+    (`ray_constants.ENABLE_RAY_CLUSTER` off): its processes (the control store, the raylet, each worker, the runtime
+    environment agent) then listen on 127.0.0.1 only. On Linux Ray replaces a `_node_ip_address` of 127.0.0.1 with
+    the machine's own address, and with that every process listened on every interface (`::`), reachable from the
+    network (bench/probes.py, 7 of 9 ports). A cluster of this one machine needs nothing more."""
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # another Ray: start as it does (bench/probes.py would see the ports)
+        yield
+        return
+    clusters = ray_constants.ENABLE_RAY_CLUSTER
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = clusters
+
+
 def _join(ray: Any, choice: ExecutorChoice) -> None:
     """Join (or start) the cluster, the workers running this very copy of the lab: on this machine from its
     folder (PYTHONPATH), on a cluster shipped with the job (Ray's `py_modules`: its workers need the lab's
@@ -134,7 +154,7 @@ def _join(ray: Any, choice: ExecutorChoice) -> None:
         return
     # Ray's processes inherit this process's environment; Ray 2.60 sets the same itself for a release, not a nightly
     os.environ[USAGE_STATS_ENV] = "0"
-    with _without_api_server():
+    with _without_api_server(), _on_loopback():
         ray.init(address="local", num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False,
                  logging_level="ERROR", object_store_memory=LOCAL_OBJECT_STORE, _node_ip_address="127.0.0.1",
                  runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(
@@ -142,9 +162,9 @@ def _join(ray: Any, choice: ExecutorChoice) -> None:
 
 
 HOSTED_NO_LOCAL_CLUSTER = (
-    "In hosted mode the lab does not start a Ray cluster itself: Ray 2.60's own processes (its control store, the "
-    "raylet, each worker) listen on every network interface, not only on this machine, and take work from anyone "
-    "who reaches them. Set SCRATCHPAD_LAB_RAY_ADDRESS (or ray_address in the app's secrets) to a cluster behind "
+    "In hosted mode the lab does not start a Ray cluster itself: Ray's processes (its control store, the raylet, "
+    "each worker) take work from any process that reaches their ports, and on a server that is every program on "
+    "it, beside every visitor's job. Set SCRATCHPAD_LAB_RAY_ADDRESS (or ray_address in the app's secrets) to a cluster behind "
     "your firewall, or use the local executor.")
 
 
