@@ -16,24 +16,14 @@ from typing import Dict, Optional, Tuple
 
 import pytest
 
+from machine_load import MAX_PATIENCE, patience  # noqa: F401 (the browser tests take them from here too)
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
 SERVER_START_TIMEOUT_S = 40.0
-MAX_PATIENCE = 4.0
-
-
-def patience() -> float:
-    """How much longer than on a quiet machine a wait may take now: the load average per core (at least 1, at most
-    MAX_PATIENCE). A person waits longer for a busy machine too; a test that waits for what a person waits for
-    scales its bound the same way instead of failing at a fixed short deadline (issue 46)."""
-    try:
-        load = os.getloadavg()[0] / max(1, os.cpu_count() or 1)
-    except OSError:
-        return 1.0
-    return max(1.0, min(MAX_PATIENCE, load))
 
 
 def scaled(timeout_ms: float) -> float:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from machine_load import patience
 
 from scratchpad_lab.engine.cells import local_pool
 from scratchpad_lab.engine.jobs import TAB_CLOSED, Job, stop_when_gone
@@ -54,7 +55,8 @@ def test_a_closed_session_stops_its_search_and_its_workers(trace):
     closed = time.monotonic()
     there.clear()  # the tab closes
     assert job.join(10) and job.stopped and job.stop_flag.reason == TAB_CLOSED
-    assert time.monotonic() - closed < 0.5 + 1.5
+    # the grace and one poll of the workers, on a quiet machine; as much longer as the machine's load makes it
+    assert time.monotonic() - closed < (0.5 + 1.5) * patience()
     assert all(_gone(pid) for pid in workers)
 
 
