@@ -97,11 +97,12 @@ def test_check_run_names_a_moment_the_run_never_reaches(tmp_path, capsys):
 
 def test_the_settings_note_is_made_from_the_settings(tmp_path):
     shipped = read_lesson(PERIODIC)
-    assert "summarize_every = 3" in shipped.settings_note and "900 chars" in shipped.settings_note
+    assert "Summarize every 3 iterations" in shipped.settings_note and "900 chars" in shipped.settings_note
+    assert "summarize_every" not in shipped.settings_note  # the Playground's words, never the field's name
     changed = read_lesson(_copy(tmp_path, summarize_every="summarize_every = 4",
                                 extractive_budget_chars="extractive_budget_chars = 1_100"))
-    assert "summarize_every = 4" in changed.settings_note and "1,100 chars" in changed.settings_note
-    assert "summarize_every = 3" not in changed.settings_note
+    assert "Summarize every 4 iterations" in changed.settings_note and "1,100 chars" in changed.settings_note
+    assert "Summarize every 3 iterations" not in changed.settings_note
     assert read_lesson(LESSONS_DIR / "4-loss.toml").settings_note.startswith("The Tight preset.")
 
 

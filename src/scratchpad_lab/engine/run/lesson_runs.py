@@ -228,11 +228,11 @@ def settings_note(config: RunConfig, given: Dict[str, object]) -> str:
         parts = [f"No periodic trigger; the size trigger compresses when the scratchpad is over {cap:,} chars "
                  "and has grown since the last summary."]
     elif cap >= top:
-        parts = [f"summarize_every = {every}; the size cap is set as high as it goes ({cap:,} chars), so only "
-                 "the periodic trigger can fire."]
+        parts = [f"Summarize every {every} iterations; the size cap is set as high as it goes ({cap:,} chars), "
+                 "so only the periodic trigger can fire."]
     else:
-        parts = [f"summarize_every = {every}, and the size trigger at {cap:,} chars: the middleware compresses "
-                 f"every {every} iterations, or when the scratchpad is over {cap:,} chars and has grown."]
+        parts = [f"Summarize every {every} iterations, and compress when over {cap:,} chars: the middleware "
+                 f"compresses every {every} iterations, or when the scratchpad is over {cap:,} chars and has grown."]
     if config.summarizer.kind == "silent":
         parts.append("The summarizer is the silent stand-in: not a model, a stand-in built into the lab that "
                      "replies nothing, the way a broken endpoint or a filtered reply can.")
