@@ -7,8 +7,9 @@ from conftest import APP, rerun_until
 from scratchpad_lab.model.results import OLD_IMPORT_NOTE, Result
 from scratchpad_lab.ui.decide_view import BUILTIN_MEANS as DECIDE_BUILTIN_MEANS
 from scratchpad_lab.ui.decide_view import PROBLEM as DECIDE_PROBLEM
-from scratchpad_lab.ui.benchmark_page import readable_setting
+from scratchpad_lab.ui.benchmark_page import setting_cell
 from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.setting_words import label_words
 from scratchpad_lab.ui.state import BENCH_DECIDED, BENCH_OPENED, BENCH_RESULT
 
 TIMEOUT = 180
@@ -36,7 +37,7 @@ def test_the_sample_runs_are_benchmarked_and_the_result_is_drawn(monkeypatch):
     assert any(e.label == "Stored Compare, sweep, recommendation and benchmark results (1)" for e in runs.expander)
     assert "benchmark" in runs.selectbox(key="runs_results_pick").format_func(runs.selectbox(key="runs_results_pick").value)
     stored = next(d.value for d in runs.dataframe if "argument recall %" in d.value.columns)
-    assert [readable_setting(s) for s in stored["setting"]] == list(table.value["setting"])  # spaced to wrap
+    assert [setting_cell(s) for s in stored["setting"]] == list(table.value["setting"])  # the page's words
     assert list(stored["argument recall %"]) == list(table.value["argument recall %"])
     assert not [w for w in runs.warning if w.value == OLD_IMPORT_NOTE]  # measured with runs in their own shape
 
@@ -97,8 +98,8 @@ def test_opening_a_worst_run_shows_it_in_strategies_at_the_call_that_lost_its_va
     assert at.multiselect(key="strat_pick").value == [cell["strategy"]] == ["trim-only"]
     assert at.number_input(key="strat_trim-only_agent_trim_chars").value == cell["settings"]["agent_trim_chars"]
     texts = [t.value for t in at.text]
-    assert f"{worst['run']} under {label}: {worst['argument_recall']:.0%} of the needed argument values were kept." \
-        in texts
+    kept = f"{worst['argument_recall']:.0%} of the needed argument values were kept."
+    assert f"{worst['run']} under {label_words(label)}: {kept}" in texts  # the setting in words
     iteration, tool, lost = worst["lost"][0]["iteration"], worst["lost"][0]["tool"], worst["lost"][0]["lost"]
     assert f"Call {iteration} ({tool}) was sent a context without: {', '.join(map(str, lost))}" in texts
     assert any(f"starts at call {iteration}," in i.value for i in at.info)
@@ -147,7 +148,8 @@ def test_the_note_of_an_opened_worst_run_shows_the_datasets_text_as_text(monkeyp
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     texts = [t.value for t in at.text]
-    assert f"{payload} under {opened.setting}: {opened.recall:.0%} of the needed argument values were kept." in texts
+    assert f"{payload} under {label_words(opened.setting)}: {opened.recall:.0%} of the needed argument values were " \
+           "kept." in texts
     assert f"Call 3 ({payload}) was sent a context without: {payload}, 42" in texts
     assert any("starts at call 3," in i.value for i in at.info)
     marked = [str(e.value) for kind in ("markdown", "info", "caption", "warning", "error", "success")
@@ -171,7 +173,7 @@ def test_the_decide_switch_with_the_built_in_model_shows_the_agreement_table_and
     decided = at.session_state[BENCH_DECIDED]
     assert decided.constrained and decided.asked >= 1 and not decided.stopped
     [frame] = [d.value for d in at.dataframe if "same as no compression %" in d.value.columns]
-    settings = [s.label for s in at.session_state[BENCH_RESULT].settings if s.label != "no compression"]
+    settings = [label_words(s.label) for s in at.session_state[BENCH_RESULT].settings if s.label != "no compression"]
     assert list(frame["row"]) == ["no compression", "no compression (scratchpad)", *settings]
     assert list(frame["same as no compression %"])[:2] == [100.0, 100.0]  # each reference is itself
     assert list(frame["runs"]) == [1] * len(frame)

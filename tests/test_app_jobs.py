@@ -199,10 +199,10 @@ def test_a_recommend_search_shows_each_point_and_stop_ends_it_with_nothing_kept(
 
 
 def _opened_heading(at: AppTest, point: str) -> bool:
-    """The opened point's heading (the run view follows it): its strategy's title and its --strategy argument."""
-    from scratchpad_lab.engine.strategies import strategy
+    """The opened point's heading (the run view follows it): its strategy's title and its settings in words."""
+    from scratchpad_lab.ui.setting_words import label_words
 
-    return escape(f"{strategy(point.split(':')[0]).title}: {point}") in [s.value for s in at.subheader]
+    return escape(label_words(point)) in [s.value for s in at.subheader]
 
 
 def test_opening_a_recommended_point_is_a_job_that_ends_showing_its_run(app):
@@ -213,8 +213,10 @@ def test_opening_a_recommended_point_is_a_job_that_ends_showing_its_run(app):
     opener = app.selectbox(key="strat_rec_open")
     first = app.session_state[STRAT_RECOMMEND][1].points[opener.value].cli_arg()  # its value is a point's index
     assert _opened_heading(app, first) and app.session_state[STRAT_OPEN_POINT][0][1] == first
-    other = next(i for i in opener.options if i.lstrip("★ ") != first)
-    point = other.lstrip("★ ")
+    from scratchpad_lab.ui.setting_words import label_words
+    labels = {label_words(p.cli_arg()): p.cli_arg() for p in app.session_state[STRAT_RECOMMEND][1].points}
+    other = next(i for i in opener.options if labels[i.lstrip("★ ")] != first)  # each option in words
+    point = labels[other.lstrip("★ ")]
     opener.select(other).run()
     job = live_job(app, STRAT_POINT_JOB)
     assert job.tag[1] == point  # a job of its own opens the point picked

@@ -6,6 +6,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from scratchpad_lab.ui.markup import escape
+from scratchpad_lab.ui.setting_words import label_words, sentence_words
 from scratchpad_lab.ui.state import STRAT_REC_JOB, STRAT_RECOMMEND
 from conftest import APP, live_job, rerun_until
 
@@ -118,17 +119,18 @@ def test_recommend_shows_the_front_opens_a_point_as_a_run_and_applies_it_in_the_
     assert len(front) >= 2 and all(w.startswith("keeps ") for w in front["why"])
     found = at.session_state["strat_recommend"][1]  # one pick per budget, each sentence on the page
     texts = [t.value for t in at.text]
-    assert len(found.chosen) == 3 and all(c.sentence in texts for c in found.chosen)
+    labels = [p.cli_arg() for p in found.points]  # said in words on the page (ui/setting_words.py)
+    assert len(found.chosen) == 3 and all(sentence_words(c.sentence, labels) in texts for c in found.chosen)
     opener = at.selectbox(key="strat_rec_open")
-    middleware = next(o for o in opener.options if "autourgos-middleware:" in o)
+    middleware = next(o for o in opener.options if o.lstrip("★ ").startswith("autourgos middleware ("))
+    point = next(p for p in found.points if label_words(p.cli_arg()) == middleware.lstrip("★ "))
     rerun_until(opener.select(middleware).run())  # opening a point is a job too
     assert any(t.value.startswith("Periodic trigger") for t in at.text), "the run view's trigger panel is drawn"
     at.button(key="strat_rec_use").click().run()
     assert not at.exception, [e.value for e in at.exception]  # the link to the Playground is drawn
-    settings = dict(kv.split("=") for kv in middleware.lstrip("★ ").split(":")[1].split(","))
-    every = settings["summarize_every"]
-    assert at.session_state[K_EVERY] == ("off" if every == "none" else int(every))
-    assert at.session_state[K_CAP] == int(settings["max_scratchpad_chars"])
+    every = point.settings["summarize_every"]
+    assert at.session_state[K_EVERY] == ("off" if every is None else int(every))
+    assert at.session_state[K_CAP] == int(point.settings["max_scratchpad_chars"])
     assert at.session_state[K_TRIM] == 15_000
     # Issue 30 item 13: the hand-off carries the trajectory's scenario, the preset reads Custom (unless the
     # settings are a preset's), and the message speaks the sidebar's words, not the CLI's syntax.
@@ -206,14 +208,15 @@ def test_recommends_tables_give_each_points_kinds_problems_and_the_sidebars_pins
     front = next(d.value for d in at.dataframe if "why" in d.value.columns)
     every = next(d.value for d in at.dataframe if "front" in d.value.columns and "why" not in d.value.columns)
     assert list(front.columns) == ["strategy", "settings", *words, "why"]
-    assert list(every["settings"]) == ["clear-tool-uses:trigger=500,keep=1", "clear-tool-uses:trigger=100000,keep=1"]
-    assert list(front["settings"]) == ["clear-tool-uses:trigger=500,keep=1"]
+    assert list(every["settings"]) == ["Clear when over (tokens): 500; Newest tool results kept: 1",
+                                       "Clear when over (tokens): 100,000; Newest tool results kept: 1"]
+    assert list(front["settings"]) == ["Clear when over (tokens): 500; Newest tool results kept: 1"]
+    found = at.session_state["strat_recommend"][1]
     assert "Every point was checked against the 1 pin of the sidebar's Pins, as Run strategies checks every " \
            "strategy." in [t.value for t in at.text]
     record = load_record(Path(APP).parent / "sample_runs" / "support-ticket-tight.json")
-    for row in every.to_dict("records"):
-        name, settings = row["settings"].split(":")
-        spec = make_spec(name, {k: int(v) for k, v in (kv.split("=") for kv in settings.split(","))})
+    for row, point in zip(every.to_dict("records"), found.points):
+        spec = make_spec(point.strategy, point.settings)
         [column] = table_texts(run_strategies(record, [spec], pinned=Pinned(("A-1001",)))).values()
         assert [row[w] for w in words] == [column[w] for w in words], row["settings"]
     assert list(every[LABELS["pins"]]) == ["0 of 1 pin kept", "1 pin, none in a compressed scratchpad"]

@@ -36,7 +36,7 @@ CHART_JS = """() => {
   const grid = [...chart.querySelectorAll('svg g.role-axis-grid line')].map(box);
   const plot = {l: Math.min(...grid.map(g => g.l)), t: Math.min(...grid.map(g => g.t)),
                 r: Math.max(...grid.map(g => g.r)), b: Math.max(...grid.map(g => g.b))};
-  const setting = e => /setting: ([^;]*)/.exec(e.getAttribute('aria-label') || '')?.[1] ?? null;
+  const setting = e => /setting: (.*?); peak %:/.exec(e.getAttribute('aria-label') || '')?.[1] ?? null;
   const dots = [...chart.querySelectorAll('svg g.mark-symbol.role-mark:not(.chosen_rings_marks) > path')];
   const whiskers = [...chart.querySelectorAll('svg g.mark-rule.role-mark > line')];
   const rings = [...chart.querySelectorAll('svg g.chosen_rings_marks > path')];

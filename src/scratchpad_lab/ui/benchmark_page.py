@@ -36,6 +36,7 @@ from scratchpad_lab.ui.strategies_chart import STRATEGY_LEGEND
 from scratchpad_lab.ui.library import samples_dir
 from scratchpad_lab.ui.problems import show_problem
 from scratchpad_lab.ui.recommend_view import show_take_away
+from scratchpad_lab.ui.setting_words import label_words, sentence_words
 from scratchpad_lab.ui.store_view import shown_source, store_result
 from scratchpad_lab.ui.state import (BENCH_CHART_PICK, BENCH_DECIDE_JOB, BENCH_JOB, BENCH_RAN, BENCH_RESULT,
                                      BENCH_STARTED, init_session, page_secrets)
@@ -111,7 +112,8 @@ def front_rows(result: Benchmark) -> List[Dict[str, Any]]:
     for c in result.chosen:
         if c.setting and c.budget not in chosen.setdefault(c.setting, []):
             chosen[c.setting].append(c.budget)
-    return [{"setting": s.label, "strategy": s.strategy, "peak %": round(100 * s.mean("peak_share"), 1),
+    return [{"setting": s.label, "settings": label_words(s.label), "strategy": s.strategy,
+             "peak %": round(100 * s.mean("peak_share"), 1),
              "argument recall %": round(100 * s.means["argument_recall"]["mean"], 1),
              "low %": round(100 * s.means["argument_recall"]["low"], 1),
              "high %": round(100 * s.means["argument_recall"]["high"], 1),
@@ -136,7 +138,9 @@ def front_chart(result: Benchmark) -> alt.Chart:
         x=x, y=alt.Y("low %:Q", title="argument recall, % (95 % interval)", axis=alt.Axis(**LEVEL), scale=y_scale),
         y2="high %:Q", color=colour)
     pick = alt.selection_point(name="point", fields=["setting"], on="click")
-    tooltip = ["setting", "peak %", "argument recall %", "low %", "high %", "front", "chosen for"]
+    # the setting in words under the heading "setting" (the selection keeps its label, which the page maps back)
+    tooltip = [alt.Tooltip("settings:N", title="setting"), "peak %", "argument recall %", "low %", "high %", "front",
+               "chosen for"]
     dots = base.mark_point(filled=True, opacity=0.9).encode(
         x=x, y=alt.Y("argument recall %:Q", scale=y_scale), color=colour,
         size=alt.Size("front:N", scale=alt.Scale(domain=["on the front", "off it"], range=[240, 50]), legend=None),
@@ -189,17 +193,17 @@ COLUMN_HELP = {
 }
 
 
-def readable_setting(label: str) -> str:
-    """A setting's label with a space after its strategy and after each value ("langmem: max_tokens=30%"), so a cell
-    wraps between words instead of inside one."""
-    return label.replace(":", ": ", 1).replace(",", ", ")
+def setting_cell(label: str) -> str:
+    """A row's setting as the table shows it: in words, a chosen point's ★ (Benchmark.rows()) kept in front."""
+    star = "★ " if label.startswith("★ ") else ""
+    return star + label_words(label[len(star):])
 
 
 def table(result: Benchmark) -> pd.DataFrame:
-    """Every column of the benchmark's rows (as stored), the settings wrapping between words, the interval as one
-    column and tokens as whole numbers."""
+    """Every column of the benchmark's rows (as stored), each setting in words (ui/setting_words.py: the stored rows
+    keep the `--strategy` argument), the interval as one column and tokens as whole numbers."""
     frame = pd.DataFrame(result.rows())
-    frame["setting"] = [readable_setting(label) for label in frame["setting"]]
+    frame["setting"] = [setting_cell(label) for label in frame["setting"]]
     frame[INTERVAL] = [MISSING if low is None or high is None else f"{low:g}–{high:g}"
                        for low, high in zip(frame["low"], frame["high"])]
     frame["summarizer tokens"] = pd.to_numeric(frame["summarizer tokens"], errors="coerce").round().astype("Int64")
@@ -250,8 +254,9 @@ def show(result: Benchmark) -> None:
         st.warning("Stopped: the figures cover the runs that finished.")
     ran = st.session_state.get(BENCH_RAN)  # the request it ran: its dataset's traces give each run's peak
     by_name = {run.name: run.trace for run in getattr(getattr(ran, "dataset", None), "usable", [])}
+    labels = [s.label for s in result.settings]
     for i, chosen in enumerate(result.chosen):
-        st.text(chosen.sentence)
+        st.text(sentence_words(chosen.sentence, labels))  # its settings in words, not as --strategy arguments
         traces = [by_name[r["name"]] for r in result.runs if chosen.setting in r["cells"] and r["name"] in by_name]
         if chosen.setting and traces:  # its figures on the runs it was measured on, and the package's code
             show_take_away(lambda label=chosen.setting, t=traces: take_away_for_label(label, t), f"bench_take_{i}")
@@ -267,7 +272,7 @@ def show(result: Benchmark) -> None:
             st.session_state["bench_worst"] = clicked
     if labels:
         picked = st.selectbox("A setting's worst runs (lowest argument recall; click a point on the chart to pick "
-                              "its setting)", labels, key="bench_worst")
+                              "its setting)", labels, key="bench_worst", format_func=label_words)
         setting_details(result, picked)
         _worst_runs(result, picked)
     for name, why in result.broken[:10]:

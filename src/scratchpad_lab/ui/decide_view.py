@@ -27,6 +27,7 @@ from scratchpad_lab.ui.builtin_notice import builtin_ready
 from scratchpad_lab.ui.endpoints import endpoint_widgets
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import show_problem
+from scratchpad_lab.ui.setting_words import label_words
 from scratchpad_lab.ui.state import BENCH_DECIDE_JOB, BENCH_DECIDED
 
 SWITCH = "Re-decide the next call with a model"
@@ -96,9 +97,10 @@ def _pct(value: Optional[float]) -> Optional[float]:
 
 
 def agreement_frame(decided: Any) -> pd.DataFrame:
-    """The agreement table as the page shows it (percentages and percentage points, 0.1 apart)."""
+    """The agreement table as the page shows it (percentages and percentage points, 0.1 apart; each setting in
+    words, ui/setting_words.py)."""
     return pd.DataFrame([{
-        "row": r["setting"], "runs": r["runs"], "tool %": _pct(r["tool_agreement"]),
+        "row": label_words(r["setting"]), "runs": r["runs"], "tool %": _pct(r["tool_agreement"]),
         "tool vs none (pt)": _pct(r["tool_agreement_vs_none"]), "args %": _pct(r["arguments_agreement"]),
         "args vs none (pt)": _pct(r["arguments_agreement_vs_none"]),
         "same as no compression %": _pct(r["same_as_no_compression"]), "valid %": _pct(r["valid"]),

@@ -37,6 +37,7 @@ from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.markup import escape
 from scratchpad_lab.ui.problems import show_error, show_problem
+from scratchpad_lab.ui.setting_words import knob_label, label_words, sentence_words, settings_words
 from scratchpad_lab.ui.sidebar_settings import EVERY_CHOICES, SETTING_LABELS, preset_label_for
 from scratchpad_lab.ui.state import (K_BUDGET, K_CAP, K_EVERY, K_PRESET, K_SCENARIO, K_TRIM, STRAT_OPEN_POINT, STRAT_POINT_JOB, STRAT_REC_JOB,
                                      STRAT_RECOMMEND)
@@ -112,7 +113,7 @@ def _inputs(summarizer: SummarizerChoice):
         for name in picked:
             text = st.text_input(strategy(name).title, value=grid_text(name), key=f"strat_rec_grid_{name}",
                                  help="key=v1|v2,key2=v3: every combination is tried. Keys: "
-                                      + ", ".join(k.key for k in strategy(name).knobs))
+                                      + ", ".join(f"{k.key} ({knob_label(name, k.key)})" for k in strategy(name).knobs))
             if text.strip() and text.strip() != grid_text(name):
                 try:
                     grids[name] = parse_grid(f"{name}:{text}")[1]
@@ -188,15 +189,17 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
                 + (", and asked its summarizer to keep them where its package takes a prompt."
                    if found.pins_to_summarizer else "."))
     here = st.session_state.get(STRAT_RECOMMEND, (None,))[0] == entry.key  # else its shares of a peak are not said
+    labels = [p.cli_arg() for p in found.points]
     for i, pick in enumerate(found.chosen):  # one point per budget, a sentence each (settings may be a person's text)
-        st.text(pick.sentence)
+        st.text(sentence_words(pick.sentence, labels))  # its points named in words, not as --strategy arguments
         point = next((p for p in found.points if pick.setting and p.cli_arg() == pick.setting), None)
         if point is not None:
             show_take_away(lambda p=point: take_away_for_trace(
                 p.strategy, p.settings, recorded_trajectory(entry.loaded) if here else None), f"strat_rec_take_{i}")
-    picked = st.altair_chart(front_chart(found.points, titles, width=1000), width="stretch", key="strat_rec_chart",
-                             on_select="rerun", selection_mode="point")
-    rows = points_frame(found.points, titles)
+    picked = st.altair_chart(front_chart(found.points, titles, width=1000, describe=_point_words), width="stretch",
+                             key="strat_rec_chart", on_select="rerun", selection_mode="point")
+    rows = points_frame(found.points, titles, _point_words)
+    rows["why"] = [sentence_words(why, labels) for why in rows["why"]]  # "exactly the figures of <a point>"
     words = [c for c in rows.columns if c in POINT_TEXTS.values()]  # the Strategies table's words of each row
     st.dataframe(rows[rows["front"] == "on the front"][["strategy", "settings", *words, "why"]], hide_index=True,
                  key="strat_rec_front", width="stretch")
@@ -204,17 +207,17 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
         st.dataframe(rows[["strategy", "settings", "front", "peak % of no compression", "facts at the answer %",
                            "summarizer tokens", *words]], hide_index=True, key="strat_rec_points", width="stretch")
     for name, settings, reason in found.skipped[:5]:  # a grid's values may be a person's text: escaped
-        st.caption(escape(f"Skipped {titles.get(name, name)} {settings}: {reason}"))
+        st.caption(escape(f"Skipped {titles.get(name, name)} ({settings_words(name, settings)}): {reason}"))
     errors = [p for p in found.points if p.error]
     for p in errors[:3]:
-        show_problem(escape(f"{titles.get(p.strategy, p.strategy)} at {p.cli_arg()} stopped early."), p.error)
+        show_problem(escape(f"{label_words(p.cli_arg())} stopped early."), p.error)
     chosen = _selected(picked)
     options = list(range(len(found.points)))
     order = sorted(options, key=lambda i: (not found.points[i].on_front, i))
     if chosen is not None and chosen in options:
         st.session_state["strat_rec_open"] = chosen
     index = st.selectbox("Open a point as a run", order, key="strat_rec_open",
-                         format_func=lambda i: ("★ " if found.points[i].on_front else "") + found.points[i].cli_arg())
+                         format_func=lambda i: ("★ " if found.points[i].on_front else "") + label_words(found.points[i].cli_arg()))
     point = found.points[index]
     values = playground_settings(point)
     if values is not None:
@@ -228,6 +231,11 @@ def _show(found: Search, entry: Any, summarizer: SummarizerChoice) -> None:
         st.success(escape(used))
         st.page_link("pages/playground.py", label="Open the Playground")
     _open(point, entry, summarizer, found)
+
+
+def _point_words(point) -> str:
+    """A point's settings in the page's words (its strategy has a column of its own)."""
+    return settings_words(point.strategy, point.settings)
 
 
 def show_take_away(make: Callable[[], TakeAway], key: str) -> None:
@@ -284,8 +292,8 @@ def _open(point, entry: Any, summarizer: SummarizerChoice, found: Search) -> Non
         job = live.current(STRAT_POINT_JOB)
         if live.busy(STRAT_POINT_JOB):
             if job.tag != wanted:
-                st.caption(escape(f"{job.tag[1]} is still opening: this point opens when it ends, or at once if you "
-                                  "press Stop."))
+                st.caption(escape(f"{label_words(job.tag[1])} is still opening: this point opens when it ends, or at "
+                                  "once if you press Stop."))
         elif (job is None or job.tag != wanted
               or st.button("Open this point as a run", key="strat_rec_open_run")):
             _start_open(point, entry, summarizer, found)
@@ -294,7 +302,7 @@ def _open(point, entry: Any, summarizer: SummarizerChoice, found: Search) -> Non
     if opened is None or opened[0] != wanted:
         return
     result = opened[1]
-    st.subheader(escape(f"{strategy(point.strategy).title}: {point.cli_arg()}"))
+    st.subheader(escape(label_words(point.cli_arg())))
     if point.why:
         st.text(point.why[0].upper() + point.why[1:])
     if result.config is not None:

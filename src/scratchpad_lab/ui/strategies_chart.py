@@ -4,7 +4,7 @@ Altair only (no streamlit), so the guide's picture is drawn by the same code as 
 """
 from __future__ import annotations
 
-from typing import List
+from typing import Any, Callable, List, Optional
 
 import altair as alt
 import pandas as pd
@@ -76,10 +76,12 @@ def chart(results, width: int = 900, height: int = 320, baseline: bool = False) 
 POINT_TEXTS = {"kept_by_kind": LABELS["kept_by_kind"], "health": LABELS["health"], "pins_kept": LABELS["pins"]}
 
 
-def points_frame(points, titles) -> pd.DataFrame:
+def points_frame(points, titles, describe: Optional[Callable[[Any], str]] = None) -> pd.DataFrame:
     """The recommender's points (engine/recommend.Point) as the front chart draws them and the page's tables list
     them: with each point's facts kept by kind and compressions with a problem, and its pins kept when the search had
-    pins (the column only then)."""
+    pins (the column only then). `describe(point)` writes its settings (the page's words, ui/setting_words.py; by
+    default its `--strategy` argument)."""
+    describe = describe or (lambda p: p.cli_arg())
     rows = []
     for i, p in enumerate(points):
         f = p.figures
@@ -91,7 +93,7 @@ def points_frame(points, titles) -> pd.DataFrame:
                      "facts at the answer %": round(100 * (f.get("facts_at_answer") or 0), 1),
                      "summarizer tokens": f["summarizer_tokens_in"] + f["summarizer_tokens_out"],
                      "front": "on the front" if p.on_front else CUT if f.get("cut_nothing") else "dominated",
-                     "settings": p.cli_arg(),
+                     "settings": describe(p),
                      **{label: texts.get(key) for key, label in POINT_TEXTS.items()},
                      "why": p.why or "another point keeps as much for less"})
     columns = ["point", "strategy", "name", "peak % of no compression", "facts at the answer %", "summarizer tokens",
@@ -101,10 +103,12 @@ def points_frame(points, titles) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def front_chart(points, titles, width: int = 900, height: int = 360) -> alt.Chart:
+def front_chart(points, titles, width: int = 900, height: int = 360,
+                describe: Optional[Callable[[Any], str]] = None) -> alt.Chart:
     """Every point: what it keeps (facts at the answer) against its peak, one colour per strategy; the front's
-    points large and ringed. A click selects a point (the selection `point`)."""
-    data = points_frame(points, titles)
+    points large and ringed, its settings in the tooltip as `describe` writes them. A click selects a point (the
+    selection `point`)."""
+    data = points_frame(points, titles, describe)
     labels = list(dict.fromkeys(data["strategy"]))
     names = dict(zip(data["strategy"], data["name"]))
     scale = alt.Scale(domain=labels, range=[colour(names[label]) for label in labels])

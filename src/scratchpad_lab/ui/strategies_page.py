@@ -32,6 +32,7 @@ from scratchpad_lab.ui.summarizer_picker import summarizer_picker
 from scratchpad_lab.ui.problems import show_problem, user_errors
 from scratchpad_lab.ui.runs_page import all_entries, pick_entry, show_sample_problems, upload_widget
 from scratchpad_lab.ui.recommend_view import recommend_view, show_take_away
+from scratchpad_lab.ui.setting_words import knob_label
 from scratchpad_lab.ui.state import STRAT_JOB, STRAT_RECOMMEND, STRAT_RESULT, STRAT_SOURCE, init_session
 from scratchpad_lab.ui.figure_tables import BEST, ROW_LABELS, best_in_row
 from scratchpad_lab.engine.jobs import Job
@@ -73,26 +74,28 @@ def _collect(job: Job) -> None:
 
 
 def _settings_widgets(name: str) -> Dict[str, Any]:
-    """A strategy's knobs. Each widget's first value is put in Session State, never given as its default: opening a
+    """A strategy's knobs, each labelled in words (ui/setting_words.py), its help naming the key the package, the CLI
+    and an error use. Each widget's first value is put in Session State, never given as its default: opening a
     Benchmark worst run sets these keys (ui/worst_runs.py), and a widget given both warns on the server."""
     values: Dict[str, Any] = {}
     for knob in knobs(name):
         key = f"strat_{name}_{knob.key}"
+        label, help_text = knob_label(name, knob.key), f"{knob.help} In the package and the CLI: `{knob.key}`."
         if knob.kind == "names":
             st.session_state.setdefault(key, " ".join(knob.default))
-            values[knob.key] = st.text_input(knob.key, help=knob.help, key=key,
+            values[knob.key] = st.text_input(label, help=help_text, key=key,
                                              placeholder="tool names, separated by spaces")
         elif knob.kind == "text":
             st.session_state.setdefault(key, knob.default)
-            values[knob.key] = st.text_input(knob.key, max_chars=int(knob.high), help=knob.help, key=key)
+            values[knob.key] = st.text_input(label, max_chars=int(knob.high), help=help_text, key=key)
         elif knob.kind == "fraction":
             st.session_state.setdefault(key, knob.default)
-            values[knob.key] = st.number_input(knob.key, min_value=float(knob.low), max_value=float(knob.high),
-                                               step=0.05, help=knob.help, key=key, placeholder="package default")
+            values[knob.key] = st.number_input(label, min_value=float(knob.low), max_value=float(knob.high),
+                                               step=0.05, help=help_text, key=key, placeholder="package default")
         else:
             st.session_state.setdefault(key, knob.default)
-            values[knob.key] = st.number_input(knob.key, min_value=int(knob.low), max_value=int(knob.high),
-                                               step=1, help=knob.help, key=key,
+            values[knob.key] = st.number_input(label, min_value=int(knob.low), max_value=int(knob.high),
+                                               step=1, help=help_text, key=key,
                                                placeholder="package default" if knob.kind == "int_or_none" else None)
     return values
 

@@ -28,6 +28,7 @@ from scratchpad_lab.engine.tasks import strategies as strategies_task
 from scratchpad_lab.model.errors import LabError
 from scratchpad_lab.ui import live
 from scratchpad_lab.ui.problems import show_problem
+from scratchpad_lab.ui.setting_words import label_words
 from scratchpad_lab.ui.state import BENCH_OPENED, LIB_OPENED, STRAT_JOB, STRAT_SOURCE
 
 STRATEGIES_PAGE = "pages/strategies.py"
@@ -54,7 +55,7 @@ class OpenedWorst:
 
     def lines(self) -> Tuple[str, ...]:
         """The note's lines that quote the dataset (plain text)."""
-        head = f"{self.run} under {self.setting}: {self.recall:.0%} of the needed argument values were kept."
+        head = f"{self.run} under {label_words(self.setting)}: {self.recall:.0%} of the needed argument values were kept."
         return (head,) + tuple(f"Call {i} ({tool}) was sent a context without: {', '.join(lost)}"
                                for i, tool, lost in self.calls)
 
