@@ -369,7 +369,7 @@ def test_a_wrong_settings_row_is_named_and_compare_is_disabled(cmp):
     ok(cmp.run())
     assert [e.value for e in cmp.error] == ["Some settings need fixing before you can compare:"]
     detail = "\n".join(_texts(cmp))
-    assert "Row 1: summarize_every must be off or a whole number" in detail
+    assert "Row 1: Summarize every N iterations must be off or a whole number" in detail
     assert "Row 2: " in detail and "The summarizer prompt" in detail
     assert cmp.button(key="cmp_run").disabled
 

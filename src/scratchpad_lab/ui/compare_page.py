@@ -10,6 +10,7 @@ file is shown only as st.code/st.text or in dataframe cells; labels are our word
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Dict, List, Optional
 
 import streamlit as st
@@ -108,6 +109,14 @@ def preset_note(every: Optional[int], cap: int, summarizer: Optional[str], budge
                     f"(this run's budget), where {preset.name} writes {want['extractive_budget_chars']:,}.")
         return None
     return None
+
+
+def in_column_words(problem: str) -> str:
+    """A row's problem named by the table's column headings (the sidebar's words), as the person reads them above
+    it: "max_scratchpad_chars = 50 is not allowed" reads "Compress when over (chars) = 50 is not allowed"."""
+    for name, words in SETTING_LABELS.items():
+        problem = re.sub(rf"\b{name}\b", words, problem)
+    return problem
 
 
 def _setting_note(setting: Setting, base: RunConfig) -> Optional[str]:
@@ -364,7 +373,7 @@ def _compare_section(entry: Entry, base: RunConfig, prices: Optional[dict]) -> N
         builtin_ready(fetch=True)  # the one-line install where it is missing (the row's problem says it too)
     settings, problems = parse_table(table, base, endpoint, versions)
     if problems:
-        show_problem("Some settings need fixing before you can compare:", "\n".join(problems))
+        show_problem("Some settings need fixing before you can compare:", "\n".join(map(in_column_words, problems)))
     notes = [f"Row {i + 1}: {note}" for i, note in enumerate(_setting_note(s, base) for s in settings) if note]
     if notes:  # a row that reads as a preset but is not quite one says so before it is run
         st.caption("\n\n".join(notes))
