@@ -144,7 +144,7 @@ def test_compare_reports_progress_once_per_setting_then_done(trace_file):
     seen = []
     settings = grid([2, None], [4000])
     compare(load_path(trace_file), settings, progress=lambda i, total, label: seen.append((i, total, label)))
-    assert seen == [(0, 2, "every 2 / 4,000"), (1, 2, "every off / 4,000"), (2, 2, "done")]
+    assert seen == [(0, 2, "every 2 / 4,000"), (1, 2, "off / 4,000"), (2, 2, "done")]
 
 
 def test_grid_refuses_more_than_six_values_of_either_setting():

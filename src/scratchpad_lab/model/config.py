@@ -293,6 +293,13 @@ def every_text(summarize_every: Optional[int]) -> str:
     return "off" if summarize_every is None else str(summarize_every)
 
 
+def triggers_text(summarize_every: Optional[int], max_scratchpad_chars: int) -> str:
+    """The middleware's two triggers in a few words, as a Compare column, a sweep cell and the runs table name them:
+    "every 5 / 15,000", or "off / 2,000" with no periodic trigger."""
+    every = "off" if summarize_every is None else f"every {summarize_every}"
+    return f"{every} / {max_scratchpad_chars:,}"
+
+
 # How a person writes "turned off" (a trigger, or a strategy setting left to its package): any case, with
 # spaces around. Widgets, flags, settings tables, strategy settings, grids and files all read it here.
 OFF_WORDS = ("off", "none")

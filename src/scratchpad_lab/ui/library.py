@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, List, Optional
 
 import streamlit as st
 
-from scratchpad_lab.model.config import every_text
+from scratchpad_lab.model.config import triggers_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,8 +134,7 @@ RUN_COLUMNS = {
 def settings_text(config) -> str:
     """A run's compression settings in a few words, as the Show run select says them ("every 5 / 15,000 chars";
     "off / ..." with no periodic trigger), with the agent's own limit where it is not the compression cap."""
-    every = config.summarize_every
-    text = f"{'off' if every is None else f'every {every}'} / {config.max_scratchpad_chars:,} chars"
+    text = f"{triggers_text(config.summarize_every, config.max_scratchpad_chars)} chars"
     trim = config.agent_trim_chars
     return text if trim == config.max_scratchpad_chars else f"{text}, limit {trim:,}"
 
@@ -208,8 +207,7 @@ def run_label(records: List[RunRecord], index: int) -> str:
     r = records[index]
     c = r.config
     named = f" · prompt “{c.prompt_name}”" if c.prompt_name else ""
-    return (f"#{index + 1} {r.name or 'run'} · every {every_text(c.summarize_every)} / "
-            f"{c.max_scratchpad_chars:,} chars{named}")
+    return f"#{index + 1} {r.name or 'run'} · {triggers_text(c.summarize_every, c.max_scratchpad_chars)} chars{named}"
 
 
 def download_button(record: RunRecord, key: str, index: Optional[int] = None) -> None:

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Union
 
-from scratchpad_lab.model.config import ConfigError, RunConfig, every_text, field_default, largest
+from scratchpad_lab.model.config import ConfigError, RunConfig, field_default, largest, triggers_text
 from scratchpad_lab.analysis.figures import figures
 from scratchpad_lab.analysis.quality import savings
 from scratchpad_lab.engine.cells.dispatch import opened
@@ -56,7 +56,7 @@ class Setting:
         return out
 
     def label(self) -> str:
-        text = f"every {every_text(self.summarize_every)} / {self.max_scratchpad_chars:,}"
+        text = triggers_text(self.summarize_every, self.max_scratchpad_chars)
         if self.agent_trim_chars is not None:
             text += f" / trim {self.agent_trim_chars:,}"
         chosen = self.summarizer
