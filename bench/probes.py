@@ -753,8 +753,8 @@ def stored_results() -> None:
 
 # ── the built-in model ───────────────────────────────────────────────────────────────────────────
 
-# A prompt SmolLM2 writes hundreds of tokens for (about 500 in 15 s here); "every number from 1 to 100000 in words"
-# got 27 tokens and an end, so the probes of the wall clock and of Stop while writing passed without either.
+# A prompt SmolLM2 writes hundreds of tokens for (about 500 in 15 s here); "every number from 1 to 100000 in words",
+# the Stop probe's, got 27 tokens and an end before Stop, so that probe passed without a Stop.
 LONG_WRITE = "Write a long story about a lighthouse keeper, in ten chapters."
 
 
