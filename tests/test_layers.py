@@ -216,7 +216,7 @@ WINGS = ("run", "summarize", "net", "files", "importers", "strategies", "studies
 
 
 def test_the_engine_is_wings_a_newcomer_can_see_and_no_file_name_is_used_twice():
-    """engine/ holds only its wings (each a folder whose face says what it owns and names its modules) and the job
+    """engine/ holds only its wings (each a folder whose face says what it owns and names its public names) and the job
     and limit modules; no two files in src/ share a name, so a name leads to one file."""
     loose = sorted(p.name for p in SRC.joinpath("engine").glob("*.py") if p.name != "__init__.py")
     assert loose == ["jobs.py", "limits.py"], loose
@@ -231,6 +231,43 @@ def test_the_engine_is_wings_a_newcomer_can_see_and_no_file_name_is_used_twice()
         if path.name != "__init__.py":
             names.setdefault(path.name, []).append(str(path.relative_to(SRC)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+LAZY_FACES = ("run", "summarize", "net", "files", "studies", "cells")  # the others import their names eagerly
+
+
+def _used_from_outside(wing: str) -> set:
+    """Every name a module outside `wing` (src, pages, app.py) imports from one of the wing's modules."""
+    package, used = f"scratchpad_lab.engine.{wing}", set()
+    outside = [p for p in SRC.rglob("*.py") if not p.is_relative_to(SRC / "engine" / wing)]
+    for path in outside + sorted(SRC.parents[1].joinpath("pages").glob("*.py")) + [SRC.parents[1] / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(package + "."):
+                used |= {a.name for a in node.names}
+    return used
+
+
+def test_each_wing_face_names_its_public_names_and_imports_none_until_asked():
+    """A wing's face names what the rest of the lab takes from it (issue 43: not only its modules), each name
+    resolving to its module's object, and importing the face imports none of its modules (the first page stays
+    cheap)."""
+    import json
+    import subprocess
+    import sys
+
+    for wing in LAZY_FACES:
+        code = (f"import json, sys; import scratchpad_lab.engine.{wing} as face; "
+                f"before = sorted(m for m in sys.modules if m.startswith('scratchpad_lab.engine.{wing}.')); "
+                "import importlib; "
+                "wrong = [n for n in face.__all__ if getattr(face, n) is not "
+                "getattr(importlib.import_module(face.__name__ + '.' + face._HOMES[n]), n)]; "
+                "print(json.dumps([before, wrong, face.__all__]))")
+        env = {**os.environ, "PYTHONPATH": str(SRC.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        before, wrong, names = json.loads(done.stdout.strip().splitlines()[-1])
+        assert before == [] and wrong == [], (wing, before, wrong)
+        assert _used_from_outside(wing) <= set(names), (wing, sorted(_used_from_outside(wing) - set(names)))
 
 
 def test_every_name_of_the_door_resolves_to_its_real_type_for_a_checker():
