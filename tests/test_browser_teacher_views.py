@@ -146,6 +146,10 @@ def test_the_playground_pane_fills_the_first_card_starts_with_the_header_and_the
         try:
             _open(page, server)
             choose(page, "Preset", "Tight (2 / 2,000)")
+            # the preset's settings drawn in their boxes before a trigger is changed by hand, as a person sees them
+            # (a change made before they arrive sends the boxes' old values back, and the settings are then no preset)
+            wait_for(page, "() => document.querySelector('input[aria-label=\"Compress when over (chars)\"]')?.value "
+                           "=== '2000'", "the preset's size cap was not drawn")
             # a preset changed by hand reads Custom, and the preset's settings read as it again
             preset = _preset_after(page, "3", "Custom (your settings)")
             again = _preset_after(page, "2", "Tight (2 / 2,000)")

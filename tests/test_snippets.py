@@ -264,9 +264,10 @@ def test_the_benchmark_page_shows_each_chosen_points_code(monkeypatch):
     at.number_input(key="bench_runs").set_value(2).run()
     rerun_until(at.button(key="bench_run").click().run())
     assert not at.exception and not at.error, [e.value for e in at.exception]
-    chosen = [t.value for t in at.text if t.value.startswith("For the ") and "trim-only:agent_trim_chars=" in t.value]
-    assert chosen, [t.value for t in at.text]
-    trim = int(chosen[0].split("trim-only:agent_trim_chars=")[1].split(" ")[0])
+    words = "trim only (Agent's own limit (chars): "  # the setting in the Playground's words (ui/setting_words.py)
+    chosen = [t.value for t in at.text if t.value.startswith("For the ") and words in t.value]
+    assert chosen, [t.value for t in at.text if t.value.startswith("For the ")]
+    trim = int(chosen[0].split(words)[1].split(")")[0].replace(",", ""))
     codes = [c.value for c in at.code if c.language == "python"]
     assert any(f"agent = Agent(llm=your_model, max_scratchpad_chars={trim}, max_tool_output_chars=5000)" in c
                for c in codes), codes
