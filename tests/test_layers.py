@@ -180,19 +180,25 @@ def test_the_layer_checks_see_a_page_reaching_behind_the_door(tmp_path):
     assert "Run" in list(_calls(page))
 
 
-def test_the_door_names_every_task_and_imports_no_room_until_one_is_used():
+def _printed_by_fresh_python(code: str):
+    """What `code`, run in a new Python with this checkout's src on its path, printed as JSON on its last line."""
     import json
     import subprocess
     import sys
+
+    env = {**os.environ, "PYTHONPATH": str(SRC.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_door_names_every_task_and_imports_no_room_until_one_is_used():
 
     code = ("import json, sys; import scratchpad_lab.engine.tasks as door; "
             "before = sorted(m for m in sys.modules if m.startswith('scratchpad_lab.engine')); "
             "missing = [n for n in door.__all__ if getattr(door, n, None) is None]; "
             "print(json.dumps([before, missing, sorted(door.__all__)]))")
-    env = {**os.environ, "PYTHONPATH": str(SRC.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    before, missing, names = json.loads(done.stdout.strip().splitlines()[-1])
+    before, missing, names = _printed_by_fresh_python(code)
     assert before == ["scratchpad_lab.engine", "scratchpad_lab.engine.tasks"]  # the first page stays cheap
     assert missing == []
     for task in ("run", "replay", "compare", "sweep", "strategies", "recommend", "open_point", "compression_off",
@@ -251,9 +257,6 @@ def test_each_wing_face_names_its_public_names_and_imports_none_until_asked():
     """A wing's face names what the rest of the lab takes from it (issue 43: not only its modules), each name
     resolving to its module's object, and importing the face imports none of its modules (the first page stays
     cheap)."""
-    import json
-    import subprocess
-    import sys
 
     for wing in LAZY_FACES:
         code = (f"import json, sys; import scratchpad_lab.engine.{wing} as face; "
@@ -262,10 +265,7 @@ def test_each_wing_face_names_its_public_names_and_imports_none_until_asked():
                 "wrong = [n for n in face.__all__ if getattr(face, n) is not "
                 "getattr(importlib.import_module(face.__name__ + '.' + face._HOMES[n]), n)]; "
                 "print(json.dumps([before, wrong, face.__all__]))")
-        env = {**os.environ, "PYTHONPATH": str(SRC.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
-        assert done.returncode == 0, done.stderr[-2000:]
-        before, wrong, names = json.loads(done.stdout.strip().splitlines()[-1])
+        before, wrong, names = _printed_by_fresh_python(code)
         assert before == [] and wrong == [], (wing, before, wrong)
         assert _used_from_outside(wing) <= set(names), (wing, sorted(_used_from_outside(wing) - set(names)))
 
