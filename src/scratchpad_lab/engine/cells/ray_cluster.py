@@ -316,22 +316,33 @@ def run_cells(shares: Sequence[RunShare], cells: Sequence[StudyCell], summarizer
         from scratchpad_lab.engine.net.providers import resolve_key
 
         described.update(model_id=summarizer.model_id, endpoint=summarizer.endpoint)
-        host = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=4)(SummarizerHost).remote(summarizer.endpoint)
-        # the key: one direct call, in memory (see the module's docstring), never a task's argument
-        ray.get(host.take_key.remote(summarizer.key or resolve_key(summarizer.endpoint)), timeout=JOIN_S)
     pending: Dict[Any, StudyCell] = {}
+    ends = time.monotonic() + deadline_s
+
+    def look_at_stop() -> None:
+        if stop is not None and stop.is_set():
+            if hasattr(stop, "check"):
+                stop.check()
+            raise Stopped("stopped")
+        if time.monotonic() > ends:
+            raise Stopped(f"over the job's {deadline_s:,.0f} s on the cluster")
+
     try:
+        if summarizer.kind == "endpoint":
+            host = ray.remote(num_cpus=0, max_restarts=0, max_concurrency=4)(SummarizerHost).remote(
+                summarizer.endpoint)
+            # the key: one direct call, in memory (see the module's docstring), never a task's argument. Starting
+            # the actor is a new worker process, which on a busy machine takes longer than joining: it waits as
+            # the cells do, under Stop and the job's own clock, not a fixed bound.
+            given = host.take_key.remote(summarizer.key or resolve_key(summarizer.endpoint))
+            while not ray.wait([given], timeout=POLL_S)[0]:
+                look_at_stop()
+            ray.get(given)
         refs = {i: ray.put(share) for i, share in enumerate(shares)}
         for cell in cells:
             pending[task.remote(refs[cell.run], cell.strategy, cell.settings, price_model, described, host, work)] = cell
-        ends = time.monotonic() + deadline_s
         while pending:
-            if stop is not None and stop.is_set():
-                if hasattr(stop, "check"):
-                    stop.check()
-                raise Stopped("stopped")
-            if time.monotonic() > ends:
-                raise Stopped(f"over the job's {deadline_s:,.0f} s on the cluster")
+            look_at_stop()
             done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=POLL_S, fetch_local=True)
             for ref in done:
                 cell = pending.pop(ref)
