@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -86,14 +87,20 @@ WATCH_STOP_JS = """([key, stopped, gone]) => {
 }"""
 
 
-def _stop(page, key: str, what: str) -> float:
+def _stop(page, key: str, what: str, finished: str = "") -> Optional[float]:
     """Press Stop; the seconds until the page said the job was stopped (written to the artifacts with the
-    seconds until its live view was gone too)."""
+    seconds until its live view was gone too). With `finished` (text the job's results show), a job that
+    ended on its own before Stop reached it is None: on a busy machine the live view can lag behind the
+    job, and Stop pressed in its last moments is a person's race too."""
     page.evaluate(WATCH_STOP_JS, [key, STOPPED_JS, GONE_JS])
     page.locator(f".st-key-{key}").get_by_role("button", name="Stop", exact=True).click()
-    wait_for(page, "() => window.__stop.said !== undefined && window.__stop.gone !== undefined",
-          f"{what} did not stop", 10_000)
+    ended = """(text) => (window.__stop.said !== undefined && window.__stop.gone !== undefined) || (text !== ''
+      && window.__stop.said === undefined && [...document.querySelectorAll('[data-testid="stText"],[data-testid="stMarkdown"]')].some(e => e.innerText.includes(text)))"""
+    wait_for(page, ended, f"{what} did not stop", 10_000, arg=finished)
     times = page.evaluate("() => window.__stop")
+    if times.get("said") is None or times.get("gone") is None:
+        print(f"\n{what}: it had finished before Stop reached it")
+        return None
     said, gone = (times["said"] - times["clicked"]) / 1000, (times["gone"] - times["clicked"]) / 1000
     STOP_TIMES[what] = {"stopped_shown_s": round(said, 3), "live_view_gone_s": round(gone, 3)}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -196,16 +203,20 @@ def test_a_run_of_every_strategy_shows_its_progress_and_stop_ends_it_within_a_se
 
 def test_a_recommend_search_shows_each_point_and_stop_ends_it_within_a_second(blank_page, server, tmp_path):
     page = blank_page
-    _open(page, server, "Strategies")
-    # every strategy over its default grid on it: about a minute of work
-    upload_trace(page, _trace_file(tmp_path, 400), "Trajectory", "upload #1 · trace of 400 steps")
-    after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")
-    button = page.get_by_role("button", name="Recommend settings", exact=True)
-    button.click()
-    _going(page, "strat_rec_stop", r"^Ran point [1-9]\d* of 26: ", "the search")
-    assert button.is_disabled(), "one search at a time"
-    took = _stop(page, "strat_rec_stop", "Recommend, 26 points")
-    assert took < STOP_BOUND_S, f"Stop took {took:.2f} s"
+    # every strategy over its default grid on it: about a minute of work quiet. On a busy machine the live view
+    # can fall so far behind that the search ends in the moment Stop is pressed: then once more, three times longer.
+    for attempt, steps in enumerate((400, 1200)):
+        _open(page, server, "Strategies")
+        upload_trace(page, _trace_file(tmp_path, steps), "Trajectory", f"upload #1 · trace of {steps} steps")
+        after_rerun(page, page.get_by_text("Which compression should I use?", exact=False).click, "opening Recommend")
+        button = page.get_by_role("button", name="Recommend settings", exact=True)
+        button.click()
+        _going(page, "strat_rec_stop", r"^Ran point [1-9]\d* of 26: ", "the search")
+        assert button.is_disabled(), "one search at a time"
+        took = _stop(page, "strat_rec_stop", "Recommend, 26 points", finished="points are on the front" if attempt == 0 else "")
+        if took is not None:
+            break
+    assert took is not None and took < STOP_BOUND_S, f"Stop took {took} s"
     wait_for(page, "() => document.querySelector('.st-key-strat_rec_run button')?.disabled === false",
           "Recommend settings stayed disabled")
     assert page.get_by_text("points are on the front", exact=False).count() == 0, "nothing half-made shown"
