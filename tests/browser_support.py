@@ -399,12 +399,21 @@ def open_select(page, label: str, option: Optional[str] = None):
     raise AssertionError(f"the select box {label!r} never showed its list" + (f" with {option!r}" if option else ""))
 
 
+SELECTED_JS = "([l, o]) => document.querySelector(`input[aria-label=\"${l}\"]`)?.value === o"
+
+
 def choose(page, label: str, option: str) -> None:
-    """Pick `option` in the select box `label`, and wait until the box says so and the page is idle again."""
+    """Pick `option` in the select box `label`, and wait until the box says so and the rerun the pick caused has
+    ended. The box shows the pick at once, before its rerun starts: a page that merely looks idle then may still
+    be drawing the last change, and a change sent into that redraw is lost (Streamlit sends the box's old value
+    back; on a busy machine the Playground ran with its default trigger). A box that already reads `option` is
+    left alone (no rerun comes)."""
+    if page.evaluate(SELECTED_JS, [label, option]):
+        return
+    page.evaluate(COUNT_RERUNS_JS)
     open_select(page, label, option).first.click()
-    page.wait_for_function("([l, o]) => document.querySelector(`input[aria-label=\"${l}\"]`)?.value === o",
-                           arg=[label, option])
-    page.wait_for_function(IDLE_JS)
+    wait_for(page, f"([l, o]) => window.__labReruns >= 1 && ({IDLE_JS})() && ({SELECTED_JS})([l, o])",
+             f"choosing {option!r} in {label!r}", arg=[label, option])
 
 
 def select_options(page, label: str) -> list:

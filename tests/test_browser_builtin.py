@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from browser_support import ARTIFACTS, IDLE_JS, ScriptErrors, browser, choose, server, wait_for  # noqa: F401
+from browser_support import (ARTIFACTS, IDLE_JS, SELECTED_JS, ScriptErrors, after_rerun, browser, choose, server,  # noqa: F401
+                             wait_for)
 
 pytestmark = pytest.mark.browser
 
@@ -51,14 +52,15 @@ def test_a_playground_run_with_the_built_in_model_waits_for_it_and_shows_what_it
         choose(page, "Summarizer", SUMMARIZERS["builtin"])
         choose(page, SETTING_LABELS["summarize_every"], "2")
         slider = page.get_by_role("slider", name="Pacing")
-        slider.press("Home")  # instant
+        after_rerun(page, lambda: slider.press("Home"), "choosing the instant pace")  # each change drawn before the next
         page.wait_for_function("el => el.getAttribute('aria-valuetext') === 'instant'", arg=slider.element_handle())
         sidebar.get_by_text("Advanced", exact=True).click()
         limit = page.get_by_label("Max iterations", exact=True)
         limit.fill("3")
-        limit.press("Enter")
+        after_rerun(page, lambda: limit.press("Enter"), "setting Max iterations")
         page.wait_for_function("() => document.querySelector('input[aria-label=\"Max iterations\"]')?.value === '3'")
-        page.wait_for_function(IDLE_JS)
+        for label, value in ((SETTING_LABELS["summarize_every"], "2"), ("Summarizer", SUMMARIZERS["builtin"])):
+            assert page.evaluate(SELECTED_JS, [label, value]), f"{label} no longer reads {value!r}"
         page.evaluate("() => { window.__labStop = false; }")
         page.evaluate(WATCH_JS)
         page.get_by_role("button", name="Run", exact=True).click()
