@@ -127,7 +127,7 @@ def test_a_live_run_shows_compressions_before_it_ends_and_a_second_run_lands_bes
     assert page.get_by_text("Answer score:", exact=False).count() == 1
 
     # other settings: summarize every 2 iterations, and no pacing for the second run
-    _and_wait_for_the_rerun(page, lambda: choose(page, "Summarize every N iterations", "2"))
+    choose(page, "Summarize every N iterations", "2")
     slider = pacing.get_by_role("slider", name="Pacing")
     _and_wait_for_the_rerun(page, lambda: slider.press("Home"))
     assert slider.get_attribute("aria-valuetext") == "instant"

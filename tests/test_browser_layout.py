@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from browser_support import after_layout, ARTIFACTS, choose_pacing, IDLE_JS, open_select, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
+from browser_support import after_layout, ARTIFACTS, choose, choose_pacing, IDLE_JS, SIZES, ScriptErrors, browser, server, sync_api  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -216,9 +216,7 @@ def _presenter_with_tight(page) -> None:
     page.locator(".st-key-presenter_leave").wait_for()
     page.wait_for_function(IDLE_JS)
     # the preset is at hand without the sidebar, and choosing one there sets the run's settings
-    open_select(page, "Preset", "Tight (2 / 2,000)").first.click()
-    page.wait_for_function("() => document.querySelector('input[aria-label=\"Preset\"]')?.value"
-                           " === 'Tight (2 / 2,000)'")
+    choose(page, "Preset", "Tight (2 / 2,000)")
     # the rerun the choice makes has brought the preset's cap to the (hidden) sidebar: a Run clicked before
     # that would send the sidebar's old values with it (Streamlit's widget values win over a callback's)
     page.wait_for_function("() => document.querySelector('input[aria-label=\"Compress when over (chars)\"]')"

@@ -193,7 +193,6 @@ def _printed_by_fresh_python(code: str):
 
 
 def test_the_door_names_every_task_and_imports_no_room_until_one_is_used():
-
     code = ("import json, sys; import scratchpad_lab.engine.tasks as door; "
             "before = sorted(m for m in sys.modules if m.startswith('scratchpad_lab.engine')); "
             "missing = [n for n in door.__all__ if getattr(door, n, None) is None]; "
@@ -257,7 +256,6 @@ def test_each_wing_face_names_its_public_names_and_imports_none_until_asked():
     """A wing's face names what the rest of the lab takes from it (issue 43: not only its modules), each name
     resolving to its module's object, and importing the face imports none of its modules (the first page stays
     cheap)."""
-
     for wing in LAZY_FACES:
         code = (f"import json, sys; import scratchpad_lab.engine.{wing} as face; "
                 f"before = sorted(m for m in sys.modules if m.startswith('scratchpad_lab.engine.{wing}.')); "
