@@ -5,12 +5,16 @@ AppTest never fires `st.fragment(run_every=...)` by itself: a running Run is fol
 in a bounded polling loop; no test sleeps for a fixed time."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from conftest import active_run, APP, rerun_until
 from fake_openai import FakeOpenAI
 from scratchpad_lab.ui.markup import escape
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_runs" / "support-ticket-tight.json"
 
 
 def _open(monkeypatch) -> AppTest:
@@ -171,3 +175,38 @@ def test_stop_and_pause_sit_together_in_the_status_row(app):
     finally:
         run.stop()
         rerun_until(app, lambda a: active_run(a) is None, what="the stopped run", wait_on=active_run)
+
+
+def _status_row(sample: str, empty_reply: bool) -> None:
+    """The status row of a sample run with pins and its controls; with `empty_reply`, its first summarizer call
+    replied nothing, so "summarizer calls" is said beside "compressions"."""
+    import streamlit as st
+    from scratchpad_lab.model.records import load_record
+    from scratchpad_lab.ui.view import status_line
+    record = load_record(sample)
+    events = list(record.events)
+    if empty_reply:
+        first = next(i for i, e in enumerate(events) if e.kind == "compression")
+        events[first] = type(events[first])(events[first].kind, events[first].t, events[first].iteration,
+                                            {**events[first].data, "status": "empty"})
+    config = record.config.model_copy(update={"pins": ["ticket"]})
+    status_line(events, config, 3.0, True, controls=lambda: (st.button("Stop"), st.button("Pause")))
+
+
+def test_summarizer_calls_appearing_mid_run_moves_nothing_after_it_in_the_status_row():
+    # The browser redraws a row one element at a time, by place: had "summarizer calls" pushed the pins badge,
+    # Stop and Pause one place along, each would vanish for a moment under load while its place was redrawn.
+    rows = []
+    for empty_reply in (False, True):
+        at = AppTest.from_function(_status_row, args=(str(SAMPLE), empty_reply), default_timeout=60)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        row = at.main.children[0]
+        rows.append([(c.type, getattr(c, "label", None) or getattr(c, "value", None))
+                     for c in row.children.values()])
+    before, after = rows
+    assert ("metric", "summarizer calls") in after and ("metric", "summarizer calls") not in before
+    assert len(before) == len(after), (before, after)
+    changed = [i for i, (b, a) in enumerate(zip(before, after)) if b != a]
+    assert changed == [after.index(("metric", "summarizer calls"))], (before, after)  # only its own place
+    assert before[changed[0]][0] == "empty"  # held from the first paint, drawn as nothing

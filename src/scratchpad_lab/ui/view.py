@@ -90,8 +90,12 @@ def status_line(events: Sequence[Event], config: RunConfig, elapsed_s: float, li
         st.metric("iteration", f"{now} of {cap}", width="content")
         compressions, calls, _ = compression_counts(events)
         st.metric(LABELS["compressions"], compressions, width="content")
-        if calls != compressions:  # a summarizer call that replaced nothing: said beside, never counted in
-            st.metric(LABELS["summarizer_calls"], calls, width="content")
+        # A summarizer call that replaced nothing: said beside, never counted in. Its place is held from the first
+        # paint (an empty element takes no room), so when it appears mid-run nothing after it is drawn again: the
+        # pins badge, Stop and Pause would otherwise vanish for a moment while the row's items shift one along.
+        calls_slot = st.empty()
+        if calls != compressions:
+            calls_slot.metric(LABELS["summarizer_calls"], calls, width="content")
         if config.pins:  # analysis/pin_checks.py's count, in its words (numbers and ours only)
             pins, met, lost = pin_checks.over_compressions(events)
             color = "red" if lost else ("green" if met else "gray")
