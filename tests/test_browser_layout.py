@@ -187,7 +187,8 @@ PRESENTER_SCREEN_JS = """() => {
   copy.querySelector('[data-testid="stMetricLabel"]').innerText = 'summarizer calls';
   const box = row.parentElement.parentElement;
   row.parentElement.after(copy);
-  const spans = [...box.children].map(c => c.getBoundingClientRect()).map(r => [Math.round(r.top), Math.round(r.bottom)]);
+  const spans = [...box.children].map(c => c.getBoundingClientRect()).filter(r => r.height > 0)  // a held place: no box
+    .map(r => [Math.round(r.top), Math.round(r.bottom)]);
   copy.remove();
   const timeline = document.querySelector('.st-key-live_timeline').getBoundingClientRect();
   const chart = document.querySelector('.st-key-live_chart [data-testid="stVegaLiteChart"] svg.marks');
