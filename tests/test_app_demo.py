@@ -180,6 +180,8 @@ def test_stop_and_pause_sit_together_in_the_status_row(app):
 def _status_row(sample: str, empty_reply: bool) -> None:
     """The status row of a sample run with pins and its controls; with `empty_reply`, its first summarizer call
     replied nothing, so "summarizer calls" is said beside "compressions"."""
+    import dataclasses
+
     import streamlit as st
     from scratchpad_lab.model.records import load_record
     from scratchpad_lab.ui.view import status_line
@@ -187,8 +189,7 @@ def _status_row(sample: str, empty_reply: bool) -> None:
     events = list(record.events)
     if empty_reply:
         first = next(i for i, e in enumerate(events) if e.kind == "compression")
-        events[first] = type(events[first])(events[first].kind, events[first].t, events[first].iteration,
-                                            {**events[first].data, "status": "empty"})
+        events[first] = dataclasses.replace(events[first], data={**events[first].data, "status": "empty"})
     config = record.config.model_copy(update={"pins": ["ticket"]})
     status_line(events, config, 3.0, True, controls=lambda: (st.button("Stop"), st.button("Pause")))
 
